@@ -1,0 +1,115 @@
+import type { CurrencyId } from '../money/currency.js';
+import type { DecimalString } from '../money/money.js';
+import type { Posting } from '../ledger/posting.js';
+
+/** The wallet stream of one user: every balance change of that user, in every currency. */
+export const walletStream = (userId: number): string => `wallet-${userId}`;
+export const walletStreamUserId = (streamId: string): number | undefined => {
+  const m = /^wallet-(\d+)$/.exec(streamId);
+  return m ? Number(m[1]) : undefined;
+};
+
+export const DEPOSIT_STATUSES = ['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED'] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+export const WITHDRAWAL_STATUSES = ['PENDING', 'CONFIRMED', 'COMPLETE', 'DENIED', 'FAILED'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+export const BET_STATUSES = ['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'] as const;
+export type BetStatus = (typeof BET_STATUSES)[number];
+
+export const ADMIN_TIP_TAGS = [
+  'STREAM_FILL', 'VIDEO_FILL', 'PRIVATE_LB_PAYOUT', 'LOSSBACK', 'SOCIAL_GIVEAWAY_A', 'SOCIAL_GIVEAWAY_B',
+  'PRIVATE_GIVEAWAY', 'CUSTOM_DEPOSIT_BONUS', 'SALARY', 'TESTING', 'OTHER',
+] as const;
+export type AdminTipTag = (typeof ADMIN_TIP_TAGS)[number];
+
+export type GameIdentity = Readonly<{ name: string; slug: string; type: string; provider: Readonly<{ name: string }> }>;
+
+/**
+ * Fields every balance-changing event carries: the accounting transaction it forms
+ * (`transactionId`, unique), its double-entry legs, and the user's balance in that currency after it.
+ */
+type Movement = Readonly<{
+  transactionId: string;
+  currencyId: CurrencyId;
+  postings: readonly Posting[];
+  /** The user's balance in `currencyId` right after this event. */
+  balanceAfter: DecimalString;
+}>;
+
+/** Every event records when it was decided (the command's metadata.now), as ISO 8601. */
+type At = Readonly<{ at: string }>;
+/** Admin-issued operations record the acting admin and the idempotency key they were sent with. */
+type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
+
+type E<T extends string, D> = Readonly<{ type: T; data: Readonly<D & At> }>;
+
+export type DepositRequested = E<'DepositRequested', {
+  depositId: string; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId;
+  amount: DecimalString; usdAmount: DecimalString; txHash: string | null; payAddress: string | null; payMemo: string | null;
+}>;
+export type DepositConfirmed = E<'DepositConfirmed', { depositId: string; txHash: string | null }>;
+/** Credits the wallet: house:deposits -> user. */
+export type DepositCompleted = E<'DepositCompleted', Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null }>;
+export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
+
+/** Debits the stake: user -> house:bets. */
+export type BetPlaced = E<'BetPlaced', Movement & {
+  betId: string; roundId: string; gameId: number; gameIdentity: GameIdentity; amount: DecimalString; usdAmount: DecimalString;
+}>;
+/** Credits the payout (possibly zero: then no postings): house:payouts -> user. */
+export type BetSettled = E<'BetSettled', Movement & {
+  betId: string; payout: DecimalString; usdPayout: DecimalString; /** payout / amount, as a decimal string */ multiplier: DecimalString;
+}>;
+/** Refunds the stake, tagged ROLLBACK_BET; `originalId` is the placement's transaction id. */
+export type BetRolledBack = E<'BetRolledBack', Movement & { betId: string; amount: DecimalString; originalId: string }>;
+/** The game failed: refunds the stake and records why. */
+export type BetErrored = E<'BetErrored', Movement & { betId: string; amount: DecimalString; originalId: string; errorDetails: string }>;
+
+/** Holds the funds: user -> house:withdrawals-held. */
+export type WithdrawalRequested = E<'WithdrawalRequested', Movement & {
+  withdrawalId: string; operationKey: string; amount: DecimalString; usdAmount: DecimalString; networkId: string; providerId: string;
+  recipientAddress: string; recipientMemo: string | null;
+}>;
+export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string; adminUserId: number }>;
+export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;
+/** Returns the held funds: house:withdrawals-held -> user. */
+export type WithdrawalRejected = E<'WithdrawalRejected', Movement & { withdrawalId: string; adminUserId: number; rejectReason: string; amount: DecimalString }>;
+/** The provider sent the funds: house:withdrawals-held -> house:withdrawals (user balance unchanged). */
+export type WithdrawalCompleted = E<'WithdrawalCompleted', Movement & { withdrawalId: string; txHash: string; amount: DecimalString }>;
+export type WithdrawalFailed = E<'WithdrawalFailed', { withdrawalId: string; failedReason: string }>;
+
+/** ADD_BALANCE tip: house:admin-tips -> user. */
+export type AdminTipCredited = E<'AdminTipCredited', Movement & AdminOperation & {
+  tipId: number; amount: DecimalString; usdAmount: DecimalString; tag: AdminTipTag | null; notes: string;
+}>;
+/** DEDUCT_BALANCE: user -> house:admin-tips. */
+export type AdminTipDeducted = E<'AdminTipDeducted', Movement & AdminOperation & {
+  tipId: number; amount: DecimalString; usdAmount: DecimalString; tag: AdminTipTag | null; notes: string;
+}>;
+/** SuperAdmin set-balance: the difference moves between house:adjustments and the user. */
+export type BalanceSet = E<'BalanceSet', Movement & AdminOperation & { previousBalance: DecimalString; balance: DecimalString }>;
+/** Leaderboard prize paid: house:prizes -> user. */
+export type LeaderboardPrizeCredited = E<'LeaderboardPrizeCredited', Movement & AdminOperation & {
+  leaderboardId: string; leaderboardUserId: string; amount: DecimalString; usdAmount: DecimalString;
+}>;
+
+export type WalletEvent =
+  | DepositRequested | DepositConfirmed | DepositCompleted | DepositFailed
+  | BetPlaced | BetSettled | BetRolledBack | BetErrored
+  | WithdrawalRequested | WithdrawalApproved | WithdrawalRetried | WithdrawalRejected | WithdrawalCompleted | WithdrawalFailed
+  | AdminTipCredited | AdminTipDeducted | BalanceSet | LeaderboardPrizeCredited;
+
+export type WalletEventType = WalletEvent['type'];
+export type WalletEventOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>;
+
+export const WALLET_EVENT_TYPES = [
+  'DepositRequested', 'DepositConfirmed', 'DepositCompleted', 'DepositFailed',
+  'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored',
+  'WithdrawalRequested', 'WithdrawalApproved', 'WithdrawalRetried', 'WithdrawalRejected', 'WithdrawalCompleted', 'WithdrawalFailed',
+  'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited',
+] as const satisfies readonly WalletEventType[];
+
+export const isWalletEventType = (t: string): t is WalletEventType => (WALLET_EVENT_TYPES as readonly string[]).includes(t);
+
+/** Events that carry a Movement (change some account balance). */
+export const hasMovement = (e: WalletEvent): e is Extract<WalletEvent, { data: { postings: readonly Posting[] } }> => 'postings' in e.data;

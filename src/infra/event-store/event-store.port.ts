@@ -1,0 +1,127 @@
+/**
+ * The event store port. Two adapters implement it: PostgreSQL (default, also embedded)
+ * and KurrentDB / EventStoreDB. Commands and projections only ever see this interface.
+ */
+
+/** Revision of the last event of a stream (0-based), or a rule for a stream's expected state. */
+export type ExpectedRevision = bigint | 'no_stream' | 'any';
+
+/**
+ * A position in the global order of all events. Opaque to callers but totally ordered.
+ * PostgreSQL: (writing transaction id, global sequence); KurrentDB: (commit, prepare).
+ * Both are two unsigned 64-bit numbers compared lexicographically.
+ */
+export type Position = Readonly<{ commit: bigint; prepare: bigint }>;
+
+/** Before every event: reading "after START" reads from the very beginning. */
+export const START: Position = Object.freeze({ commit: -1n, prepare: -1n });
+
+export const comparePositions = (a: Position, b: Position): number =>
+  a.commit !== b.commit ? (a.commit < b.commit ? -1 : 1) : a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1;
+
+/** Serialised form for checkpoints tables and client-facing cursors: "commit/prepare". */
+export const formatPosition = (p: Position): string => `${p.commit}/${p.prepare}`;
+export const parsePosition = (s: string): Position => {
+  const m = /^(-?\d+)\/(-?\d+)$/.exec(s);
+  if (!m) throw new Error(`malformed position: ${s}`);
+  return { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
+};
+
+export type EventMetadata = Readonly<Record<string, unknown>>;
+
+/** An event about to be appended. `id` is unique across the store; re-appending it has no second effect. */
+export type NewEvent = Readonly<{
+  id: string; // uuid
+  type: string;
+  data: Readonly<Record<string, unknown>>;
+  metadata?: EventMetadata;
+}>;
+
+export type RecordedEvent = Readonly<{
+  id: string;
+  streamId: string;
+  /** 0-based position of the event in its stream. */
+  revision: bigint;
+  position: Position;
+  type: string;
+  data: Readonly<Record<string, unknown>>;
+  metadata: EventMetadata;
+  createdAt: Date;
+}>;
+
+export type AppendRequest = Readonly<{
+  streamId: string;
+  events: readonly NewEvent[];
+  expectedRevision: ExpectedRevision;
+}>;
+
+export type AppendResult = Readonly<{
+  streamId: string;
+  /** Revision of the stream's last event after the append. */
+  nextExpectedRevision: bigint;
+  /** Position of the last appended event. */
+  position: Position;
+  /** True when every event id was already stored in this stream: nothing was written. */
+  idempotent: boolean;
+}>;
+
+/** A concurrent writer got there first. Commands re-read and retry; never a silent overwrite. */
+export class WrongExpectedRevision extends Error {
+  override readonly name = 'WrongExpectedRevision';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** Some (not all) of the event ids of an append are already stored, or stored in another stream. */
+export class DuplicateEventId extends Error {
+  override readonly name = 'DuplicateEventId';
+  constructor(readonly streamId: string, readonly eventIds: readonly string[]) {
+    super(`stream ${streamId}: event ids already stored elsewhere: ${eventIds.join(', ')}`);
+  }
+}
+
+export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId;
+
+export type ReadStreamOptions = Readonly<{ fromRevision?: bigint; maxCount?: number }>;
+export type ReadAllOptions = Readonly<{ after?: Position; maxCount?: number }>;
+
+export type SubscriptionOptions = Readonly<{
+  /** Deliver events strictly after this position. */
+  after: Position;
+  /** Called with each batch in global order; the next batch waits for the promise. */
+  onEvents: (events: readonly RecordedEvent[]) => Promise<void>;
+  batchSize?: number;
+  signal?: AbortSignal;
+  onError?: (error: unknown) => void;
+}>;
+
+export type Subscription = Readonly<{
+  /** Resolves when the subscription has stopped (aborted, or onEvents threw). */
+  done: Promise<void>;
+  stop: () => Promise<void>;
+}>;
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  append(request: AppendRequest): Promise<AppendResult>;
+  /**
+   * Group commit: append to several distinct streams at once. Each request succeeds or fails
+   * on its own (a conflict on one stream does not fail the others). Stream ids must be distinct.
+   */
+  appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events strictly after `after`, in global order; never returns an event before one that is still invisible. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** The position of the last event that readAll can currently see (START when empty). */
+  headPosition(): Promise<Position>;
+  /** Catch-up subscription: reads from `after`, then follows live appends, never skipping one. */
+  subscribe(options: SubscriptionOptions): Subscription;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

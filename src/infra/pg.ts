@@ -1,0 +1,45 @@
+import pg from 'pg';
+
+// NUMERIC and BIGINT come back as strings: no JavaScript number on a money path.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export type PoolOptions = Readonly<{
+  connectionString: string;
+  max?: number;
+  /** Schema to put first on the search_path (tests use one schema per file). */
+  schema?: string;
+  applicationName?: string;
+  /** A writer that holds a transaction open stalls every catch-up reader; PostgreSQL ends it after this long. */
+  idleInTransactionTimeoutMs?: number;
+}>;
+
+export const createPool = (o: PoolOptions): pg.Pool => {
+  const settings = [`-c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs ?? 10_000}`];
+  if (o.schema) settings.push(`-c search_path=${o.schema},public`);
+  return new pg.Pool({
+    connectionString: o.connectionString,
+    max: o.max ?? 10,
+    application_name: o.applicationName ?? 'casino-ledger',
+    options: settings.join(' '),
+  });
+};
+
+/** Runs `fn` in a transaction on one connection; rolls back on any error. */
+export const inTransaction = async <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+};
