@@ -15,7 +15,7 @@ export type TestDb = Readonly<{
 
 /** A fresh, empty schema on the real test PostgreSQL, so test files can run in parallel. */
 export const createTestDb = async (label = 'db'): Promise<TestDb> => {
-  const schema = `t_${label.replace(/\W/g, '_').slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  const schema = `t_${label.replace(/\W/g, '_').slice(0, 20)}_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);

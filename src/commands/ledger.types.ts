@@ -1,0 +1,86 @@
+import type { Either } from 'fp-ts/lib/Either.js';
+import type { CurrencyId } from '../domain/money/currency.js';
+import type { DecimalString } from '../domain/money/money.js';
+import type { WalletError } from '../domain/wallet/wallet.errors.js';
+import type { AdminTipTag, BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from '../domain/wallet/wallet.events.js';
+
+/** Records as the APIs show them (spec field names; money as decimal strings). */
+export type DepositView = Readonly<{
+  id: string; userId: number; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId;
+  amount: DecimalString; usdAmount: DecimalString; status: DepositStatus; txHash: string | null;
+  payAddress: string | null; payMemo: string | null; transactionId: string | null;
+  affiliateAmount: null; depositBonus: null; affiliateCodeId: null;
+  createdAt: string; updatedAt: string;
+}>;
+
+export type BetView = Readonly<{
+  id: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId;
+  amount: DecimalString; usdAmount: DecimalString; payout: DecimalString; usdPayout: DecimalString; status: BetStatus;
+  multiplier: number | null; errorDetails: string | null; createdAt: string; updatedAt: string; settledAt: string | null;
+}>;
+
+export type WithdrawalView = Readonly<{
+  id: string; userId: number; currencyId: CurrencyId; networkId: string; providerId: string; amount: DecimalString; usdAmount: DecimalString;
+  status: WithdrawalStatus; recipientAddress: string; recipientMemo: string | null; transactionId: string; txHash: string | null;
+  rejectReason: string | null; failedReason: string | null; confirmedAt: string | null; confirmedByUserId: number | null;
+  confirmations: number; createdAt: string; updatedAt: string;
+}>;
+
+export type TipView = Readonly<{ id: number; recipientUserId: number; currencyId: CurrencyId; amount: DecimalString; type: 'ADD_BALANCE' | 'DEDUCT_BALANCE' }>;
+export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; balance: DecimalString }>;
+
+/** Errors beyond the decider's: the user does not exist (after the identity issue), an id owned by another wallet. */
+export type LedgerError = WalletError | Readonly<{ _tag: 'UserNotFound'; userId: number }>;
+
+export type LedgerResult<T> = Promise<Either<LedgerError, T>>;
+
+/** Amounts arrive as decimal strings already shape-checked by the route's zod schema; the ledger checks the currency's scale. */
+export type DepositInput = Readonly<{
+  externalId: string; userId: number; providerId: string; networkId: string; currencyId: CurrencyId; amount: string;
+  usdAmount?: string | undefined; txHash?: string | null | undefined; payAddress?: string | null | undefined; payMemo?: string | null | undefined;
+}>;
+export type BetInput = Readonly<{
+  id: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId; amount: string; usdAmount?: string | undefined;
+}>;
+export type WithdrawalInput = Readonly<{
+  userId: number; currencyId: CurrencyId; networkId: string; providerId: string; amount: string; usdAmount?: string | undefined;
+  recipientAddress: string; recipientMemo?: string | null | undefined;
+  /** Idempotency-Key header; a fresh key is generated when absent. */
+  operationKey?: string | undefined;
+}>;
+export type AdminTipInput = Readonly<{
+  recipientUserId: number; adminUserId: number; currencyId: CurrencyId; amount: string; tag?: AdminTipTag | null | undefined; notes: string;
+  operationKey?: string | undefined;
+}>;
+
+/** The ledger's command side: every balance change of the platform goes through here. */
+export interface Ledger {
+  /** `created` is false on a repeat of the same providerId + externalId (the first deposit is returned). */
+  requestDeposit(input: DepositInput): LedgerResult<{ deposit: DepositView; created: boolean }>;
+  confirmDeposit(depositId: string, input: { txHash?: string | null | undefined }): LedgerResult<DepositView>;
+  completeDeposit(depositId: string, input: { txHash?: string | null | undefined }): LedgerResult<DepositView>;
+  failDeposit(depositId: string, input: { reason: string }): LedgerResult<DepositView>;
+
+  placeBet(input: BetInput): LedgerResult<{ bet: BetView; created: boolean }>;
+  settleBet(betId: string, input: { payout: string; usdPayout?: string | undefined }): LedgerResult<BetView>;
+  rollbackBet(betId: string): LedgerResult<BetView>;
+  errorBet(betId: string, input: { errorDetails: string }): LedgerResult<BetView>;
+
+  requestWithdrawal(input: WithdrawalInput): LedgerResult<{ withdrawal: WithdrawalView; created: boolean }>;
+  approveWithdrawal(withdrawalId: string, adminUserId: number): LedgerResult<WithdrawalView>;
+  rejectWithdrawal(withdrawalId: string, adminUserId: number, rejectReason: string): LedgerResult<WithdrawalView>;
+  retryWithdrawal(withdrawalId: string, adminUserId: number): LedgerResult<WithdrawalView>;
+  completeWithdrawal(withdrawalId: string, input: { txHash: string }): LedgerResult<WithdrawalView>;
+  failWithdrawal(withdrawalId: string, input: { failedReason: string }): LedgerResult<WithdrawalView>;
+
+  tip(input: AdminTipInput): LedgerResult<TipView>;
+  deductBalance(input: AdminTipInput): LedgerResult<TipView>;
+  setBalance(input: { userId: number; adminUserId: number; currencyId: CurrencyId; balance: string; operationKey?: string | undefined }): LedgerResult<BalanceView>;
+  creditPrize(input: {
+    userId: number; adminUserId: number; leaderboardId: string; leaderboardUserId: string; currencyId: CurrencyId; amount: string;
+    usdAmount?: string | undefined; operationKey?: string | undefined;
+  }): LedgerResult<BalanceView>;
+
+  /** Balances straight from the wallet stream (not a read model). */
+  balances(userId: number): Promise<BalanceView[]>;
+}

@@ -1,0 +1,58 @@
+import { Map as IMap } from 'immutable';
+import type { CurrencyId } from '../money/currency.js';
+import type { Minor } from '../money/money.js';
+import type { BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from './wallet.events.js';
+
+/** A deposit as the wallet knows it; enough to render the spec's Deposit record. */
+export type DepositEntry = Readonly<{
+  id: string; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor;
+  status: DepositStatus; txHash: string | null; payAddress: string | null; payMemo: string | null;
+  /** Set when COMPLETE (the accounting transaction that credited the wallet). */
+  transactionId: string | null; failedReason: string | null; createdAt: string; updatedAt: string;
+}>;
+
+export type BetEntry = Readonly<{
+  id: string; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId; amount: Minor; usdAmount: Minor;
+  status: BetStatus; payout: Minor; usdPayout: Minor; multiplier: string | null; errorDetails: string | null;
+  /** The placement's accounting transaction id (originalId of a rollback). */
+  transactionId: string; createdAt: string; updatedAt: string; settledAt: string | null;
+}>;
+
+export type WithdrawalEntry = Readonly<{
+  id: string; currencyId: CurrencyId; networkId: string; providerId: string; amount: Minor; usdAmount: Minor;
+  recipientAddress: string; recipientMemo: string | null; status: WithdrawalStatus; transactionId: string;
+  txHash: string | null; rejectReason: string | null; failedReason: string | null;
+  confirmedAt: string | null; confirmedByUserId: number | null; createdAt: string; updatedAt: string;
+}>;
+
+/** What an idempotency key was used for, so a repeat can return the first result. */
+export type OperationEntry = Readonly<{ commandType: string; /** id of what it produced (tip id, withdrawal id, transaction id) */ ref: string }>;
+
+/**
+ * The folded wallet stream of one user. Persistent maps (immutable.js) keep `evolve` pure
+ * without copying whole maps on every event.
+ */
+export type WalletState = Readonly<{
+  userId: number;
+  balances: IMap<CurrencyId, Minor>;
+  deposits: IMap<string, DepositEntry>;
+  /** `${providerId}:${externalId}` -> deposit id: the deposit's natural idempotency key. */
+  depositsByExternalKey: IMap<string, string>;
+  bets: IMap<string, BetEntry>;
+  withdrawals: IMap<string, WithdrawalEntry>;
+  operations: IMap<string, OperationEntry>;
+}>;
+
+export const depositExternalKey = (providerId: string, externalId: string): string => `${providerId}:${externalId}`;
+
+export const initialWalletState = (userId: number): WalletState => ({
+  userId,
+  balances: IMap(),
+  deposits: IMap(),
+  depositsByExternalKey: IMap(),
+  bets: IMap(),
+  withdrawals: IMap(),
+  operations: IMap(),
+});
+
+export const balanceOf = (state: WalletState, currencyId: CurrencyId): Minor => state.balances.get(currencyId) ?? 0n;
