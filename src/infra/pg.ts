@@ -15,10 +15,16 @@ export type PoolOptions = Readonly<{
   applicationName?: string;
   /** A writer that holds a transaction open stalls every catch-up reader; PostgreSQL ends it after this long. */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * Off only for writes whose durability may trail the next synchronous commit (WAL is flushed in
+   * order, so a later synchronous commit makes them durable too); losing them in a crash is harmless.
+   */
+  synchronousCommit?: boolean;
 }>;
 
 export const createPool = (o: PoolOptions): pg.Pool => {
   const settings = [`-c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs ?? 10_000}`];
+  if (o.synchronousCommit === false) settings.push('-c synchronous_commit=off');
   if (o.schema) settings.push(`-c search_path=${o.schema},public`);
   return new pg.Pool({
     connectionString: o.connectionString,

@@ -26,7 +26,16 @@ export type WithdrawalEntry = Readonly<{
 }>;
 
 /** What an idempotency key was used for, so a repeat can return the first result. */
-export type OperationEntry = Readonly<{ commandType: string; /** id of what it produced (tip id, withdrawal id, transaction id) */ ref: string }>;
+export type OperationEntry = Readonly<{
+  commandType: string;
+  /** id of what it produced (tip id, withdrawal id, transaction id) */ ref: string;
+  /** The main fields of the first command (see operationFingerprint): a repeat with other values is a conflict. */
+  fingerprint: string;
+}>;
+
+/** Canonical text of an operation's main fields, built the same way by decide (from commands) and evolve (from events). */
+export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...extra: readonly string[]): string =>
+  JSON.stringify([currencyId, amount.toString(), ...extra]);
 
 /**
  * The folded wallet stream of one user. Persistent maps (immutable.js) keep `evolve` pure

@@ -101,7 +101,10 @@ export type SubscriptionOptions = Readonly<{
 }>;
 
 export type Subscription = Readonly<{
-  /** Resolves when the subscription has stopped (aborted, or onEvents threw). */
+  /**
+   * Resolves when the subscription has been stopped or aborted; rejects with the error when onEvents
+   * threw (onError is called first). A rejection nobody awaits does not crash the process.
+   */
   done: Promise<void>;
   stop: () => Promise<void>;
 }>;

@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import { createBatcher } from './batcher.js';
+
+export type EntityKind = 'bet' | 'deposit' | 'deposit-ext' | 'withdrawal';
+
+export type EntityKeys = Readonly<{
+  /** Claims `key` for `userId` if nobody has; returns the owner (which may be another user). */
+  claim: (kind: EntityKind, key: string, userId: number) => Promise<number>;
+  ownerOf: (kind: EntityKind, key: string) => Promise<number | undefined>;
+}>;
+
+type Claim = Readonly<{ kind: EntityKind; key: string; userId: number }>;
+
+/**
+ * The ledger_keys registry with an in-process cache. Claims are batched into one statement;
+ * give it a pool with synchronous_commit off: the event append that follows a claim commits
+ * synchronously and so makes the claim durable with it.
+ */
+export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): EntityKeys => {
+  const cacheSize = deps.cacheSize ?? 200_000;
+  const cache = new Map<string, number>();
+  const remember = (k: string, owner: number): void => {
+    cache.set(k, owner);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
+  };
+  const claims = createBatcher<Claim, number>(async (items) => {
+    const { rows } = await deps.pool.query<{ owner: string }>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS t(kind, key, user_id, ord)
+       ), ins AS (
+         INSERT INTO ledger_keys (kind, key, user_id)
+         SELECT DISTINCT ON (kind, key) kind, key, user_id FROM input ORDER BY kind, key, ord
+         ON CONFLICT DO NOTHING
+         RETURNING kind, key, user_id
+       )
+       SELECT COALESCE(k.user_id, ins.user_id) AS owner
+       FROM input i
+       LEFT JOIN ins ON ins.kind = i.kind AND ins.key = i.key
+       LEFT JOIN ledger_keys k ON k.kind = i.kind AND k.key = i.key
+       ORDER BY i.ord`,
+      [items.map((c) => c.kind), items.map((c) => c.key), items.map((c) => c.userId)],
+    );
+    return rows.map((r) => Number(r.owner));
+  }, { maxBatch: 500, concurrency: 2 });
+
+  return {
+    claim: async (kind, key, userId) => {
+      const k = `${kind}:${key}`;
+      const known = cache.get(k);
+      if (known !== undefined) return known;
+      const owner = await claims.submit({ kind, key, userId });
+      remember(k, owner);
+      return owner;
+    },
+    ownerOf: async (kind, key) => {
+      const k = `${kind}:${key}`;
+      const known = cache.get(k);
+      if (known !== undefined) return known;
+      const { rows } = await deps.pool.query<{ user_id: string }>('SELECT user_id FROM ledger_keys WHERE kind = $1 AND key = $2', [kind, key]);
+      if (rows[0] === undefined) return undefined;
+      const owner = Number(rows[0].user_id);
+      remember(k, owner);
+      return owner;
+    },
+  };
+};

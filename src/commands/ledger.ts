@@ -1,0 +1,224 @@
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
+import { fromMinor, isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/money/money.js';
+import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
+import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { createEntityKeys, type EntityKeys, type EntityKind } from './entity-keys.js';
+import type { Ledger, LedgerError, LedgerResult } from './ledger.types.js';
+import { createRates, type Rates } from './rates.js';
+import { balanceViews, betView, depositView, withdrawalView } from './views.js';
+import { createWalletHandler, type Handled, type WalletHandler } from './wallet.handler.js';
+
+export type LedgerDeps = Readonly<{
+  store: EventStore;
+  pool: pg.Pool;
+  /** Pool for ledger_keys claims; best with synchronous_commit off (see entity-keys.ts). Defaults to `pool`. */
+  keysPool?: pg.Pool;
+  clock?: () => Date;
+  rates?: Rates;
+  /** Until the identity issue lands, every positive user id has a wallet. */
+  userExists?: (userId: number) => Promise<boolean>;
+  handler?: WalletHandler;
+}>;
+
+export type LedgerInternals = Readonly<{ handler: WalletHandler; keys: EntityKeys; rates: Rates }>;
+
+const invalid = (field: string, message: string): LedgerError => ({ _tag: 'InvalidAmount', field, message });
+
+/** A decimal string at the currency's scale, in minor units; `positive` refuses zero too. */
+const amountOf = (currencyId: CurrencyId, value: string, field: string, positive = true): Either<LedgerError, Minor> => {
+  const minor = parseDecimal(value, scaleOf(currencyId));
+  if (isParseError(minor)) return left(invalid(field, `${minor.message} (${currencyId} has ${scaleOf(currencyId)} decimals)`));
+  if (minor < 0n || (positive && minor === 0n)) return left(invalid(field, positive ? 'must be greater than zero' : 'must not be negative'));
+  return right(minor);
+};
+
+/**
+ * The command side of the ledger: validates amounts, resolves which wallet an id belongs to,
+ * prices in USD, and runs the wallet decider through the handler. Results are values.
+ */
+export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInternals } => {
+  const handler = deps.handler ?? createWalletHandler({ store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
+  const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
+  const rates = deps.rates ?? createRates({ pool: deps.pool });
+  const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
+  const tipIds = async (): Promise<number> => Number((await deps.pool.query<{ id: string }>(`SELECT nextval('admin_tip_id_seq') AS id`)).rows[0]!.id);
+
+  const usdOf = async (currencyId: CurrencyId, amount: Minor, given: string | undefined, field: string): Promise<Either<LedgerError, Minor>> => {
+    if (given === undefined) return right(toUsdMinor(currencyId, amount, await rates.usdRate(currencyId)));
+    const usd = parseDecimal(given, USD_SCALE);
+    if (isParseError(usd)) return left(invalid(field, usd.message));
+    if (usd < 0n) return left(invalid(field, 'must not be negative'));
+    return right(usd);
+  };
+
+  /** Runs a command for an existing user; the view is read from the wallet right after the command's events. */
+  const run = async <T>(
+    userId: number,
+    command: WalletCommand,
+    view: (state: WalletState, appended: boolean) => T,
+    actor?: Record<string, unknown>,
+  ): LedgerResult<T> => {
+    if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
+    const handled: Handled = await handler.handle(userId, command, actor);
+    return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
+  };
+
+  const owner = async (kind: EntityKind, id: string, notFound: LedgerError): Promise<Either<LedgerError, number>> => {
+    const userId = await keys.ownerOf(kind, id);
+    return userId === undefined ? left(notFound) : right(userId);
+  };
+
+  /** The id is already taken by another wallet: same key, different command. */
+  const claimed = async (kind: EntityKind, id: string, userId: number): Promise<LedgerError | undefined> => {
+    const ownerId = await keys.claim(kind, id, userId);
+    return ownerId === userId ? undefined : { _tag: 'IdempotencyConflict', key: `${kind}:${id}`, message: `${kind} ${id} belongs to another user` };
+  };
+
+  const depositTransition = async (depositId: string, make: (depositId: string) => WalletCommand): LedgerResult<ReturnType<typeof depositView>> => {
+    const userId = await owner('deposit', depositId, { _tag: 'DepositNotFound', depositId });
+    if (isLeft(userId)) return userId;
+    return run(userId.right, make(depositId), (s) => depositView(userId.right, s.deposits.get(depositId)!));
+  };
+
+  const betTransition = async (betId: string, make: (currencyId: CurrencyId) => Promise<Either<LedgerError, WalletCommand>>): LedgerResult<ReturnType<typeof betView>> => {
+    const userId = await owner('bet', betId, { _tag: 'BetNotFound', betId });
+    if (isLeft(userId)) return userId;
+    // A bet's currency never changes: a cached wallet that knows the bet is enough.
+    const bet = handler.peek(userId.right)?.bets.get(betId) ?? (await handler.load(userId.right)).bets.get(betId);
+    if (!bet) return left({ _tag: 'BetNotFound', betId });
+    const command = await make(bet.currencyId);
+    if (isLeft(command)) return command;
+    return run(userId.right, command.right, (s) => betView(userId.right, s.bets.get(betId)!));
+  };
+
+  const withdrawalTransition = async (withdrawalId: string, command: WalletCommand, adminUserId?: number): LedgerResult<ReturnType<typeof withdrawalView>> => {
+    const userId = await owner('withdrawal', withdrawalId, { _tag: 'WithdrawalNotFound', withdrawalId });
+    if (isLeft(userId)) return userId;
+    return run(userId.right, command, (s) => withdrawalView(userId.right, s.withdrawals.get(withdrawalId)!), adminUserId === undefined ? undefined : { adminUserId });
+  };
+
+  const ledger: Ledger = {
+    requestDeposit: async (input) => {
+      const amount = amountOf(input.currencyId, input.amount, 'amount');
+      if (isLeft(amount)) return amount;
+      const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
+      if (isLeft(usdAmount)) return usdAmount;
+      const externalKey = depositExternalKey(input.providerId, input.externalId);
+      const depositId = uuidv7();
+      const conflict = (await claimed('deposit-ext', externalKey, input.userId)) ?? (await claimed('deposit', depositId, input.userId));
+      if (conflict) return left(conflict);
+      return run(input.userId, {
+        type: 'RequestDeposit',
+        data: {
+          depositId, externalId: input.externalId, providerId: input.providerId, networkId: input.networkId, currencyId: input.currencyId,
+          amount: amount.right, usdAmount: usdAmount.right, txHash: input.txHash ?? null, payAddress: input.payAddress ?? null, payMemo: input.payMemo ?? null,
+        },
+      }, (s) => {
+        const id = s.depositsByExternalKey.get(externalKey)!;
+        return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
+      });
+    },
+    confirmDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'ConfirmDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
+    completeDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'CompleteDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
+    failDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'FailDeposit', data: { depositId: id, reason: input.reason } })),
+
+    placeBet: async (input) => {
+      const amount = amountOf(input.currencyId, input.amount, 'amount');
+      if (isLeft(amount)) return amount;
+      const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
+      if (isLeft(usdAmount)) return usdAmount;
+      const conflict = await claimed('bet', input.id, input.userId);
+      if (conflict) return left(conflict);
+      return run(input.userId, {
+        type: 'PlaceBet',
+        data: { betId: input.id, roundId: input.roundId, gameId: input.gameId, gameIdentity: input.gameIdentity, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
+      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }));
+    },
+    settleBet: (betId, input) => betTransition(betId, async (currencyId) => {
+      const payout = amountOf(currencyId, input.payout, 'payout', false);
+      if (isLeft(payout)) return payout;
+      const usdPayout = await usdOf(currencyId, payout.right, input.usdPayout, 'usdPayout');
+      if (isLeft(usdPayout)) return usdPayout;
+      return right({ type: 'SettleBet', data: { betId, payout: payout.right, usdPayout: usdPayout.right } });
+    }),
+    rollbackBet: (betId) => betTransition(betId, async () => right({ type: 'RollbackBet', data: { betId } })),
+    errorBet: (betId, input) => betTransition(betId, async () => right({ type: 'ErrorBet', data: { betId, errorDetails: input.errorDetails } })),
+
+    requestWithdrawal: async (input) => {
+      const amount = amountOf(input.currencyId, input.amount, 'amount');
+      if (isLeft(amount)) return amount;
+      const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
+      if (isLeft(usdAmount)) return usdAmount;
+      const withdrawalId = uuidv7();
+      const operationKey = input.operationKey ?? withdrawalId;
+      const conflict = await claimed('withdrawal', withdrawalId, input.userId);
+      if (conflict) return left(conflict);
+      return run(input.userId, {
+        type: 'RequestWithdrawal',
+        data: {
+          withdrawalId, operationKey, currencyId: input.currencyId, networkId: input.networkId, providerId: input.providerId,
+          amount: amount.right, usdAmount: usdAmount.right, recipientAddress: input.recipientAddress, recipientMemo: input.recipientMemo ?? null,
+        },
+      }, (s) => {
+        const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
+        return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
+      });
+    },
+    approveWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    rejectWithdrawal: (id, adminUserId, rejectReason) => withdrawalTransition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
+    retryWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    completeWithdrawal: (id, input) => withdrawalTransition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash } }),
+    failWithdrawal: (id, input) => withdrawalTransition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason } }),
+
+    tip: (input) => adminTip('TipUser', input),
+    deductBalance: (input) => adminTip('DeductBalance', input),
+
+    setBalance: async (input) => {
+      const balance = amountOf(input.currencyId, input.balance, 'balance', false);
+      if (isLeft(balance)) return balance;
+      const operationKey = input.operationKey ?? uuidv7();
+      return run(input.userId, { type: 'SetBalance', data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right } },
+        (s) => ({ userId: input.userId, currencyId: input.currencyId, balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n) }),
+        { adminUserId: input.adminUserId });
+    },
+    creditPrize: async (input) => {
+      const amount = amountOf(input.currencyId, input.amount, 'amount');
+      if (isLeft(amount)) return amount;
+      const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
+      if (isLeft(usdAmount)) return usdAmount;
+      const operationKey = input.operationKey ?? uuidv7();
+      return run(input.userId, {
+        type: 'CreditPrize',
+        data: { adminUserId: input.adminUserId, operationKey, leaderboardId: input.leaderboardId, leaderboardUserId: input.leaderboardUserId, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
+      }, (s) => ({ userId: input.userId, currencyId: input.currencyId, balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n) }),
+      { adminUserId: input.adminUserId });
+    },
+
+    balances: async (userId) => balanceViews(await handler.load(userId)),
+  };
+
+  async function adminTip(type: 'TipUser' | 'DeductBalance', input: Parameters<Ledger['tip']>[0]): ReturnType<Ledger['tip']> {
+    const amount = amountOf(input.currencyId, input.amount, 'amount');
+    if (isLeft(amount)) return amount;
+    const usdAmount = await usdOf(input.currencyId, amount.right, undefined, 'usdAmount');
+    if (isLeft(usdAmount)) return usdAmount;
+    const tipId = await tipIds();
+    const operationKey = input.operationKey ?? `tip-${tipId}`;
+    return run(input.recipientUserId, {
+      type,
+      data: { adminUserId: input.adminUserId, operationKey, tipId, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right, tag: input.tag ?? null, notes: input.notes },
+    }, (s) => ({
+      id: Number(s.operations.get(operationKey)?.ref ?? tipId),
+      recipientUserId: input.recipientUserId,
+      currencyId: input.currencyId,
+      amount: fromMinor(input.currencyId, amount.right),
+      type: type === 'TipUser' ? 'ADD_BALANCE' : 'DEDUCT_BALANCE',
+    }), { adminUserId: input.adminUserId });
+  }
+
+  return { ...ledger, internals: { handler, keys, rates } };
+};

@@ -1,0 +1,94 @@
+import { transfer } from '../ledger/posting.js';
+import { fromMinor, usdFromMinor } from '../money/money.js';
+import type { CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
+import {
+  accept, alreadyDone, checkOperationKey, movement, mustBePositive, mustCover, mustNotBeNegative, reject,
+  type DecideContext, type Decision,
+} from './wallet.decide.shared.js';
+import type { WalletError } from './wallet.errors.js';
+import { balanceOf, operationFingerprint } from './wallet.state.js';
+
+/** Validation, then the idempotency key: undefined means "go ahead", otherwise the decision to return as is. */
+const precheck = (
+  ctx: DecideContext, commandType: string, operationKey: string, fingerprint: string, invalid: WalletError | undefined,
+): Decision | undefined => {
+  if (invalid) return reject(invalid);
+  const seen = checkOperationKey(ctx.state, operationKey, commandType, fingerprint);
+  if (seen === 'repeat') return alreadyDone;
+  if (seen !== 'new') return reject(seen);
+  return undefined;
+};
+
+/** ADD_BALANCE tip: house:admin-tips -> user. */
+export const tipUser = (ctx: DecideContext, { type, data }: TipUser): Decision => {
+  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount),
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  if (early) return early;
+  const postings = transfer('house:admin-tips', ctx.user, data.currencyId, data.amount);
+  return accept({
+    type: 'AdminTipCredited',
+    data: {
+      ...movement(ctx, data.currencyId, `tip_${data.tipId}`, postings),
+      adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
+    },
+  });
+};
+
+/** DEDUCT_BALANCE: user -> house:admin-tips, never below zero. */
+export const deductBalance = (ctx: DecideContext, { type, data }: DeductBalance): Decision => {
+  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount),
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  if (early) return early;
+  const short = mustCover(ctx.state, data.currencyId, data.amount);
+  if (short) return reject(short);
+  const postings = transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
+  return accept({
+    type: 'AdminTipDeducted',
+    data: {
+      ...movement(ctx, data.currencyId, `ded_${data.tipId}`, postings),
+      adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
+    },
+  });
+};
+
+/**
+ * SuperAdmin set-balance: the difference moves between house:adjustments and the user. Setting the
+ * balance it already has still records an event (no postings) so the operation key is remembered.
+ */
+export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Decision => {
+  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.balance),
+    mustNotBeNegative('balance', data.balance));
+  if (early) return early;
+  const previous = balanceOf(ctx.state, data.currencyId);
+  const diff = data.balance - previous;
+  const postings = diff === 0n ? []
+    : diff > 0n ? transfer('house:adjustments', ctx.user, data.currencyId, diff)
+      : transfer(ctx.user, 'house:adjustments', data.currencyId, -diff);
+  return accept({
+    type: 'BalanceSet',
+    data: {
+      ...movement(ctx, data.currencyId, `adj_${data.operationKey}`, postings),
+      adminUserId: data.adminUserId, operationKey: data.operationKey,
+      previousBalance: fromMinor(data.currencyId, previous), balance: fromMinor(data.currencyId, data.balance), at: ctx.at,
+    },
+  });
+};
+
+/** Leaderboard prize: house:prizes -> user. */
+export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): Decision => {
+  const fingerprint = operationFingerprint(data.currencyId, data.amount, data.leaderboardId, data.leaderboardUserId);
+  const early = precheck(ctx, type, data.operationKey, fingerprint,
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  if (early) return early;
+  const postings = transfer('house:prizes', ctx.user, data.currencyId, data.amount);
+  return accept({
+    type: 'LeaderboardPrizeCredited',
+    data: {
+      ...movement(ctx, data.currencyId, `prz_${data.operationKey}`, postings),
+      adminUserId: data.adminUserId, operationKey: data.operationKey, leaderboardId: data.leaderboardId,
+      leaderboardUserId: data.leaderboardUserId, amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+    },
+  });
+};

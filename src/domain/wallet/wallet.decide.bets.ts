@@ -1,0 +1,93 @@
+import { transfer } from '../ledger/posting.js';
+import { divRoundHalfEven, formatDecimal, fromMinor, usdFromMinor, type DecimalString, type Minor } from '../money/money.js';
+import type { ErrorBet, PlaceBet, RollbackBet, SettleBet } from './wallet.commands.js';
+import {
+  accept, alreadyDone, movement, mustBePositive, mustCover, mustNotBeNegative, reject, type DecideContext, type Decision,
+} from './wallet.decide.shared.js';
+import type { BetEntry } from './wallet.state.js';
+
+const MULTIPLIER_SCALE = 8;
+
+/** payout / amount with 8 decimals, rounded half-even, in integers only (both are minor units of one currency). */
+export const multiplierOf = (payout: Minor, amount: Minor): DecimalString =>
+  formatDecimal(divRoundHalfEven(payout * 10n ** BigInt(MULTIPLIER_SCALE), amount), MULTIPLIER_SCALE);
+
+const samePlacement = (bet: BetEntry, data: PlaceBet['data']): boolean =>
+  bet.amount === data.amount && bet.currencyId === data.currencyId && bet.roundId === data.roundId && bet.gameId === data.gameId;
+
+/** CREATED: debits the stake (user -> house:bets). The bet id is the idempotency key. */
+export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
+  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+  if (invalid) return reject(invalid);
+  const existing = ctx.state.bets.get(data.betId);
+  if (existing) {
+    return samePlacement(existing, data)
+      ? alreadyDone
+      : reject({ _tag: 'IdempotencyConflict', key: data.betId, message: `bet ${data.betId} was already placed with different values` });
+  }
+  const short = mustCover(ctx.state, data.currencyId, data.amount);
+  if (short) return reject(short);
+  const postings = transfer(ctx.user, 'house:bets', data.currencyId, data.amount);
+  return accept({
+    type: 'BetPlaced',
+    data: {
+      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings),
+      betId: data.betId, roundId: data.roundId, gameId: data.gameId, gameIdentity: data.gameIdentity,
+      amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+    },
+  });
+};
+
+type Found = Readonly<{ bet: BetEntry }> | Readonly<{ error: Decision }>;
+const findBet = (ctx: DecideContext, betId: string): Found => {
+  const bet = ctx.state.bets.get(betId);
+  return bet ? { bet } : { error: reject({ _tag: 'BetNotFound', betId }) };
+};
+const invalidState = (bet: BetEntry, action: string): Decision =>
+  reject({ _tag: 'BetInvalidState', betId: bet.id, status: bet.status, action });
+
+/** CREATED -> SETTLED, crediting the payout (house:payouts -> user; none when the payout is zero). */
+export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => {
+  const invalid = mustNotBeNegative('payout', data.payout) ?? mustNotBeNegative('usdPayout', data.usdPayout);
+  if (invalid) return reject(invalid);
+  const found = findBet(ctx, data.betId);
+  if ('error' in found) return found.error;
+  const { bet } = found;
+  if (bet.status === 'SETTLED' && bet.payout === data.payout) return alreadyDone;
+  if (bet.status !== 'CREATED') return invalidState(bet, 'settle');
+  const postings = data.payout > 0n ? transfer('house:payouts', ctx.user, bet.currencyId, data.payout) : [];
+  return accept({
+    type: 'BetSettled',
+    data: {
+      ...movement(ctx, bet.currencyId, `win_${bet.id}`, postings),
+      betId: bet.id, payout: fromMinor(bet.currencyId, data.payout), usdPayout: usdFromMinor(data.usdPayout),
+      multiplier: multiplierOf(data.payout, bet.amount), at: ctx.at,
+    },
+  });
+};
+
+/** The refund legs of a rollback or an error: the stake goes back (house:bets -> user). */
+const refund = (ctx: DecideContext, bet: BetEntry, transactionId: string) => ({
+  ...movement(ctx, bet.currencyId, transactionId, transfer('house:bets', ctx.user, bet.currencyId, bet.amount)),
+  betId: bet.id, amount: fromMinor(bet.currencyId, bet.amount), originalId: bet.transactionId, at: ctx.at,
+});
+
+/** CREATED -> ROLLBACK, refunding the stake; rolling back a ROLLBACK bet again is a no-op. */
+export const rollbackBet = (ctx: DecideContext, { data }: RollbackBet): Decision => {
+  const found = findBet(ctx, data.betId);
+  if ('error' in found) return found.error;
+  const { bet } = found;
+  if (bet.status === 'ROLLBACK') return alreadyDone;
+  if (bet.status !== 'CREATED') return invalidState(bet, 'rollback');
+  return accept({ type: 'BetRolledBack', data: refund(ctx, bet, `rb_${bet.id}`) });
+};
+
+/** CREATED -> ERROR, refunding the stake and recording why; erroring an ERROR bet again is a no-op. */
+export const errorBet = (ctx: DecideContext, { data }: ErrorBet): Decision => {
+  const found = findBet(ctx, data.betId);
+  if ('error' in found) return found.error;
+  const { bet } = found;
+  if (bet.status === 'ERROR') return alreadyDone;
+  if (bet.status !== 'CREATED') return invalidState(bet, 'error');
+  return accept({ type: 'BetErrored', data: { ...refund(ctx, bet, `err_${bet.id}`), errorDetails: data.errorDetails } });
+};

@@ -1,0 +1,84 @@
+import { transfer } from '../ledger/posting.js';
+import { fromMinor, usdFromMinor } from '../money/money.js';
+import type { CompleteDeposit, ConfirmDeposit, FailDeposit, RequestDeposit } from './wallet.commands.js';
+import {
+  accept, alreadyDone, movement, mustBePositive, mustNotBeNegative, reject, type DecideContext, type Decision,
+} from './wallet.decide.shared.js';
+import type { WalletError } from './wallet.errors.js';
+import { depositExternalKey, type DepositEntry } from './wallet.state.js';
+
+/** Records a PENDING deposit; a repeat of the same providerId + externalId with the same amount is a no-op. */
+export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): Decision => {
+  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+  if (invalid) return reject(invalid);
+
+  const key = depositExternalKey(data.providerId, data.externalId);
+  const existingId = ctx.state.depositsByExternalKey.get(key);
+  const existing = existingId === undefined ? undefined : ctx.state.deposits.get(existingId);
+  if (existing) {
+    return existing.amount === data.amount && existing.currencyId === data.currencyId
+      ? alreadyDone
+      : reject({ _tag: 'IdempotencyConflict', key, message: `deposit ${key} was already requested with a different amount or currency` });
+  }
+  if (ctx.state.deposits.has(data.depositId)) {
+    return reject({ _tag: 'IdempotencyConflict', key: data.depositId, message: `deposit id ${data.depositId} is already used` });
+  }
+  return accept({
+    type: 'DepositRequested',
+    data: {
+      depositId: data.depositId, externalId: data.externalId, providerId: data.providerId, networkId: data.networkId,
+      currencyId: data.currencyId, amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount),
+      txHash: data.txHash, payAddress: data.payAddress, payMemo: data.payMemo, at: ctx.at,
+    },
+  });
+};
+
+type Found = Readonly<{ deposit: DepositEntry }> | Readonly<{ error: WalletError }>;
+const findDeposit = (ctx: DecideContext, depositId: string): Found => {
+  const deposit = ctx.state.deposits.get(depositId);
+  return deposit ? { deposit } : { error: { _tag: 'DepositNotFound', depositId } };
+};
+const invalidState = (deposit: DepositEntry, action: string): Decision =>
+  reject({ _tag: 'DepositInvalidState', depositId: deposit.id, status: deposit.status, action });
+
+/** PENDING -> CONFIRMED; confirming a CONFIRMED deposit again is a no-op. */
+export const confirmDeposit = (ctx: DecideContext, { data }: ConfirmDeposit): Decision => {
+  const found = findDeposit(ctx, data.depositId);
+  if ('error' in found) return reject(found.error);
+  const { deposit } = found;
+  if (deposit.status === 'CONFIRMED') return alreadyDone;
+  if (deposit.status !== 'PENDING') return invalidState(deposit, 'confirm');
+  return accept({ type: 'DepositConfirmed', data: { depositId: deposit.id, txHash: data.txHash ?? deposit.txHash, at: ctx.at } });
+};
+
+/**
+ * PENDING or CONFIRMED -> COMPLETE, crediting the wallet exactly once (house:deposits -> user).
+ * decisions.md draws PENDING -> CONFIRMED -> COMPLETE; completing a PENDING deposit directly is allowed
+ * too, because providers often report completion without a separate confirmation.
+ */
+export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): Decision => {
+  const found = findDeposit(ctx, data.depositId);
+  if ('error' in found) return reject(found.error);
+  const { deposit } = found;
+  if (deposit.status === 'COMPLETE') return alreadyDone;
+  if (deposit.status !== 'PENDING' && deposit.status !== 'CONFIRMED') return invalidState(deposit, 'complete');
+  const postings = transfer('house:deposits', ctx.user, deposit.currencyId, deposit.amount);
+  return accept({
+    type: 'DepositCompleted',
+    data: {
+      ...movement(ctx, deposit.currencyId, `dep_${deposit.id}`, postings),
+      depositId: deposit.id, amount: fromMinor(deposit.currencyId, deposit.amount), usdAmount: usdFromMinor(deposit.usdAmount),
+      txHash: data.txHash ?? deposit.txHash, at: ctx.at,
+    },
+  });
+};
+
+/** PENDING or CONFIRMED -> FAILED; failing a FAILED deposit again is a no-op. */
+export const failDeposit = (ctx: DecideContext, { data }: FailDeposit): Decision => {
+  const found = findDeposit(ctx, data.depositId);
+  if ('error' in found) return reject(found.error);
+  const { deposit } = found;
+  if (deposit.status === 'FAILED') return alreadyDone;
+  if (deposit.status !== 'PENDING' && deposit.status !== 'CONFIRMED') return invalidState(deposit, 'fail');
+  return accept({ type: 'DepositFailed', data: { depositId: deposit.id, reason: data.reason, at: ctx.at } });
+};

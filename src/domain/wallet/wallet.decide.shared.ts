@@ -1,0 +1,61 @@
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { userAccount, type Posting, type UserAccount } from '../ledger/posting.js';
+import type { CurrencyId } from '../money/currency.js';
+import { fromMinor, toMinor, type Minor } from '../money/money.js';
+import type { WalletError } from './wallet.errors.js';
+import type { WalletEvent } from './wallet.events.js';
+import { balanceOf, type WalletState } from './wallet.state.js';
+
+export type Decision = Either<WalletError, readonly WalletEvent[]>;
+
+/** Everything a decider needs besides the command: the folded wallet, its account and the decision time. */
+export type DecideContext = Readonly<{ state: WalletState; user: UserAccount; at: string }>;
+
+export const makeContext = (state: WalletState, userId: number, now: Date): DecideContext => {
+  if (state.userId !== userId) throw new Error(`invariant: command for user ${userId} decided on wallet of user ${state.userId}`);
+  return { state, user: userAccount(userId), at: now.toISOString() };
+};
+
+export const accept = (...events: readonly WalletEvent[]): Decision => right(events);
+export const reject = (error: WalletError): Decision => left(error);
+/** A repeat of something already done: no new events; the caller reads the first result from state. */
+export const alreadyDone: Decision = right([]);
+
+export const mustBePositive = (field: string, amount: Minor): WalletError | undefined =>
+  amount > 0n ? undefined : { _tag: 'InvalidAmount', field, message: `${field} must be greater than zero` };
+export const mustNotBeNegative = (field: string, amount: Minor): WalletError | undefined =>
+  amount >= 0n ? undefined : { _tag: 'InvalidAmount', field, message: `${field} must not be negative` };
+
+/** Refuses a debit that would take the balance below zero. */
+export const mustCover = (state: WalletState, currencyId: CurrencyId, required: Minor): WalletError | undefined => {
+  const balance = balanceOf(state, currencyId);
+  return balance >= required
+    ? undefined
+    : { _tag: 'InsufficientFunds', currencyId, balance: fromMinor(currencyId, balance), required: fromMinor(currencyId, required) };
+};
+
+/** The accounting fields of a money event; balanceAfter applies the user's own legs exactly as evolve will. */
+export const movement = (ctx: DecideContext, currencyId: CurrencyId, transactionId: string, postings: readonly Posting[]) => {
+  const delta = postings
+    .filter((p) => p.account === ctx.user && p.currencyId === currencyId)
+    .reduce((sum, p) => sum + toMinor(currencyId, p.amount), 0n);
+  return { transactionId, currencyId, postings, balanceAfter: fromMinor(currencyId, balanceOf(ctx.state, currencyId) + delta) };
+};
+
+/**
+ * Checks an idempotency key: 'new' when unused, 'repeat' when used by the same command type with the same
+ * main fields (the first result stands), otherwise a conflict.
+ */
+export const checkOperationKey = (
+  state: WalletState, operationKey: string, commandType: string, fingerprint: string,
+): 'new' | 'repeat' | WalletError => {
+  const seen = state.operations.get(operationKey);
+  if (!seen) return 'new';
+  if (seen.commandType === commandType && seen.fingerprint === fingerprint) return 'repeat';
+  return {
+    _tag: 'IdempotencyConflict', key: operationKey,
+    message: seen.commandType === commandType
+      ? `idempotency key "${operationKey}" was already used for a ${commandType} with different values`
+      : `idempotency key "${operationKey}" was already used for ${seen.commandType}`,
+  };
+};

@@ -1,0 +1,113 @@
+import { transfer } from '../ledger/posting.js';
+import { fromMinor, usdFromMinor } from '../money/money.js';
+import type {
+  ApproveWithdrawal, CompleteWithdrawal, FailWithdrawal, RejectWithdrawal, RequestWithdrawal, RetryWithdrawal,
+} from './wallet.commands.js';
+import {
+  accept, alreadyDone, checkOperationKey, movement, mustBePositive, mustCover, mustNotBeNegative, reject,
+  type DecideContext, type Decision,
+} from './wallet.decide.shared.js';
+import type { WithdrawalStatus } from './wallet.events.js';
+import { operationFingerprint, type WithdrawalEntry } from './wallet.state.js';
+
+/** PENDING: holds the funds (user -> house:withdrawals-held). Idempotent on its operation key and on its id. */
+export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWithdrawal): Decision => {
+  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+  if (invalid) return reject(invalid);
+  const fingerprint = operationFingerprint(data.currencyId, data.amount, data.networkId, data.recipientAddress);
+  const seen = checkOperationKey(ctx.state, data.operationKey, type, fingerprint);
+  if (seen === 'repeat') return alreadyDone;
+  if (seen !== 'new') return reject(seen);
+  const existing = ctx.state.withdrawals.get(data.withdrawalId);
+  if (existing) {
+    const same = operationFingerprint(existing.currencyId, existing.amount, existing.networkId, existing.recipientAddress) === fingerprint;
+    return same
+      ? alreadyDone
+      : reject({ _tag: 'IdempotencyConflict', key: data.withdrawalId, message: `withdrawal ${data.withdrawalId} was already requested with different values` });
+  }
+  const short = mustCover(ctx.state, data.currencyId, data.amount);
+  if (short) return reject(short);
+  const postings = transfer(ctx.user, 'house:withdrawals-held', data.currencyId, data.amount);
+  return accept({
+    type: 'WithdrawalRequested',
+    data: {
+      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings),
+      withdrawalId: data.withdrawalId, operationKey: data.operationKey, amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount), networkId: data.networkId, providerId: data.providerId,
+      recipientAddress: data.recipientAddress, recipientMemo: data.recipientMemo, at: ctx.at,
+    },
+  });
+};
+
+/**
+ * Finds the withdrawal and checks it is in one of `from`; admin transitions are not idempotent
+ * (decisions.md: anything else is WITHDRAWAL_INVALID_STATE), so a repeat is refused too.
+ */
+const inState = (
+  ctx: DecideContext, withdrawalId: string, action: string, from: readonly WithdrawalStatus[],
+): Readonly<{ withdrawal: WithdrawalEntry }> | Readonly<{ refused: Decision }> => {
+  const withdrawal = ctx.state.withdrawals.get(withdrawalId);
+  if (!withdrawal) return { refused: reject({ _tag: 'WithdrawalNotFound', withdrawalId }) };
+  if (!from.includes(withdrawal.status)) {
+    return { refused: reject({ _tag: 'WithdrawalInvalidState', withdrawalId, status: withdrawal.status, action }) };
+  }
+  return { withdrawal };
+};
+
+/** PENDING -> CONFIRMED (sent to the provider; confirmedAt and confirmedByUserId recorded). */
+export const approveWithdrawal = (ctx: DecideContext, { data }: ApproveWithdrawal): Decision => {
+  const found = inState(ctx, data.withdrawalId, 'approve', ['PENDING']);
+  if ('refused' in found) return found.refused;
+  return accept({ type: 'WithdrawalApproved', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
+};
+
+/** FAILED -> CONFIRMED: sent to the provider again (by this admin, now). */
+export const retryWithdrawal = (ctx: DecideContext, { data }: RetryWithdrawal): Decision => {
+  const found = inState(ctx, data.withdrawalId, 'retry', ['FAILED']);
+  if ('refused' in found) return found.refused;
+  return accept({ type: 'WithdrawalRetried', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
+};
+
+/** PENDING or FAILED -> DENIED: the held funds go back (house:withdrawals-held -> user). */
+export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal): Decision => {
+  const found = inState(ctx, data.withdrawalId, 'reject', ['PENDING', 'FAILED']);
+  if ('refused' in found) return found.refused;
+  const { withdrawal: w } = found;
+  const postings = transfer('house:withdrawals-held', ctx.user, w.currencyId, w.amount);
+  return accept({
+    type: 'WithdrawalRejected',
+    data: {
+      ...movement(ctx, w.currencyId, `wdr_${w.id}`, postings),
+      withdrawalId: w.id, adminUserId: data.adminUserId, rejectReason: data.rejectReason, amount: fromMinor(w.currencyId, w.amount), at: ctx.at,
+    },
+  });
+};
+
+/**
+ * CONFIRMED -> COMPLETE: the provider sent the funds (house:withdrawals-held -> house:withdrawals).
+ * Provider calls are idempotent on their natural key: completing again with the same txHash is a no-op.
+ */
+export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdrawal): Decision => {
+  const existing = ctx.state.withdrawals.get(data.withdrawalId);
+  if (existing?.status === 'COMPLETE' && existing.txHash === data.txHash) return alreadyDone;
+  const found = inState(ctx, data.withdrawalId, 'complete', ['CONFIRMED']);
+  if ('refused' in found) return found.refused;
+  const { withdrawal: w } = found;
+  const postings = transfer('house:withdrawals-held', 'house:withdrawals', w.currencyId, w.amount);
+  return accept({
+    type: 'WithdrawalCompleted',
+    data: {
+      ...movement(ctx, w.currencyId, `wdc_${w.id}`, postings),
+      withdrawalId: w.id, txHash: data.txHash, amount: fromMinor(w.currencyId, w.amount), at: ctx.at,
+    },
+  });
+};
+
+/** CONFIRMED -> FAILED (funds stay held); the provider repeating the same failure is a no-op. */
+export const failWithdrawal = (ctx: DecideContext, { data }: FailWithdrawal): Decision => {
+  const existing = ctx.state.withdrawals.get(data.withdrawalId);
+  if (existing?.status === 'FAILED' && existing.failedReason === data.failedReason) return alreadyDone;
+  const found = inState(ctx, data.withdrawalId, 'fail', ['CONFIRMED']);
+  if ('refused' in found) return found.refused;
+  return accept({ type: 'WithdrawalFailed', data: { withdrawalId: data.withdrawalId, failedReason: data.failedReason, at: ctx.at } });
+};

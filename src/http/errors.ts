@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isLeft, type Either } from 'fp-ts/lib/Either.js';
+import { ZodError } from 'zod';
+import type { LedgerError } from '../commands/ledger.types.js';
+import type { Logger } from '../infra/logger.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** From `x-request-id` when the caller sent a sane one, else generated; echoed on the response. */
+    id: string;
+    log: Logger;
+  }
+}
+
+export type ErrorDetail = Readonly<{ field: string; message: string }>;
+/** The one error body of every API. */
+export type ErrorBody = Readonly<{ statusCode: number; code: string; message: string; details?: readonly ErrorDetail[]; requestId?: string }>;
+
+/** An error that leaves as exactly this response; routes throw it, the error middleware renders it. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+  ) {
+    super(message);
+  }
+
+  toBody(): ErrorBody {
+    return { statusCode: this.statusCode, code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** Every ledger rejection, its status and stable code. Adding a tag to LedgerError fails the build here until it is mapped. */
+export const LEDGER_ERROR_HTTP = {
+  InvalidAmount: [400, 'VALIDATION_FAILED'],
+  InsufficientFunds: [409, 'INSUFFICIENT_FUNDS'],
+  DepositNotFound: [404, 'DEPOSIT_NOT_FOUND'],
+  DepositInvalidState: [409, 'DEPOSIT_INVALID_STATE'],
+  BetNotFound: [404, 'BET_NOT_FOUND'],
+  BetInvalidState: [409, 'BET_INVALID_STATE'],
+  WithdrawalNotFound: [404, 'WITHDRAWAL_NOT_FOUND'],
+  WithdrawalInvalidState: [409, 'WITHDRAWAL_INVALID_STATE'],
+  IdempotencyConflict: [422, 'IDEMPOTENCY_KEY_REUSED'],
+  UserNotFound: [404, 'USER_NOT_FOUND'],
+} as const satisfies Record<LedgerError['_tag'], readonly [number, string]>;
+
+const ledgerMessage = (e: LedgerError): string => {
+  switch (e._tag) {
+    case 'InvalidAmount': return 'Validation failed';
+    case 'InsufficientFunds': return `Insufficient ${e.currencyId} balance: ${e.balance} available, ${e.required} required`;
+    case 'DepositNotFound': return `Deposit ${e.depositId} not found`;
+    case 'DepositInvalidState': return `Cannot ${e.action} deposit ${e.depositId} in status ${e.status}`;
+    case 'BetNotFound': return `Bet ${e.betId} not found`;
+    case 'BetInvalidState': return `Cannot ${e.action} bet ${e.betId} in status ${e.status}`;
+    case 'WithdrawalNotFound': return `Withdrawal ${e.withdrawalId} not found`;
+    case 'WithdrawalInvalidState': return `Cannot ${e.action} withdrawal ${e.withdrawalId} in status ${e.status}`;
+    case 'IdempotencyConflict': return e.message;
+    case 'UserNotFound': return `User ${e.userId} not found`;
+    default: return assertNever(e);
+  }
+};
+
+const assertNever = (x: never): never => {
+  throw new Error(`unmapped ledger error: ${JSON.stringify(x)}`);
+};
+
+/** Ledger fields are body field names ("amount"); details name the location like zod errors do ("body.amount"). */
+const qualify = (field: string): string => (/^(body|query|params|headers)\./.test(field) ? field : `body.${field}`);
+
+export const ledgerErrorToHttp = (e: LedgerError): HttpError => {
+  const [status, code] = LEDGER_ERROR_HTTP[e._tag];
+  const details = e._tag === 'InvalidAmount' ? [{ field: qualify(e.field), message: e.message }] : undefined;
+  return new HttpError(status, code, ledgerMessage(e), details);
+};
+
+/** The value of a ledger result, or the rejection thrown as its HttpError. */
+export const orThrow = <T>(result: Either<LedgerError, T>): T => {
+  if (isLeft(result)) throw ledgerErrorToHttp(result.left);
+  return result.right;
+};
+
+export type Location = 'body' | 'query' | 'params' | 'headers';
+
+export const validationFailed = (details: readonly ErrorDetail[]): HttpError => new HttpError(400, 'VALIDATION_FAILED', 'Validation failed', details);
+
+export const zodToHttp = (error: ZodError, location: Location): HttpError =>
+  validationFailed(error.issues.map((issue) => ({
+    field: [location, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  })));
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Echoes a well-formed `x-request-id`, or makes one; gives each request a child logger carrying it. */
+export const requestId = (logger: Logger): RequestHandler => (req, res, next) => {
+  const given = req.get('x-request-id');
+  req.id = given && REQUEST_ID.test(given) ? given : randomUUID();
+  req.log = logger.child({ reqId: req.id });
+  res.setHeader('x-request-id', req.id);
+  next();
+};
+
+/** One line per finished request: method, path, status, duration. */
+export const requestLogger: RequestHandler = (req, res, next) => {
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
+    const line = { method: req.method, url: req.originalUrl, statusCode: res.statusCode, durationMs };
+    if (res.statusCode >= 500) req.log.error(line, 'request failed');
+    else req.log.info(line, 'request completed');
+  });
+  next();
+};
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new HttpError(404, 'NOT_FOUND', `Cannot ${req.method} ${req.path}`));
+};
+
+/** body-parser marks its errors with `type` and a 4xx `status`. */
+type ParserError = Error & { type?: string; status?: number; expose?: boolean };
+
+const fromParser = (error: ParserError): HttpError | undefined => {
+  if (error.type === 'entity.parse.failed') return new HttpError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+  if (error.type === 'entity.too.large') return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
+  if (typeof error.status === 'number' && error.status >= 400 && error.status < 500 && error.expose) {
+    return new HttpError(error.status, 'BAD_REQUEST', error.message);
+  }
+  return undefined;
+};
+
+/** Express error middleware, registered last: everything leaves as `{statusCode, code, message, details?}`. */
+export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unknown, req, res, next) => {
+  if (res.headersSent) {
+    next(error);
+    return;
+  }
+  const log = req.log ?? logger;
+  const known = error instanceof HttpError ? error
+    : error instanceof ZodError ? zodToHttp(error, 'body')
+    : error instanceof Error ? fromParser(error as ParserError) : undefined;
+  if (known) {
+    res.status(known.statusCode).json(known.toBody());
+    return;
+  }
+  log.error({ err: error, reqId: req.id, method: req.method, url: req.originalUrl }, 'unhandled error');
+  const body: ErrorBody = { statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: req.id };
+  res.status(500).json(body);
+};

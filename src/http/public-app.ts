@@ -1,0 +1,43 @@
+import express, { type Express } from 'express';
+import type pg from 'pg';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
+import type { Logger } from '../infra/logger.js';
+import type { Redis } from '../infra/redis.js';
+import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
+import { dependencyChecks, healthRoutes } from './health.routes.js';
+
+export type AppDeps = Readonly<{
+  logger: Logger;
+  pool: pg.Pool;
+  store: EventStore;
+  redis?: Redis | undefined;
+  /** Proxies whose X-Forwarded-For hops are trusted for req.ip (express "trust proxy"). */
+  trustProxy?: readonly string[];
+  bodyLimit?: string;
+  healthTimeoutMs?: number;
+}>;
+
+/** What every app starts with: no x-powered-by, request id, request log, JSON bodies, GET /health. */
+export const createBaseApp = (deps: AppDeps): Express => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
+  app.use(requestId(deps.logger), requestLogger);
+  app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
+  app.use(healthRoutes({
+    checks: dependencyChecks(deps),
+    logger: deps.logger,
+    ...(deps.healthTimeoutMs ? { timeoutMs: deps.healthTimeoutMs } : {}),
+  }));
+  return app;
+};
+
+/** What every app ends with: 404 for unknown routes, then the one error handler. */
+export const finishApp = (app: Express, logger: Logger): Express => {
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+};
+
+/** The public API (`PUBLIC_PORT`). Its routes (auth lifecycle, user endpoints) arrive with later issues. */
+export const createPublicApp = (deps: AppDeps): Express => finishApp(createBaseApp(deps), deps.logger);

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+
+/** The roles one process can play; `ROLES` picks a subset for scale-out (all by default). */
+export const ROLES = ['public-api', 'admin-api', 'gateway', 'projector', 'scheduler'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const APP_ENVS = ['local', 'development', 'staging', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type EventStoreConfig =
+  | Readonly<{ kind: 'postgres' }>
+  | Readonly<{ kind: 'eventstoredb'; connectionString: string }>;
+
+export type Config = Readonly<{
+  publicPort: number;
+  adminPort: number;
+  wsPort: number;
+  roles: ReadonlySet<Role>;
+  /** Unset: an embedded PostgreSQL is started under `dataDir/pg`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  eventStore: EventStoreConfig;
+  /** Unset: single-process mode (in-process bus and throttler). */
+  redisUrl: string | undefined;
+  appEnv: AppEnv;
+  /** Unset: the internal ledger API is off (404). */
+  internalApiToken: string | undefined;
+  logLevel: LogLevel;
+  ws: Readonly<{
+    throttlerTtlMs: number;
+    throttlerLimit: number;
+    throttlerBlockDurationMs: number;
+    throttlerDisabled: boolean;
+    maxConnectionsPerIp: number;
+    clientMessageMaxLen: number;
+  }>;
+  frontendOrigin: string;
+  adminToolOrigin: string | undefined;
+  /** Proxies in front of the service (addresses or CIDRs) whose X-Forwarded-For hops are skipped. */
+  trustProxy: readonly string[];
+}>;
+
+/** A bad environment: one line per problem, each naming the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const port = (fallback: number) =>
+  z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535').default(fallback);
+const positiveInt = (fallback: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be positive').default(fallback);
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = (protocols: readonly string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+
+const EnvSchema = z.object({
+  PUBLIC_PORT: port(3000),
+  ADMIN_PORT: port(3001),
+  WS_PORT: port(3002),
+  ROLES: commaList.pipe(z.array(z.enum(ROLES, { error: `each role must be one of ${ROLES.join(', ')}` }))
+    .min(1, 'must list at least one role')).default([...ROLES]),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATA_DIR: z.string().default('./.data'),
+  EMBEDDED_PG_PORT: port(54329),
+  EVENT_STORE: z.enum(['postgres', 'eventstoredb'], { error: 'must be postgres or eventstoredb' }).default('postgres'),
+  EVENTSTORE_CONNECTION_STRING: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kurrent:', 'kurrent+discover:', 'kdb:', 'kdb+discover:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  APP_ENV: z.enum(APP_ENVS, { error: `must be one of ${APP_ENVS.join(', ')}` }).default('local'),
+  INTERNAL_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  WS_THROTTLER_TTL: positiveInt(60_000),
+  WS_THROTTLER_LIMIT: positiveInt(240),
+  WS_THROTTLER_BLOCK_DURATION: positiveInt(600_000),
+  WS_THROTTLER_DISABLE: bool.default(false),
+  WS_MAX_CONNECTIONS_PER_IP: positiveInt(20),
+  WS_CLIENT_MESSAGE_MAX_LEN: positiveInt(16_384),
+  FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
+  ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
+  TRUST_PROXY: commaList.default([]),
+});
+
+const portClashes = (env: Readonly<{ PUBLIC_PORT: number; ADMIN_PORT: number; WS_PORT: number }>): string[] => {
+  const ports = [['PUBLIC_PORT', env.PUBLIC_PORT], ['ADMIN_PORT', env.ADMIN_PORT], ['WS_PORT', env.WS_PORT]] as const;
+  return ports.flatMap(([name, value], i) => {
+    const clash = ports.slice(0, i).find(([, other]) => other === value && value !== 0);
+    return clash ? [`${name}: must differ from ${clash[0]} (both are ${value})`] : [];
+  });
+};
+
+const shown = (value: string | undefined, name: string): string =>
+  value === undefined ? '' : /TOKEN|PASSWORD|SECRET|URL|CONNECTION_STRING/.test(name) ? ' (value hidden)' : ` (got "${value}")`;
+
+/** Parses and checks every setting; throws ConfigError listing all problems at once. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  // An empty variable (FOO= in a compose file) means "unset".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? 'environment');
+    return `${name}: ${issue.message}${shown(present[name], name)}`;
+  });
+  // Cross-field rules, checked even when single fields failed so that every problem shows at once.
+  if (present.EVENT_STORE === 'eventstoredb' && !present.EVENTSTORE_CONNECTION_STRING) {
+    problems.push('EVENTSTORE_CONNECTION_STRING: is required when EVENT_STORE=eventstoredb');
+  }
+  if (parsed.success) problems.push(...portClashes(parsed.data));
+  if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  const e = parsed.data;
+  return {
+    publicPort: e.PUBLIC_PORT,
+    adminPort: e.ADMIN_PORT,
+    wsPort: e.WS_PORT,
+    roles: new Set(e.ROLES),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    eventStore: e.EVENT_STORE === 'eventstoredb'
+      ? { kind: 'eventstoredb', connectionString: e.EVENTSTORE_CONNECTION_STRING ?? '' }
+      : { kind: 'postgres' },
+    redisUrl: e.REDIS_URL,
+    appEnv: e.APP_ENV,
+    internalApiToken: e.INTERNAL_API_TOKEN,
+    logLevel: e.LOG_LEVEL,
+    ws: {
+      throttlerTtlMs: e.WS_THROTTLER_TTL,
+      throttlerLimit: e.WS_THROTTLER_LIMIT,
+      throttlerBlockDurationMs: e.WS_THROTTLER_BLOCK_DURATION,
+      throttlerDisabled: e.WS_THROTTLER_DISABLE,
+      maxConnectionsPerIp: e.WS_MAX_CONNECTIONS_PER_IP,
+      clientMessageMaxLen: e.WS_CLIENT_MESSAGE_MAX_LEN,
+    },
+    frontendOrigin: e.FRONTEND_ORIGIN,
+    adminToolOrigin: e.ADMIN_TOOL_ORIGIN,
+    trustProxy: e.TRUST_PROXY,
+  };
+};
+
+/** Origins allowed to open sockets and send credentialed requests: the front end, plus the admin tool outside production. */
+export const allowedOrigins = (config: Pick<Config, 'frontendOrigin' | 'adminToolOrigin' | 'appEnv'>): string[] =>
+  [config.frontendOrigin, ...(config.appEnv !== 'production' && config.adminToolOrigin ? [config.adminToolOrigin] : [])];

@@ -1,0 +1,213 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START as FROM_START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type AppendStreamState,
+  type ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
+import {
+  DuplicateEventId,
+  START,
+  WrongExpectedRevision,
+  comparePositions,
+  type AppendOutcome,
+  type AppendRequest,
+  type AppendResult,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionOptions,
+} from './event-store.port.js';
+
+type Recorded = NonNullable<ResolvedEvent['event']>;
+
+const toState = (e: AppendRequest['expectedRevision']): AppendStreamState => (e === 'any' ? ANY : e === 'no_stream' ? NO_STREAM : e);
+const fromPosition = (p: Position) => (comparePositions(p, START) <= 0 ? FROM_START : { commit: p.commit, prepare: p.prepare });
+const isUserEvent = (e: Recorded | undefined): e is Recorded => !!e && !e.streamId.startsWith('$') && !e.type.startsWith('$');
+
+const toRecordedEvent = (e: Recorded): RecordedEvent => ({
+  id: e.id,
+  streamId: e.streamId,
+  revision: e.revision,
+  position: e.position ? { commit: e.position.commit, prepare: e.position.prepare } : START,
+  type: e.type,
+  data: e.data as Record<string, unknown>,
+  metadata: (e.metadata ?? {}) as Record<string, unknown>,
+  createdAt: e.created,
+});
+
+/**
+ * KurrentDB / EventStoreDB adapter: a thin mapping onto @kurrent/kurrentdb-client. Differences from
+ * PostgreSQL: appendMany is parallel single appends (no cross-stream transaction), and event ids are
+ * checked for duplicates only where the server looks (the window an append would have written).
+ */
+export const createKurrentDbEventStore = (deps: { connectionString: string }): EventStore => {
+  const client = KurrentDBClient.connectionString(deps.connectionString);
+  const subscriptions = new Set<Subscription>();
+
+  const readStream = async (streamId: string, o: { fromRevision?: bigint; maxCount?: number } = {}): Promise<RecordedEvent[]> => {
+    const read: RecordedEvent[] = [];
+    try {
+      const events = client.readStream(streamId, { direction: FORWARDS, fromRevision: o.fromRevision ?? FROM_START, maxCount: o.maxCount });
+      for await (const resolved of events) if (resolved.event) read.push(toRecordedEvent(resolved.event));
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return read;
+  };
+
+  /** Where the request's events would be if an earlier attempt had written them: idempotent, duplicate, or neither. */
+  const earlierAttempt = async (r: AppendRequest, lastRevision?: bigint): Promise<AppendResult | DuplicateEventId | undefined> => {
+    const n = BigInt(r.events.length);
+    const from = lastRevision !== undefined ? lastRevision - n + 1n : typeof r.expectedRevision === 'bigint' ? r.expectedRevision + 1n : 0n;
+    if (from < 0n) return undefined;
+    const stored = await readStream(r.streamId, { fromRevision: from, maxCount: r.events.length });
+    const ids = new Set(stored.map((e) => e.id));
+    const found = r.events.filter((e) => ids.has(e.id));
+    if (found.length === 0) return undefined;
+    if (found.length < r.events.length) return new DuplicateEventId(r.streamId, found.map((e) => e.id));
+    const last = stored.at(-1)!;
+    return { streamId: r.streamId, nextExpectedRevision: last.revision, position: last.position, idempotent: true };
+  };
+
+  const appendOutcome = async (r: AppendRequest): Promise<AppendOutcome> => {
+    if (r.events.length === 0) throw new TypeError(`append to ${r.streamId}: no events`);
+    const data = r.events.map((e) => jsonEvent({ id: e.id, type: e.type, data: { ...e.data }, metadata: { ...(e.metadata ?? {}) } }));
+    try {
+      const result = await client.appendToStream(r.streamId, data, { streamState: toState(r.expectedRevision) });
+      if (result.position) {
+        return { streamId: r.streamId, nextExpectedRevision: result.nextExpectedRevision, position: result.position, idempotent: false };
+      }
+      // The server answers an idempotent write without a position: report the first write's.
+      const earlier = await earlierAttempt(r, result.nextExpectedRevision);
+      if (earlier) return earlier;
+      return { streamId: r.streamId, nextExpectedRevision: result.nextExpectedRevision, position: START, idempotent: false };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      return (await earlierAttempt(r)) ?? new WrongExpectedRevision(r.streamId, r.expectedRevision, error.actualState);
+    }
+  };
+
+  const readAll = async (o: { after?: Position; maxCount?: number } = {}): Promise<RecordedEvent[]> => {
+    const after = o.after ?? START;
+    const read: RecordedEvent[] = [];
+    // fromPosition is inclusive: read one more and drop the event at `after`.
+    const events = client.readAll({
+      direction: FORWARDS,
+      fromPosition: fromPosition(after),
+      maxCount: o.maxCount === undefined ? undefined : o.maxCount + 1,
+      filter: excludeSystemEvents(),
+    });
+    for await (const { event } of events) {
+      if (isUserEvent(event) && comparePositions(event.position, after) > 0) read.push(toRecordedEvent(event));
+    }
+    return o.maxCount === undefined ? read : read.slice(0, o.maxCount);
+  };
+
+  const headPosition = async (): Promise<Position> => {
+    for await (const { event } of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: excludeSystemEvents() })) {
+      if (event) return { commit: event.position.commit, prepare: event.position.prepare };
+    }
+    return START;
+  };
+
+  const subscribe = (options: SubscriptionOptions): Subscription => {
+    const batchSize = options.batchSize ?? 500;
+    const stream = client.subscribeToAll({ fromPosition: fromPosition(options.after), filter: excludeSystemEvents() });
+    const controller = new AbortController();
+    let failure: Error | undefined;
+    stream.on('error', (error) => {
+      failure = error;
+    });
+    options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+    if (options.signal?.aborted) controller.abort();
+    const run = async (): Promise<void> => {
+      let after = options.after;
+      try {
+        const next = () => (failure ? Promise.reject(failure) : nextBatch(stream, batchSize, controller.signal));
+        for (let batch = await next(); batch; batch = await next()) {
+          const events = batch.flatMap(({ event }) => (isUserEvent(event) && comparePositions(event.position, after) > 0 ? [toRecordedEvent(event)] : []));
+          if (events.length === 0) continue;
+          await options.onEvents(events);
+          after = events.at(-1)!.position;
+        }
+      } finally {
+        await stream.unsubscribe().catch(() => undefined);
+      }
+    };
+    const done = run().catch((error: unknown) => {
+      options.onError?.(error);
+      throw error;
+    });
+    done.catch(() => undefined);
+    const subscription: Subscription = {
+      done,
+      stop: async () => {
+        controller.abort();
+        await done.catch(() => undefined);
+      },
+    };
+    subscriptions.add(subscription);
+    void done.catch(() => undefined).finally(() => subscriptions.delete(subscription));
+    return subscription;
+  };
+
+  return {
+    kind: 'eventstoredb',
+    append: async (r) => {
+      const outcome = await appendOutcome(r);
+      if (outcome instanceof WrongExpectedRevision || outcome instanceof DuplicateEventId) throw outcome;
+      return outcome;
+    },
+    appendMany: (requests) => {
+      if (new Set(requests.map((r) => r.streamId)).size !== requests.length) throw new TypeError('appendMany: stream ids must be distinct');
+      return Promise.all(requests.map(appendOutcome));
+    },
+    readStream,
+    readAll,
+    headPosition,
+    subscribe,
+    ping: async () => {
+      await headPosition();
+    },
+    close: async () => {
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      await client.dispose();
+    },
+  };
+};
+
+/** Up to `max` events already buffered (waiting for at least one); null when the stream ends or is aborted. */
+const nextBatch = (stream: AllStreamSubscription, max: number, abort: AbortSignal): Promise<AllStreamResolvedEvent[] | null> =>
+  new Promise((resolve, reject) => {
+    const take = (): void => {
+      const batch: AllStreamResolvedEvent[] = [];
+      for (let item = stream.read() as AllStreamResolvedEvent | null; item; item = batch.length < max ? (stream.read() as AllStreamResolvedEvent | null) : null) {
+        batch.push(item);
+      }
+      if (batch.length > 0) finish(() => resolve(batch));
+      else if (stream.readableEnded) finish(() => resolve(null));
+    };
+    const onEnd = (): void => finish(() => resolve(null));
+    const onError = (error: Error): void => finish(() => reject(error));
+    const finish = (settle: () => void): void => {
+      stream.off('readable', take).off('end', onEnd).off('error', onError);
+      abort.removeEventListener('abort', onEnd);
+      settle();
+    };
+    if (abort.aborted) return resolve(null);
+    stream.on('readable', take).on('end', onEnd).on('error', onError);
+    abort.addEventListener('abort', onEnd);
+    take();
+  });

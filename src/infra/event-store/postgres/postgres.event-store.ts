@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscription } from '../event-store.port.js';
+import { DuplicateEventId, WrongExpectedRevision } from '../event-store.port.js';
+import { appendOutcomes } from './postgres.append.js';
+import { headPosition, readAll, readStream } from './postgres.reads.js';
+import { startSubscription } from './postgres.subscription.js';
+import { createNotifier, createWakeSignal, type Logger } from './postgres.wake-up.js';
+
+export type PostgresEventStoreDeps = Readonly<{
+  pool: pg.Pool;
+  /** How long a caught-up subscription waits when nothing wakes it. */
+  pollIntervalMs?: number;
+  /** LISTEN/NOTIFY channel shared by every process on this database. */
+  notifyChannel?: string;
+  logger?: Logger;
+}>;
+
+const isFailure = (o: AppendOutcome): o is WrongExpectedRevision | DuplicateEventId =>
+  o instanceof WrongExpectedRevision || o instanceof DuplicateEventId;
+
+/**
+ * The PostgreSQL event store (tables from postgres.migrations.ts, on the pool's search_path).
+ * close() stops its subscriptions and its LISTEN connection; the pool stays the caller's.
+ */
+export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventStore => {
+  const { pool, logger } = deps;
+  const signal = createWakeSignal();
+  const notifier = createNotifier({ pool, channel: deps.notifyChannel ?? 'ledger_events', signal, logger });
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const appendMany = async (requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
+    const outcomes = await appendOutcomes(pool, requests);
+    if (outcomes.some((o) => !isFailure(o) && !o.idempotent)) {
+      signal.wake();
+      notifier.announce();
+    }
+    return outcomes;
+  };
+
+  return {
+    kind: 'postgres',
+    appendMany,
+    append: async (request: AppendRequest): Promise<AppendResult> => {
+      const [outcome] = await appendMany([request]);
+      if (!outcome || isFailure(outcome)) throw outcome;
+      return outcome;
+    },
+    readStream: (streamId, options) => readStream(pool, streamId, options),
+    readAll: (options) => readAll(pool, options),
+    headPosition: () => headPosition(pool),
+    subscribe: (options) => {
+      if (closed) throw new Error('event store is closed');
+      const subscription = startSubscription({ pool, signal, notifier, pollIntervalMs: deps.pollIntervalMs ?? 250, logger }, options);
+      subscriptions.add(subscription);
+      void subscription.done.catch(() => undefined).finally(() => subscriptions.delete(subscription));
+      return subscription;
+    },
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: async () => {
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      await notifier.close();
+    },
+  };
+};

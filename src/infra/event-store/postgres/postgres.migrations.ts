@@ -1,0 +1,34 @@
+import type pg from 'pg';
+import { migrate, type Migration } from '../../migrate.js';
+
+/**
+ * `streams` holds each stream's head revision: the row every writer of that stream locks, so that
+ * exactly one append wins per revision. `events.transaction_id` is the writer's xid8: readers order by
+ * (transaction_id, global_position) and only read below the oldest running transaction (see readAll).
+ */
+export const eventStoreMigrations: Migration[] = [
+  {
+    id: '0001_event_store_tables',
+    sql: `
+      CREATE TABLE streams (
+        stream_id text PRIMARY KEY,
+        revision bigint NOT NULL
+      );
+      CREATE TABLE events (
+        global_position bigserial PRIMARY KEY,
+        transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        stream_id text NOT NULL,
+        stream_revision bigint NOT NULL,
+        event_id uuid NOT NULL UNIQUE,
+        type text NOT NULL,
+        data jsonb NOT NULL,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (stream_id, stream_revision)
+      );
+      CREATE INDEX events_transaction_position_idx ON events (transaction_id, global_position);
+    `,
+  },
+];
+
+export const migrateEventStore = (pool: pg.Pool): Promise<string[]> => migrate(pool, eventStoreMigrations);

@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import type { Position, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../event-store.port.js';
+import { START } from '../event-store.port.js';
+
+type EventRow = {
+  global_position: string;
+  transaction_id: string;
+  stream_id: string;
+  stream_revision: string;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+};
+
+const COLUMNS = `global_position, transaction_id::text AS transaction_id, stream_id, stream_revision, event_id::text AS event_id,
+  type, data, metadata, created_at`;
+
+/** Every transaction below this xid has ended: its events are final, and no new event can ever sort before them. */
+const VISIBLE = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
+export const toRecordedEvent = (r: EventRow): RecordedEvent => ({
+  id: r.event_id,
+  streamId: r.stream_id,
+  revision: BigInt(r.stream_revision),
+  position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) },
+  type: r.type,
+  data: r.data,
+  metadata: r.metadata,
+  createdAt: r.created_at,
+});
+
+/** xid8 is unsigned and real xids start at 3, so (0, -1) sorts before every stored event, like START. */
+const positionParams = (after: Position): [string, string] =>
+  after.commit < 0n ? ['0', '-1'] : [after.commit.toString(), after.prepare.toString()];
+
+const limitParam = (maxCount: number | undefined): number | null => (maxCount === undefined ? null : Math.max(0, maxCount));
+
+export const readStream = async (pool: pg.Pool, streamId: string, o: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
+  const { rows } = await pool.query<EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
+    [streamId, (o.fromRevision ?? 0n).toString(), limitParam(o.maxCount)],
+  );
+  return rows.map(toRecordedEvent);
+};
+
+export const readAll = async (pool: pg.Pool, o: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+  const { rows } = await pool.query<EventRow>(
+    `SELECT ${COLUMNS} FROM events
+     WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
+     ORDER BY transaction_id, global_position LIMIT $3`,
+    [...positionParams(o.after ?? START), limitParam(o.maxCount)],
+  );
+  return rows.map(toRecordedEvent);
+};
+
+export const headPosition = async (pool: pg.Pool): Promise<Position> => {
+  const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
+    `SELECT transaction_id::text AS transaction_id, global_position FROM events WHERE ${VISIBLE}
+     ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+  );
+  const r = rows[0];
+  return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;
+};
+
+/**
+ * Whether any committed event lies after `after`, readable or still held back by an older open
+ * transaction: a subscription that finds one polls again soon instead of waiting for a wake-up.
+ */
+export const hasEventsAfter = async (pool: pg.Pool, after: Position): Promise<boolean> => {
+  const { rows } = await pool.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)) AS found`,
+    positionParams(after),
+  );
+  return rows[0]?.found ?? false;
+};

@@ -1,0 +1,92 @@
+import type pg from 'pg';
+import type { Subscription, SubscriptionOptions } from '../event-store.port.js';
+import { hasEventsAfter, readAll } from './postgres.reads.js';
+import type { Logger, Notifier, WakeSignal } from './postgres.wake-up.js';
+
+export type SubscriptionDeps = Readonly<{
+  pool: pg.Pool;
+  signal: WakeSignal;
+  notifier: Notifier;
+  pollIntervalMs: number;
+  logger?: Logger;
+}>;
+
+const DEFAULT_BATCH_SIZE = 500;
+const FIRST_RETRY_MS = 5;
+const MAX_READ_BACKOFF_MS = 5_000;
+
+/**
+ * Catch-up loop: read a batch after the last delivered position, hand it over, advance; when caught up,
+ * wait for a wake-up or the poll interval. Events held back by an older open transaction are polled for
+ * soon (5 ms, doubling up to the poll interval). A failing read is retried with backoff; a failing
+ * onEvents ends the subscription: `done` rejects with that error and `onError` is called.
+ */
+export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionOptions): Subscription => {
+  const { pool, signal, notifier, pollIntervalMs, logger } = deps;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const controller = new AbortController();
+  const abort = controller.signal;
+  const onOuterAbort = (): void => controller.abort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  if (options.signal?.aborted) controller.abort();
+
+  const run = async (): Promise<void> => {
+    let after = options.after;
+    let retryMs = FIRST_RETRY_MS;
+    let failures = 0;
+    notifier.acquire();
+    try {
+      while (!abort.aborted) {
+        const seen = signal.generation();
+        let events;
+        let more: boolean;
+        try {
+          events = await readAll(pool, { after, maxCount: batchSize });
+          more = events.length === batchSize || (await hasEventsAfter(pool, events.at(-1)?.position ?? after));
+          failures = 0;
+        } catch (error) {
+          if (abort.aborted) break;
+          failures += 1;
+          logger?.warn({ err: error, failures }, 'event store subscription read failed; retrying');
+          await signal.wait(signal.generation(), Math.min(MAX_READ_BACKOFF_MS, 50 * 2 ** failures), abort);
+          continue;
+        }
+        if (abort.aborted) break;
+        if (events.length > 0) {
+          await options.onEvents(events);
+          after = events.at(-1)!.position;
+          retryMs = FIRST_RETRY_MS;
+          if (events.length === batchSize) continue;
+        }
+        if (more) {
+          await signal.wait(seen, retryMs, abort);
+          retryMs = Math.min(retryMs * 2, pollIntervalMs);
+        } else {
+          retryMs = FIRST_RETRY_MS;
+          await signal.wait(seen, pollIntervalMs, abort);
+        }
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      await notifier.release();
+    }
+  };
+
+  const done = run().catch((error: unknown) => {
+    try {
+      options.onError?.(error);
+    } catch (callbackError) {
+      logger?.warn({ err: callbackError }, 'subscription onError threw');
+    }
+    throw error;
+  });
+  // Whoever does not await `done` must not get an unhandled rejection that kills the process.
+  done.catch(() => undefined);
+  return {
+    done,
+    stop: async () => {
+      controller.abort();
+      await done.catch(() => undefined);
+    },
+  };
+};

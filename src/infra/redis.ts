@@ -1,0 +1,45 @@
+import { Redis } from 'ioredis';
+import type { Logger } from './logger.js';
+
+export type { Redis };
+
+/**
+ * Optional Redis client (cross-process pub/sub, socket.io adapter, throttler). Connects lazily;
+ * a command fails fast (few retries) instead of queueing forever while Redis is down, and the
+ * client keeps reconnecting in the background with a capped backoff.
+ */
+export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis => {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    connectTimeout: 2_000,
+    connectionName: `casino-ledger:${name}`,
+    retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 5_000),
+  });
+  // Log state changes, not every failed reconnect attempt.
+  let healthy = true;
+  client.on('error', (error: Error) => {
+    if (healthy) logger.warn({ err: error, client: name }, 'redis connection error');
+    healthy = false;
+  });
+  client.on('ready', () => {
+    if (!healthy) logger.info({ client: name }, 'redis connection restored');
+    healthy = true;
+  });
+  return client;
+};
+
+/** Throws when Redis does not answer PONG. */
+export const pingRedis = async (client: Redis): Promise<void> => {
+  const answer = await client.ping();
+  if (answer !== 'PONG') throw new Error(`unexpected PING answer: ${answer}`);
+};
+
+/** Closes the connection, waiting for replies in flight; never throws. */
+export const closeRedis = async (client: Redis): Promise<void> => {
+  if (client.status === 'end' || client.status === 'wait') {
+    client.disconnect();
+    return;
+  }
+  await client.quit().catch(() => client.disconnect());
+};

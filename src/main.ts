@@ -1,0 +1,163 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { createLedger } from './commands/ledger.js';
+import { migrateLedger } from './commands/ledger.migrations.js';
+import { createAdminApp } from './http/admin-app.js';
+import { createPublicApp } from './http/public-app.js';
+import { ConfigError, loadConfig, type Config } from './infra/config.js';
+import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
+import type { EventStore } from './infra/event-store/event-store.port.js';
+import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
+import { migrateEventStore } from './infra/event-store/postgres/postgres.migrations.js';
+import { createLogger, type Logger } from './infra/logger.js';
+import { createPool } from './infra/pg.js';
+import { closeRedis, createRedis } from './infra/redis.js';
+import { allProjections, migrateReadModels, startProjector } from './projections/index.js';
+import { startGateway } from './realtime/gateway.js';
+
+/** Resources are released in reverse order of acquisition: servers first, the database last. */
+type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
+
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+const listen = (app: Express, port: number): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const server = app.listen(port, (error?: Error) => (error ? reject(error) : resolve(server)));
+  });
+
+const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // Requests in flight get a moment; keep-alive sockets do not hold shutdown hostage.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref();
+  });
+
+const portOf = (server: Server): number => (server.address() as AddressInfo).port;
+
+const openEventStore = async (config: Config, deps: { pool: Parameters<typeof createPostgresEventStore>[0]['pool']; logger: Logger }): Promise<EventStore> => {
+  if (config.eventStore.kind === 'postgres') return createPostgresEventStore({ pool: deps.pool, logger: deps.logger });
+  // Loaded only when chosen, so the default setup never loads the KurrentDB client.
+  const { createKurrentDbEventStore } = await import('./infra/event-store/kurrentdb.event-store.js');
+  return createKurrentDbEventStore({ connectionString: config.eventStore.connectionString });
+};
+
+/** Builds what the configured roles need and starts them; every resource is registered for shutdown as soon as it exists. */
+const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stopping: () => boolean): Promise<void> => {
+  const roles = config.roles;
+  logger.info({ roles: [...roles], appEnv: config.appEnv, eventStore: config.eventStore.kind }, 'starting');
+
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger });
+    cleanups.push({ name: 'embedded PostgreSQL', run: embedded.stop });
+    databaseUrl = embedded.connectionString;
+  }
+
+  const pool = createPool({ connectionString: databaseUrl, max: 20, applicationName: `casino-ledger:${[...roles].join('+')}` });
+  // During shutdown the (embedded) server may close connections first: expected, not worth a warning.
+  pool.on('error', (error) => logger[stopping() ? 'debug' : 'warn']({ err: error }, 'idle PostgreSQL connection failed'));
+  cleanups.push({ name: 'pool', run: () => pool.end() });
+
+  await migrateEventStore(pool);
+  await migrateLedger(pool);
+  await migrateReadModels(pool);
+
+  const store = await openEventStore(config, { pool, logger });
+  cleanups.push({ name: 'event store', run: () => store.close() });
+  // Fail fast on a wrong EVENTSTORE_CONNECTION_STRING instead of a projector retrying forever.
+  await store.ping().catch((error: unknown) => {
+    throw new Error(`event store (${store.kind}) is unreachable: ${(error as Error).message}`, { cause: error });
+  });
+
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
+  if (redis) cleanups.push({ name: 'redis', run: () => closeRedis(redis) });
+
+  const ledger = createLedger({ store, pool });
+  const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
+
+  if (roles.has('projector')) {
+    const projector = startProjector({ store, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
+    cleanups.push({ name: 'projector', run: () => projector.stop() });
+    logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
+  }
+  if (roles.has('admin-api')) {
+    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken }), config.adminPort);
+    cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
+    logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
+      `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
+  }
+  if (roles.has('public-api')) {
+    const server = await listen(createPublicApp(appDeps), config.publicPort);
+    cleanups.push({ name: 'public-api', run: () => closeServer(server) });
+    logger.info({ role: 'public-api', url: `http://localhost:${portOf(server)}` }, `public-api: listening on http://localhost:${portOf(server)}`);
+  }
+  if (roles.has('gateway')) {
+    const gateway = await startGateway({ port: config.wsPort, config, logger });
+    cleanups.push({ name: 'gateway', run: gateway.close });
+    const url = `ws://localhost:${gateway.port}/events`;
+    logger.info({ role: 'gateway', url }, `gateway: socket.io on ${url}`);
+  }
+  if (roles.has('scheduler')) logger.info({ role: 'scheduler' }, 'scheduler: no scheduled jobs yet (leaderboards arrive later)');
+};
+
+const runCleanups = async (cleanups: Cleanup[], logger: Logger): Promise<boolean> => {
+  let clean = true;
+  for (const c of [...cleanups].reverse()) {
+    try {
+      await c.run();
+    } catch (error) {
+      clean = false;
+      logger.warn({ err: error, resource: c.name }, 'error while shutting down');
+    }
+  }
+  cleanups.length = 0;
+  return clean;
+};
+
+const main = async (): Promise<void> => {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const cleanups: Cleanup[] = [];
+  let stopping = false;
+
+  const shutdown = async (reason: string, code: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(code || 1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    const clean = await runCleanups(cleanups, logger);
+    logger.info('stopped');
+    process.exit(clean ? code : code || 1);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      void shutdown(signal, 0);
+    });
+  }
+
+  try {
+    await start(config, logger, cleanups, () => stopping);
+    logger.info('ready');
+  } catch (error) {
+    logger.fatal({ err: error }, 'startup failed');
+    await shutdown('startup failed', 1);
+  }
+};
+
+void main();

@@ -1,0 +1,112 @@
+import type { RecordedEvent } from '../infra/event-store/event-store.port.js';
+import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { userAccount } from '../domain/ledger/posting.js';
+import { toMinor, type Minor } from '../domain/money/money.js';
+
+/** One parameterised statement. Values are strings, numbers or JSON text: never a JS number for money. */
+export type Sql = Readonly<{ text: string; values: unknown[] }>;
+
+/**
+ * A read model: a pure function from a batch of events (global order) to a few set-based statements.
+ * The runner applies the statements of every projection for one batch, and each projection's
+ * checkpoint, in one database transaction.
+ */
+export type Projection = Readonly<{
+  name: string;
+  /** Bump to rebuild: a stored checkpoint with another version makes the runner truncate `tables` and replay. */
+  version: number;
+  /** Event types it reads (documentation and a filter; events of other types are never passed). */
+  handles: readonly string[];
+  /** Tables it owns (truncated on rebuild), including private helper tables. */
+  tables: readonly string[];
+  project(events: readonly RecordedEvent[]): readonly Sql[];
+}>;
+
+/** A wallet event as recorded, with the user it belongs to (from the `wallet-<userId>` stream id). */
+export type WalletRecord = Readonly<{ userId: number; event: WalletEvent; recorded: RecordedEvent }>;
+
+/** The wallet events of a batch, in order, narrowed to the types in `handles`. */
+export const walletRecords = (events: readonly RecordedEvent[], handles: readonly string[]): WalletRecord[] => {
+  const out: WalletRecord[] = [];
+  for (const e of events) {
+    const userId = walletStreamUserId(e.streamId);
+    if (userId === undefined || !isWalletEventType(e.type) || !handles.includes(e.type)) continue;
+    out.push({ userId, event: { type: e.type, data: e.data } as WalletEvent, recorded: e });
+  }
+  return out;
+};
+
+export type Row = Readonly<Record<string, unknown>>;
+
+/** INSERT of whole rows given as JSON objects keyed by column name (every column present). */
+export const insertRows = (table: string, rows: readonly Row[], onConflict = ''): Sql[] =>
+  rows.length === 0
+    ? []
+    : [{
+      text: `INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) ${onConflict}`.trimEnd(),
+      values: [JSON.stringify(rows)],
+    }];
+
+/**
+ * UPDATE of existing rows by key with partial patches: a column missing from a patch keeps its value,
+ * a column present (even null) is overwritten. One patch per row: fold a batch's changes first.
+ */
+export const patchRows = (table: string, key: string, columns: readonly string[], patches: readonly Row[]): Sql[] =>
+  patches.length === 0
+    ? []
+    : [{
+      text: `UPDATE ${table} AS t SET (${columns.join(', ')}) = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
+        FROM jsonb_array_elements($1::jsonb) AS u(p) WHERE t.${key} = u.p->>'${key}'`,
+      values: [JSON.stringify(patches)],
+    }];
+
+/**
+ * Folds a batch's changes per entity, keeping causal (batch) order: an entity created in the batch
+ * ends as one full row to insert; an entity created earlier ends as one merged patch.
+ */
+export class EntityFold {
+  private readonly created = new Map<string, Record<string, unknown>>();
+  private readonly patched = new Map<string, Record<string, unknown>>();
+
+  create(id: string, row: Row): void {
+    this.created.set(id, { ...row });
+  }
+
+  patch(id: string, patch: Row): void {
+    const target = this.created.get(id) ?? this.patched.get(id);
+    if (target) Object.assign(target, patch);
+    else this.patched.set(id, { ...patch });
+  }
+
+  inserts(): Row[] {
+    return [...this.created.values()];
+  }
+
+  patches(key: string): Row[] {
+    return [...this.patched.entries()].map(([id, p]) => ({ ...p, [key]: id }));
+  }
+}
+
+/** All statements for an entity table: the inserts, then the patches of rows created in earlier batches. */
+export const entityStatements = (table: string, key: string, fold: EntityFold, patchable: readonly string[]): Sql[] => [
+  ...insertRows(table, fold.inserts()),
+  ...patchRows(table, key, patchable, fold.patches(key)),
+];
+
+/** Events that carry postings (a Movement). */
+export const MOVEMENT_EVENT_TYPES = [
+  'DepositCompleted', 'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored', 'WithdrawalRequested', 'WithdrawalRejected',
+  'WithdrawalCompleted', 'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited',
+] as const satisfies readonly WalletEvent['type'][];
+
+/**
+ * What the event adds to the user's own balance (sum of the user's legs, signed), or undefined when
+ * it has no user leg (WithdrawalCompleted moves held funds to the house; a zero payout has no legs).
+ */
+export const userLegAmount = (userId: number, event: WalletEvent): Minor | undefined => {
+  if (!hasMovement(event)) return undefined;
+  const account = userAccount(userId);
+  const legs = event.data.postings.filter((p) => p.account === account);
+  if (legs.length === 0) return undefined;
+  return legs.reduce((sum, p) => sum + toMinor(p.currencyId, p.amount), 0n);
+};

@@ -1,0 +1,73 @@
+import { formatPosition } from '../infra/event-store/event-store.port.js';
+import { fromMinor, toMinor } from '../domain/money/money.js';
+import { hasMovement, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from './projection.js';
+
+type MovementType = (typeof MOVEMENT_EVENT_TYPES)[number];
+
+/** The accounting type of each money event, from the user's point of view (null: never touches the user). */
+export const TRANSACTION_TYPES = {
+  DepositCompleted: 'DEPOSIT',
+  BetPlaced: 'BET',
+  BetSettled: 'BET_PAYOUT',
+  BetRolledBack: 'ROLLBACK_BET',
+  BetErrored: 'BET_ERROR_REFUND',
+  WithdrawalRequested: 'WITHDRAW',
+  WithdrawalRejected: 'WITHDRAW_REFUND',
+  WithdrawalCompleted: null,
+  AdminTipCredited: 'ADMIN_TIP',
+  AdminTipDeducted: 'ADMIN_DEDUCT',
+  BalanceSet: 'BALANCE_SET',
+  LeaderboardPrizeCredited: 'LEADERBOARD_PRIZE',
+} as const satisfies Record<MovementType, string | null>;
+
+const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
+
+/** Ids and amounts that differ per event type: what the row refers to, the reversed transaction, the USD value. */
+const details = (e: WalletEvent): { reference: string | null; original: string | null; admin: number | null; usd: string | null } => {
+  switch (e.type) {
+    case 'DepositCompleted': return { reference: e.data.depositId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'BetPlaced': return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'BetSettled': return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdPayout };
+    case 'BetRolledBack':
+    case 'BetErrored': return { reference: e.data.betId, original: e.data.originalId, admin: null, usd: null };
+    case 'WithdrawalRequested': return { reference: e.data.withdrawalId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'WithdrawalRejected': return { reference: e.data.withdrawalId, original: null, admin: e.data.adminUserId, usd: null };
+    case 'AdminTipCredited':
+    case 'AdminTipDeducted': return { reference: String(e.data.tipId), original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
+    case 'BalanceSet': return { reference: null, original: null, admin: e.data.adminUserId, usd: null };
+    case 'LeaderboardPrizeCredited': return { reference: e.data.leaderboardUserId, original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
+    default: return { reference: null, original: null, admin: null, usd: null };
+  }
+};
+
+/**
+ * The accounting log (spec "Transaction"): one row per event that changes the user's own balance.
+ * amount is signed from the user's view; beforeBalance = afterBalance − amount.
+ */
+export const transactionsProjection: Projection = {
+  name: 'transactions',
+  version: 1,
+  handles: HANDLES,
+  tables: ['transactions'],
+  project(events) {
+    const rows: Row[] = [];
+    for (const { userId, event, recorded } of walletRecords(events, HANDLES)) {
+      const type = TRANSACTION_TYPES[event.type as MovementType];
+      const amount = userLegAmount(userId, event);
+      if (!type || amount === undefined || !hasMovement(event)) continue;
+      const d = event.data;
+      const x = details(event);
+      rows.push({
+        id: d.transactionId, user_id: userId, currency_id: d.currencyId,
+        amount: fromMinor(d.currencyId, amount),
+        before_balance: fromMinor(d.currencyId, toMinor(d.currencyId, d.balanceAfter) - amount),
+        after_balance: d.balanceAfter, usd_amount: x.usd, type, original_id: x.original, admin_user_id: x.admin,
+        reference_id: x.reference, event_id: recorded.id, position: formatPosition(recorded.position),
+        position_commit: String(recorded.position.commit), position_prepare: String(recorded.position.prepare),
+        created_at: d.at, updated_at: d.at,
+      });
+    }
+    return insertRows('transactions', rows);
+  },
+};

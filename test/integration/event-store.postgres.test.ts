@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DuplicateEventId, comparePositions, type EventStore } from '../../src/infra/event-store/event-store.port.js';
+import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { createTestDb, type TestDb } from '../support/db.js';
+import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, streamName } from './event-store.contract.js';
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await createTestDb('event_store');
+  await migrateEventStore(db.pool({ max: 1 }));
+});
+afterAll(() => db.drop());
+
+const openStore = async (options: { pollIntervalMs?: number; idleInTransactionTimeoutMs?: number } = {}) => {
+  const pool = db.pool({ idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs });
+  const store = createPostgresEventStore({ pool, pollIntervalMs: options.pollIntervalMs });
+  return {
+    store,
+    pool,
+    cleanup: async () => {
+      await store.close();
+      await pool.end();
+    },
+  };
+};
+
+eventStoreContract('postgres', () => openStore());
+
+/** Appends one event inside a transaction that stays open, the way a slow writer would. */
+const holdOpenAppend = async (pool: pg.Pool) => {
+  const client = await pool.connect();
+  const errors: Error[] = [];
+  client.on('error', (e) => errors.push(e));
+  const held = newEvent('Held');
+  const stream = streamName('held');
+  await client.query('BEGIN');
+  await client.query(`INSERT INTO streams (stream_id, revision) VALUES ($1, 0)`, [stream]);
+  await client.query(`INSERT INTO events (stream_id, stream_revision, event_id, type, data) VALUES ($1, 0, $2, 'Held', '{}')`, [stream, held.id]);
+  return { client, held, stream, errors };
+};
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('postgres event store', () => {
+  let store: EventStore;
+  let pool: pg.Pool;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => ({ store, pool, cleanup } = await openStore()));
+  afterAll(() => cleanup());
+
+  it('when a transaction that appended first commits last, then readers wait for it and lose nothing', async () => {
+    const start = await store.headPosition();
+    const sub = collect(store, start);
+    const { client, held } = await holdOpenAppend(pool);
+    let committed = false;
+    try {
+      const later = events(4);
+      const laterStreams = later.map(() => streamName('later'));
+      for (const [i, e] of later.entries()) await store.append({ streamId: laterStreams[i]!, events: [e], expectedRevision: 'no_stream' });
+      expect(await store.readStream(laterStreams[0]!)).toHaveLength(1); // committed, yet not readable in global order
+
+      await pause(400);
+      expect(await store.readAll({ after: start })).toEqual([]);
+      expect(await store.headPosition()).toEqual(start);
+      expect(sub.received).toEqual([]);
+
+      await client.query('COMMIT');
+      committed = true;
+      await sub.waitFor((seen) => seen.length >= 5);
+      await pause(100);
+      await sub.subscription.stop();
+      const expected = [held.id, ...later.map((e) => e.id)];
+      expect(sub.ids()).toEqual(expected);
+      expectStrictlyOrdered(sub.received);
+      expect((await store.readAll({ after: start })).map((e) => e.id)).toEqual(expected);
+      // The trap: the held event's sequence number is below those already committed when it became visible.
+      expect(sub.received[0]!.position.prepare < sub.received[1]!.position.prepare).toBe(true);
+    } finally {
+      if (!committed) await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+      await sub.subscription.stop();
+    }
+  });
+
+  it('when a writer leaves its transaction idle, then PostgreSQL ends it and readers proceed', async () => {
+    const short = await openStore({ idleInTransactionTimeoutMs: 500 });
+    try {
+      const start = await short.store.headPosition();
+      const sub = collect(short.store, start);
+      const stuck = await holdOpenAppend(short.pool);
+      const later = events(2);
+      await short.store.append({ streamId: streamName(), events: later, expectedRevision: 'no_stream' });
+      expect(await short.store.readAll({ after: start })).toEqual([]);
+      await sub.waitFor((seen) => seen.length === 2, 5_000);
+      expect(sub.ids()).toEqual(later.map((e) => e.id));
+      await expect(stuck.client.query('COMMIT')).rejects.toThrow();
+      stuck.client.release(true);
+      expect(await short.store.readStream(stuck.stream)).toEqual([]);
+      await sub.subscription.stop();
+    } finally {
+      await short.cleanup();
+    }
+  });
+
+  it('when many writers append concurrently, then a subscriber sees every event id exactly once, in global order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 8 }),
+        fc.integer({ min: 1, max: 20 }),
+        async (writers, batchSize) => {
+          const start = await store.headPosition();
+          const sub = collect(store, start, batchSize);
+          const written = await Promise.all(
+            writers.map(async (sizes, w) => {
+              const ids: string[] = [];
+              const hot = `hot-${randomUUID()}`;
+              for (const [i, n] of sizes.entries()) {
+                const batch = events(n);
+                if (i % 2 === 0) {
+                  await store.append({ streamId: hot, events: batch, expectedRevision: 'any' });
+                } else {
+                  const outcomes = await store.appendMany([
+                    { streamId: streamName(`w${w}`), events: batch, expectedRevision: 'no_stream' },
+                    { streamId: streamName(`w${w}`), events: [newEvent()], expectedRevision: 0n },
+                  ]);
+                  expect(outcomes[1]).toMatchObject({ name: 'WrongExpectedRevision' });
+                }
+                ids.push(...batch.map((e) => e.id));
+              }
+              return ids;
+            }),
+          );
+          const all = written.flat();
+          await sub.waitFor((seen) => seen.length >= all.length);
+          await pause(50);
+          await sub.subscription.stop();
+          expect(sub.ids().sort()).toEqual([...all].sort());
+          expectStrictlyOrdered(sub.received);
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
+  it('when appendMany writes several streams, then positions follow the order of the requests in one transaction', async () => {
+    const requests = [0, 1, 2].map(() => ({ streamId: streamName(), events: events(2), expectedRevision: 'no_stream' as const }));
+    const outcomes = await store.appendMany(requests);
+    const read = await Promise.all(requests.map((r) => store.readStream(r.streamId)));
+    const positions = read.flat().map((e) => e.position);
+    for (let i = 1; i < positions.length; i++) expect(comparePositions(positions[i - 1]!, positions[i]!)).toBe(-1);
+    expect(new Set(positions.map((p) => p.commit)).size).toBe(1);
+    expect(outcomes.map((o) => ('position' in o ? o.position : undefined))).toEqual(read.map((r) => r.at(-1)!.position));
+  });
+
+  it('when two requests of one appendMany share an event id, then the first wins and the second is a duplicate', async () => {
+    const shared = newEvent();
+    const [a, b] = [streamName(), streamName()];
+    const outcomes = await store.appendMany([
+      { streamId: a, events: [shared], expectedRevision: 'no_stream' },
+      { streamId: b, events: [newEvent(), shared], expectedRevision: 'no_stream' },
+      { streamId: streamName(), events: events(1), expectedRevision: 'any' },
+    ]);
+    expect(outcomes[0]).toMatchObject({ streamId: a, idempotent: false });
+    expect(outcomes[1]).toBeInstanceOf(DuplicateEventId);
+    expect(outcomes[2]).toMatchObject({ idempotent: false });
+    expect(await store.readStream(b)).toEqual([]);
+  });
+
+  it('when another process appends, then a subscription wakes on NOTIFY long before its poll interval', async () => {
+    const slow = await openStore({ pollIntervalMs: 60_000 });
+    const writer = await openStore();
+    try {
+      const sub = collect(slow.store, await slow.store.headPosition());
+      await pause(200); // the LISTEN connection is up
+      const started = Date.now();
+      await writer.store.append({ streamId: streamName(), events: events(1), expectedRevision: 'any' });
+      await sub.waitFor((seen) => seen.length === 1, 5_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await slow.store.append({ streamId: streamName(), events: events(1), expectedRevision: 'any' });
+      await sub.waitFor((seen) => seen.length === 2, 5_000);
+      await sub.subscription.stop();
+    } finally {
+      await Promise.all([slow.cleanup(), writer.cleanup()]);
+    }
+  });
+
+  it('when the LISTEN connection drops, then the store warns, keeps polling and listens again', async () => {
+    const channel = `ledger_test_${randomUUID().slice(0, 8)}`;
+    const warnings: object[] = [];
+    const listenerPool = db.pool();
+    const slow = createPostgresEventStore({ pool: listenerPool, pollIntervalMs: 60_000, notifyChannel: channel, logger: { warn: (o) => warnings.push(o) } });
+    const writerPool = db.pool();
+    const writer = createPostgresEventStore({ pool: writerPool, notifyChannel: channel });
+    try {
+      const sub = collect(slow, await slow.headPosition());
+      const listening = `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN "${channel}"'`;
+      await vi.waitFor(async () => expect((await pool.query(listening)).rows).toHaveLength(1));
+      await pool.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) l`);
+      await vi.waitFor(() => expect(warnings).toHaveLength(1));
+      await vi.waitFor(async () => expect((await pool.query(listening)).rows).toHaveLength(1), { timeout: 5_000 });
+      await writer.append({ streamId: streamName(), events: events(1), expectedRevision: 'any' });
+      await sub.waitFor((seen) => seen.length === 1, 5_000);
+      await sub.subscription.stop();
+      expect((await pool.query(listening)).rows).toHaveLength(0);
+    } finally {
+      await Promise.all([slow.close(), writer.close()]);
+      await Promise.all([listenerPool.end(), writerPool.end()]);
+    }
+  });
+
+  it('when the store is closed, then its subscriptions end and ping still reaches the pool', async () => {
+    const own = await openStore();
+    const sub = collect(own.store, await own.store.headPosition());
+    await own.store.ping();
+    await own.store.close();
+    await expect(sub.subscription.done).resolves.toBeUndefined();
+    await own.pool.query('SELECT 1');
+    await own.pool.end();
+  });
+});

@@ -1,0 +1,46 @@
+import type pg from 'pg';
+import { createLedger } from '../../src/commands/ledger.js';
+import { migrateLedger } from '../../src/commands/ledger.migrations.js';
+import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
+import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
+import { createTestDb, type TestDb } from './db.js';
+
+export type LedgerEnv = Readonly<{
+  db: TestDb;
+  pool: pg.Pool;
+  store: EventStore;
+  ledger: ReturnType<typeof createLedger>;
+  /** A second, independent ledger on the same database: another process, as far as the ledger can tell. */
+  secondProcess: () => ReturnType<typeof createLedger> & { store: EventStore };
+  close: () => Promise<void>;
+}>;
+
+/** A migrated schema on the real PostgreSQL with a real event store and ledger. */
+export const createLedgerEnv = async (label: string, options: { clock?: () => Date } = {}): Promise<LedgerEnv> => {
+  const db = await createTestDb(label);
+  const pool = db.pool({ max: 12 });
+  await migrateEventStore(pool);
+  await migrateLedger(pool);
+  await migrateReadModels(pool);
+  const store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
+  const stores: EventStore[] = [store];
+  const ledger = createLedger({ store, pool, ...options });
+  return {
+    db,
+    pool,
+    store,
+    ledger,
+    secondProcess: () => {
+      const otherPool = db.pool({ max: 6 });
+      const otherStore = createPostgresEventStore({ pool: otherPool, pollIntervalMs: 50 });
+      stores.push(otherStore);
+      return Object.assign(createLedger({ store: otherStore, pool: otherPool, ...options }), { store: otherStore });
+    },
+    close: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+      await db.drop();
+    },
+  };
+};
