@@ -112,7 +112,7 @@ const main = async (): Promise<void> => {
         await ledger.completeDeposit(d.right.deposit.id, {});
       }));
     }
-    await projector.waitFor(await store.headPosition());
+    await projector.waitFor(ledger.internals.handler.lastPosition());
 
     console.log('ledger: place bet + settle (2 commands per iteration)');
     const commands = [];
@@ -130,8 +130,7 @@ const main = async (): Promise<void> => {
         if ((sampling += 1) % 25 === 0) {
           // Projection lag: from the append being acknowledged to the read model having applied it.
           const t0 = performance.now();
-          const head = await store.headPosition();
-          void projector.waitFor(head).then(() => lag.push(performance.now() - t0));
+          void projector.waitFor(ledger.internals.handler.lastPosition()).then(() => lag.push(performance.now() - t0));
         }
         return 2;
       });
@@ -139,7 +138,7 @@ const main = async (): Promise<void> => {
       commands.push({ ...r, note: 'opsPerSec counts commands; p50/p99 are per place+settle pair' });
       console.log('  c=%d  %d commands/s  pair p50 %d ms  p99 %d ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
     }
-    await projector.waitFor(await store.headPosition());
+    await projector.waitFor(ledger.internals.handler.lastPosition());
     lag.sort((a, b) => a - b);
     report.ledgerCommands = commands;
     report.projectionLag = { samples: lag.length, p50Ms: round(percentile(lag, 50)), p99Ms: round(percentile(lag, 99)) };

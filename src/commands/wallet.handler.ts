@@ -7,6 +7,8 @@ import type { WalletError } from '../domain/wallet/wallet.errors.js';
 import { walletStream, type WalletEvent } from '../domain/wallet/wallet.events.js';
 import { initialWalletState, type WalletState } from '../domain/wallet/wallet.state.js';
 import {
+  comparePositions,
+  START,
   WrongExpectedRevision,
   type AppendOutcome,
   type AppendRequest,
@@ -29,6 +31,8 @@ export type WalletHandler = Readonly<{
   load: (userId: number) => Promise<WalletState>;
   /** The cached wallet if this process has one (may trail other processes; fine for immutable facts). */
   peek: (userId: number) => WalletState | undefined;
+  /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
+  lastPosition: () => Position;
   /** Drop cached state (tests, or after a conflict storm). */
   evict: (userId?: number) => void;
 }>;
@@ -65,6 +69,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   const maxRetries = deps.maxConflictRetries ?? 8;
   const cacheSize = deps.cacheSize ?? 50_000;
   const slots = new Map<number, Slot>();
+  let lastPosition: Position = START;
   const committer = createBatcher<AppendRequest, AppendOutcome>((reqs) => deps.store.appendMany(reqs), {
     maxBatch: 256,
     concurrency: deps.appendConcurrency ?? 3,
@@ -173,6 +178,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       if (outcome instanceof Error) throw outcome;
       slot.state = state;
       slot.revision = outcome.nextExpectedRevision;
+      if (comparePositions(outcome.position, lastPosition) > 0) lastPosition = outcome.position;
       // The store reports the position of the append's last event: it bounds every command of the batch.
       return decided.map((d) => ({
         decision: d.decision,
@@ -192,6 +198,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   return {
     handle: (userId, command, actor) => enqueue(userId, command, actor),
     load: async (userId) => (await enqueue(userId, null)).state,
+    lastPosition: () => lastPosition,
     peek: (userId) => {
       const slot = slots.get(userId);
       return slot?.loaded ? slot.state : undefined;

@@ -138,7 +138,7 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
     }
     for (const [k, v] of folded) expect(v >= 0n, `balance ${k} is negative`).toBe(true);
 
-    await projector.waitFor(await env.store.headPosition());
+    await projector.waitFor(env.ledger.internals.handler.lastPosition());
     const { rows } = await env.pool.query<{ user_id: string; currency_id: CurrencyId; balance: string }>(
       'SELECT user_id, currency_id, balance::text AS balance FROM wallet_balances WHERE user_id = ANY($1::bigint[])', [users],
     );

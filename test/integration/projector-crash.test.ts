@@ -81,7 +81,10 @@ describe('projector crashes', () => {
     const killer = db.pool({ max: 1 });
     let failures = 0;
     let head = await appendSome(40);
-    for (let cycle = 0; cycle < 36; cycle += 1) {
+    let cycles = 0;
+    // At least 30 restarts, and at least 30 batches that died part-way (a cycle may be stopped before its failure fires).
+    for (; cycles < 30 || failures < 30; cycles += 1) {
+      if (cycles > 300) throw new Error(`only ${failures} failures in ${cycles} cycles (seed ${seed})`);
       const projector = startProjector({
         store, pool: projectorPool, projections: chaos(rng, 1 + Math.floor(rng() * 6)),
         batchSize: 1 + Math.floor(rng() * 12), retryDelayMs: 2, maxRetryDelayMs: 20, onFailure: () => { failures += 1; },
@@ -97,6 +100,8 @@ describe('projector crashes', () => {
       await projector.stop();
     }
     expect(failures).toBeGreaterThanOrEqual(30);
+    expect(cycles).toBeGreaterThanOrEqual(30);
+    console.log(`STATS cycles=${cycles} failures=${failures} events=${appended}`);
 
     const clean = startProjector({ store, pool, projections: allProjections, batchSize: 50 });
     await clean.waitFor(head);
