@@ -74,7 +74,10 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (redis) cleanups.push({ name: 'redis', run: () => closeRedis(redis) });
 
-  const ledger = createLedger({ store, pool });
+  // ledger_keys claims ride on the next synchronous append's WAL flush (see src/commands/entity-keys.ts).
+  const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
+  cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
+  const ledger = createLedger({ store, pool, keysPool });
   const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
 
   if (roles.has('projector')) {

@@ -101,7 +101,6 @@ describe('projector crashes', () => {
     }
     expect(failures).toBeGreaterThanOrEqual(30);
     expect(cycles).toBeGreaterThanOrEqual(30);
-    console.log(`STATS cycles=${cycles} failures=${failures} events=${appended}`);
 
     const clean = startProjector({ store, pool, projections: allProjections, batchSize: 50 });
     await clean.waitFor(head);

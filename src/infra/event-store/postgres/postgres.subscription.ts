@@ -42,7 +42,8 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
         let more: boolean;
         try {
           events = await readAll(pool, { after, maxCount: batchSize });
-          more = events.length === batchSize || (await hasEventsAfter(pool, events.at(-1)?.position ?? after));
+          // Only an empty read asks whether committed events are held back (a non-empty one reads again at once).
+          more = events.length > 0 || (await hasEventsAfter(pool, after));
           failures = 0;
         } catch (error) {
           if (abort.aborted) break;
@@ -56,7 +57,7 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
           await options.onEvents(events);
           after = events.at(-1)!.position;
           retryMs = FIRST_RETRY_MS;
-          if (events.length === batchSize) continue;
+          continue;
         }
         if (more) {
           await signal.wait(seen, retryMs, abort);
