@@ -109,7 +109,8 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = uuidv7();
-      const conflict = (await claimed('deposit-ext', externalKey, input.userId)) ?? (await claimed('deposit', depositId, input.userId));
+      const [external, own] = await Promise.all([claimed('deposit-ext', externalKey, input.userId), claimed('deposit', depositId, input.userId)]);
+      const conflict = external ?? own;
       if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'RequestDeposit',

@@ -171,7 +171,6 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       });
       if (outcome instanceof WrongExpectedRevision) {
         if (attempt >= maxRetries) throw new ConcurrencyRetriesExhausted(`wallet ${slot.userId}: ${attempt + 1} conflicting attempts`);
-        slot.loaded = true;
         await catchUp(slot); // another process appended: fold its events and decide again
         continue;
       }

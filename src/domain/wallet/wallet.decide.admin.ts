@@ -19,39 +19,32 @@ const precheck = (
   return undefined;
 };
 
-/** ADD_BALANCE tip: house:admin-tips -> user. */
-export const tipUser = (ctx: DecideContext, { type, data }: TipUser): Decision => {
+/**
+ * Admin tips: ADD_BALANCE (house:admin-tips -> user) and DEDUCT_BALANCE (user -> house:admin-tips,
+ * never below zero). The two differ only in direction, event type and transaction id prefix.
+ */
+const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): Decision => {
   const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount),
     mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
   if (early) return early;
-  const postings = transfer('house:admin-tips', ctx.user, data.currencyId, data.amount);
-  return accept({
-    type: 'AdminTipCredited',
-    data: {
-      ...movement(ctx, data.currencyId, `tip_${data.tipId}`, postings),
-      adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
-    },
-  });
+  const credit = type === 'TipUser';
+  if (!credit) {
+    const short = mustCover(ctx.state, data.currencyId, data.amount);
+    if (short) return reject(short);
+  }
+  const postings = credit
+    ? transfer('house:admin-tips', ctx.user, data.currencyId, data.amount)
+    : transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
+  const fields = {
+    ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings),
+    adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
+    usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
+  };
+  return accept(credit ? { type: 'AdminTipCredited', data: fields } : { type: 'AdminTipDeducted', data: fields });
 };
 
-/** DEDUCT_BALANCE: user -> house:admin-tips, never below zero. */
-export const deductBalance = (ctx: DecideContext, { type, data }: DeductBalance): Decision => {
-  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount),
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
-  if (early) return early;
-  const short = mustCover(ctx.state, data.currencyId, data.amount);
-  if (short) return reject(short);
-  const postings = transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
-  return accept({
-    type: 'AdminTipDeducted',
-    data: {
-      ...movement(ctx, data.currencyId, `ded_${data.tipId}`, postings),
-      adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
-    },
-  });
-};
+export const tipUser = (ctx: DecideContext, command: TipUser): Decision => adminTip(ctx, command);
+export const deductBalance = (ctx: DecideContext, command: DeductBalance): Decision => adminTip(ctx, command);
 
 /**
  * SuperAdmin set-balance: the difference moves between house:adjustments and the user. Setting the
