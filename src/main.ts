@@ -1,11 +1,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { createAuthKit } from './auth/auth-kit.js';
+import { bootstrapSuperAdmin } from './auth/bootstrap.js';
+import { loadSymmetricKey } from './auth/secrets.js';
+import { loadKeys } from './auth/tokens.js';
 import { createLedger } from './commands/ledger.js';
 import { migrateLedger } from './commands/ledger.migrations.js';
+import { createUsers } from './commands/users.js';
+import { migrateUsers } from './commands/users.migrations.js';
 import { createAdminApp } from './http/admin-app.js';
 import { createPublicApp } from './http/public-app.js';
-import { ConfigError, loadConfig, type Config } from './infra/config.js';
+import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
@@ -62,6 +68,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
 
   await migrateEventStore(pool);
   await migrateLedger(pool);
+  await migrateUsers(pool);
   await migrateReadModels(pool);
 
   const store = await openEventStore(config, { pool, logger });
@@ -77,8 +84,23 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   // ledger_keys claims ride on the next synchronous append's WAL flush (see src/commands/entity-keys.ts).
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
-  const ledger = createLedger({ store, pool, keysPool });
+  const users = createUsers({ store, pool });
+  const ledger = createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact });
   const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
+  const a = config.auth;
+  if (a.superAdmin) logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');
+  const auth = await createAuthKit({
+    users, pool, redis,
+    settings: {
+      keys: await loadKeys({ privatePem: a.jwtPrivateKey, publicPem: a.jwtPublicKey, dataDir: config.dataDir }),
+      mfaKey: await loadSymmetricKey(a.mfaEncryptionKey, config.dataDir, 'mfa-secrets'),
+      accessTtlSeconds: a.accessTokenTtlSeconds, refreshTtlSeconds: a.refreshTokenTtlSeconds, mfaChallengeTtlSeconds: a.mfaChallengeTtlSeconds,
+      captcha: { verifyUrl: a.captchaVerifyUrl, secret: a.captchaSecret, localBypassToken: a.captchaLocalBypassToken, appEnv: config.appEnv },
+      throttle: { maxFailuresPerAccount: a.maxFailuresPerAccount, maxFailuresPerAddress: a.maxFailuresPerAddress, windowSeconds: a.failureWindowSeconds },
+      geoBlockedCountries: a.geoBlockedCountries, trustedCountryHeader: a.trustedCountryHeader,
+      allowedOrigins: allowedOrigins(config), secureCookies: config.appEnv !== 'local', frontendOrigin: config.frontendOrigin,
+    },
+  });
 
   if (roles.has('projector')) {
     const projector = startProjector({ store, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
@@ -86,13 +108,13 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
   }
   if (roles.has('admin-api')) {
-    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken }), config.adminPort);
+    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken, auth }), config.adminPort);
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
     logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
       `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
   }
   if (roles.has('public-api')) {
-    const server = await listen(createPublicApp(appDeps), config.publicPort);
+    const server = await listen(createPublicApp({ ...appDeps, auth: { kit: auth, ledger } }), config.publicPort);
     cleanups.push({ name: 'public-api', run: () => closeServer(server) });
     logger.info({ role: 'public-api', url: `http://localhost:${portOf(server)}` }, `public-api: listening on http://localhost:${portOf(server)}`);
   }

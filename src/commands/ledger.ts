@@ -21,6 +21,8 @@ export type LedgerDeps = Readonly<{
   rates?: Rates;
   /** Until the identity issue lands, every positive user id has a wallet. */
   userExists?: (userId: number) => Promise<boolean>;
+  /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
+  canTransact?: (userId: number) => Promise<boolean>;
   handler?: WalletHandler;
 }>;
 
@@ -45,6 +47,11 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
   const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
   const rates = deps.rates ?? createRates({ pool: deps.pool });
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
+  const canTransact = deps.canTransact ?? (async () => true);
+  const mayTransact = async (userId: number): Promise<LedgerError | undefined> => {
+    if (!(await userExists(userId))) return { _tag: 'UserNotFound', userId };
+    return (await canTransact(userId)) ? undefined : { _tag: 'UsernameRequired', userId };
+  };
   const tipIds = async (): Promise<number> => Number((await deps.pool.query<{ id: string }>(`SELECT nextval('admin_tip_id_seq') AS id`)).rows[0]!.id);
 
   const usdOf = async (currencyId: CurrencyId, amount: Minor, given: string | undefined, field: string): Promise<Either<LedgerError, Minor>> => {
@@ -132,6 +139,8 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
+      const refused = await mayTransact(input.userId);
+      if (refused) return left(refused);
       const conflict = await claimed('bet', input.id, input.userId);
       if (conflict) return left(conflict);
       return run(input.userId, {
@@ -156,6 +165,8 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const withdrawalId = uuidv7();
       const operationKey = input.operationKey ?? withdrawalId;
+      const refused = await mayTransact(input.userId);
+      if (refused) return left(refused);
       const conflict = await claimed('withdrawal', withdrawalId, input.userId);
       if (conflict) return left(conflict);
       return run(input.userId, {

@@ -30,7 +30,9 @@ export type TipView = Readonly<{ id: number; recipientUserId: number; currencyId
 export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; balance: DecimalString }>;
 
 /** Errors beyond the decider's: the user does not exist (after the identity issue), an id owned by another wallet. */
-export type LedgerError = WalletError | Readonly<{ _tag: 'UserNotFound'; userId: number }>;
+export type LedgerError = WalletError | Readonly<{ _tag: 'UserNotFound'; userId: number }>
+  /** Identity-provider users must set a username before they bet or withdraw. */
+  | Readonly<{ _tag: 'UsernameRequired'; userId: number }>;
 
 export type LedgerResult<T> = Promise<Either<LedgerError, T>>;
 

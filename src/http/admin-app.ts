@@ -1,4 +1,7 @@
 import type { Express } from 'express';
+import type { AuthKit } from '../auth/auth-kit.js';
+import type { AccessRegistry } from './access.js';
+import { adminUserRoutes } from './admin-users.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { internalRoutes } from './internal.routes.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
@@ -7,11 +10,18 @@ export type AdminAppDeps = AppDeps & Readonly<{
   ledger: Ledger;
   /** Unset: the internal ledger API is off and `/internal/...` answers 404. */
   internalApiToken?: string | undefined;
+  /** Back-office routes need it; without it only /health and /internal are served. */
+  auth?: AuthKit;
+  /** Filled with every back-office route and its access (tests enumerate it). */
+  accessRegistry?: AccessRegistry;
 }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
 export const createAdminApp = (deps: AdminAppDeps): Express => {
   const app = createBaseApp(deps);
+  const registry = deps.accessRegistry ?? [];
+  registry.push({ method: 'get', path: '/health', access: { kind: 'none' } });
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
+  if (deps.auth) app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
   return finishApp(app, deps.logger);
 };

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { ZodError } from 'zod';
 import type { LedgerError } from '../commands/ledger.types.js';
+import type { UserError } from '../domain/user/user.errors.js';
 import type { Logger } from '../infra/logger.js';
 
 declare module 'express-serve-static-core' {
@@ -46,6 +47,7 @@ export const LEDGER_ERROR_HTTP = {
   WithdrawalInvalidState: [409, 'WITHDRAWAL_INVALID_STATE'],
   IdempotencyConflict: [422, 'IDEMPOTENCY_KEY_REUSED'],
   UserNotFound: [404, 'USER_NOT_FOUND'],
+  UsernameRequired: [403, 'USERNAME_REQUIRED'],
 } as const satisfies Record<LedgerError['_tag'], readonly [number, string]>;
 
 const ledgerMessage = (e: LedgerError): string => {
@@ -60,9 +62,61 @@ const ledgerMessage = (e: LedgerError): string => {
     case 'WithdrawalInvalidState': return `Cannot ${e.action} withdrawal ${e.withdrawalId} in status ${e.status}`;
     case 'IdempotencyConflict': return e.message;
     case 'UserNotFound': return `User ${e.userId} not found`;
+    case 'UsernameRequired': return 'Set a username before betting or withdrawing';
     default: return assertNever(e);
   }
 };
+
+/** Every user-command rejection, its status and stable code. */
+export const USER_ERROR_HTTP = {
+  UserNotFound: [404, 'USER_NOT_FOUND', 'User not found'],
+  UserAlreadyRegistered: [409, 'AUTH_USER_EXISTS', 'User already exists'],
+  UserExists: [409, 'AUTH_USER_EXISTS', 'E-mail or username already taken'],
+  UsernameAlreadySet: [409, 'USERNAME_ALREADY_SET', 'The username is already set'],
+  MfaAlreadyEnabled: [409, 'MFA_ALREADY_ENABLED', 'Two-factor authentication is already enabled'],
+  MfaNotEnabled: [409, 'MFA_NOT_ENABLED', 'Two-factor authentication is not enabled'],
+  AlreadyBanned: [409, 'USER_ALREADY_BANNED', 'The user is already banned'],
+  NotBanned: [409, 'USER_NOT_BANNED', 'The user is not banned'],
+  SelfTarget: [403, 'FORBIDDEN', 'Administrators cannot do this to themselves'],
+} as const satisfies Record<UserError['_tag'], readonly [number, string, string]>;
+
+export const userErrorToHttp = (e: UserError): HttpError => {
+  const [status, code, message] = USER_ERROR_HTTP[e._tag];
+  return new HttpError(status, code, message);
+};
+
+export const orThrowUser = <T>(result: Either<UserError, T>): T => {
+  if (isLeft(result)) throw userErrorToHttp(result.left);
+  return result.right;
+};
+
+/** Authentication and access refusals (platform spec, Errors; decisions.md). */
+export const AUTH_ERRORS = {
+  captchaMissing: [400, 'AUTH_RECAPTCHA_TOKEN_MISSING', 'The x-captcha-token header is required'],
+  captchaInvalid: [400, 'AUTH_INVALID_CAPTCHA', 'The captcha token was rejected'],
+  invalidCredentials: [401, 'AUTH_INVALID_CREDENTIALS', 'Invalid e-mail or password'],
+  mfaRequired: [401, 'AUTH_MFA_REQUIRED', 'Two-factor authentication must be completed'],
+  invalidMfaCode: [401, 'AUTH_INVALID_MFA_CODE', 'The two-factor code is invalid'],
+  geoBlocked: [403, 'AUTH_GEO_BLOCKED', 'Not available in your region'],
+  userExists: [409, 'AUTH_USER_EXISTS', 'E-mail or username already taken'],
+  unauthorized: [401, 'UNAUTHORIZED', 'Authentication required'],
+  forbidden: [403, 'FORBIDDEN', 'Forbidden'],
+  banned: [403, 'USER_BANNED', 'The account is banned'],
+  crossSite: [403, 'FORBIDDEN', 'Cross-site request refused'],
+  usernameRequired: [403, 'USERNAME_REQUIRED', 'Set a username first'],
+} as const satisfies Record<string, readonly [number, string, string]>;
+
+export const authError = (kind: keyof typeof AUTH_ERRORS, message?: string): HttpError => {
+  const [status, code, fallback] = AUTH_ERRORS[kind];
+  return new HttpError(status, code, message ?? fallback);
+};
+
+/** 429 with Retry-After (seconds), set by the error handler. */
+export class TooManyRequests extends HttpError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'TOO_MANY_REQUESTS', 'Too many attempts; try again later');
+  }
+}
 
 const assertNever = (x: never): never => {
   throw new Error(`unmapped ledger error: ${JSON.stringify(x)}`);
@@ -143,6 +197,7 @@ export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unk
     : error instanceof ZodError ? zodToHttp(error, 'body')
     : error instanceof Error ? fromParser(error as ParserError) : undefined;
   if (known) {
+    if (known instanceof TooManyRequests) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     res.status(known.statusCode).json(known.toBody());
     return;
   }

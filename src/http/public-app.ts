@@ -1,9 +1,13 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
+import type { AuthKit } from '../auth/auth-kit.js';
+import type { Ledger } from '../commands/ledger.types.js';
 import type pg from 'pg';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
 import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
+import { accountRoutes } from './account.routes.js';
+import { authRoutes } from './auth.routes.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
 
 export type AppDeps = Readonly<{
@@ -39,5 +43,17 @@ export const finishApp = (app: Express, logger: Logger): Express => {
   return app;
 };
 
-/** The public API (`PUBLIC_PORT`). Its routes (auth lifecycle, user endpoints) arrive with later issues. */
-export const createPublicApp = (deps: AppDeps): Express => finishApp(createBaseApp(deps), deps.logger);
+export type PublicAppDeps = AppDeps & Readonly<{
+  /** The authentication lifecycle; without it the public API serves only /health. */
+  auth?: Readonly<{ kit: AuthKit; ledger: Pick<Ledger, 'balances'> }>;
+  /** Further routers (identity-provider redirect flows). */
+  routers?: readonly Router[];
+}>;
+
+/** The public API (`PUBLIC_PORT`): the authentication lifecycle and the signed-in user's account. */
+export const createPublicApp = (deps: PublicAppDeps): Express => {
+  const app = createBaseApp(deps);
+  if (deps.auth) app.use(authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger));
+  for (const router of deps.routers ?? []) app.use(router);
+  return finishApp(app, deps.logger);
+};

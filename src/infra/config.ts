@@ -42,6 +42,27 @@ export type Config = Readonly<{
   adminToolOrigin: string | undefined;
   /** Proxies in front of the service (addresses or CIDRs) whose X-Forwarded-For hops are skipped. */
   trustProxy: readonly string[];
+  auth: AuthConfig;
+}>;
+
+export type AuthConfig = Readonly<{
+  /** PEM (PKCS#8 / SPKI) Ed25519 keys; unset = a pair generated once under DATA_DIR/keys. */
+  jwtPrivateKey: string | undefined;
+  jwtPublicKey: string | undefined;
+  /** 32 bytes (hex or base64) sealing MFA secrets; unset = generated once under DATA_DIR/keys. */
+  mfaEncryptionKey: string | undefined;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  mfaChallengeTtlSeconds: number;
+  captchaVerifyUrl: string;
+  captchaSecret: string | undefined;
+  captchaLocalBypassToken: string;
+  geoBlockedCountries: readonly string[];
+  trustedCountryHeader: string;
+  maxFailuresPerAccount: number;
+  maxFailuresPerAddress: number;
+  failureWindowSeconds: number;
+  superAdmin: Readonly<{ email: string; username: string; password: string }> | undefined;
 }>;
 
 /** A bad environment: one line per problem, each naming the variable. */
@@ -93,6 +114,23 @@ const EnvSchema = z.object({
   FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
   ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
   TRUST_PROXY: commaList.default([]),
+  JWT_PRIVATE_KEY: z.string().includes('PRIVATE KEY', { error: 'must be a PKCS#8 PEM' }).optional(),
+  JWT_PUBLIC_KEY: z.string().includes('PUBLIC KEY', { error: 'must be an SPKI PEM' }).optional(),
+  MFA_ENCRYPTION_KEY: z.string().optional(),
+  ACCESS_TOKEN_TTL: positiveInt(900),
+  REFRESH_TOKEN_TTL: positiveInt(30 * 24 * 3600),
+  MFA_CHALLENGE_TTL: positiveInt(300),
+  CAPTCHA_VERIFY_URL: url(['http:', 'https:']).default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  CAPTCHA_SECRET: z.string().optional(),
+  CAPTCHA_LOCAL_BYPASS_TOKEN: z.string().default('local-captcha-bypass'),
+  GEO_BLOCKED_COUNTRIES: commaList.pipe(z.array(z.string().regex(/^[A-Za-z]{2}$/, 'each country must be an ISO 3166-1 alpha-2 code'))).default([]),
+  TRUSTED_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('cf-ipcountry'),
+  AUTH_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
+  AUTH_MAX_FAILURES_PER_ADDRESS: positiveInt(50),
+  AUTH_FAILURE_WINDOW: positiveInt(900),
+  SUPERADMIN_EMAIL: z.email('must be an e-mail address').optional(),
+  SUPERADMIN_USERNAME: z.string().regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits').optional(),
+  SUPERADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
 });
 
 const portClashes = (env: Readonly<{ PUBLIC_PORT: number; ADMIN_PORT: number; WS_PORT: number }>): string[] => {
@@ -120,6 +158,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     problems.push('EVENTSTORE_CONNECTION_STRING: is required when EVENT_STORE=eventstoredb');
   }
   if (parsed.success) problems.push(...portClashes(parsed.data));
+  if (present.JWT_PRIVATE_KEY && !present.JWT_PUBLIC_KEY) problems.push('JWT_PUBLIC_KEY: is required with JWT_PRIVATE_KEY');
+  if (present.JWT_PUBLIC_KEY && !present.JWT_PRIVATE_KEY) problems.push('JWT_PRIVATE_KEY: is required with JWT_PUBLIC_KEY');
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   return {
@@ -148,6 +188,24 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     frontendOrigin: e.FRONTEND_ORIGIN,
     adminToolOrigin: e.ADMIN_TOOL_ORIGIN,
     trustProxy: e.TRUST_PROXY,
+    auth: {
+      jwtPrivateKey: e.JWT_PRIVATE_KEY,
+      jwtPublicKey: e.JWT_PUBLIC_KEY,
+      mfaEncryptionKey: e.MFA_ENCRYPTION_KEY,
+      accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
+      refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL,
+      mfaChallengeTtlSeconds: e.MFA_CHALLENGE_TTL,
+      captchaVerifyUrl: e.CAPTCHA_VERIFY_URL,
+      captchaSecret: e.CAPTCHA_SECRET,
+      captchaLocalBypassToken: e.CAPTCHA_LOCAL_BYPASS_TOKEN,
+      geoBlockedCountries: e.GEO_BLOCKED_COUNTRIES.map((c) => c.toUpperCase()),
+      trustedCountryHeader: e.TRUSTED_COUNTRY_HEADER.toLowerCase(),
+      maxFailuresPerAccount: e.AUTH_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: e.AUTH_FAILURE_WINDOW,
+      superAdmin: e.SUPERADMIN_EMAIL && e.SUPERADMIN_USERNAME && e.SUPERADMIN_PASSWORD
+        ? { email: e.SUPERADMIN_EMAIL, username: e.SUPERADMIN_USERNAME, password: e.SUPERADMIN_PASSWORD } : undefined,
+    },
   };
 };
 

@@ -4,6 +4,8 @@ import { betsProjection } from './bets.projection.js';
 import { depositsProjection } from './deposits.projection.js';
 import type { Projection } from './projection.js';
 import { transactionsProjection } from './transactions.projection.js';
+import { signUpEffectsProjection } from './sign-up-effects.projection.js';
+import { usersProjection } from './users.projection.js';
 import { userStatsUsdProjection } from './user-stats-usd.projection.js';
 import { walletBalancesProjection } from './wallet-balances.projection.js';
 import { withdrawalsProjection } from './withdrawals.projection.js';
@@ -23,4 +25,6 @@ export const allProjections: readonly Projection[] = [
   betsProjection,
   adminTipsProjection,
   userStatsUsdProjection,
+  usersProjection,
+  signUpEffectsProjection,
 ];

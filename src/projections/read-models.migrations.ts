@@ -206,6 +206,71 @@ export const readModelMigrations: Migration[] = [
         PRIMARY KEY (kind, ref_id)
       );`,
   },
+  {
+    id: '0110_users',
+    sql: `
+      CREATE TABLE users (
+        id bigint PRIMARY KEY,
+        email text,
+        username text,
+        roles text[] NOT NULL,
+        permissions text[] NOT NULL,
+        is_banned boolean NOT NULL,
+        ban_reason text,
+        banned_by bigint,
+        country text,
+        mfa_enabled boolean NOT NULL,
+        provider text NOT NULL,
+        identity_providers text[] NOT NULL,
+        referrer_code text,
+        marketing_opt_in boolean NOT NULL,
+        profile jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        unbanned_by bigint
+      );
+      CREATE INDEX users_email ON users (lower(email));
+      CREATE INDEX users_username ON users (lower(username));
+      CREATE INDEX users_created ON users (created_at DESC);
+      CREATE TABLE registration_info (
+        user_id bigint PRIMARY KEY,
+        ip text,
+        user_agent text,
+        country text,
+        referrer text,
+        referrer_code text,
+        provider text NOT NULL,
+        created_at timestamptz NOT NULL
+      );`,
+  },
+  {
+    id: '0111_sign_up_effects',
+    sql: `
+      CREATE TABLE analytics_events (
+        event_id uuid PRIMARY KEY,
+        user_id bigint NOT NULL,
+        name text NOT NULL,
+        properties jsonb NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      -- Affiliate codes arrive with the affiliate issue; referrals resolve against them (lower-case codes).
+      CREATE TABLE IF NOT EXISTS affiliate_codes (
+        code text PRIMARY KEY,
+        user_id bigint NOT NULL
+      );
+      CREATE TABLE affiliate_referrals (
+        user_id bigint PRIMARY KEY,
+        referrer_code text NOT NULL,
+        referrer_user_id bigint,
+        status text NOT NULL CHECK (status IN ('RESOLVED', 'UNRESOLVED')),
+        created_at timestamptz NOT NULL
+      );
+      CREATE TABLE welcome_bonus_jobs (
+        user_id bigint PRIMARY KEY,
+        status text NOT NULL CHECK (status IN ('QUEUED', 'PAID', 'SKIPPED')),
+        created_at timestamptz NOT NULL
+      );`,
+  },
 ];
 
 export const migrateReadModels = (pool: pg.Pool): Promise<string[]> => migrate(pool, readModelMigrations);

@@ -1,0 +1,43 @@
+import type { RequestHandler, Router } from 'express';
+import type { Authenticator } from '../auth/authenticator.js';
+import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
+import { authError } from './errors.js';
+
+/** How a back-office route is guarded (decisions.md, Access). */
+export type Access =
+  | Readonly<{ kind: 'none' }>
+  | Readonly<{ kind: 'auth' }>
+  | Readonly<{ kind: 'perm'; permission: Permission }>
+  | Readonly<{ kind: 'superadmin' }>;
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type RegisteredRoute = Readonly<{ method: HttpMethod; path: string; access: Access }>;
+
+/** Every back-office route with its access, in registration order (the access-matrix test enumerates it). */
+export type AccessRegistry = RegisteredRoute[];
+
+/**
+ * The guard: `none` lets anyone in; every other kind needs an authenticated Admin or SuperAdmin,
+ * `perm` also the permission (SuperAdmin holds all), `superadmin` the SuperAdmin role.
+ * Roles and permissions come from live state through the authenticator.
+ */
+export const access = (authenticator: Authenticator, rule: Access): RequestHandler => async (req, _res, next) => {
+  if (rule.kind === 'none') return next();
+  try {
+    const auth = await authenticator.authenticate(req, 'admin');
+    req.auth = auth;
+    if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
+    if (rule.kind === 'perm' && !holdsPermission(auth, rule.permission)) throw authError('forbidden', `Missing permission ${rule.permission}`);
+    if (rule.kind === 'superadmin' && !auth.roles.includes('SuperAdmin')) throw authError('forbidden', 'SuperAdmin only');
+    next();
+  } catch (error) {
+    next(error);
+  }
+};
+
+/** Declares a route and its access in one place: the guard runs first, the route is recorded in the registry. */
+export const guardedRoutes = (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
+  (method: HttpMethod, path: string, rule: Access, ...handlers: RequestHandler[]): void => {
+    registry.push({ method, path: `${prefix}${path}`, access: rule });
+    router[method](path, access(authenticator, rule), ...handlers);
+  };

@@ -1,0 +1,92 @@
+import { Router, type Request } from 'express';
+import type pg from 'pg';
+import { authOf, type Authenticator } from '../auth/authenticator.js';
+import type { Users } from '../commands/users.js';
+import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
+import type { RegisteredUser } from '../domain/user/user.state.js';
+import { guardedRoutes, type AccessRegistry } from './access.js';
+import { BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UserIdParams } from './admin-users.schemas.js';
+import { authError, HttpError, orThrowUser } from './errors.js';
+import { parseBody, parseParams } from './validate.js';
+
+/** The user as the back office shows it (spec, User; fields of later issues are left out). */
+export const adminUserView = (u: RegisteredUser) => ({
+  id: u.userId, username: u.username, email: u.email, country: u.country, roles: u.roles.map((role) => ({ role, userId: u.userId })),
+  permissions: u.permissions, isBanned: u.banned !== null, banReason: u.banned?.reason ?? null, mfaEnabled: u.mfaEnabled,
+  createdAt: u.createdAt, updatedAt: u.updatedAt,
+});
+
+export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
+
+/** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
+export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminUsersDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, authenticator, registry);
+  const admin = (req: Request) => authOf(req).userId;
+
+  /** Only a SuperAdmin may hand out (or take away) a permission the caller does not hold. */
+  const mayDelegate = (req: Request, permission: Permission) => {
+    if (!holdsPermission(authOf(req), permission)) throw authError('forbidden', `Only a SuperAdmin may grant ${permission}`);
+  };
+  const byUsername = async (username: string): Promise<number> => {
+    const id = await users.idByKey('username', username);
+    if (id === undefined) throw new HttpError(404, 'USER_NOT_FOUND', `User ${username} not found`);
+    return id;
+  };
+
+  route('get', '/user/all-permissions', { kind: 'superadmin' }, (_req, res) => { res.json([...PERMISSIONS]); });
+
+  route('put', '/user/add-single-role', { kind: 'superadmin' }, async (req, res) => {
+    const { username, role } = parseBody(SingleRoleBody, req);
+    res.json(adminUserView(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
+  });
+  route('put', '/user/revoke-single-role', { kind: 'superadmin' }, async (req, res) => {
+    const { username, role } = parseBody(SingleRoleBody, req);
+    res.json(adminUserView(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))));
+  });
+
+  route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    const state = await users.load(id);
+    if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
+    res.json(adminUserView(state));
+  });
+  route('patch', '/user/:id/ban', { kind: 'perm', permission: 'user.ban' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    const { banReason } = parseBody(BanBody, req);
+    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'BanUser', data: { reason: banReason } }, admin(req)))));
+  });
+  route('patch', '/user/:id/unban', { kind: 'superadmin' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
+  });
+  route('put', '/user/:id/roles', { kind: 'superadmin' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    const { roles } = parseBody(RolesBody, req);
+    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
+  });
+  route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    const { permissions } = parseBody(PermissionsBody, req);
+    mayDelegate(req, permissions);
+    const user = orThrowUser(await users.execute(id, { type: 'GrantPermission', data: { permission: permissions } }, admin(req)));
+    res.json({ userId: id, permissions: user.permissions });
+  });
+  route('delete', '/user/:id/permissions/:name', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+    const { id, name } = parseParams(PermissionParams, req);
+    mayDelegate(req, name);
+    const user = orThrowUser(await users.execute(id, { type: 'RevokePermission', data: { permission: name } }, admin(req)));
+    res.json({ userId: id, permissions: user.permissions });
+  });
+
+  route('get', '/registration-info/:userId', { kind: 'superadmin' }, async (req, res) => {
+    const { userId } = parseParams(RegistrationInfoParams, req);
+    const { rows } = await pool.query<{ user_id: string; ip: string | null; user_agent: string | null; country: string | null; referrer: string | null; referrer_code: string | null; provider: string; created_at: Date }>(
+      'SELECT * FROM registration_info WHERE user_id = $1', [userId]);
+    const r = rows[0];
+    if (!r) throw new HttpError(404, 'USER_NOT_FOUND', `No registration info for user ${userId}`);
+    res.json({ userId: Number(r.user_id), ip: r.ip, userAgent: r.user_agent, country: r.country, referrer: r.referrer, referrerCode: r.referrer_code, provider: r.provider, createdAt: r.created_at.toISOString() });
+  });
+
+  return router;
+};

@@ -1,0 +1,147 @@
+import { Router, type NextFunction, type Response } from 'express';
+import * as oidc from 'openid-client';
+import { z } from 'zod';
+import type { Logger } from '../../infra/logger.js';
+import type { OnIdentity } from './index.js';
+import {
+  LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
+  type LoginCookie, type LoginStateStore,
+} from './login-state.js';
+
+export type GoogleDeps = Readonly<{
+  /** `https://accounts.google.com` in production; discovery reads `<issuerUrl>/.well-known/openid-configuration`. */
+  issuerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The public, absolute URL of GET /auth/google/callback, as registered with the provider. */
+  redirectUri: string;
+  stateStore: LoginStateStore;
+  onIdentity: OnIdentity;
+  /** Plain http to the provider: tests against the local stand-in only. */
+  allowInsecure?: boolean;
+  /** The login cookie's Secure flag (default true); false only for http during local development. */
+  secureCookie?: boolean;
+  /** Front-end page for refusals (gets `?error=AUTH_PROVIDER_FAILED`); without it a refusal is a 400 error body. */
+  failureRedirect?: string;
+  logger?: Logger;
+  now?: () => number;
+}>;
+
+const SCOPE = 'openid email profile';
+
+/** The server-side half of a pending login; the browser holds only the random id it is stored under. */
+const PendingLogin = z.object({
+  state: z.string(),
+  nonce: z.string(),
+  codeVerifier: z.string(),
+  createdAt: z.number(),
+});
+
+const noStore = (res: Response): void => {
+  res.setHeader('Cache-Control', 'no-store');
+};
+
+/**
+ * GET /auth/google and GET /auth/google/callback: OpenID Connect authorization code flow with
+ * PKCE (S256), state and nonce. openid-client checks the ID token (signature against the
+ * provider's JWKS, iss, aud, exp, nonce); state is checked here too, bound to the browser.
+ */
+export const googleRoutes = (deps: GoogleDeps): Router => {
+  const now = deps.now ?? Date.now;
+  const cookie: LoginCookie = { name: 'google_login', path: new URL(deps.redirectUri).pathname, secure: deps.secureCookie ?? true };
+  const storeKey = (loginId: string): string => `google:${loginId}`;
+
+  // openid-client trusts TLS for ID tokens from the token endpoint and skips their signature
+  // unless told otherwise: enableNonRepudiationChecks makes it verify them against the provider's JWKS.
+  const setup = [oidc.enableNonRepudiationChecks, ...(deps.allowInsecure ? [oidc.allowInsecureRequests] : [])];
+  // Discovered once, on first use; a failed discovery is retried by the next request.
+  let configuration: Promise<oidc.Configuration> | undefined;
+  const config = (): Promise<oidc.Configuration> => {
+    configuration ??= oidc
+      .discovery(new URL(deps.issuerUrl), deps.clientId, deps.clientSecret, undefined, { execute: setup })
+      .catch((error: unknown) => {
+        configuration = undefined;
+        throw error;
+      });
+    return configuration;
+  };
+
+  const refuse = (reason: string, res: Response, next: NextFunction, error?: unknown): void => {
+    if (error !== undefined) deps.logger?.warn({ err: error, provider: 'google', reason }, 'identity provider call failed');
+    clearLoginCookie(res, cookie);
+    refuseLogin(deps, 'google', reason, res, next);
+  };
+
+  const router = Router();
+
+  router.get('/auth/google', async (_req, res, next) => {
+    noStore(res);
+    let provider: oidc.Configuration;
+    try {
+      provider = await config();
+    } catch (error) {
+      refuse('discovery-failed', res, next, error);
+      return;
+    }
+    const pending = {
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      codeVerifier: oidc.randomPKCECodeVerifier(),
+      createdAt: now(),
+    } satisfies z.infer<typeof PendingLogin>;
+    const loginId = newLoginId();
+    await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
+    setLoginCookie(res, cookie, loginId);
+    const url = oidc.buildAuthorizationUrl(provider, {
+      redirect_uri: deps.redirectUri,
+      scope: SCOPE,
+      code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+      code_challenge_method: 'S256',
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    res.redirect(302, url.href);
+  });
+
+  router.get('/auth/google/callback', async (req, res, next) => {
+    noStore(res);
+    const loginId = loginIdOf(req, cookie);
+    if (loginId === undefined) return refuse('no-login-cookie', res, next);
+    // Taken before anything else is looked at: whatever happens next, this login cannot be tried twice.
+    const parsed = PendingLogin.safeParse(await deps.stateStore.take(storeKey(loginId)));
+    if (!parsed.success) return refuse('unknown-login', res, next);
+    const pending = parsed.data;
+    if (now() - pending.createdAt > LOGIN_TTL_MS) return refuse('login-expired', res, next);
+
+    const query = new URL(req.originalUrl, 'http://callback.invalid').searchParams;
+    const states = query.getAll('state');
+    if (states.length !== 1 || !sameSecret(states[0], pending.state)) return refuse('state-mismatch', res, next);
+
+    // openid-client takes the redirect_uri for the token request from this URL: the configured one, not the Host header.
+    const currentUrl = new URL(deps.redirectUri);
+    currentUrl.search = query.toString();
+    let claims: oidc.IDToken | undefined;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(await config(), currentUrl, {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims();
+    } catch (error) {
+      return refuse('code-exchange-failed', res, next, error);
+    }
+    if (!claims) return refuse('no-id-token', res, next);
+
+    clearLoginCookie(res, cookie);
+    await deps.onIdentity({
+      provider: 'google',
+      subject: claims.sub,
+      ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
+      emailVerified: claims.email_verified === true,
+    }, req, res);
+  });
+
+  return router;
+};

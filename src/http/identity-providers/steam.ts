@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { Router, type NextFunction, type Response } from 'express';
+import { z } from 'zod';
+import type { Logger } from '../../infra/logger.js';
+import type { OnIdentity } from './index.js';
+import {
+  LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
+  type LoginCookie, type LoginStateStore, type SeenNonceStore,
+} from './login-state.js';
+
+export const STEAM_OPENID_ENDPOINT = 'https://steamcommunity.com/openid/login';
+const OPENID_NS = 'http://specs.openid.net/auth/2.0';
+const IDENTIFIER_SELECT = 'http://specs.openid.net/auth/2.0/identifier_select';
+/** Fields a genuine assertion signs; one that leaves any out could carry a forged value for it. */
+const MUST_BE_SIGNED = ['op_endpoint', 'claimed_id', 'identity', 'return_to', 'response_nonce', 'assoc_handle'];
+/** OpenID 2.0 response nonce: a UTC timestamp, then up to 255 printable ASCII characters. */
+const RESPONSE_NONCE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)[\x21-\x7e]{0,255}$/;
+const CLOCK_SKEW_MS = 60_000;
+
+export type SteamDeps = Readonly<{
+  /** Default STEAM_OPENID_ENDPOINT; responses must name exactly this endpoint. */
+  openIdEndpoint?: string;
+  /** The public API's origin with a trailing slash, e.g. `https://api.example.com/`; returnTo must lie under it. */
+  realm: string;
+  /** The public, absolute URL of GET /auth/steam/return (without query). */
+  returnTo: string;
+  stateStore: LoginStateStore;
+  seenNonces: SeenNonceStore;
+  onIdentity: OnIdentity;
+  fetch?: typeof fetch;
+  /** Host of the claimed ids (default steamcommunity.com): `https://<host>/openid/id/<17 digits>`, exactly. */
+  claimedIdHost?: string;
+  /** How old a response nonce may be (default 5 minutes). */
+  nonceMaxAgeMs?: number;
+  /** Time allowed to the check_authentication call (default 5 s). */
+  checkTimeoutMs?: number;
+  secureCookie?: boolean;
+  /** Front-end page for refusals (gets `?error=AUTH_PROVIDER_FAILED`); without it a refusal is a 400 error body. */
+  failureRedirect?: string;
+  logger?: Logger;
+  now?: () => number;
+}>;
+
+const PendingLogin = z.object({ state: z.string(), returnTo: z.string(), createdAt: z.number() });
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** A line exactly `is_valid:true` in the key-value form body of check_authentication. */
+const saysValid = (body: string): boolean => body.split('\n').some((line) => line.replace(/\r$/, '') === 'is_valid:true');
+
+/**
+ * GET /auth/steam and GET /auth/steam/return: OpenID 2.0 sign-in, verified here field by field
+ * (generic OpenID 2.0 libraries have let forged claimed ids through), then confirmed by the
+ * provider with check_authentication.
+ */
+export const steamRoutes = (deps: SteamDeps): Router => {
+  const endpoint = deps.openIdEndpoint ?? STEAM_OPENID_ENDPOINT;
+  const doFetch = deps.fetch ?? fetch;
+  const now = deps.now ?? Date.now;
+  const nonceMaxAgeMs = deps.nonceMaxAgeMs ?? 5 * 60_000;
+  const claimedId = new RegExp(`^https://${escapeRegExp(deps.claimedIdHost ?? 'steamcommunity.com')}/openid/id/(\\d{17})$`);
+  const returnToBase = new URL(deps.returnTo);
+  if (!deps.returnTo.startsWith(deps.realm) || returnToBase.search !== '' || returnToBase.hash !== '') {
+    throw new Error('steamRoutes: returnTo must lie under realm and carry no query or fragment');
+  }
+  const cookie: LoginCookie = { name: 'steam_login', path: returnToBase.pathname, secure: deps.secureCookie ?? true };
+  const storeKey = (loginId: string): string => `steam:${loginId}`;
+
+  const refuse = (reason: string, res: Response, next: NextFunction, error?: unknown): void => {
+    if (error !== undefined) deps.logger?.warn({ err: error, provider: 'steam', reason }, 'identity provider call failed');
+    clearLoginCookie(res, cookie);
+    refuseLogin(deps, 'steam', reason, res, next);
+  };
+
+  /** The provider's own word on the assertion: every openid.* field echoed back with mode check_authentication. */
+  const confirmedByProvider = async (params: URLSearchParams): Promise<boolean> => {
+    const body = new URLSearchParams();
+    for (const [key, value] of params) if (key.startsWith('openid.')) body.set(key, value);
+    body.set('openid.mode', 'check_authentication');
+    const response = await doFetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(deps.checkTimeoutMs ?? 5_000),
+    });
+    return response.ok && saysValid(await response.text());
+  };
+
+  const router = Router();
+
+  router.get('/auth/steam', async (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const state = randomBytes(32).toString('base64url');
+    const returnTo = new URL(returnToBase);
+    returnTo.searchParams.set('state', state);
+    const loginId = newLoginId();
+    const pending = { state, returnTo: returnTo.href, createdAt: now() } satisfies z.infer<typeof PendingLogin>;
+    await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
+    setLoginCookie(res, cookie, loginId);
+    const url = new URL(endpoint);
+    url.search = new URLSearchParams({
+      'openid.ns': OPENID_NS,
+      'openid.mode': 'checkid_setup',
+      'openid.claimed_id': IDENTIFIER_SELECT,
+      'openid.identity': IDENTIFIER_SELECT,
+      'openid.return_to': pending.returnTo,
+      'openid.realm': deps.realm,
+    }).toString();
+    res.redirect(302, url.href);
+  });
+
+  router.get('/auth/steam/return', async (req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const requestUrl = new URL(req.originalUrl, returnToBase);
+    const params = requestUrl.searchParams;
+    if (new Set(params.keys()).size !== [...params.keys()].length) return refuse('repeated-parameter', res, next);
+    const field = (name: string): string | undefined => params.get(`openid.${name}`) ?? undefined;
+
+    const loginId = loginIdOf(req, cookie);
+    if (loginId === undefined) return refuse('no-login-cookie', res, next);
+    const parsed = PendingLogin.safeParse(await deps.stateStore.take(storeKey(loginId)));
+    if (!parsed.success) return refuse('unknown-login', res, next);
+    const pending = parsed.data;
+    if (now() - pending.createdAt > LOGIN_TTL_MS) return refuse('login-expired', res, next);
+    if (!sameSecret(params.get('state') ?? undefined, pending.state)) return refuse('state-mismatch', res, next);
+
+    if (field('ns') !== OPENID_NS || field('mode') !== 'id_res') return refuse('not-a-positive-assertion', res, next);
+    if (field('op_endpoint') !== endpoint) return refuse('op-endpoint-mismatch', res, next);
+    if (field('return_to') !== pending.returnTo) return refuse('return-to-mismatch', res, next);
+    // The URL this request arrived at must be that return_to: same path, and each of its query parameters.
+    const sentTo = new URL(pending.returnTo);
+    const arrivedAtIt = requestUrl.pathname === sentTo.pathname
+      && [...sentTo.searchParams].every(([key, value]) => params.get(key) === value);
+    if (!arrivedAtIt) return refuse('request-url-mismatch', res, next);
+
+    const claimed = field('claimed_id');
+    const steamId = claimed === undefined ? undefined : claimedId.exec(claimed)?.[1];
+    if (steamId === undefined || field('identity') !== claimed) return refuse('claimed-id-invalid', res, next);
+
+    const signed = new Set((field('signed') ?? '').split(','));
+    if (!MUST_BE_SIGNED.every((name) => signed.has(name) && field(name)) || !field('sig')) {
+      return refuse('unsigned-fields', res, next);
+    }
+
+    const nonce = field('response_nonce') ?? '';
+    const issuedAt = Date.parse(RESPONSE_NONCE.exec(nonce)?.[1] ?? '');
+    if (Number.isNaN(issuedAt)) return refuse('nonce-malformed', res, next);
+    if (now() - issuedAt > nonceMaxAgeMs || issuedAt - now() > CLOCK_SKEW_MS) return refuse('nonce-stale', res, next);
+    // Remembered for as long as the nonce could still pass the age check above.
+    if (!(await deps.seenNonces.firstSighting(`steam:${endpoint}:${nonce}`, nonceMaxAgeMs + CLOCK_SKEW_MS))) {
+      return refuse('nonce-replayed', res, next);
+    }
+
+    let valid: boolean;
+    try {
+      valid = await confirmedByProvider(params);
+    } catch (error) {
+      return refuse('check-authentication-failed', res, next, error);
+    }
+    if (!valid) return refuse('check-authentication-refused', res, next);
+
+    clearLoginCookie(res, cookie);
+    await deps.onIdentity({ provider: 'steam', subject: steamId }, req, res);
+  });
+
+  return router;
+};

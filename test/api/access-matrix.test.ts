@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Permission } from '../../src/domain/user/permissions.js';
+import type { RegisteredRoute } from '../../src/http/access.js';
+import { bearer, call, createAuthEnv, signIn, type AuthEnv } from '../support/auth-env.js';
+
+let env: AuthEnv;
+const tokens: Record<'user' | 'admin' | 'superadmin', string> = { user: '', admin: '', superadmin: '' };
+
+beforeAll(async () => {
+  env = await createAuthEnv('access_matrix');
+  for (const [who, roles] of [['user', ['User']], ['admin', ['User', 'Admin']], ['superadmin', ['User', 'SuperAdmin']]] as const) {
+    tokens[who] = (await signIn(env, await env.makeUser({ roles: [...roles] }))).accessToken;
+  }
+});
+afterAll(async () => { await env?.close(); });
+
+/** A valid request for each back-office route; a route without one fails the test so new routes cannot skip the matrix. */
+const SAMPLES: Record<string, (target: { id: number; username: string }) => { path: string; body?: unknown }> = {
+  'get /health': () => ({ path: '/health' }),
+  'get /user/all-permissions': () => ({ path: '/user/all-permissions' }),
+  'put /user/add-single-role': (t) => ({ path: '/user/add-single-role', body: { username: t.username, role: 'Admin' } }),
+  'put /user/revoke-single-role': (t) => ({ path: '/user/revoke-single-role', body: { username: t.username, role: 'Admin' } }),
+  'get /user/:id': (t) => ({ path: `/user/${t.id}` }),
+  'patch /user/:id/ban': (t) => ({ path: `/user/${t.id}/ban`, body: { banReason: 'matrix' } }),
+  'patch /user/:id/unban': (t) => ({ path: `/user/${t.id}/unban` }),
+  'put /user/:id/roles': (t) => ({ path: `/user/${t.id}/roles`, body: { roles: 'Admin' } }),
+  'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
+  'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),
+  'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
+};
+
+type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];
+const rowsFor = (route: RegisteredRoute): Row[] => {
+  switch (route.access.kind) {
+    case 'none': return [['nobody', 'allowed'], ['user', 'allowed'], ['admin', 'allowed'], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
+    case 'auth': return [['nobody', 401], ['user', 403], ['admin', 'allowed'], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
+    case 'perm': return [['nobody', 401], ['user', 403], ['admin', 403], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
+    case 'superadmin': return [['nobody', 401], ['user', 403], ['admin', 403], ['admin+perm', 403], ['superadmin', 'allowed']];
+  }
+};
+
+describe('back-office access matrix', () => {
+  it('when the back office starts, then every registered route is in the registry with its access, and user routes are there', () => {
+    const keys = env.registry.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(expect.arrayContaining(['get /health', 'patch /user/:id/ban', 'put /user/:id/permissions']));
+  });
+
+  it('when each route is called by nobody, a User, an Admin without the permission, an Admin with exactly it and a SuperAdmin, then 401 / 403 / 403 / allowed / allowed (SA: 401 / 403 / 403 / 403 / allowed)', async () => {
+    const failures: string[] = [];
+    for (const route of env.registry) {
+      const key = `${route.method} ${route.path}`;
+      const sample = SAMPLES[key];
+      if (!sample) {
+        failures.push(`${key}: no sample request in the matrix`);
+        continue;
+      }
+      const permission = route.access.kind === 'perm' ? route.access.permission : undefined;
+      const withPerm = await env.makeUser({ roles: ['User', 'Admin'], permissions: permission ? [permission as Permission] : [] });
+      const permToken = (await signIn(env, withPerm)).accessToken;
+      for (const [actor, expected] of rowsFor(route)) {
+        const target = await env.makeUser();
+        const { path, body } = sample({ id: target.id, username: target.username! });
+        const token = actor === 'nobody' ? undefined : actor === 'admin+perm' ? permToken : tokens[actor as keyof typeof tokens];
+        const reply = await call(env.adminUrl, route.method.toUpperCase(), path, { headers: token ? bearer(token) : {}, ...(body === undefined ? {} : { body }) });
+        const ok = expected === 'allowed' ? reply.status !== 401 && reply.status !== 403 : reply.status === expected;
+        if (!ok) failures.push(`${key} as ${actor}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('when an Admin with user.edit grants a permission they do not hold, then 403; a SuperAdmin may', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.edit'] });
+    const target = await env.makeUser();
+    const token = (await signIn(env, admin)).accessToken;
+    const refused = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, { headers: bearer(token), body: { permissions: 'user.ban' } });
+    expect(refused.status).toBe(403);
+    const granted = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, { headers: bearer(tokens.superadmin), body: { permissions: 'user.ban' } });
+    expect(granted.body.permissions).toEqual(['user.ban']);
+  });
+
+  it('when a permission is granted or revoked, then the holder\'s live session gains or loses access on the next request', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'Admin'] });
+    const target = await env.makeUser();
+    const token = (await signIn(env, admin)).accessToken;
+    const view = () => call(env.adminUrl, 'GET', `/user/${target.id}`, { headers: bearer(token) });
+    expect((await view()).status).toBe(403);
+    await call(env.adminUrl, 'PUT', `/user/${admin.id}/permissions`, { headers: bearer(tokens.superadmin), body: { permissions: 'user.view' } });
+    expect((await view()).status).toBe(200);
+    await call(env.adminUrl, 'DELETE', `/user/${admin.id}/permissions/user.view`, { headers: bearer(tokens.superadmin) });
+    expect((await view()).status).toBe(403);
+    await call(env.adminUrl, 'PUT', '/user/revoke-single-role', { headers: bearer(tokens.superadmin), body: { username: admin.username, role: 'Admin' } });
+    expect((await call(env.adminUrl, 'GET', `/user/${target.id}`, { headers: bearer(token) })).status).toBe(403);
+  });
+});
