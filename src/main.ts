@@ -11,6 +11,9 @@ import { createUsers } from './commands/users.js';
 import { migrateUsers } from './commands/users.migrations.js';
 import { createAdminApp } from './http/admin-app.js';
 import { createPublicApp } from './http/public-app.js';
+import { identityProviderRoutes } from './http/identity-providers/wiring.js';
+import { loginStatesMigration } from './http/identity-providers/login-state.js';
+import { migrate } from './infra/migrate.js';
 import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
@@ -70,6 +73,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   await migrateLedger(pool);
   await migrateUsers(pool);
   await migrateReadModels(pool);
+  await migrate(pool, [loginStatesMigration]);
 
   const store = await openEventStore(config, { pool, logger });
   cleanups.push({ name: 'event store', run: () => store.close() });
@@ -114,7 +118,8 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
   }
   if (roles.has('public-api')) {
-    const server = await listen(createPublicApp({ ...appDeps, auth: { kit: auth, ledger } }), config.publicPort);
+    const routers = identityProviderRoutes({ config, auth, pool, logger });
+    const server = await listen(createPublicApp({ ...appDeps, auth: { kit: auth, ledger }, routers }), config.publicPort);
     cleanups.push({ name: 'public-api', run: () => closeServer(server) });
     logger.info({ role: 'public-api', url: `http://localhost:${portOf(server)}` }, `public-api: listening on http://localhost:${portOf(server)}`);
   }

@@ -62,6 +62,11 @@ export type AuthConfig = Readonly<{
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
   failureWindowSeconds: number;
+  /** Public origin of the public API (Steam realm, redirect URIs). */
+  publicBaseUrl: string;
+  /** Google sign-in; undefined when GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET are unset. */
+  google: Readonly<{ issuerUrl: string; clientId: string; clientSecret: string }> | undefined;
+  steam: Readonly<{ openIdEndpoint: string; claimedIdHost: string }>;
   superAdmin: Readonly<{ email: string; username: string; password: string }> | undefined;
 }>;
 
@@ -128,6 +133,12 @@ const EnvSchema = z.object({
   AUTH_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
   AUTH_MAX_FAILURES_PER_ADDRESS: positiveInt(50),
   AUTH_FAILURE_WINDOW: positiveInt(900),
+  PUBLIC_BASE_URL: url(['http:', 'https:']).default('http://localhost:3000'),
+  GOOGLE_ISSUER_URL: url(['http:', 'https:']).default('https://accounts.google.com'),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  STEAM_OPENID_ENDPOINT: url(['http:', 'https:']).default('https://steamcommunity.com/openid/login'),
+  STEAM_CLAIMED_ID_HOST: z.string().default('steamcommunity.com'),
   SUPERADMIN_EMAIL: z.email('must be an e-mail address').optional(),
   SUPERADMIN_USERNAME: z.string().regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits').optional(),
   SUPERADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -158,6 +169,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     problems.push('EVENTSTORE_CONNECTION_STRING: is required when EVENT_STORE=eventstoredb');
   }
   if (parsed.success) problems.push(...portClashes(parsed.data));
+  if (Boolean(present.GOOGLE_CLIENT_ID) !== Boolean(present.GOOGLE_CLIENT_SECRET)) {
+    problems.push('GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET: set both to enable Google sign-in, or neither');
+  }
   if (present.JWT_PRIVATE_KEY && !present.JWT_PUBLIC_KEY) problems.push('JWT_PUBLIC_KEY: is required with JWT_PRIVATE_KEY');
   if (present.JWT_PUBLIC_KEY && !present.JWT_PRIVATE_KEY) problems.push('JWT_PRIVATE_KEY: is required with JWT_PUBLIC_KEY');
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
@@ -203,6 +217,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       maxFailuresPerAccount: e.AUTH_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       failureWindowSeconds: e.AUTH_FAILURE_WINDOW,
+      publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+      google: e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+        ? { issuerUrl: e.GOOGLE_ISSUER_URL, clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET } : undefined,
+      steam: { openIdEndpoint: e.STEAM_OPENID_ENDPOINT, claimedIdHost: e.STEAM_CLAIMED_ID_HOST },
       superAdmin: e.SUPERADMIN_EMAIL && e.SUPERADMIN_USERNAME && e.SUPERADMIN_PASSWORD
         ? { email: e.SUPERADMIN_EMAIL, username: e.SUPERADMIN_USERNAME, password: e.SUPERADMIN_PASSWORD } : undefined,
     },

@@ -1,0 +1,38 @@
+import type { Router } from 'express';
+import type pg from 'pg';
+import type { AuthKit } from '../../auth/auth-kit.js';
+import { createSignInWithIdentity } from '../../auth/identity.js';
+import type { Config } from '../../infra/config.js';
+import type { Logger } from '../../infra/logger.js';
+import { googleRoutes } from './google.js';
+import { createPostgresLoginStateStore, createPostgresSeenNonceStore } from './login-state.js';
+import { steamRoutes } from './steam.js';
+
+/**
+ * The public API's identity-provider flows: Steam always (it needs no client secret), Google when
+ * GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set. A refused login lands on the front end's /login page.
+ */
+export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; pool: pg.Pool; logger: Logger }): Router[] => {
+  const { config, auth, pool, logger } = deps;
+  const base = config.auth.publicBaseUrl;
+  const onIdentity = createSignInWithIdentity(auth);
+  const stateStore = createPostgresLoginStateStore(pool);
+  const common = {
+    stateStore,
+    onIdentity,
+    secureCookie: config.appEnv !== 'local',
+    failureRedirect: `${config.frontendOrigin}/login`,
+    logger: logger.child({ component: 'identity-providers' }),
+  };
+  const routers = [steamRoutes({
+    ...common,
+    realm: `${base}/`,
+    returnTo: `${base}/auth/steam/return`,
+    seenNonces: createPostgresSeenNonceStore(pool),
+    openIdEndpoint: config.auth.steam.openIdEndpoint,
+    claimedIdHost: config.auth.steam.claimedIdHost,
+  })];
+  const google = config.auth.google;
+  if (google) routers.push(googleRoutes({ ...common, ...google, redirectUri: `${base}/auth/google/callback` }));
+  return routers;
+};
