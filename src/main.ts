@@ -14,6 +14,7 @@ import { createPublicApp } from './http/public-app.js';
 import { identityProviderRoutes } from './http/identity-providers/wiring.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 import { migrate } from './infra/migrate.js';
+import { startLeaderboardScheduler } from './leaderboards/leaderboard.scheduler.js';
 import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
@@ -129,7 +130,14 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     const url = `ws://localhost:${gateway.port}/events`;
     logger.info({ role: 'gateway', url }, `gateway: socket.io on ${url}`);
   }
-  if (roles.has('scheduler')) logger.info({ role: 'scheduler' }, 'scheduler: no scheduled jobs yet (leaderboards arrive later)');
+  if (roles.has('scheduler')) {
+    const scheduler = startLeaderboardScheduler({
+      pool, store, ledger, intervalMs: 30_000,
+      onError: (err) => logger.error({ err }, 'leaderboard tick failed'),
+    });
+    cleanups.push({ name: 'scheduler', run: () => scheduler.stop() });
+    logger.info({ role: 'scheduler' }, 'scheduler: leaderboards every 30 s');
+  }
 };
 
 const runCleanups = async (cleanups: Cleanup[], logger: Logger): Promise<boolean> => {

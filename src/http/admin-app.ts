@@ -4,6 +4,9 @@ import type { AccessRegistry } from './access.js';
 import { adminUserRoutes } from './admin-users.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { internalRoutes } from './internal.routes.js';
+import { leaderboardsRoutes } from './leaderboards.routes.js';
+import { ledgerListsRoutes } from './ledger-lists.routes.js';
+import { moneyRoutes } from './money.routes.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
 
 export type AdminAppDeps = AppDeps & Readonly<{
@@ -22,6 +25,11 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   const registry = deps.accessRegistry ?? [];
   registry.push({ method: 'get', path: '/health', access: { kind: 'none' } });
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
-  if (deps.auth) app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
+  if (deps.auth) {
+    const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
+    // Fixed paths (/user/stats/transactions) before parameterised ones (/user/:id).
+    app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
+    app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
+  }
   return finishApp(app, deps.logger);
 };

@@ -4,6 +4,7 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { ZodError } from 'zod';
 import type { LedgerError } from '../commands/ledger.types.js';
 import type { UserError } from '../domain/user/user.errors.js';
+import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import type { Logger } from '../infra/logger.js';
 
 declare module 'express-serve-static-core' {
@@ -88,6 +89,25 @@ export const userErrorToHttp = (e: UserError): HttpError => {
 export const orThrowUser = <T>(result: Either<UserError, T>): T => {
   if (isLeft(result)) throw userErrorToHttp(result.left);
   return result.right;
+};
+
+/** Leaderboard refusals: status and stable code. */
+export const LEADERBOARD_ERROR_HTTP = {
+  LeaderboardNotFound: [404, 'LEADERBOARD_NOT_FOUND'],
+  ScheduleNotFound: [404, 'LEADERBOARD_SCHEDULE_NOT_FOUND'],
+  LeaderboardUserNotFound: [404, 'LEADERBOARD_USER_NOT_FOUND'],
+  LeaderboardNotSettled: [409, 'LEADERBOARD_NOT_SETTLED'],
+  LeaderboardUserNotWinner: [409, 'LEADERBOARD_USER_NOT_WINNER'],
+  PrizeAlreadyReceived: [409, 'PRIZE_ALREADY_RECEIVED'],
+  PrizeExceedsRemaining: [409, 'PRIZE_EXCEEDS_REMAINING'],
+  PrizeInvalid: [400, 'VALIDATION_FAILED'],
+  PrizeIdempotencyConflict: [422, 'IDEMPOTENCY_KEY_REUSED'],
+} as const satisfies Record<LeaderboardError['_tag'], readonly [number, string]>;
+
+export const leaderboardErrorToHttp = (e: LeaderboardError): HttpError => {
+  const [status, code] = LEADERBOARD_ERROR_HTTP[e._tag];
+  if (e._tag === 'PrizeInvalid') return validationFailed([{ field: `body.${e.field}`, message: e.message }]);
+  return new HttpError(status, code, leaderboardMessage(e));
 };
 
 /** Authentication and access refusals (platform spec, Errors; decisions.md). */

@@ -8,7 +8,7 @@ export const NETWORK_IDS = [
 ] as const;
 export const PROVIDER_IDS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'TEST'] as const;
 
-const required = (expected: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${expected}`);
+export const required = (expected: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${expected}`);
 
 const text = (max = 500) => z.string({ error: required('a string') }).max(max, `must be at most ${max} characters`)
   .refine((s) => s.trim() !== '', 'must not be empty');
@@ -32,7 +32,7 @@ type ScaleRule = Readonly<{ field: string; scale: 'currency' | 'usd'; positive: 
  * Per-currency scale and sign rules, run even when other fields failed so that one answer lists
  * every bad field. A too-precise amount is a 400 naming the field, before the ledger is called.
  */
-const withScales = <S extends z.ZodObject>(schema: S, rules: readonly ScaleRule[]): S =>
+export const withScales = <S extends z.ZodObject>(schema: S, rules: readonly ScaleRule[]): S =>
   schema.superRefine((raw, ctx) => {
     const body = raw as Record<string, unknown>;
     const currency = typeof body.currencyId === 'string' && isCurrencyId(body.currencyId) ? body.currencyId : undefined;

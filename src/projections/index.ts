@@ -5,6 +5,7 @@ import { depositsProjection } from './deposits.projection.js';
 import type { Projection } from './projection.js';
 import { transactionsProjection } from './transactions.projection.js';
 import { signUpEffectsProjection } from './sign-up-effects.projection.js';
+import { rakebackProjection } from './rakeback.projection.js';
 import { usersProjection } from './users.projection.js';
 import { userStatsUsdProjection } from './user-stats-usd.projection.js';
 import { walletBalancesProjection } from './wallet-balances.projection.js';
@@ -27,4 +28,5 @@ export const allProjections: readonly Projection[] = [
   userStatsUsdProjection,
   usersProjection,
   signUpEffectsProjection,
+  rakebackProjection,
 ];

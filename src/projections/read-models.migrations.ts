@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
+import { rakebackMigration } from './rakeback.projection.js';
+import { leaderboardMigrations } from '../leaderboards/leaderboards.migrations.js';
 
 /**
  * Read-model tables. Money columns are `numeric` in major units (0.5 BTC is 0.5), exact; USD
@@ -271,6 +273,8 @@ export const readModelMigrations: Migration[] = [
         created_at timestamptz NOT NULL
       );`,
   },
+  ...leaderboardMigrations,
+  rakebackMigration,
 ];
 
 export const migrateReadModels = (pool: pg.Pool): Promise<string[]> => migrate(pool, readModelMigrations);

@@ -27,6 +27,32 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),
   'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
+  // Leaderboards (issue 4); ids that do not exist answer 404, past the guard.
+  'get /leaderboards/schedule': () => ({ path: '/leaderboards/schedule' }),
+  'get /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing' }),
+  'post /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing', body: { enabled: false, name: 'm', description: 'm', prizes: [] } }),
+  'post /leaderboards/give-prize': (t) => ({ path: '/leaderboards/give-prize', body: { currency: 'DBC', leaderboardId: 'matrix-missing', userId: t.id, fullUsdAmount: true } }),
+  'get /leaderboards': () => ({ path: '/leaderboards?withUsers=true' }),
+  'get /leaderboards/:leaderboardId': () => ({ path: '/leaderboards/matrix-missing' }),
+  'get /leaderboards/:leaderboardId/users': () => ({ path: '/leaderboards/matrix-missing/users' }),
+  'get /leaderboards/:leaderboardId/users/:userId': (t) => ({ path: `/leaderboards/matrix-missing/users/${t.id}` }),
+  // Money commands (issue 4); a withdrawal that does not exist answers 404, past the guard.
+  'post /admin-tips': (t) => ({ path: '/admin-tips', body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' } }),
+  'post /admin-tips/deduct-balance': (t) => ({ path: '/admin-tips/deduct-balance', body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' } }),
+  'post /withdraw/approve': () => ({ path: '/withdraw/approve', body: { id: 'matrix-missing' } }),
+  'post /withdraw/reject': () => ({ path: '/withdraw/reject', body: { id: 'matrix-missing', rejectReason: 'matrix' } }),
+  'post /withdraw/retry': () => ({ path: '/withdraw/retry', body: { id: 'matrix-missing' } }),
+  'put /user/:id/balance': (t) => ({ path: `/user/${t.id}/balance`, body: { balance: '1', currencyId: 'DBC' } }),
+  // Ledger lists (issue 4, read side)
+  'get /admin-tips': () => ({ path: '/admin-tips?sortBy=ID&sortOrder=asc' }),
+  'get /withdraw': () => ({ path: '/withdraw?sortBy=CREATED_AT&sortOrder=desc' }),
+  'get /deposit': () => ({ path: '/deposit?sortBy=CREATED_AT&sortOrder=desc' }),
+  'get /bets': () => ({ path: '/bets?sortBy=CREATED_AT&sortOrder=desc&where[status]=SETTLED' }),
+  'post /bets': () => ({ path: '/bets', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', page: 1, take: 20 } }),
+  'post /accounting/transactions': (t) => ({ path: '/accounting/transactions', body: { where: { userId: t.id } } }),
+  'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
+  'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
+  'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
 };
 
 type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];

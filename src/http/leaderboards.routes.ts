@@ -1,0 +1,71 @@
+import { Router } from 'express';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { authOf } from '../auth/authenticator.js';
+import type { LedgerError } from '../commands/ledger.types.js';
+import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
+import { createPrizes } from '../leaderboards/leaderboard.prizes.js';
+import { createLeaderboardQueries } from '../leaderboards/leaderboards.queries.js';
+import { guardedRoutes } from './access.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { leaderboardErrorToHttp, ledgerErrorToHttp, LEADERBOARD_ERROR_HTTP, type HttpError } from './errors.js';
+import {
+  GivePrizeBody, IdempotencyHeaders, LeaderboardParams, LeaderboardsQuery, LeaderboardUserParams, LeaderboardUsersQuery, ScheduleBody, ScheduleParams,
+} from './leaderboards.schemas.js';
+import { parseBody, parseHeaders, parseParams, parseQuery } from './validate.js';
+
+const refusal = (e: LeaderboardError | LedgerError): HttpError =>
+  e._tag in LEADERBOARD_ERROR_HTTP ? leaderboardErrorToHttp(e as LeaderboardError) : ledgerErrorToHttp(e as LedgerError);
+const notFound = (e: LeaderboardError): never => { throw leaderboardErrorToHttp(e); };
+
+/** Leaderboards, their schedules and give-prize (decisions.md: leaderboard.view / .edit / .give-prize). */
+export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const queries = createLeaderboardQueries(deps.pool);
+  const prizes = createPrizes({ pool: deps.pool, ledger: deps.ledger });
+  const view = { kind: 'perm', permission: 'leaderboard.view' } as const;
+
+  // Fixed paths first: /leaderboards/schedule and /leaderboards/give-prize are not leaderboard ids.
+  route('get', '/leaderboards/schedule', view, async (_req, res) => { res.json(await queries.schedules()); });
+  route('get', '/leaderboards/schedule/:id', view, async (req, res) => {
+    const { id } = parseParams(ScheduleParams, req);
+    res.json(await queries.schedule(id) ?? notFound({ _tag: 'ScheduleNotFound', scheduleId: id }));
+  });
+  route('post', '/leaderboards/schedule/:id', { kind: 'perm', permission: 'leaderboard.edit' }, async (req, res) => {
+    const { id } = parseParams(ScheduleParams, req);
+    const body = parseBody(ScheduleBody, req);
+    const { rowCount } = await deps.pool.query(
+      'UPDATE leaderboard_schedules SET enabled = $2, name = $3, description = $4, prizes = $5, updated_at = now() WHERE id = $1',
+      [id, body.enabled, body.name, body.description, JSON.stringify([...body.prizes].sort((a, b) => a.position - b.position))]);
+    if (!rowCount) notFound({ _tag: 'ScheduleNotFound', scheduleId: id });
+    res.status(201).json(await queries.schedule(id));
+  });
+
+  route('post', '/leaderboards/give-prize', { kind: 'perm', permission: 'leaderboard.give-prize' }, async (req, res) => {
+    const body = parseBody(GivePrizeBody, req);
+    const key = parseHeaders(IdempotencyHeaders, req)['idempotency-key'];
+    const adminUserId = authOf(req).userId;
+    const paid = await prizes.give({ ...body, adminUserId, idempotencyKey: key === undefined ? undefined : `${adminUserId}:${key}` });
+    if (isLeft(paid)) throw refusal(paid.left);
+    const user = await queries.user(body.leaderboardId, body.userId);
+    res.status(201).json({ ...user, payment: paid.right });
+  });
+
+  route('get', '/leaderboards', view, async (req, res) => { res.json(await queries.list(parseQuery(LeaderboardsQuery, req))); });
+  route('get', '/leaderboards/:leaderboardId', view, async (req, res) => {
+    const { leaderboardId } = parseParams(LeaderboardParams, req);
+    res.json(await queries.one(leaderboardId) ?? notFound({ _tag: 'LeaderboardNotFound', leaderboardId }));
+  });
+  route('get', '/leaderboards/:leaderboardId/users', view, async (req, res) => {
+    const { leaderboardId } = parseParams(LeaderboardParams, req);
+    const query = parseQuery(LeaderboardUsersQuery, req);
+    if (!(await queries.one(leaderboardId))) notFound({ _tag: 'LeaderboardNotFound', leaderboardId });
+    res.json(await queries.users(leaderboardId, query));
+  });
+  route('get', '/leaderboards/:leaderboardId/users/:userId', view, async (req, res) => {
+    const { leaderboardId, userId } = parseParams(LeaderboardUserParams, req);
+    res.json(await queries.user(leaderboardId, userId) ?? notFound({ _tag: 'LeaderboardUserNotFound', leaderboardId, userId }));
+  });
+
+  return router;
+};

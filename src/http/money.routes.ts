@@ -1,0 +1,86 @@
+import { Router, type Request } from 'express';
+import { authOf } from '../auth/authenticator.js';
+import type { Users } from '../commands/users.js';
+import { scaleOf } from '../domain/money/currency.js';
+import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
+import type { WithdrawalView } from '../commands/ledger.types.js';
+import { guardedRoutes } from './access.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { orThrow } from './errors.js';
+import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
+import { parseBody, parseHeaders, parseParams } from './validate.js';
+
+/** Spec "Short user" from live user state; avatar, privacy and VIP level come from the profile when set. */
+const shortUser = async (users: Users, id: number | null) => {
+  if (id === null) return null;
+  const u = await users.load(id);
+  if (u.status !== 'registered') return null;
+  const profile = u.profile as Record<string, unknown>;
+  return {
+    id, username: u.username ?? '', isPrivate: profile.isPrivate === true, avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
+    vipLevel: typeof profile.vipLevel === 'number' ? profile.vipLevel : 0, isBanned: u.banned !== null,
+  };
+};
+
+/**
+ * Back-office money commands: admin tips and deductions, withdrawal approve / reject / retry, SuperAdmin set-balance.
+ * Every command goes through the ledger with the acting admin recorded on its events.
+ */
+export const moneyRoutes = ({ ledger, auth, registry }: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, auth.authenticator, registry);
+  const admin = (req: Request) => authOf(req).userId;
+
+  /**
+   * The ledger's operation key for an `Idempotency-Key`, scoped to the acting admin so that two admins
+   * who happen to pick the same key never swallow each other's commands. Absent: every request is new.
+   */
+  const operationKey = (req: Request): string | undefined => {
+    const key = parseHeaders(IdempotencyKeyHeaders, req)['idempotency-key'];
+    return key === undefined ? undefined : `adm${admin(req)}:${key}`;
+  };
+
+  const withdrawalRecord = async (w: WithdrawalView) => ({
+    ...w,
+    user: await shortUser(auth.users, w.userId),
+    confirmedByUser: await shortUser(auth.users, w.confirmedByUserId),
+  });
+
+  route('post', '/admin-tips', { kind: 'perm', permission: 'admin-tips.tip' }, async (req, res) => {
+    const key = operationKey(req);
+    const body = parseBody(AdminTipBody, req);
+    orThrow(await ledger.tip({ ...body, adminUserId: admin(req), operationKey: key }));
+    res.status(201).json({ success: true });
+  });
+  route('post', '/admin-tips/deduct-balance', { kind: 'perm', permission: 'admin-tips.deduct-balance' }, async (req, res) => {
+    const key = operationKey(req);
+    const body = parseBody(AdminTipBody, req);
+    orThrow(await ledger.deductBalance({ ...body, adminUserId: admin(req), operationKey: key }));
+    res.status(201).json({ success: true });
+  });
+
+  route('post', '/withdraw/approve', { kind: 'perm', permission: 'withdrawals.approve' }, async (req, res) => {
+    const { id } = parseBody(WithdrawalIdBody, req);
+    res.status(201).json(await withdrawalRecord(orThrow(await ledger.approveWithdrawal(id, admin(req)))));
+  });
+  route('post', '/withdraw/reject', { kind: 'perm', permission: 'withdrawals.reject' }, async (req, res) => {
+    const { id, rejectReason } = parseBody(WithdrawalRejectBody, req);
+    res.status(201).json(await withdrawalRecord(orThrow(await ledger.rejectWithdrawal(id, admin(req), rejectReason))));
+  });
+  route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, async (req, res) => {
+    const { id } = parseBody(WithdrawalIdBody, req);
+    res.status(201).json(await withdrawalRecord(orThrow(await ledger.retryWithdrawal(id, admin(req)))));
+  });
+
+  route('put', '/user/:id/balance', { kind: 'superadmin' }, async (req, res) => {
+    const { id } = parseParams(BalanceUserParams, req);
+    const key = operationKey(req);
+    const body = parseBody(SetBalanceBody, req);
+    const set = orThrow(await ledger.setBalance({ ...body, userId: id, adminUserId: admin(req), operationKey: key }));
+    // The balance that was set, not today's: a retry (same key, same values) answers what the first request did.
+    const requested = parseDecimal(body.balance, scaleOf(body.currencyId));
+    res.json({ ...set, balance: isParseError(requested) ? set.balance : fromMinor(body.currencyId, requested) });
+  });
+
+  return router;
+};
