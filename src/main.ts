@@ -14,6 +14,9 @@ import { createPublicApp } from './http/public-app.js';
 import { identityProviderRoutes } from './http/identity-providers/wiring.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 import { migrate } from './infra/migrate.js';
+import { createRates } from './commands/rates.js';
+import { createLocalBus, createRedisBus } from './realtime/bus.js';
+import { startLedgerPublisher } from './realtime/ledger-publisher.js';
 import { startLeaderboardScheduler } from './leaderboards/leaderboard.scheduler.js';
 import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
@@ -107,6 +110,14 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     },
   });
 
+  // Server events for sockets: through Redis across processes, in memory in single-process mode.
+  const redisSubscriber = redis?.duplicate();
+  if (redisSubscriber) cleanups.push({ name: 'redis subscriber', run: () => closeRedis(redisSubscriber) });
+  const bus = redis && redisSubscriber ? createRedisBus(redis, redisSubscriber) : createLocalBus();
+  if (roles.has('projector')) {
+    const publisher = await startLedgerPublisher({ store, pool, bus, rates: createRates({ pool }), logger: logger.child({ component: 'realtime-publisher' }) });
+    cleanups.push({ name: 'realtime publisher', run: publisher.stop });
+  }
   if (roles.has('projector')) {
     const projector = startProjector({ store, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
     cleanups.push({ name: 'projector', run: () => projector.stop() });

@@ -32,6 +32,17 @@ export const ledgerMigrations: readonly Migration[] = [
         ('BNB', 550), ('SOL', 150), ('USDC', 1), ('XRP', 0.5), ('TETH', 0), ('PLATFORM_TOKEN', 0.01);
     `,
   },
+  {
+    id: '0052_publisher_checkpoints',
+    sql: `
+      -- How far each realtime publisher has pushed the ledger to sockets (at-least-once; clients dedupe by position).
+      CREATE TABLE publisher_checkpoints (
+        name text PRIMARY KEY,
+        position text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 export const migrateLedger = (pool: pg.Pool): Promise<string[]> => migrate(pool, ledgerMigrations);

@@ -1,0 +1,39 @@
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+
+/** Channel of a server event for clients (decisions.md): gateways subscribe and emit the bare name. */
+export const serverChannel = (eventName: string): string => `server_channel_event.${eventName}`;
+
+export type ServerEventBus = Readonly<{
+  publish: (eventName: string, message: Readonly<Record<string, unknown>>) => Promise<void>;
+  /** Every message on any server channel; returns an unsubscribe function. */
+  subscribe: (handler: (eventName: string, message: Record<string, unknown>) => void) => Promise<() => Promise<void>>;
+}>;
+
+/** Across processes through Redis pub/sub; `subscriber` must be a connection of its own (it enters subscriber mode). */
+export const createRedisBus = (publisher: Redis, subscriber: Redis): ServerEventBus => ({
+  publish: async (eventName, message) => { await publisher.publish(serverChannel(eventName), JSON.stringify(message)); },
+  subscribe: async (handler) => {
+    const pattern = serverChannel('*');
+    const listener = (_pattern: string, channel: string, text: string): void =>
+      handler(channel.slice(serverChannel('').length), JSON.parse(text) as Record<string, unknown>);
+    subscriber.on('pmessage', listener);
+    await subscriber.psubscribe(pattern);
+    return async () => {
+      subscriber.off('pmessage', listener);
+      await subscriber.punsubscribe(pattern);
+    };
+  },
+});
+
+/** Single-process mode (no REDIS_URL). */
+export const createLocalBus = (): ServerEventBus => {
+  const emitter = new EventEmitter();
+  return {
+    publish: async (eventName, message) => { emitter.emit('event', eventName, message); },
+    subscribe: async (handler) => {
+      emitter.on('event', handler);
+      return async () => { emitter.off('event', handler); };
+    },
+  };
+};
