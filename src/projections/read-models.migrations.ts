@@ -275,6 +275,20 @@ export const readModelMigrations: Migration[] = [
   },
   ...leaderboardMigrations,
   rakebackMigration,
+  {
+    // The bets list orders by <column> <dir> NULLS LAST, id <dir> behind a status equality (default SETTLED):
+    // only an index in exactly that order avoids sorting every matching row (measured by npm run bench:queries).
+    // ASC on created_at is served backwards by bets_status_created.
+    id: '0160_bets_list_orders',
+    sql: `
+      CREATE INDEX bets_list_created_desc ON bets (status, created_at DESC NULLS LAST, id DESC);
+      CREATE INDEX bets_list_multiplier_desc ON bets (status, multiplier DESC NULLS LAST, id DESC);
+      CREATE INDEX bets_list_multiplier_asc ON bets (status, multiplier ASC NULLS LAST, id ASC);
+      CREATE INDEX bets_list_usd_amount_desc ON bets (status, usd_amount DESC NULLS LAST, id DESC);
+      CREATE INDEX bets_list_usd_amount_asc ON bets (status, usd_amount ASC NULLS LAST, id ASC);
+      CREATE INDEX bets_list_usd_payout_desc ON bets (status, usd_payout DESC NULLS LAST, id DESC);
+      CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
+  },
 ];
 
 export const migrateReadModels = (pool: pg.Pool): Promise<string[]> => migrate(pool, readModelMigrations);
