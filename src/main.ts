@@ -6,6 +6,7 @@ import { bootstrapSuperAdmin } from './auth/bootstrap.js';
 import { loadSymmetricKey } from './auth/secrets.js';
 import { loadKeys } from './auth/tokens.js';
 import { createLedger } from './commands/ledger.js';
+import { createLimits } from './commands/limits.js';
 import { migrateLedger } from './commands/ledger.migrations.js';
 import { createUsers } from './commands/users.js';
 import { migrateUsers } from './commands/users.migrations.js';
@@ -93,7 +94,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
-  const ledger = createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact });
+  const ledger = createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard });
   const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
   const a = config.auth;
   if (a.superAdmin) logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');

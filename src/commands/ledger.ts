@@ -23,6 +23,8 @@ export type LedgerDeps = Readonly<{
   userExists?: (userId: number) => Promise<boolean>;
   /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
   canTransact?: (userId: number) => Promise<boolean>;
+  /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
+  betGuard?: (userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>;
   handler?: WalletHandler;
 }>;
 
@@ -139,7 +141,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const refused = await mayTransact(input.userId);
+      const refused = (await mayTransact(input.userId)) ?? (await deps.betGuard?.(input.userId, usdAmount.right));
       if (refused) return left(refused);
       const conflict = await claimed('bet', input.id, input.userId);
       if (conflict) return left(conflict);

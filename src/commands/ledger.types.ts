@@ -32,7 +32,11 @@ export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; bal
 /** Errors beyond the decider's: the user does not exist (after the identity issue), an id owned by another wallet. */
 export type LedgerError = WalletError | Readonly<{ _tag: 'UserNotFound'; userId: number }>
   /** Identity-provider users must set a username before they bet or withdraw. */
-  | Readonly<{ _tag: 'UsernameRequired'; userId: number }>;
+  | Readonly<{ _tag: 'UsernameRequired'; userId: number }>
+  /** Bets refused by the user's limits or ban (decisions.md, Money and ledger). */
+  | Readonly<{ _tag: 'UserSelfExcluded'; userId: number; expiresAt: string }>
+  | Readonly<{ _tag: 'BetLimitExceeded'; userId: number; betLimit: string }>
+  | Readonly<{ _tag: 'UserBanned'; userId: number }>;
 
 export type LedgerResult<T> = Promise<Either<LedgerError, T>>;
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
+import { limitsMigrations } from './limits.migrations.js';
 
 /** Command-side tables of identity and access: never rebuilt from events, never truncated. */
 export const userMigrations: readonly Migration[] = [
@@ -69,6 +70,7 @@ export const userMigrations: readonly Migration[] = [
       CREATE INDEX api_keys_user ON api_keys (user_id);
     `,
   },
+  ...limitsMigrations,
 ];
 
 export const migrateUsers = (pool: pg.Pool): Promise<string[]> => migrate(pool, userMigrations);

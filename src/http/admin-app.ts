@@ -2,6 +2,13 @@ import type { Express } from 'express';
 import type { AuthKit } from '../auth/auth-kit.js';
 import type { AccessRegistry } from './access.js';
 import { adminUserRoutes } from './admin-users.routes.js';
+import { affiliatesRoutes } from './affiliates.routes.js';
+import { chatAdminRoutes } from './chat-admin.routes.js';
+import { configRoutes } from './config.routes.js';
+import { faqRoutes } from './faq.routes.js';
+import { apiKeysRoutes } from './api-keys.routes.js';
+import { limitsRoutes } from './limits.routes.js';
+import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { internalRoutes } from './internal.routes.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
@@ -29,6 +36,9 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
     // Fixed paths (/user/stats/transactions) before parameterised ones (/user/:id).
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
+    app.use(adminUsersListRoutes(backOffice));
+    app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
+    app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes(backOffice));
     app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
   }
   return finishApp(app, deps.logger);

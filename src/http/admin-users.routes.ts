@@ -3,18 +3,14 @@ import type pg from 'pg';
 import { authOf, type Authenticator } from '../auth/authenticator.js';
 import type { Users } from '../commands/users.js';
 import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
-import type { RegisteredUser } from '../domain/user/user.state.js';
+import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
+import { fullUserOf } from './admin-users.view.js';
 import { guardedRoutes, type AccessRegistry } from './access.js';
-import { BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UserIdParams } from './admin-users.schemas.js';
+import {
+  BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UpdateUserBody, UserIdParams,
+} from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
 import { parseBody, parseParams } from './validate.js';
-
-/** The user as the back office shows it (spec, User; fields of later issues are left out). */
-export const adminUserView = (u: RegisteredUser) => ({
-  id: u.userId, username: u.username, email: u.email, country: u.country, roles: u.roles.map((role) => ({ role, userId: u.userId })),
-  permissions: u.permissions, isBanned: u.banned !== null, banReason: u.banned?.reason ?? null, mfaEnabled: u.mfaEnabled,
-  createdAt: u.createdAt, updatedAt: u.updatedAt,
-});
 
 export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
 
@@ -23,6 +19,7 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
   const router = Router();
   const route = guardedRoutes(router, authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
+  const view = (user: Parameters<typeof fullUserOf>[1]) => fullUserOf(pool, user);
 
   /** Only a SuperAdmin may hand out (or take away) a permission the caller does not hold. */
   const mayDelegate = (req: Request, permission: Permission) => {
@@ -38,32 +35,45 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
 
   route('put', '/user/add-single-role', { kind: 'superadmin' }, async (req, res) => {
     const { username, role } = parseBody(SingleRoleBody, req);
-    res.json(adminUserView(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
+    res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
   });
   route('put', '/user/revoke-single-role', { kind: 'superadmin' }, async (req, res) => {
     const { username, role } = parseBody(SingleRoleBody, req);
-    res.json(adminUserView(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))));
+    res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))));
   });
 
   route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const state = await users.load(id);
     if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
-    res.json(adminUserView(state));
+    res.json(await view(state));
+  });
+  route('patch', '/user/:id', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    const { username, ...changes } = parseBody(UpdateUserBody, req);
+    // The username first: it is the change that can be refused (taken), and then nothing else is written.
+    let user = username === undefined ? undefined : orThrowUser(await users.execute(id, { type: 'SetUsername', data: { username } }, admin(req)));
+    if (Object.keys(changes).length > 0 || !user) user = orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes } }, admin(req)));
+    res.json(await view(user));
+  });
+  route('patch', '/user/:id/avatar/reset', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+    const { id } = parseParams(UserIdParams, req);
+    orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
+    res.json(DEFAULT_AVATAR_URL);
   });
   route('patch', '/user/:id/ban', { kind: 'perm', permission: 'user.ban' }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { banReason } = parseBody(BanBody, req);
-    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'BanUser', data: { reason: banReason } }, admin(req)))));
+    res.json(await view(orThrowUser(await users.execute(id, { type: 'BanUser', data: { reason: banReason } }, admin(req)))));
   });
   route('patch', '/user/:id/unban', { kind: 'superadmin' }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
-    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
+    res.json(await view(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
   });
   route('put', '/user/:id/roles', { kind: 'superadmin' }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { roles } = parseBody(RolesBody, req);
-    res.json(adminUserView(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
+    res.json(await view(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
   });
   route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);

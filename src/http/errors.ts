@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { ZodError } from 'zod';
 import type { LedgerError } from '../commands/ledger.types.js';
+import type { LimitsError } from '../domain/limits/limits.errors.js';
 import type { UserError } from '../domain/user/user.errors.js';
 import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import type { Logger } from '../infra/logger.js';
@@ -49,6 +50,9 @@ export const LEDGER_ERROR_HTTP = {
   IdempotencyConflict: [422, 'IDEMPOTENCY_KEY_REUSED'],
   UserNotFound: [404, 'USER_NOT_FOUND'],
   UsernameRequired: [403, 'USERNAME_REQUIRED'],
+  UserSelfExcluded: [403, 'USER_SELF_EXCLUDED'],
+  BetLimitExceeded: [403, 'BET_LIMIT_EXCEEDED'],
+  UserBanned: [403, 'USER_BANNED'],
 } as const satisfies Record<LedgerError['_tag'], readonly [number, string]>;
 
 const ledgerMessage = (e: LedgerError): string => {
@@ -64,6 +68,9 @@ const ledgerMessage = (e: LedgerError): string => {
     case 'IdempotencyConflict': return e.message;
     case 'UserNotFound': return `User ${e.userId} not found`;
     case 'UsernameRequired': return 'Set a username before betting or withdrawing';
+    case 'UserSelfExcluded': return `User ${e.userId} is self-excluded until ${e.expiresAt}`;
+    case 'BetLimitExceeded': return `The bet is above the user's bet limit of ${e.betLimit} USD`;
+    case 'UserBanned': return `User ${e.userId} is banned`;
     default: return assertNever(e);
   }
 };
@@ -89,6 +96,20 @@ export const userErrorToHttp = (e: UserError): HttpError => {
 export const orThrowUser = <T>(result: Either<UserError, T>): T => {
   if (isLeft(result)) throw userErrorToHttp(result.left);
   return result.right;
+};
+
+/** Limit-command refusals: status and stable code. */
+export const LIMITS_ERROR_HTTP = {
+  ExclusionNotInFuture: [400, 'VALIDATION_FAILED'],
+  NoActiveExclusion: [404, 'SELF_EXCLUSION_NOT_FOUND'],
+  ExclusionWouldShorten: [409, 'SELF_EXCLUSION_ACTIVE'],
+} as const satisfies Record<LimitsError['_tag'], readonly [number, string]>;
+
+export const limitsErrorToHttp = (e: LimitsError): HttpError => {
+  if (e._tag === 'ExclusionNotInFuture') return validationFailed([{ field: 'body.excludeUntil', message: 'must be in the future' }]);
+  const [status, code] = LIMITS_ERROR_HTTP[e._tag];
+  return new HttpError(status, code, e._tag === 'NoActiveExclusion' ? `User ${e.userId} has no active self-exclusion`
+    : `User ${e.userId} is self-excluded until ${e.expiresAt}; lift the exclusion to shorten it`);
 };
 
 /** Leaderboard refusals: status and stable code. */

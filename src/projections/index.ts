@@ -1,3 +1,4 @@
+import { affiliateCommissionProjection } from './affiliate-commission.projection.js';
 import { accountBalancesProjection } from './account-balances.projection.js';
 import { adminTipsProjection } from './admin-tips.projection.js';
 import { betsProjection } from './bets.projection.js';
@@ -29,4 +30,5 @@ export const allProjections: readonly Projection[] = [
   usersProjection,
   signUpEffectsProjection,
   rakebackProjection,
+  affiliateCommissionProjection,
 ];

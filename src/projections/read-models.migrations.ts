@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
 import { rakebackMigration } from './rakeback.projection.js';
+import { backOfficeContentMigrations } from './back-office-content.migrations.js';
 import { leaderboardMigrations } from '../leaderboards/leaderboards.migrations.js';
+import { usersReadModelMigrations } from './users.migrations.js';
 
 /**
  * Read-model tables. Money columns are `numeric` in major units (0.5 BTC is 0.5), exact; USD
@@ -275,6 +277,7 @@ export const readModelMigrations: Migration[] = [
   },
   ...leaderboardMigrations,
   rakebackMigration,
+  ...usersReadModelMigrations,
   {
     // The bets list orders by <column> <dir> NULLS LAST, id <dir> behind a status equality (default SETTLED):
     // only an index in exactly that order avoids sorting every matching row (measured by npm run bench:queries).
@@ -289,6 +292,7 @@ export const readModelMigrations: Migration[] = [
       CREATE INDEX bets_list_usd_payout_desc ON bets (status, usd_payout DESC NULLS LAST, id DESC);
       CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
   },
+  ...backOfficeContentMigrations,
 ];
 
 export const migrateReadModels = (pool: pg.Pool): Promise<string[]> => migrate(pool, readModelMigrations);

@@ -12,7 +12,7 @@ const update = (set: string, userId: number, value: unknown, at: string): Sql =>
 /** `users` (the back office's user list) and `registration_info` (GET /registration-info/{userId}). */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 1,
+  version: 2,
   handles: HANDLES,
   tables: ['users', 'registration_info'],
   project(events) {
@@ -48,10 +48,17 @@ export const usersProjection: Projection = {
         case 'UserUnbanned': updates.push(update('is_banned = false, ban_reason = NULL, banned_by = NULL, unbanned_by = $2', userId, event.data.adminUserId, at)); break;
         case 'MfaEnabled': updates.push(update('mfa_enabled = $2', userId, true, at)); break;
         case 'MfaDisabled': updates.push(update('mfa_enabled = $2', userId, false, at)); break;
-        case 'IdentityLinked': updates.push(update(addTo('identity_providers'), userId, event.data.provider, at)); break;
+        case 'IdentityLinked': {
+          updates.push(update(addTo('identity_providers'), userId, event.data.provider, at));
+          // Steam's subject is the platform id; a Google identity's e-mail is the identity-provider e-mail.
+          const column = event.data.provider === 'steam' ? 'game_platform_id' : 'identity_provider_email';
+          const value = event.data.provider === 'steam' ? event.data.subject : event.data.email;
+          if (value !== null) updates.push(update(`${column} = $2`, userId, value, at));
+          break;
+        }
       }
     }
     // Registrations first: every later event of a user follows its registration in the stream.
-    return [...insertRows('users', users.map((u) => ({ ...u, unbanned_by: null }))), ...insertRows('registration_info', registrations), ...updates];
+    return [...insertRows('users', users.map((u) => ({ ...u, unbanned_by: null, game_platform_id: null, identity_provider_email: null }))), ...insertRows('registration_info', registrations), ...updates];
   },
 };

@@ -27,6 +27,14 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),
   'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
+  // Users (issue 5)
+  'get /user/all': () => ({ path: '/user/all?sortBy=id&sortOrder=asc&where[vipLevel][gte]=0' }),
+  'post /user/all': () => ({ path: '/user/all', body: { sortBy: 'id', sortOrder: 'desc' } }),
+  'get /user/get-all-roles-with-users': () => ({ path: '/user/get-all-roles-with-users' }),
+  'get /user/get-admins-with-roles': () => ({ path: '/user/get-admins-with-roles' }),
+  'post /user/admin-user': (t) => ({ path: '/user/admin-user', body: { username: `adm${t.id}`, password: 'matrix admin password 1', permissions: [] } }),
+  'patch /user/:id': (t) => ({ path: `/user/${t.id}`, body: { isStreamer: true } }),
+  'patch /user/:id/avatar/reset': (t) => ({ path: `/user/${t.id}/avatar/reset` }),
   // Leaderboards (issue 4); ids that do not exist answer 404, past the guard.
   'get /leaderboards/schedule': () => ({ path: '/leaderboards/schedule' }),
   'get /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing' }),
@@ -53,6 +61,26 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
+  // Affiliates, config, FAQ, chat (issue 5); unknown FAQ ids answer 404, past the guard.
+  'get /affiliate/levels': () => ({ path: '/affiliate/levels' }),
+  'post /affiliate/users': (t) => ({ path: '/affiliate/users', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', where: { ownerId: t.id }, page: 1, take: 20 } }),
+  'post /affiliate/find-one': (t) => ({ path: '/affiliate/find-one', body: { where: { userId: t.id } } }),
+  'post /affiliate/find-one-stats': (t) => ({ path: '/affiliate/find-one-stats', body: { where: { userId: t.id } } }),
+  'put /config': () => ({ path: '/config?code=WITHDRAWALS', body: { code: {}, config: { enabled: true } } }),
+  'get /faq': () => ({ path: '/faq' }),
+  'post /faq': () => ({ path: '/faq', body: { title: 'matrix', text: 'matrix' } }),
+  'put /faq': () => ({ path: '/faq', body: { id: 999999, title: 'matrix' } }),
+  'delete /faq': () => ({ path: '/faq', body: { id: 999999 } }),
+  'post /chat/admin-action': () => ({ path: '/chat/admin-action', body: { action: 'set_rate_limit', args: { roomId: 'matrix', messagesPerMinute: 10 } } }),
+  // Limits and API keys (issue 5)
+  'post /user-limits/user-exclusion': (t) => ({ path: '/user-limits/user-exclusion', body: { excludeUntil: '2099-01-01T00:00:00Z', userId: t.id } }),
+  'delete /user-limits/user-exclusion': (t) => ({ path: '/user-limits/user-exclusion', body: { userId: t.id } }),
+  'get /user-limits/user-exclusion/:id': (t) => ({ path: `/user-limits/user-exclusion/${t.id}` }),
+  'post /user-limits/gambling-limits': (t) => ({ path: '/user-limits/gambling-limits', body: { betLimit: '10', userId: t.id } }),
+  'get /user-limits/gambling-limits/:id': (t) => ({ path: `/user-limits/gambling-limits/${t.id}` }),
+  'post /api-keys': (t) => ({ path: '/api-keys', body: { userId: t.id } }),
+  'get /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
+  'delete /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
 };
 
 type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];

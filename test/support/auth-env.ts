@@ -7,6 +7,7 @@ import { createSignInWithIdentity, type ExternalIdentity } from '../../src/auth/
 import { hashPassword } from '../../src/auth/passwords.js';
 import { generateKeys } from '../../src/auth/tokens.js';
 import { createLedger } from '../../src/commands/ledger.js';
+import { createLimits } from '../../src/commands/limits.js';
 import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import { createUsers, type Users } from '../../src/commands/users.js';
 import { migrateUsers } from '../../src/commands/users.migrations.js';
@@ -73,7 +74,7 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   await migrateReadModels(pool);
   const store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
   const users = createUsers({ store, pool });
-  const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact });
+  const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard });
   const captcha = await startCaptchaStandIn();
   const logger = createLogger({ level: 'silent' });
   const base: AuthSettings = {

@@ -94,4 +94,19 @@ describe('user decider', () => {
     given([register, null]).when(link).then({ type: 'IdentityLinked', data: { provider: 'google', subject: 'sub-1', email: 'a@b.test', at: AT } });
     given([register, null], [link, null]).when(link).thenNothing();
   });
+
+  it('when an admin updates profile fields, then ProfileUpdated with only the changed fields and the admin; unchanged fields are a no-op', () => {
+    const edit = (changes: Record<string, unknown>): UserCommand => ({ type: 'UpdateProfile', data: { changes } });
+    given([register, null]).when(edit({ isStaff: true, avatar: '/a.png' }), ADMIN)
+      .then({ type: 'ProfileUpdated', data: { changes: { isStaff: true, avatar: '/a.png' }, at: AT, adminUserId: ADMIN } });
+    given([register, null], [edit({ isStaff: true }), ADMIN]).when(edit({ isStaff: true, isTest: true }), ADMIN)
+      .then({ type: 'ProfileUpdated', data: { changes: { isTest: true }, at: AT, adminUserId: ADMIN } });
+    given([register, null], [edit({ isStaff: true }), ADMIN]).when(edit({ isStaff: true }), ADMIN).thenNothing();
+    expect(given([register, null]).when(edit({ canUseChat: false }), ADMIN).state()).toMatchObject({ profile: { canUseChat: false } });
+  });
+
+  it('when an identity is linked, then the state keeps its provider e-mail', () => {
+    const link: UserCommand = { type: 'LinkIdentity', data: { provider: 'google', subject: 'sub-2', email: 'g@b.test' } };
+    expect(given([register, null]).when(link).state()).toMatchObject({ identities: [{ provider: 'google', subject: 'sub-2', email: 'g@b.test' }] });
+  });
 });

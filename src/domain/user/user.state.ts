@@ -1,7 +1,8 @@
 import type { IdentityProvider, UserEvent } from './user.events.js';
 import type { Permission, Role } from './permissions.js';
 
-export type Identity = Readonly<{ provider: IdentityProvider; subject: string }>;
+/** `email` is the provider's e-mail of the identity (absent in snapshots written before it was kept). */
+export type Identity = Readonly<{ provider: IdentityProvider; subject: string; email?: string | null }>;
 
 /** A user as folded from its stream. Before `UserRegistered` nothing exists. */
 export type UserState =
@@ -52,7 +53,7 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
     case 'UserUnbanned': return { ...s, banned: null };
     case 'MfaEnabled': return { ...s, mfaEnabled: true };
     case 'MfaDisabled': return { ...s, mfaEnabled: false };
-    case 'IdentityLinked': return { ...s, identities: [...s.identities, { provider: event.data.provider, subject: event.data.subject }] };
+    case 'IdentityLinked': return { ...s, identities: [...s.identities, { provider: event.data.provider, subject: event.data.subject, email: event.data.email }] };
     default: return assertNever(event);
   }
 };

@@ -1,0 +1,89 @@
+import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { USD_SCALE } from '../domain/money/currency.js';
+import { isParseError, parseDecimal, usdFromMinor, type Minor } from '../domain/money/money.js';
+import { decide, type LimitsCommand, type LimitsMeta } from '../domain/limits/limits.decide.js';
+import type { LimitsError } from '../domain/limits/limits.errors.js';
+import { limitsStream, type LimitsEvent } from '../domain/limits/limits.events.js';
+import { evolve, initialLimitsState, isExcluded, type BetLimit, type Exclusion, type LimitsState } from '../domain/limits/limits.state.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
+import type { LedgerError } from './ledger.types.js';
+import { createStreamHandler } from './stream.handler.js';
+
+/** Spec resources "Self-exclusion" and "Gambling limits". */
+export const exclusionView = (userId: number, e: Exclusion) => ({ id: e.id, userId, expiresAt: e.expiresAt, createdAt: e.createdAt, updatedAt: e.updatedAt });
+export const betLimitView = (userId: number, l: BetLimit) => ({ betLimit: l.betLimit, userId, id: l.id, createdAt: l.createdAt, updatedAt: l.updatedAt });
+export type ExclusionView = ReturnType<typeof exclusionView>;
+export type BetLimitView = ReturnType<typeof betLimitView>;
+
+type Result<T> = Promise<Either<LimitsError, T>>;
+
+export type Limits = Readonly<{
+  setExclusion(userId: number, excludeUntil: Date, adminUserId: number): Result<ExclusionView>;
+  liftExclusion(userId: number, adminUserId: number): Result<ExclusionView>;
+  /** `betLimit`: a USD decimal string of at most 8 decimals (checked by the route). */
+  setBetLimit(userId: number, betLimit: string, adminUserId: number): Result<BetLimitView>;
+  load(userId: number): Promise<LimitsState>;
+  activeExclusion(userId: number): Promise<ExclusionView | undefined>;
+  /** The ledger's check before a bet: ban, active self-exclusion, bet limit. One indexed read. */
+  betGuard(userId: number, usdAmount: Minor): Promise<LedgerError | undefined>;
+}>;
+
+export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; clock?: () => Date }>): Limits => {
+  const clock = deps.clock ?? (() => new Date());
+  const handler = createStreamHandler<LimitsState, LimitsEvent, LimitsCommand, LimitsMeta, LimitsError>(deps.store, {
+    streamOf: limitsStream, initial: initialLimitsState, evolve, decide,
+  });
+  const nextId = async (sequence: 'self_exclusion_id_seq' | 'bet_limit_id_seq'): Promise<number> =>
+    Number((await deps.pool.query<{ id: string }>(`SELECT nextval('${sequence}') AS id`)).rows[0]!.id);
+
+  const run = async (userId: number, command: LimitsCommand, adminUserId: number): Result<LimitsState> => {
+    const handled = await handler.handle(userId, command, { now: clock(), adminUserId }, { adminUserId });
+    if (isLeft(handled.decision)) return handled.decision;
+    if (handled.decision.right.length > 0) {
+      await deps.pool.query(
+        `INSERT INTO user_limits (user_id, revision, state) VALUES ($1, $2, $3)
+         ON CONFLICT (user_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state WHERE user_limits.revision < EXCLUDED.revision`,
+        [userId, handled.revision.toString(), JSON.stringify(handled.state)]);
+    }
+    return right(handled.state);
+  };
+  const load = async (userId: number) => (await handler.load(userId)).state;
+
+  return {
+    setExclusion: async (userId, excludeUntil, adminUserId) => {
+      const exclusionId = await nextId('self_exclusion_id_seq');
+      const result = await run(userId, { type: 'SetSelfExclusion', data: { exclusionId, excludeUntil: excludeUntil.toISOString() } }, adminUserId);
+      return isLeft(result) ? result : right(exclusionView(userId, result.right.exclusion!));
+    },
+    liftExclusion: async (userId, adminUserId) => {
+      const result = await run(userId, { type: 'LiftSelfExclusion', data: {} }, adminUserId);
+      return isLeft(result) ? result : right(exclusionView(userId, result.right.exclusion!));
+    },
+    setBetLimit: async (userId, betLimit, adminUserId) => {
+      const minor = parseDecimal(betLimit, USD_SCALE);
+      if (isParseError(minor)) throw new Error(`bet limit ${betLimit}: ${minor.message}`); // the route's schema lets only USD decimals through
+      const limitId = await nextId('bet_limit_id_seq');
+      const result = await run(userId, { type: 'SetBetLimit', data: { limitId, betLimit: usdFromMinor(minor) } }, adminUserId);
+      return isLeft(result) ? result : right(betLimitView(userId, result.right.betLimit!));
+    },
+    load,
+    activeExclusion: async (userId) => {
+      const state = await load(userId);
+      return isExcluded(state, clock()) ? exclusionView(userId, state.exclusion!) : undefined;
+    },
+    betGuard: async (userId, usdAmount) => {
+      const { rows } = await deps.pool.query<{ is_banned: boolean | null; state: LimitsState | null }>(
+        `SELECT a.is_banned, l.state FROM (SELECT $1::bigint AS user_id) u
+         LEFT JOIN user_access a ON a.user_id = u.user_id LEFT JOIN user_limits l ON l.user_id = u.user_id`, [userId]);
+      const row = rows[0];
+      if (row?.is_banned) return { _tag: 'UserBanned', userId };
+      const state = row?.state;
+      if (!state) return undefined;
+      if (isExcluded(state, clock())) return { _tag: 'UserSelfExcluded', userId, expiresAt: state.exclusion!.expiresAt };
+      const limit = state.betLimit && parseDecimal(state.betLimit.betLimit, USD_SCALE);
+      if (typeof limit === 'bigint' && usdAmount > limit) return { _tag: 'BetLimitExceeded', userId, betLimit: state.betLimit!.betLimit };
+      return undefined;
+    },
+  };
+};

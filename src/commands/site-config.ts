@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { changeSiteConfig, configStream, type SiteConfigChanged } from '../domain/site-config/site-config.events.js';
+import type { ConfigCode } from '../domain/site-config/site-config.sections.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
+
+export type StoredConfig = Readonly<{ code: ConfigCode; config: Record<string, unknown>; revision: number; updatedByUserId: number; updatedAt: string }>;
+
+/**
+ * Replaces a config section: the event in `config-<code>` is the record (with the acting admin); the
+ * `site_config` row and, for COMMON.rates, `currency_rates` are applied right after, guarded by the
+ * stream revision so that a late or repeated apply never overwrites a newer section.
+ */
+export const putSiteConfig = async (
+  deps: { pool: pg.Pool; store: EventStore; invalidateRates?: () => void },
+  command: SiteConfigChanged['data'],
+): Promise<StoredConfig> => {
+  const event = changeSiteConfig(command);
+  const appended = await deps.store.append({
+    streamId: configStream(command.code), expectedRevision: 'any',
+    events: [{ id: randomUUID(), type: event.type, data: event.data, metadata: { adminUserId: command.adminUserId } }],
+  });
+  const revision = appended.nextExpectedRevision;
+  await inTransaction(deps.pool, async (c) => {
+    const { rowCount } = await c.query(
+      `INSERT INTO site_config (code, config, revision, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
+       WHERE site_config.revision < EXCLUDED.revision`,
+      [command.code, JSON.stringify(command.config), revision.toString(), command.adminUserId, command.at]);
+    const rates = command.code === 'COMMON' ? command.config.rates as Record<string, string> | undefined : undefined;
+    if (rowCount === 1 && rates && Object.keys(rates).length > 0) {
+      await c.query(
+        `INSERT INTO currency_rates (currency_id, usd_rate, updated_at) SELECT key, value::numeric, $2 FROM jsonb_each_text($1::jsonb)
+         ON CONFLICT (currency_id) DO UPDATE SET usd_rate = EXCLUDED.usd_rate, updated_at = EXCLUDED.updated_at`,
+        [JSON.stringify(rates), command.at]);
+    }
+  });
+  deps.invalidateRates?.();
+  return { code: command.code, config: { ...command.config }, revision: Number(revision), updatedByUserId: command.adminUserId, updatedAt: command.at };
+};

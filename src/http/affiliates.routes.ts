@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import { guardedRoutes } from './access.js';
+import { affiliateRecord, affiliateStats, listLevels, listReferredUsers } from './affiliates.queries.js';
+import { AffiliateFindOneBody, AffiliateUsersBody } from './affiliates.schemas.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { HttpError } from './errors.js';
+import { parseBody } from './validate.js';
+
+const found = <T>(value: T | undefined, userId: number): T => {
+  if (value === undefined) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
+  return value;
+};
+
+/** Affiliate levels, referred users, an affiliate's record and stats (read side; commission accrues in a projection). */
+export const affiliatesRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+
+  route('get', '/affiliate/levels', { kind: 'perm', permission: 'affiliate.levels.view' }, async (_req, res) => {
+    res.json(await listLevels(deps.pool));
+  });
+  route('post', '/affiliate/users', { kind: 'perm', permission: 'affiliate.users.view' }, async (req, res) => {
+    const { where, ...rest } = parseBody(AffiliateUsersBody, req);
+    res.status(201).json(await listReferredUsers(deps.pool, { ...rest, ownerId: where.ownerId }));
+  });
+  route('post', '/affiliate/find-one', { kind: 'perm', permission: 'affiliate.find-one.view' }, async (req, res) => {
+    const { where } = parseBody(AffiliateFindOneBody, req);
+    res.status(201).json(found(await affiliateRecord(deps.pool, where.userId), where.userId));
+  });
+  route('post', '/affiliate/find-one-stats', { kind: 'perm', permission: 'affiliate.find-one-stats.view' }, async (req, res) => {
+    const { where } = parseBody(AffiliateFindOneBody, req);
+    res.status(201).json(found(await affiliateStats(deps.pool, where.userId), where.userId));
+  });
+  return router;
+};

@@ -1,0 +1,35 @@
+import { Router, type Request } from 'express';
+import { authOf } from '../auth/authenticator.js';
+import { createApiKeys } from '../commands/api-keys.js';
+import { guardedRoutes } from './access.js';
+import { ApiKeyBody, ApiKeyUserParams } from './api-keys.schemas.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { HttpError } from './errors.js';
+import { parseBody, parseParams } from './validate.js';
+
+/** API keys of the public API: the secret is in the create answer only; look-up shows the active key's prefix; `{}` when none. */
+export const apiKeysRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const keys = createApiKeys({ pool: deps.pool, store: deps.store });
+  const admin = (req: Request) => authOf(req).userId;
+  const known = async (userId: number): Promise<number> => {
+    if (!(await deps.auth.users.exists(userId))) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
+    return userId;
+  };
+
+  route('post', '/api-keys', { kind: 'perm', permission: 'api-key.edit' }, async (req, res) => {
+    const { userId } = parseBody(ApiKeyBody, req);
+    res.status(201).json(await keys.issue(await known(userId), admin(req)));
+  });
+  route('get', '/api-keys/:userId', { kind: 'perm', permission: 'api-key.view' }, async (req, res) => {
+    const { userId } = parseParams(ApiKeyUserParams, req);
+    res.json((await keys.active(await known(userId))) ?? {});
+  });
+  route('delete', '/api-keys/:userId', { kind: 'perm', permission: 'api-key.edit' }, async (req, res) => {
+    const { userId } = parseParams(ApiKeyUserParams, req);
+    await keys.revoke(await known(userId), admin(req));
+    res.status(204).end();
+  });
+  return router;
+};

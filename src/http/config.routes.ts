@@ -1,0 +1,29 @@
+import { Router } from 'express';
+import { authOf } from '../auth/authenticator.js';
+import type { Rates } from '../commands/rates.js';
+import { putSiteConfig } from '../commands/site-config.js';
+import { SECTION_SCHEMAS } from '../domain/site-config/site-config.sections.js';
+import { guardedRoutes } from './access.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { ConfigEnvelope, ConfigQuery } from './content.schemas.js';
+import { parseBody, parseQuery } from './validate.js';
+
+/** `PUT /config?code=...` (SuperAdmin): replaces one section, validated by that section's own schema. */
+export const configRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  // The ledger built by createLedger exposes its rate cache; another Ledger simply lags up to the cache TTL.
+  const rates = (deps.ledger as { internals?: { rates?: Rates } }).internals?.rates;
+
+  route('put', '/config', { kind: 'superadmin' }, async (req, res) => {
+    const { code } = parseQuery(ConfigQuery, req);
+    const envelope = parseBody(ConfigEnvelope, req);
+    const { config } = parseBody(ConfigEnvelope.extend({ config: SECTION_SCHEMAS[code] }), req);
+    const stored = await putSiteConfig(
+      { pool: deps.pool, store: deps.store, ...(rates ? { invalidateRates: rates.invalidate } : {}) },
+      { code, config, request: envelope.code, adminUserId: authOf(req).userId, at: new Date().toISOString() },
+    );
+    res.json(stored);
+  });
+  return router;
+};

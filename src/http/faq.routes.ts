@@ -1,0 +1,33 @@
+import { Router } from 'express';
+import { authOf } from '../auth/authenticator.js';
+import { createFaq, deleteFaq, listFaq, updateFaq, type Faq } from '../commands/content.js';
+import { guardedRoutes } from './access.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { FaqCreateBody, FaqDeleteBody, FaqUpdateBody } from './content.schemas.js';
+import { HttpError } from './errors.js';
+import { parseBody } from './validate.js';
+
+const found = (faq: Faq | undefined, id: number): Faq => {
+  if (!faq) throw new HttpError(404, 'FAQ_NOT_FOUND', `FAQ ${id} not found`);
+  return faq;
+};
+
+/** FAQ CRUD, ordered by `order` (1..n). Reads: any Admin; writes: faq.edit (decisions.md, a deliberate deviation). */
+export const faqRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+
+  route('get', '/faq', { kind: 'auth' }, async (_req, res) => { res.json({ data: await listFaq(deps.pool) }); });
+  route('post', '/faq', { kind: 'perm', permission: 'faq.edit' }, async (req, res) => {
+    res.status(201).json(await createFaq(deps.pool, parseBody(FaqCreateBody, req), authOf(req).userId));
+  });
+  route('put', '/faq', { kind: 'perm', permission: 'faq.edit' }, async (req, res) => {
+    const body = parseBody(FaqUpdateBody, req);
+    res.json(found(await updateFaq(deps.pool, body, authOf(req).userId), body.id));
+  });
+  route('delete', '/faq', { kind: 'perm', permission: 'faq.edit' }, async (req, res) => {
+    const { id } = parseBody(FaqDeleteBody, req);
+    res.json(found(await deleteFaq(deps.pool, id), id));
+  });
+  return router;
+};

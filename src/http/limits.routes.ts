@@ -1,0 +1,53 @@
+import { Router, type Request } from 'express';
+import { isLeft, type Either } from 'fp-ts/lib/Either.js';
+import { authOf } from '../auth/authenticator.js';
+import { betLimitView, createLimits } from '../commands/limits.js';
+import type { LimitsError } from '../domain/limits/limits.errors.js';
+import { guardedRoutes } from './access.js';
+import type { BackOfficeDeps } from './back-office.deps.js';
+import { HttpError, limitsErrorToHttp } from './errors.js';
+import { BetLimitBody, ExclusionBody, LiftExclusionBody, LimitsUserParams } from './limits.schemas.js';
+import { parseBody, parseParams } from './validate.js';
+
+const orThrowLimits = <T>(result: Either<LimitsError, T>): T => {
+  if (isLeft(result)) throw limitsErrorToHttp(result.left);
+  return result.right;
+};
+
+/**
+ * Self-exclusion and gambling limits, each change an event with the acting admin; the ledger enforces them on bets.
+ * Look-ups answer `{}` when the user has no active exclusion or no bet limit.
+ */
+export const limitsRoutes = (deps: BackOfficeDeps): Router => {
+  const router = Router();
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const limits = createLimits({ store: deps.store, pool: deps.pool });
+  const admin = (req: Request) => authOf(req).userId;
+  const known = async (userId: number): Promise<number> => {
+    if (!(await deps.auth.users.exists(userId))) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
+    return userId;
+  };
+
+  route('post', '/user-limits/user-exclusion', { kind: 'perm', permission: 'user-limit.edit' }, async (req, res) => {
+    const { excludeUntil, userId } = parseBody(ExclusionBody, req);
+    res.status(201).json(orThrowLimits(await limits.setExclusion(await known(userId), new Date(excludeUntil), admin(req))));
+  });
+  route('delete', '/user-limits/user-exclusion', { kind: 'perm', permission: 'user-limit.delete' }, async (req, res) => {
+    const { userId } = parseBody(LiftExclusionBody, req);
+    res.json(orThrowLimits(await limits.liftExclusion(await known(userId), admin(req))));
+  });
+  route('get', '/user-limits/user-exclusion/:id', { kind: 'perm', permission: 'user-limit.view' }, async (req, res) => {
+    const { id } = parseParams(LimitsUserParams, req);
+    res.json((await limits.activeExclusion(await known(id))) ?? {});
+  });
+  route('post', '/user-limits/gambling-limits', { kind: 'perm', permission: 'user-limit.edit' }, async (req, res) => {
+    const { betLimit, userId } = parseBody(BetLimitBody, req);
+    res.status(201).json(orThrowLimits(await limits.setBetLimit(await known(userId), betLimit, admin(req))));
+  });
+  route('get', '/user-limits/gambling-limits/:id', { kind: 'perm', permission: 'user-limit.view' }, async (req, res) => {
+    const { id } = parseParams(LimitsUserParams, req);
+    const state = await limits.load(await known(id));
+    res.json(state.betLimit ? betLimitView(id, state.betLimit) : {});
+  });
+  return router;
+};

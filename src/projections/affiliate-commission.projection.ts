@@ -1,0 +1,75 @@
+import { walletRecords, type Projection, type Row, type Sql } from './projection.js';
+
+const HANDLES: readonly string[] = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'];
+
+/**
+ * The affiliate level id of an owner (SQL expression over the owner id expression `owner`): the highest
+ * level whose minWageredUsdAmount the owner's referred users' accrued wagered USD reaches, raised to the
+ * owner's customMinAffiliateLevel when that is higher (a users column or the profile field, whichever the
+ * user-admin feature writes), capped at the top level.
+ */
+export const ownerLevelIdSql = (owner: string): string => `LEAST((SELECT max(id) FROM affiliate_levels), GREATEST(
+  COALESCE((SELECT l.id FROM affiliate_levels l
+    WHERE l.min_wagered_usd <= COALESCE((SELECT sum(e.wagered_usd) FROM affiliate_earnings e WHERE e.owner_id = ${owner}), 0)
+    ORDER BY l.min_wagered_usd DESC, l.id DESC LIMIT 1), 1),
+  COALESCE((SELECT COALESCE((to_jsonb(u)->>'custom_min_affiliate_level')::int, (u.profile->>'customMinAffiliateLevel')::int)
+    FROM users u WHERE u.id = ${owner}), 0)))`;
+
+/** Referred users' stakes accrue when they settle, at the owner's level as it stands before the batch. */
+const ACCRUE = `
+  WITH s AS (
+    SELECT r.referrer_user_id AS owner_id, p.user_id, sum(p.usd_amount) AS wagered, max(c.at) AS at
+    FROM jsonb_to_recordset($1::jsonb) AS c(bet_id text, at timestamptz)
+    JOIN affiliate_pending p ON p.bet_id = c.bet_id
+    JOIN affiliate_referrals r ON r.user_id = p.user_id AND r.status = 'RESOLVED'
+    GROUP BY 1, 2
+  ), rated AS (
+    SELECT s.*, (SELECT l.commission FROM affiliate_levels l WHERE l.id = ${ownerLevelIdSql('s.owner_id')}) AS rate FROM s
+  )
+  INSERT INTO affiliate_earnings AS a (owner_id, user_id, wagered_usd, commission_usd, updated_at)
+  SELECT owner_id, user_id, wagered, round(wagered * COALESCE(rate, 0), 8), at FROM rated
+  ON CONFLICT (owner_id, user_id) DO UPDATE SET
+    wagered_usd = a.wagered_usd + EXCLUDED.wagered_usd,
+    commission_usd = a.commission_usd + EXCLUDED.commission_usd,
+    updated_at = GREATEST(a.updated_at, EXCLUDED.updated_at)`;
+
+/**
+ * Affiliate commission (spec "Affiliate level"): for each SETTLED bet of a user referred through an
+ * affiliate code, the owner earns the bet's USD stake × the owner's level commission. Only referred
+ * users' open bets are kept in the private affiliate_pending table; rolled-back and errored bets never count.
+ */
+export const affiliateCommissionProjection: Projection = {
+  name: 'affiliate-commission',
+  version: 1,
+  handles: HANDLES,
+  tables: ['affiliate_earnings', 'affiliate_pending'],
+  project(events) {
+    const placed: Row[] = [];
+    const settled: Row[] = [];
+    const closed: string[] = [];
+    for (const { userId, event } of walletRecords(events, HANDLES)) {
+      switch (event.type) {
+        case 'BetPlaced':
+          placed.push({ bet_id: event.data.betId, user_id: userId, usd_amount: event.data.usdAmount });
+          break;
+        case 'BetSettled':
+          settled.push({ bet_id: event.data.betId, at: event.data.at });
+          closed.push(event.data.betId);
+          break;
+        case 'BetRolledBack':
+        case 'BetErrored':
+          closed.push(event.data.betId);
+          break;
+      }
+    }
+    const statements: Sql[] = placed.length === 0 ? [] : [{
+      text: `INSERT INTO affiliate_pending (bet_id, user_id, usd_amount)
+        SELECT b.bet_id, b.user_id, b.usd_amount FROM jsonb_to_recordset($1::jsonb) AS b(bet_id text, user_id bigint, usd_amount numeric)
+        WHERE EXISTS (SELECT 1 FROM affiliate_referrals r WHERE r.user_id = b.user_id AND r.status = 'RESOLVED')`,
+      values: [JSON.stringify(placed)],
+    }];
+    if (settled.length > 0) statements.push({ text: ACCRUE, values: [JSON.stringify(settled)] });
+    if (closed.length > 0) statements.push({ text: 'DELETE FROM affiliate_pending WHERE bet_id = ANY($1::text[])', values: [closed] });
+    return statements;
+  },
+};

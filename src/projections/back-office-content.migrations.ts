@@ -1,0 +1,74 @@
+import type { Migration } from '../infra/migrate.js';
+
+/** Affiliates, site configuration, FAQ and chat moderation (issue 5). Spread into readModelMigrations. */
+export const backOfficeContentMigrations: readonly Migration[] = [
+  {
+    id: '0190_affiliates',
+    sql: `
+      CREATE TABLE affiliate_levels (
+        id integer PRIMARY KEY,
+        name text NOT NULL,
+        min_wagered_usd numeric NOT NULL CHECK (min_wagered_usd >= 0),
+        commission numeric NOT NULL CHECK (commission >= 0 AND commission < 1),
+        min_referral_count_for_claim integer NOT NULL CHECK (min_referral_count_for_claim >= 0)
+      );
+      -- Thresholds on the referred users' total settled wagered USD; commission is a fraction of it (docs/back-office.md).
+      INSERT INTO affiliate_levels (id, name, min_wagered_usd, commission, min_referral_count_for_claim) VALUES
+        (1, 'Bronze', 0, 0.05, 1), (2, 'Silver', 10000, 0.075, 3), (3, 'Gold', 50000, 0.1, 5),
+        (4, 'Platinum', 250000, 0.125, 10), (5, 'Diamond', 1000000, 0.15, 25);
+      ALTER TABLE affiliate_codes ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+      CREATE INDEX affiliate_codes_owner ON affiliate_codes (user_id);
+      CREATE INDEX affiliate_referrals_owner ON affiliate_referrals (referrer_user_id, created_at);
+      -- Commission accrued per owner and referred user, in USD (the affiliate-commission projection).
+      CREATE TABLE affiliate_earnings (
+        owner_id bigint NOT NULL,
+        user_id bigint NOT NULL,
+        wagered_usd numeric NOT NULL DEFAULT 0,
+        commission_usd numeric NOT NULL DEFAULT 0,
+        claimed_usd numeric NOT NULL DEFAULT 0,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (owner_id, user_id)
+      );
+      -- Private to that projection: USD stakes of referred users' open bets (BetSettled does not repeat it).
+      CREATE TABLE affiliate_pending (
+        bet_id text PRIMARY KEY,
+        user_id bigint NOT NULL,
+        usd_amount numeric NOT NULL
+      );`,
+  },
+  {
+    id: '0191_site_config_faq_chat',
+    sql: `
+      CREATE TABLE site_config (
+        code text PRIMARY KEY CHECK (code IN ('COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS')),
+        config jsonb NOT NULL,
+        revision bigint NOT NULL,
+        updated_by bigint NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE TABLE faq (
+        id serial PRIMARY KEY,
+        title text NOT NULL,
+        text text NOT NULL,
+        "order" integer NOT NULL,
+        created_by bigint NOT NULL,
+        updated_by bigint NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE chat_moderation (
+        id bigserial PRIMARY KEY,
+        action text NOT NULL CHECK (action IN ('delete_message', 'set_rate_limit')),
+        args jsonb NOT NULL,
+        admin_user_id bigint NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        applied_at timestamptz
+      );
+      CREATE TABLE chat_room_limits (
+        room_id text PRIMARY KEY,
+        messages_per_minute integer NOT NULL CHECK (messages_per_minute BETWEEN 1 AND 600),
+        updated_by bigint NOT NULL,
+        updated_at timestamptz NOT NULL
+      );`,
+  },
+];
