@@ -1,4 +1,5 @@
 import type { RequestHandler, Router } from 'express';
+import type { ZodObject, ZodType } from 'zod';
 import type { Authenticator } from '../auth/authenticator.js';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
 import { authError } from './errors.js';
@@ -11,7 +12,22 @@ export type Access =
   | Readonly<{ kind: 'superadmin' }>;
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type RegisteredRoute = Readonly<{ method: HttpMethod; path: string; access: Access }>;
+
+/**
+ * The OpenAPI description of a route, declared beside its access with the schemas the handler parses.
+ * `addition`: not in the spec's Endpoints table (documented as `x-addition`).
+ */
+export type RouteDocs = Readonly<{
+  summary: string;
+  tag?: string;
+  description?: string;
+  request?: Readonly<{ params?: ZodObject; query?: ZodObject; body?: ZodType; headers?: ZodObject }>;
+  responses: Readonly<Record<number, Readonly<{ description: string; schema?: ZodType }>>>;
+  addition?: true;
+  deprecated?: true;
+}>;
+
+export type RegisteredRoute = Readonly<{ method: HttpMethod; path: string; access: Access; docs?: RouteDocs }>;
 
 /** Every back-office route with its access, in registration order (the access-matrix test enumerates it). */
 export type AccessRegistry = RegisteredRoute[];
@@ -35,9 +51,15 @@ export const access = (authenticator: Authenticator, rule: Access): RequestHandl
   }
 };
 
-/** Declares a route and its access in one place: the guard runs first, the route is recorded in the registry. */
+/**
+ * Declares a route, its access and (optionally, before the handlers) its documentation in one place:
+ * the guard runs first, the route is recorded in the registry the OpenAPI document is generated from.
+ */
 export const guardedRoutes = (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
-  (method: HttpMethod, path: string, rule: Access, ...handlers: RequestHandler[]): void => {
-    registry.push({ method, path: `${prefix}${path}`, access: rule });
+  (method: HttpMethod, path: string, rule: Access, ...rest: [RouteDocs, ...RequestHandler[]] | RequestHandler[]): void => {
+    const [first, ...others] = rest;
+    const docs = typeof first === 'function' ? undefined : first;
+    const handlers = (typeof first === 'function' ? rest : others) as RequestHandler[];
+    registry.push({ method, path: `${prefix}${path}`, access: rule, ...(docs ? { docs } : {}) });
     router[method](path, access(authenticator, rule), ...handlers);
   };

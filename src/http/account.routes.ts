@@ -6,27 +6,40 @@ import type { Ledger } from '../commands/ledger.types.js';
 import { MfaCodeBody, SetupUsernameBody } from './auth.schemas.js';
 import { HttpError, orThrowUser, userErrorToHttp } from './errors.js';
 import { parseBody } from './validate.js';
+import { documentedRoutes } from './openapi.js';
+import { PublicUser, UserResponse } from './api-docs.js';
+import { UntypedObject } from './openapi.schemas.js';
 
 const invalidCode = () => new HttpError(400, 'AUTH_INVALID_MFA_CODE', 'The two-factor code is invalid');
 
 /** GET /user/me, MFA enrolment, POST /auth/setup-username: all for the signed-in user. */
 export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): Router => {
   const router = Router();
+  const route = documentedRoutes(router);
   const auth = kit.authenticator.required('public');
 
-  router.get('/user/me', auth, async (req, res) => {
+  route('get', '/user/me', { kind: 'auth' }, {
+    summary: 'The signed-in user (a session-validity probe)',
+    responses: { 200: { description: 'The public user with balances, KYC level and MFA status', schema: PublicUser } },
+  }, auth, async (req, res) => {
     const { user, userId } = authOf(req);
     const balances = (await ledger.balances(userId)).map(({ currencyId, balance }) => ({ currencyId, balance }));
     res.json({ id: userId, username: user.username, email: user.email, country: user.country, balances, kycLevel: 'LEVEL_0', mfaEnabled: user.mfaEnabled, roles: user.roles });
   });
 
-  router.post('/auth/mfa/setup', auth, async (req, res) => {
+  route('post', '/auth/mfa/setup', { kind: 'auth' }, {
+    summary: 'Start two-factor enrolment', addition: true,
+    responses: { 200: { description: 'The pending secret and its otpauth URL', schema: UntypedObject } },
+  }, auth, async (req, res) => {
     const { user, userId } = authOf(req);
     if (user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaAlreadyEnabled', userId });
     res.json(await kit.mfa.setup(userId, user.email ?? user.username ?? `user-${userId}`));
   });
 
-  router.post('/auth/mfa/enable', auth, async (req, res) => {
+  route('post', '/auth/mfa/enable', { kind: 'auth' }, {
+    summary: 'Confirm two-factor enrolment with a code', addition: true, request: { body: MfaCodeBody },
+    responses: { 200: { description: 'The user', schema: UserResponse } },
+  }, auth, async (req, res) => {
     const { user, userId } = authOf(req);
     const { code } = parseBody(MfaCodeBody, req);
     if (user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaAlreadyEnabled', userId });
@@ -34,7 +47,10 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
     res.json({ user: publicUser(orThrowUser(await kit.users.execute(userId, { type: 'EnableMfa', data: {} }, null))) });
   });
 
-  router.post('/auth/mfa/disable', auth, async (req, res) => {
+  route('post', '/auth/mfa/disable', { kind: 'auth' }, {
+    summary: 'Turn two-factor authentication off with a code', addition: true, request: { body: MfaCodeBody },
+    responses: { 200: { description: 'The user', schema: UserResponse } },
+  }, auth, async (req, res) => {
     const { user, userId } = authOf(req);
     const { code } = parseBody(MfaCodeBody, req);
     if (!user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaNotEnabled', userId });
@@ -45,7 +61,10 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
     res.json({ user: publicUser(done.right) });
   });
 
-  router.post('/auth/setup-username', auth, async (req, res) => {
+  route('post', '/auth/setup-username', { kind: 'auth' }, {
+    summary: 'Choose a username (accounts created through an identity provider)', addition: true, request: { body: SetupUsernameBody },
+    responses: { 200: { description: 'The user', schema: UserResponse } },
+  }, auth, async (req, res) => {
     const { userId } = authOf(req);
     const { username } = parseBody(SetupUsernameBody, req);
     res.json({ user: publicUser(orThrowUser(await kit.users.execute(userId, { type: 'SetUsername', data: { username } }, null))) });

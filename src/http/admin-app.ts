@@ -14,6 +14,8 @@ import { internalRoutes } from './internal.routes.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
 import { moneyRoutes } from './money.routes.js';
+import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
+import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
 
 export type AdminAppDeps = AppDeps & Readonly<{
@@ -30,7 +32,7 @@ export type AdminAppDeps = AppDeps & Readonly<{
 export const createAdminApp = (deps: AdminAppDeps): Express => {
   const app = createBaseApp(deps);
   const registry = deps.accessRegistry ?? [];
-  registry.push({ method: 'get', path: '/health', access: { kind: 'none' } });
+  registry.push({ method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS });
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
   if (deps.auth) {
     const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
@@ -41,5 +43,6 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes(backOffice));
     app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
   }
+  app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));
   return finishApp(app, deps.logger);
 };

@@ -10,6 +10,7 @@ import { orThrowUser, zodToHttp } from './errors.js';
 import { compileWhere, escapeLike, nestedQuery, SqlParams, type FieldMap } from './filters.js';
 import { direction, listPage } from './ledger-lists.views.js';
 import { parseBody, type z } from './validate.js';
+import { Paginated, UntypedList, UserRecord } from './openapi.schemas.js';
 
 type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -61,14 +62,23 @@ export const adminUsersListRoutes = (deps: BackOfficeDeps): Router => {
     }, p, q, (r) => fullUser(coreOfRow(r), r, flags));
   };
 
-  route('get', '/user/all', { kind: 'superadmin' }, async (req, res) => {
+  route('get', '/user/all', { kind: 'superadmin' }, {
+    summary: 'List users', request: { query: UsersQuery },
+    responses: { 200: { description: 'Paginated users', schema: Paginated('PaginatedUsers', UserRecord) } },
+  }, async (req, res) => {
     res.json(await listUsers(parseNestedQuery(UsersQuery, req)));
   });
-  route('post', '/user/all', { kind: 'superadmin' }, async (req, res) => {
+  route('post', '/user/all', { kind: 'superadmin' }, {
+    summary: 'List users (filter in the body)', request: { body: UsersBody },
+    responses: { 201: { description: 'Paginated users', schema: Paginated('PaginatedUsersBody', UserRecord) } },
+  }, async (req, res) => {
     res.status(201).json(await listUsers(parseBody(UsersBody, req)));
   });
 
-  route('get', '/user/get-all-roles-with-users', { kind: 'superadmin' }, async (_req, res) => {
+  route('get', '/user/get-all-roles-with-users', { kind: 'superadmin' }, {
+    summary: 'Roles with their users',
+    responses: { 200: { description: 'Roles with users', schema: UntypedList } },
+  }, async (_req, res) => {
     const { rows } = await pool.query<{ role: string; count: number; users: { id: number; username: string | null; email: string | null }[] }>(
       `SELECT r.role, count(u.id)::int AS count,
          coalesce(json_agg(json_build_object('id', u.id, 'username', u.username, 'email', u.email) ORDER BY u.id)
@@ -79,7 +89,10 @@ export const adminUsersListRoutes = (deps: BackOfficeDeps): Router => {
     res.json(rows.map((r) => ({ role: r.role, usersCount: r.count, users: r.users.map((u) => ({ ...u, id: Number(u.id) })) })));
   });
 
-  route('get', '/user/get-admins-with-roles', { kind: 'superadmin' }, async (_req, res) => {
+  route('get', '/user/get-admins-with-roles', { kind: 'superadmin' }, {
+    summary: 'Admins with their roles',
+    responses: { 200: { description: 'Admins with roles', schema: UntypedList } },
+  }, async (_req, res) => {
     const { rows } = await pool.query<AnyRow>(
       `SELECT id, username, email, roles, permissions, is_banned FROM users WHERE roles && ARRAY['Admin', 'SuperAdmin']::text[] ORDER BY id`);
     res.json(rows.map((r) => ({
@@ -88,7 +101,10 @@ export const adminUsersListRoutes = (deps: BackOfficeDeps): Router => {
     })));
   });
 
-  route('post', '/user/admin-user', { kind: 'superadmin' }, async (req, res) => {
+  route('post', '/user/admin-user', { kind: 'superadmin' }, {
+    summary: 'Create an admin user', request: { body: CreateAdminUserBody },
+    responses: { 201: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const body = parseBody(CreateAdminUserBody, req);
     const adminUserId = authOf(req).userId;
     let user = orThrowUser(await users.register({

@@ -11,6 +11,7 @@ import {
 } from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
 import { parseBody, parseParams } from './validate.js';
+import { StringList, Text, UntypedObject, UserRecord } from './openapi.schemas.js';
 
 export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
 
@@ -31,24 +32,39 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
     return id;
   };
 
-  route('get', '/user/all-permissions', { kind: 'superadmin' }, (_req, res) => { res.json([...PERMISSIONS]); });
+  route('get', '/user/all-permissions', { kind: 'superadmin' }, {
+    summary: 'All permission names',
+    responses: { 200: { description: 'Permission names', schema: StringList } },
+  }, (_req, res) => { res.json([...PERMISSIONS]); });
 
-  route('put', '/user/add-single-role', { kind: 'superadmin' }, async (req, res) => {
+  route('put', '/user/add-single-role', { kind: 'superadmin' }, {
+    summary: 'Add a role by username', request: { body: SingleRoleBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { username, role } = parseBody(SingleRoleBody, req);
     res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
   });
-  route('put', '/user/revoke-single-role', { kind: 'superadmin' }, async (req, res) => {
+  route('put', '/user/revoke-single-role', { kind: 'superadmin' }, {
+    summary: 'Revoke a role by username', request: { body: SingleRoleBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { username, role } = parseBody(SingleRoleBody, req);
     res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))));
   });
 
-  route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, async (req, res) => {
+  route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, {
+    summary: 'A user', request: { params: UserIdParams },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const state = await users.load(id);
     if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
     res.json(await view(state));
   });
-  route('patch', '/user/:id', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+  route('patch', '/user/:id', { kind: 'perm', permission: 'user.edit' }, {
+    summary: 'Update a user', request: { params: UserIdParams, body: UpdateUserBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { username, ...changes } = parseBody(UpdateUserBody, req);
     // The username first: it is the change that can be refused (taken), and then nothing else is written.
@@ -56,40 +72,61 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
     if (Object.keys(changes).length > 0 || !user) user = orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes } }, admin(req)));
     res.json(await view(user));
   });
-  route('patch', '/user/:id/avatar/reset', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+  route('patch', '/user/:id/avatar/reset', { kind: 'perm', permission: 'user.edit' }, {
+    summary: 'Reset a user\'s avatar', request: { params: UserIdParams },
+    responses: { 200: { description: 'The default avatar URL', schema: Text } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
     res.json(DEFAULT_AVATAR_URL);
   });
-  route('patch', '/user/:id/ban', { kind: 'perm', permission: 'user.ban' }, async (req, res) => {
+  route('patch', '/user/:id/ban', { kind: 'perm', permission: 'user.ban' }, {
+    summary: 'Ban a user (ends their sessions)', request: { params: UserIdParams, body: BanBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { banReason } = parseBody(BanBody, req);
     res.json(await view(orThrowUser(await users.execute(id, { type: 'BanUser', data: { reason: banReason } }, admin(req)))));
   });
-  route('patch', '/user/:id/unban', { kind: 'superadmin' }, async (req, res) => {
+  route('patch', '/user/:id/unban', { kind: 'superadmin' }, {
+    summary: 'Unban a user', request: { params: UserIdParams },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     res.json(await view(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
   });
-  route('put', '/user/:id/roles', { kind: 'superadmin' }, async (req, res) => {
+  route('put', '/user/:id/roles', { kind: 'superadmin' }, {
+    summary: 'Set a user\'s role', request: { params: UserIdParams, body: RolesBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { roles } = parseBody(RolesBody, req);
     res.json(await view(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
   });
-  route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+  route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, {
+    summary: 'Grant a permission', request: { params: UserIdParams, body: PermissionsBody },
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { permissions } = parseBody(PermissionsBody, req);
     mayDelegate(req, permissions);
     const user = orThrowUser(await users.execute(id, { type: 'GrantPermission', data: { permission: permissions } }, admin(req)));
     res.json({ userId: id, permissions: user.permissions });
   });
-  route('delete', '/user/:id/permissions/:name', { kind: 'perm', permission: 'user.edit' }, async (req, res) => {
+  route('delete', '/user/:id/permissions/:name', { kind: 'perm', permission: 'user.edit' }, {
+    summary: 'Revoke a permission', request: { params: PermissionParams }, addition: true,
+    responses: { 200: { description: 'The user', schema: UserRecord } },
+  }, async (req, res) => {
     const { id, name } = parseParams(PermissionParams, req);
     mayDelegate(req, name);
     const user = orThrowUser(await users.execute(id, { type: 'RevokePermission', data: { permission: name } }, admin(req)));
     res.json({ userId: id, permissions: user.permissions });
   });
 
-  route('get', '/registration-info/:userId', { kind: 'superadmin' }, async (req, res) => {
+  route('get', '/registration-info/:userId', { kind: 'superadmin' }, {
+    summary: 'A user\'s registration info', request: { params: RegistrationInfoParams },
+    responses: { 200: { description: 'Registration info', schema: UntypedObject } },
+  }, async (req, res) => {
     const { userId } = parseParams(RegistrationInfoParams, req);
     const { rows } = await pool.query<{ user_id: string; ip: string | null; user_agent: string | null; country: string | null; referrer: string | null; referrer_code: string | null; provider: string; created_at: Date }>(
       'SELECT * FROM registration_info WHERE user_id = $1', [userId]);

@@ -8,14 +8,23 @@ import type { RegisteredUser } from '../domain/user/user.state.js';
 import { SignInBody, SignUpBody, Verify2faBody } from './auth.schemas.js';
 import { authError, HttpError, userErrorToHttp } from './errors.js';
 import { parseBody } from './validate.js';
+import { documentedRoutes } from './openapi.js';
+import { CaptchaHeaders, SessionResponse, SignInResponse } from './api-docs.js';
+import { SuccessResponse } from './openapi.schemas.js';
+import { z } from './validate.js';
 
 const address = (req: Request): string => req.ip ?? 'unknown';
 
 /** POST /auth/sign-up, /auth/sign-in, /auth/verify-2fa, /auth/refresh; DELETE /session/log-out/current. */
 export const authRoutes = (kit: AuthKit): Router => {
   const router = Router();
+  const route = documentedRoutes(router);
 
-  router.post('/auth/sign-up', async (req, res) => {
+  route('post', '/auth/sign-up', { kind: 'none' }, {
+    summary: 'Sign up (captcha required); sets the access_token and refresh_token cookies',
+    request: { headers: CaptchaHeaders, body: SignUpBody },
+    responses: { 201: { description: 'The new user with its tokens', schema: SessionResponse } },
+  }, async (req, res) => {
     kit.geoCheck(req);
     await kit.captcha(req);
     const body = parseBody(SignUpBody, req);
@@ -29,7 +38,11 @@ export const authRoutes = (kit: AuthKit): Router => {
     res.status(201).json({ user: publicUser(registered.right), ...tokens });
   });
 
-  router.post('/auth/sign-in', async (req, res) => {
+  route('post', '/auth/sign-in', { kind: 'none' }, {
+    summary: 'Sign in (captcha required); sets both cookies unless mfaRequired, which returns an MFA challenge token instead',
+    request: { headers: CaptchaHeaders, body: SignInBody },
+    responses: { 200: { description: 'The user, and mfaRequired with mfaToken when a second factor is needed', schema: SignInResponse } },
+  }, async (req, res) => {
     kit.geoCheck(req);
     await kit.captcha(req);
     const body = parseBody(SignInBody, req);
@@ -53,7 +66,11 @@ export const authRoutes = (kit: AuthKit): Router => {
     res.json({ user: publicUser(user) });
   });
 
-  router.post('/auth/verify-2fa', async (req, res) => {
+  route('post', '/auth/verify-2fa', { kind: 'none' }, {
+    summary: 'Complete a sign-in with the two-factor code; sets both cookies',
+    request: { body: Verify2faBody },
+    responses: { 200: { description: 'The user with its tokens', schema: SessionResponse } },
+  }, async (req, res) => {
     const body = parseBody(Verify2faBody, req);
     const challenge = await kit.tokens.verifyMfaChallenge(body.mfaToken);
     if (typeof challenge === 'string') throw authError('unauthorized', 'Invalid or expired MFA token');
@@ -73,7 +90,10 @@ export const authRoutes = (kit: AuthKit): Router => {
     res.json({ user: publicUser(user), ...tokens });
   });
 
-  router.post('/auth/refresh', async (req, res) => {
+  route('post', '/auth/refresh', { kind: 'none' }, {
+    summary: 'Rotate the refresh_token cookie and issue a new access token',
+    responses: { 200: { description: 'The new access token', schema: z.object({ accessToken: z.string() }) } },
+  }, async (req, res) => {
     const token = readCookie(req, REFRESH_COOKIE);
     if (!token) throw authError('unauthorized', 'No refresh token');
     assertNotCrossSite(req, kit.settings.allowedOrigins);
@@ -88,7 +108,10 @@ export const authRoutes = (kit: AuthKit): Router => {
     res.json({ accessToken });
   });
 
-  router.delete('/session/log-out/current', kit.authenticator.required('public'), async (req, res) => {
+  route('delete', '/session/log-out/current', { kind: 'auth' }, {
+    summary: 'Log out: ends the session and clears the cookies',
+    responses: { 200: { description: 'Logged out', schema: SuccessResponse } },
+  }, kit.authenticator.required('public'), async (req, res) => {
     if (req.auth?.sessionId) await kit.sessions.delete(req.auth.sessionId);
     clearAuthCookies(res, kit.cookies);
     res.json({ success: true });

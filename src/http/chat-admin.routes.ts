@@ -6,6 +6,7 @@ import type { BackOfficeDeps } from './back-office.deps.js';
 import { CHAT_ACTION_ARGS, ChatAdminActionBody } from './content.schemas.js';
 import { parseBody } from './validate.js';
 import { z } from './validate.js';
+import { UntypedObject } from './openapi.schemas.js';
 
 /** The whole body again, with `args` narrowed by `action`, so that a bad argument is reported as body.args.<field>. */
 const ChatAdminActionCommand = z.discriminatedUnion('action', [
@@ -17,7 +18,10 @@ const ChatAdminActionCommand = z.discriminatedUnion('action', [
 export const chatAdminRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
-  route('post', '/chat/admin-action', { kind: 'perm', permission: 'chat.admin-action' }, async (req, res) => {
+  route('post', '/chat/admin-action', { kind: 'perm', permission: 'chat.admin-action' }, {
+    summary: 'A chat admin action', request: { body: ChatAdminActionBody },
+    responses: { 201: { description: 'The recorded action', schema: UntypedObject } },
+  }, async (req, res) => {
     parseBody(ChatAdminActionBody, req);
     const command: ChatAdminAction = parseBody(ChatAdminActionCommand, req);
     res.status(201).json(await recordChatAdminAction(deps.pool, command, authOf(req).userId));

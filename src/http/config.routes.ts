@@ -7,6 +7,7 @@ import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { ConfigEnvelope, ConfigQuery } from './content.schemas.js';
 import { parseBody, parseQuery } from './validate.js';
+import { UntypedObject } from './openapi.schemas.js';
 
 /** `PUT /config?code=...` (SuperAdmin): replaces one section, validated by that section's own schema. */
 export const configRoutes = (deps: BackOfficeDeps): Router => {
@@ -15,7 +16,10 @@ export const configRoutes = (deps: BackOfficeDeps): Router => {
   // The ledger built by createLedger exposes its rate cache; another Ledger simply lags up to the cache TTL.
   const rates = (deps.ledger as { internals?: { rates?: Rates } }).internals?.rates;
 
-  route('put', '/config', { kind: 'superadmin' }, async (req, res) => {
+  route('put', '/config', { kind: 'superadmin' }, {
+    summary: 'Replace a configuration section', request: { query: ConfigQuery, body: ConfigEnvelope },
+    responses: { 200: { description: 'The section', schema: UntypedObject } },
+  }, async (req, res) => {
     const { code } = parseQuery(ConfigQuery, req);
     const envelope = parseBody(ConfigEnvelope, req);
     const { config } = parseBody(ConfigEnvelope.extend({ config: SECTION_SCHEMAS[code] }), req);

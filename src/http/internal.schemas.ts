@@ -34,7 +34,8 @@ type ScaleRule = Readonly<{ field: string; scale: 'currency' | 'usd'; positive: 
  */
 export const withScales = <S extends z.ZodObject>(schema: S, rules: readonly ScaleRule[]): S =>
   schema.superRefine((raw, ctx) => {
-    const body = raw as Record<string, unknown>;
+    // `when` runs this on any input, null included (the OpenAPI generator probes with null).
+    const body = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const currency = typeof body.currencyId === 'string' && isCurrencyId(body.currencyId) ? body.currencyId : undefined;
     for (const rule of rules) {
       const value = body[rule.field];

@@ -10,6 +10,9 @@ import { dec, direction, iso, listPage, shortUser, shortUserColumns } from './le
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
 import { fullStats } from './user-full-stats.js';
 import { statsTransactions } from './stats-transactions.js';
+import { AdminStats, Paginated, PaginatedObjects, UntypedList } from './openapi.schemas.js';
+
+const PaginatedBets = Paginated('PaginatedBets');
 
 type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -59,7 +62,10 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const { pool } = deps;
 
-  route('get', '/admin-tips', { kind: 'perm', permission: 'admin-tips.view' }, async (req, res) => {
+  route('get', '/admin-tips', { kind: 'perm', permission: 'admin-tips.view' }, {
+    summary: 'List admin tips', request: { query: AdminTipsQuery },
+    responses: { 200: { description: 'Paginated admin tips', schema: Paginated('PaginatedAdminTips') } },
+  }, async (req, res) => {
     const q = parseQuery(AdminTipsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -87,7 +93,10 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     })));
   });
 
-  route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, async (req, res) => {
+  route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, {
+    summary: 'List withdrawals', request: { query: WithdrawalsQuery },
+    responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals') } },
+  }, async (req, res) => {
     const q = parseQuery(WithdrawalsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -109,7 +118,10 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     })));
   });
 
-  route('get', '/deposit', { kind: 'perm', permission: 'deposits.view' }, async (req, res) => {
+  route('get', '/deposit', { kind: 'perm', permission: 'deposits.view' }, {
+    summary: 'List deposits', request: { query: DepositsQuery },
+    responses: { 200: { description: 'Paginated deposits', schema: Paginated('PaginatedDeposits') } },
+  }, async (req, res) => {
     const q = parseQuery(DepositsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -140,14 +152,23 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
       conditions: compileWhere(BET_FIELDS, q.where, p), orderBy: `${BET_SORT[q.sortBy]} ${dir} NULLS LAST, b.id ${dir}`,
     }, p, q, betRecord);
   };
-  route('get', '/bets', { kind: 'perm', permission: 'user.bets.view' }, async (req, res) => {
+  route('get', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
+    summary: 'List bets', request: { query: BetsQuery },
+    responses: { 200: { description: 'Paginated bets', schema: PaginatedBets } },
+  }, async (req, res) => {
     res.json(await listBets(parseNestedQuery(BetsQuery, req)));
   });
-  route('post', '/bets', { kind: 'perm', permission: 'user.bets.view' }, async (req, res) => {
+  route('post', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
+    summary: 'List bets (filter in the body)', request: { body: BetsBody },
+    responses: { 200: { description: 'Paginated bets', schema: PaginatedBets }, 201: { description: 'Declared by the spec; not sent' } },
+  }, async (req, res) => {
     res.status(200).json(await listBets(parseBody(BetsBody, req)));
   });
 
-  route('post', '/accounting/transactions', { kind: 'superadmin' }, async (req, res) => {
+  route('post', '/accounting/transactions', { kind: 'superadmin' }, {
+    summary: 'List accounting transactions', request: { body: TransactionsBody },
+    responses: { 200: { description: 'Paginated transactions', schema: Paginated('PaginatedTransactions') }, 201: { description: 'Declared by the spec; not sent' } },
+  }, async (req, res) => {
     const q = parseBody(TransactionsBody, req);
     const p = new SqlParams();
     const dir = direction(q.sortOrder);
@@ -163,18 +184,27 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     })));
   });
 
-  route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, async (req, res) => {
+  route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, {
+    summary: 'Deposit or withdrawal totals per period', request: { query: StatsTransactionsQuery },
+    responses: { 200: { description: 'Paginated totals per period', schema: PaginatedObjects } },
+  }, async (req, res) => {
     res.json(await statsTransactions(pool, parseQuery(StatsTransactionsQuery, req)));
   });
 
-  route('get', '/user/:id/full/stats', { kind: 'superadmin' }, async (req, res) => {
+  route('get', '/user/:id/full/stats', { kind: 'superadmin' }, {
+    summary: 'A user\'s admin stats', request: { params: FullStatsParams },
+    responses: { 200: { description: 'Admin stats', schema: AdminStats } },
+  }, async (req, res) => {
     const { id } = parseParams(FullStatsParams, req);
     const stats = await fullStats(pool, id);
     if (!stats) throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
     res.json(stats);
   });
 
-  route('post', '/rakeback/find-many', { kind: 'perm', permission: 'rakebacks.view' }, async (req, res) => {
+  route('post', '/rakeback/find-many', { kind: 'perm', permission: 'rakebacks.view' }, {
+    summary: 'A user\'s rakeback records', request: { body: RakebackBody },
+    responses: { 201: { description: 'Array of rakeback records', schema: UntypedList } },
+  }, async (req, res) => {
     const { where } = parseBody(RakebackBody, req);
     const pots = ['instant_claimable', 'instant_total_claimed', ...['daily', 'weekly', 'monthly'].flatMap((p) => [`${p}_claimable`, `${p}_total_claimed`, `${p}_accumulated`])];
     const { rows } = await pool.query<AnyRow>(

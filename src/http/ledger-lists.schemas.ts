@@ -69,7 +69,10 @@ const betsFields = {
   ...paginationFields(20),
 };
 export const BetsQuery = z.object({ ...betsFields, where: jsonOrObject(BetsFilter).prefault({}) }).openapi('BetsQuery');
-export const BetsBody = z.object({ ...betsFields, where: BetsFilter.prefault({}) }).openapi('BetsBody');
+/** Spec: the body must carry page and take (the query form defaults them). */
+export const BetsBody = z.object({
+  ...betsFields, page: betsFields.page.unwrap(), take: betsFields.take.unwrap(), where: BetsFilter.prefault({}),
+}).openapi('BetsBody');
 
 export const TRANSACTION_TYPES = [
   'DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET', 'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT',

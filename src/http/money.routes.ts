@@ -9,6 +9,7 @@ import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
 import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
+import { SuccessResponse, UntypedObject } from './openapi.schemas.js';
 
 /** Spec "Short user" from live user state; avatar, privacy and VIP level come from the profile when set. */
 const shortUser = async (users: Users, id: number | null) => {
@@ -46,33 +47,51 @@ export const moneyRoutes = ({ ledger, auth, registry }: BackOfficeDeps): Router 
     confirmedByUser: await shortUser(auth.users, w.confirmedByUserId),
   });
 
-  route('post', '/admin-tips', { kind: 'perm', permission: 'admin-tips.tip' }, async (req, res) => {
+  route('post', '/admin-tips', { kind: 'perm', permission: 'admin-tips.tip' }, {
+    summary: 'Tip a user', request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
+    responses: { 201: { description: 'Tipped', schema: SuccessResponse } },
+  }, async (req, res) => {
     const key = operationKey(req);
     const body = parseBody(AdminTipBody, req);
     orThrow(await ledger.tip({ ...body, adminUserId: admin(req), operationKey: key }));
     res.status(201).json({ success: true });
   });
-  route('post', '/admin-tips/deduct-balance', { kind: 'perm', permission: 'admin-tips.deduct-balance' }, async (req, res) => {
+  route('post', '/admin-tips/deduct-balance', { kind: 'perm', permission: 'admin-tips.deduct-balance' }, {
+    summary: 'Deduct from a user\'s balance', request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
+    responses: { 201: { description: 'Deducted', schema: SuccessResponse } },
+  }, async (req, res) => {
     const key = operationKey(req);
     const body = parseBody(AdminTipBody, req);
     orThrow(await ledger.deductBalance({ ...body, adminUserId: admin(req), operationKey: key }));
     res.status(201).json({ success: true });
   });
 
-  route('post', '/withdraw/approve', { kind: 'perm', permission: 'withdrawals.approve' }, async (req, res) => {
+  route('post', '/withdraw/approve', { kind: 'perm', permission: 'withdrawals.approve' }, {
+    summary: 'Approve a withdrawal', request: { body: WithdrawalIdBody },
+    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+  }, async (req, res) => {
     const { id } = parseBody(WithdrawalIdBody, req);
     res.status(201).json(await withdrawalRecord(orThrow(await ledger.approveWithdrawal(id, admin(req)))));
   });
-  route('post', '/withdraw/reject', { kind: 'perm', permission: 'withdrawals.reject' }, async (req, res) => {
+  route('post', '/withdraw/reject', { kind: 'perm', permission: 'withdrawals.reject' }, {
+    summary: 'Reject a withdrawal', request: { body: WithdrawalRejectBody },
+    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+  }, async (req, res) => {
     const { id, rejectReason } = parseBody(WithdrawalRejectBody, req);
     res.status(201).json(await withdrawalRecord(orThrow(await ledger.rejectWithdrawal(id, admin(req), rejectReason))));
   });
-  route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, async (req, res) => {
+  route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, {
+    summary: 'Retry a failed withdrawal', request: { body: WithdrawalIdBody },
+    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+  }, async (req, res) => {
     const { id } = parseBody(WithdrawalIdBody, req);
     res.status(201).json(await withdrawalRecord(orThrow(await ledger.retryWithdrawal(id, admin(req)))));
   });
 
-  route('put', '/user/:id/balance', { kind: 'superadmin' }, async (req, res) => {
+  route('put', '/user/:id/balance', { kind: 'superadmin' }, {
+    summary: 'Set a user\'s balance', request: { params: BalanceUserParams, body: SetBalanceBody, headers: IdempotencyKeyHeaders },
+    responses: { 200: { description: 'The new balance', schema: UntypedObject } },
+  }, async (req, res) => {
     const { id } = parseParams(BalanceUserParams, req);
     const key = operationKey(req);
     const body = parseBody(SetBalanceBody, req);

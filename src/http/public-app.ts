@@ -9,6 +9,8 @@ import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
 import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
+import { HEALTH_DOCS, PUBLIC_INFO } from './api-docs.js';
+import { docsRoutes, openApiDocument, routeDocsOf, type DocumentedRoute } from './openapi.js';
 
 export type AppDeps = Readonly<{
   logger: Logger;
@@ -53,7 +55,9 @@ export type PublicAppDeps = AppDeps & Readonly<{
 /** The public API (`PUBLIC_PORT`): the authentication lifecycle and the signed-in user's account. */
 export const createPublicApp = (deps: PublicAppDeps): Express => {
   const app = createBaseApp(deps);
-  if (deps.auth) app.use(authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger));
-  for (const router of deps.routers ?? []) app.use(router);
+  const routers = [...(deps.auth ? [authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger)] : []), ...(deps.routers ?? [])];
+  for (const router of routers) app.use(router);
+  const health: DocumentedRoute = { method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS };
+  app.use(docsRoutes(() => openApiDocument([health, ...routers.flatMap(routeDocsOf)], PUBLIC_INFO), 'Public API'));
   return finishApp(app, deps.logger);
 };

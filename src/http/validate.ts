@@ -1,4 +1,4 @@
-import { extendZodWithOpenApi, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { zodToHttp, type Location } from './errors.js';
@@ -7,9 +7,6 @@ import { zodToHttp, type Location } from './errors.js';
 extendZodWithOpenApi(z);
 
 export { z };
-
-/** Schemas and routes register here; the OpenAPI document is generated from it (docs issue). */
-export const openApiRegistry = new OpenAPIRegistry();
 
 const parseAt = <S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> => {
   const result = schema.safeParse(value);

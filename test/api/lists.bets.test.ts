@@ -134,6 +134,7 @@ describe('POST /bets', () => {
   it.each([
     ['take above 20', { sortBy: 'CREATED_AT', sortOrder: 'asc', take: 21 }, 'body.take'],
     ['missing sortBy', { sortOrder: 'asc' }, 'body.sortBy'],
+    ['missing page and take', { sortBy: 'CREATED_AT', sortOrder: 'asc' }, 'body.page'],
     ['malformed decimal', { sortBy: 'CREATED_AT', sortOrder: 'asc', where: { payout: { lt: '1,5' } } }, 'body.where.payout.lt'],
     ['an unknown filter field', { sortBy: 'CREATED_AT', sortOrder: 'asc', where: { hack: 1 } }, 'body.where'],
   ])('when %s, then 400 VALIDATION_FAILED naming the field', async (_name, body, field) => {

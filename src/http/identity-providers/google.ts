@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import { z } from 'zod';
 import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
+import { documentedRoutes } from '../openapi.js';
 import {
   LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
   type LoginCookie, type LoginStateStore,
@@ -73,8 +74,12 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
   };
 
   const router = Router();
+  const route = documentedRoutes(router);
 
-  router.get('/auth/google', async (_req, res, next) => {
+  route('get', '/auth/google', { kind: 'none' }, {
+    summary: 'Start a sign-in with the identity provider (OpenID Connect, PKCE)', tag: 'identity-providers',
+    responses: { 302: { description: 'Redirect to the identity provider' } },
+  }, async (_req, res, next) => {
     noStore(res);
     let provider: oidc.Configuration;
     try {
@@ -103,7 +108,10 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
     res.redirect(302, url.href);
   });
 
-  router.get('/auth/google/callback', async (req, res, next) => {
+  route('get', '/auth/google/callback', { kind: 'none' }, {
+    summary: 'The identity provider\'s callback: exchanges the code, signs in and sets the cookies', tag: 'identity-providers',
+    responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
+  }, async (req, res, next) => {
     noStore(res);
     const loginId = loginIdOf(req, cookie);
     if (loginId === undefined) return refuse('no-login-cookie', res, next);

@@ -3,6 +3,7 @@ import { Router, type NextFunction, type Response } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
+import { documentedRoutes } from '../openapi.js';
 import {
   LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
   type LoginCookie, type LoginStateStore, type SeenNonceStore,
@@ -88,8 +89,12 @@ export const steamRoutes = (deps: SteamDeps): Router => {
   };
 
   const router = Router();
+  const route = documentedRoutes(router);
 
-  router.get('/auth/steam', async (_req, res) => {
+  route('get', '/auth/steam', { kind: 'none' }, {
+    summary: 'Start a sign-in with the game platform (OpenID 2.0)', tag: 'identity-providers',
+    responses: { 302: { description: 'Redirect to the game platform' } },
+  }, async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const state = randomBytes(32).toString('base64url');
     const returnTo = new URL(returnToBase);
@@ -110,7 +115,10 @@ export const steamRoutes = (deps: SteamDeps): Router => {
     res.redirect(302, url.href);
   });
 
-  router.get('/auth/steam/return', async (req, res, next) => {
+  route('get', '/auth/steam/return', { kind: 'none' }, {
+    summary: 'The game platform\'s return: verifies the assertion, signs in and sets the cookies', tag: 'identity-providers',
+    responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
+  }, async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const requestUrl = new URL(req.originalUrl, returnToBase);
     const params = requestUrl.searchParams;

@@ -1,0 +1,112 @@
+import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import express, { Router, type RequestHandler } from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Access, HttpMethod, RouteDocs } from './access.js';
+
+export type DocumentedRoute = Readonly<{ method: HttpMethod; path: string; access: Access; docs?: RouteDocs }>;
+type Security = 'bearer' | 'cookie' | 'legacyCookie';
+
+export type DocumentInfo = Readonly<{
+  title: string; version: string; description: string; serverUrl: string; serverDescription: string; audience: 'staff' | 'public';
+}>;
+
+/** `/user/:id` → `/user/{id}` */
+export const openApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token in the Authorization header.' },
+  cookie: { type: 'apiKey', in: 'cookie', name: 'access_token', description: 'Access token cookie (canonical).' },
+  legacyCookie: {
+    type: 'apiKey', in: 'cookie', name: 'jwt_access_token',
+    description: 'Deprecated: legacy alias of the access_token cookie, kept for migration; use access_token.',
+  },
+} as const;
+
+/** The legacy cookie is accepted by the back office only. */
+const schemesOf = (audience: DocumentInfo['audience']): Security[] => (audience === 'staff' ? ['bearer', 'cookie', 'legacyCookie'] : ['bearer', 'cookie']);
+
+const accessNote = (rule: Access, audience: DocumentInfo['audience']): string => ({
+  none: 'Access: none.',
+  auth: audience === 'staff' ? 'Access: any authenticated Admin or SuperAdmin.' : 'Access: a signed-in user.',
+  perm: `Access: Admin with permission \`${rule.kind === 'perm' ? rule.permission : ''}\` (SuperAdmin holds all).`,
+  superadmin: 'Access: SuperAdmin only.',
+}[rule.kind]);
+
+const tagOf = (route: DocumentedRoute): string => route.docs?.tag ?? route.path.split('/')[1] ?? 'default';
+
+const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: DocumentInfo['audience']): RouteConfig => {
+  const { params, query, body, headers } = docs.request ?? {};
+  const security = route.access.kind === 'none' ? [] : schemesOf(audience).map((name) => ({ [name]: [] }));
+  return {
+    method: route.method,
+    path: openApiPath(route.path),
+    operationId: `${route.method}${openApiPath(route.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`,
+    summary: docs.summary,
+    description: [docs.description, accessNote(route.access, audience)].filter(Boolean).join('\n\n'),
+    tags: [tagOf(route)],
+    security,
+    ...(docs.deprecated ? { deprecated: true } : {}),
+    ...(docs.addition ? { 'x-addition': true } : {}),
+    request: {
+      ...(params ? { params } : {}),
+      ...(query ? { query } : {}),
+      ...(headers ? { headers } : {}),
+      ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    },
+    responses: Object.fromEntries(Object.entries(docs.responses).map(([status, r]) => [status, {
+      description: r.description,
+      ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
+    }])),
+  };
+};
+
+/** The OpenAPI 3.1 document of the documented routes (undocumented ones are left out; the test finds them). */
+export const openApiDocument = (routes: readonly DocumentedRoute[], info: DocumentInfo): Record<string, unknown> => {
+  const registry = new OpenAPIRegistry();
+  for (const name of schemesOf(info.audience)) registry.registerComponent('securitySchemes', name, SECURITY_SCHEMES[name]);
+  for (const route of routes) if (route.docs) registry.registerPath(operationOf(route, route.docs, info.audience));
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: [{ url: info.serverUrl, description: info.serverDescription }],
+  });
+  return document as unknown as Record<string, unknown>;
+};
+
+const documented = new WeakMap<Router, DocumentedRoute[]>();
+
+/** The documented routes declared on a router with `documentedRoutes` (public API routers). */
+export const routeDocsOf = (router: Router): readonly DocumentedRoute[] => documented.get(router) ?? [];
+
+/** Like guardedRoutes for routers that do their own authentication: declares a route with its documentation. */
+export const documentedRoutes = (router: Router) => {
+  const list: DocumentedRoute[] = [];
+  documented.set(router, list);
+  return (method: HttpMethod, path: string, rule: Access, docs: RouteDocs, ...handlers: RequestHandler[]): void => {
+    list.push({ method, path, access: rule, docs });
+    router[method](path, ...handlers);
+  };
+};
+
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+const page = (title: string): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+
+const INIT = "window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n";
+
+/** `/docs/openapi.json` and the interactive page at `/docs`; the document is built once, on first request. */
+export const docsRoutes = (build: () => Record<string, unknown>, title: string): Router => {
+  const router = Router();
+  let document: Record<string, unknown> | undefined;
+  router.get('/docs/openapi.json', (_req, res) => { res.json(document ??= build()); });
+  router.get('/docs/init.js', (_req, res) => { res.type('application/javascript').send(INIT); });
+  router.use('/docs/assets', express.static(swaggerUiDir, { index: false }));
+  router.get(['/docs', '/docs/'], (_req, res) => { res.type('html').send(page(title)); });
+  return router;
+};
