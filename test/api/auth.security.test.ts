@@ -36,10 +36,11 @@ describe('the request authenticator', () => {
   it('when the token expired, then 401', async () => {
     const user = await env.makeUser();
     const session = await env.kit.sessions.create(user.id, { ip: null, userAgent: null });
-    const shortLived = createTokens({ keys: env.kit.settings.keys, accessTtlSeconds: 1, mfaTtlSeconds: 1 });
+    // JWT times are whole seconds: a 3 s token lives between 2 and 3 s, so the first call is safely inside it.
+    const shortLived = createTokens({ keys: env.kit.settings.keys, accessTtlSeconds: 3, mfaTtlSeconds: 3 });
     const token = await shortLived.signAccess({ userId: user.id, sessionId: session.id });
     expect((await me(bearer(token))).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 3100));
     expect401(await me(bearer(token)));
   });
 
