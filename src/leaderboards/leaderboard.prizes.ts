@@ -4,6 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Ledger, LedgerError } from '../commands/ledger.types.js';
 import { USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, usdFromMinor, type Minor } from '../domain/money/money.js';
+import { inTransaction } from '../infra/pg.js';
 import type { LeaderboardError } from './leaderboard.errors.js';
 import { prizesPayable, usdToCurrencyMinor, type LeaderboardStatus } from './leaderboard.rules.js';
 import { usdMinorOf } from './leaderboards.views.js';
@@ -27,20 +28,6 @@ const paymentOf = (r: PaymentRow): PrizePayment => ({
   amount: r.amount, usdAmount: usdFromMinor(usdMinorOf(r.usd_amount)), status: r.status,
 });
 
-const inTransaction = async <T>(pool: pg.Pool, work: (c: pg.PoolClient) => Promise<T>): Promise<T> => {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-};
 
 /**
  * Give-prize in two steps, so that no number of concurrent or retried calls pays more than the prize:
