@@ -1,6 +1,6 @@
-import { walletRecords, type Projection, type Row, type Sql } from './projection.js';
+import { walletRecords, type Projection, type Row } from './projection.js';
 
-const HANDLES: readonly string[] = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'];
+const HANDLES: readonly string[] = ['BetSettled'];
 
 /**
  * The affiliate level id of an owner (SQL expression over the owner id expression `owner`): the highest
@@ -18,10 +18,9 @@ export const ownerLevelIdSql = (owner: string): string => `LEAST((SELECT max(id)
 /** Referred users' stakes accrue when they settle, at the owner's level as it stands before the batch. */
 const ACCRUE = `
   WITH s AS (
-    SELECT r.referrer_user_id AS owner_id, p.user_id, sum(p.usd_amount) AS wagered, max(c.at) AS at
-    FROM jsonb_to_recordset($1::jsonb) AS c(bet_id text, at timestamptz)
-    JOIN affiliate_pending p ON p.bet_id = c.bet_id
-    JOIN affiliate_referrals r ON r.user_id = p.user_id AND r.status = 'RESOLVED'
+    SELECT r.referrer_user_id AS owner_id, c.user_id, sum(c.usd_amount) AS wagered, max(c.at) AS at
+    FROM jsonb_to_recordset($1::jsonb) AS c(user_id bigint, usd_amount numeric, at timestamptz)
+    JOIN affiliate_referrals r ON r.user_id = c.user_id AND r.status = 'RESOLVED'
     GROUP BY 1, 2
   ), rated AS (
     SELECT s.*, (SELECT l.commission FROM affiliate_levels l WHERE l.id = ${ownerLevelIdSql('s.owner_id')}) AS rate FROM s
@@ -35,41 +34,19 @@ const ACCRUE = `
 
 /**
  * Affiliate commission (spec "Affiliate level"): for each SETTLED bet of a user referred through an
- * affiliate code, the owner earns the bet's USD stake × the owner's level commission. Only referred
- * users' open bets are kept in the private affiliate_pending table; rolled-back and errored bets never count.
+ * affiliate code, the owner earns the bet's USD stake (repeated by BetSettled) × the owner's level
+ * commission; rolled-back and errored bets never count.
  */
 export const affiliateCommissionProjection: Projection = {
   name: 'affiliate-commission',
   version: 1,
   handles: HANDLES,
-  tables: ['affiliate_earnings', 'affiliate_pending'],
+  tables: ['affiliate_earnings'],
   project(events) {
-    const placed: Row[] = [];
     const settled: Row[] = [];
-    const closed: string[] = [];
     for (const { userId, event } of walletRecords(events, HANDLES)) {
-      switch (event.type) {
-        case 'BetPlaced':
-          placed.push({ bet_id: event.data.betId, user_id: userId, usd_amount: event.data.usdAmount });
-          break;
-        case 'BetSettled':
-          settled.push({ bet_id: event.data.betId, at: event.data.at });
-          closed.push(event.data.betId);
-          break;
-        case 'BetRolledBack':
-        case 'BetErrored':
-          closed.push(event.data.betId);
-          break;
-      }
+      if (event.type === 'BetSettled') settled.push({ user_id: userId, usd_amount: event.data.usdAmount, at: event.data.at });
     }
-    const statements: Sql[] = placed.length === 0 ? [] : [{
-      text: `INSERT INTO affiliate_pending (bet_id, user_id, usd_amount)
-        SELECT b.bet_id, b.user_id, b.usd_amount FROM jsonb_to_recordset($1::jsonb) AS b(bet_id text, user_id bigint, usd_amount numeric)
-        WHERE EXISTS (SELECT 1 FROM affiliate_referrals r WHERE r.user_id = b.user_id AND r.status = 'RESOLVED')`,
-      values: [JSON.stringify(placed)],
-    }];
-    if (settled.length > 0) statements.push({ text: ACCRUE, values: [JSON.stringify(settled)] });
-    if (closed.length > 0) statements.push({ text: 'DELETE FROM affiliate_pending WHERE bet_id = ANY($1::text[])', values: [closed] });
-    return statements;
+    return settled.length === 0 ? [] : [{ text: ACCRUE, values: [JSON.stringify(settled)] }];
   },
 };

@@ -28,12 +28,6 @@ export const backOfficeContentMigrations: readonly Migration[] = [
         claimed_usd numeric NOT NULL DEFAULT 0,
         updated_at timestamptz NOT NULL,
         PRIMARY KEY (owner_id, user_id)
-      );
-      -- Private to that projection: USD stakes of referred users' open bets (BetSettled does not repeat it).
-      CREATE TABLE affiliate_pending (
-        bet_id text PRIMARY KEY,
-        user_id bigint NOT NULL,
-        usd_amount numeric NOT NULL
       );`,
   },
   {

@@ -198,17 +198,7 @@ export const readModelMigrations: Migration[] = [
         updated_at timestamptz NOT NULL
       );
       CREATE INDEX user_stats_usd_wagered ON user_stats_usd (total_wagered);
-      CREATE INDEX user_stats_usd_ltv ON user_stats_usd (ltv);
-      -- Private to the user-stats projection: open bets and withdrawals awaiting their outcome,
-      -- because BetSettled and WithdrawalCompleted do not repeat the USD amount.
-      CREATE TABLE user_stats_pending (
-        kind text NOT NULL CHECK (kind IN ('bet', 'withdrawal')),
-        ref_id text NOT NULL,
-        user_id bigint NOT NULL,
-        usd_amount numeric NOT NULL,
-        at timestamptz NOT NULL,
-        PRIMARY KEY (kind, ref_id)
-      );`,
+      CREATE INDEX user_stats_usd_ltv ON user_stats_usd (ltv);`,
   },
   {
     id: '0110_users',

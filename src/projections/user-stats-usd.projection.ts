@@ -1,8 +1,6 @@
-import { insertRows, walletRecords, type Projection, type Row, type Sql } from './projection.js';
+import { walletRecords, type Projection, type Row } from './projection.js';
 
-const HANDLES: readonly string[] = [
-  'DepositCompleted', 'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored', 'WithdrawalRequested', 'WithdrawalCompleted', 'WithdrawalRejected',
-];
+const HANDLES: readonly string[] = ['DepositCompleted', 'BetSettled', 'WithdrawalCompleted'];
 
 /**
  * Per-user USD figures (spec "User USD stats"), all from the USD values the events carry:
@@ -17,79 +15,42 @@ const HANDLES: readonly string[] = [
  *   ltv             = total_deposits − total_withdraws (generated column)
  *   first/last_deposit_at = earliest / latest DepositCompleted time
  *   last_wagered_at = latest placement time of a SETTLED bet
- * BetSettled and WithdrawalCompleted do not repeat the USD stake, so placements and requests wait in the
- * private table user_stats_pending until their outcome: counted, or dropped (rollback, error, reject).
+ * BetSettled repeats the bet's USD stake and placement time and WithdrawalCompleted its USD amount, so only
+ * outcomes are read: placements, requests, rollbacks, errors and rejections change nothing here.
  */
 export const userStatsUsdProjection: Projection = {
   name: 'user-stats-usd',
   version: 1,
   handles: HANDLES,
-  tables: ['user_stats_usd', 'user_stats_pending'],
+  tables: ['user_stats_usd'],
   project(events) {
-    const pending: Row[] = [];
-    const counted: Row[] = [];
-    const closed: Row[] = [];
-    const deposits: Row[] = [];
+    const outcomes: Row[] = [];
     for (const { userId, event } of walletRecords(events, HANDLES)) {
       const at = event.data.at;
       switch (event.type) {
-        case 'BetPlaced':
-          pending.push({ kind: 'bet', ref_id: event.data.betId, user_id: userId, usd_amount: event.data.usdAmount, at });
-          break;
-        case 'WithdrawalRequested':
-          pending.push({ kind: 'withdrawal', ref_id: event.data.withdrawalId, user_id: userId, usd_amount: event.data.usdAmount, at });
-          break;
         case 'BetSettled':
-          counted.push({ kind: 'bet', ref_id: event.data.betId, usd_payout: event.data.usdPayout, at });
-          closed.push({ kind: 'bet', ref_id: event.data.betId });
+          outcomes.push({ user_id: userId, wagered: event.data.usdAmount, payouts: event.data.usdPayout, bets: 1, deposits: '0', withdraws: '0',
+            deposit_at: null, wagered_at: event.data.placedAt, at });
           break;
         case 'WithdrawalCompleted':
-          counted.push({ kind: 'withdrawal', ref_id: event.data.withdrawalId, usd_payout: '0', at });
-          closed.push({ kind: 'withdrawal', ref_id: event.data.withdrawalId });
-          break;
-        case 'BetRolledBack':
-        case 'BetErrored':
-          closed.push({ kind: 'bet', ref_id: event.data.betId });
-          break;
-        case 'WithdrawalRejected':
-          closed.push({ kind: 'withdrawal', ref_id: event.data.withdrawalId });
+          outcomes.push({ user_id: userId, wagered: '0', payouts: '0', bets: 0, deposits: '0', withdraws: event.data.usdAmount,
+            deposit_at: null, wagered_at: null, at });
           break;
         case 'DepositCompleted':
-          deposits.push({ user_id: userId, usd_amount: event.data.usdAmount, at });
+          outcomes.push({ user_id: userId, wagered: '0', payouts: '0', bets: 0, deposits: event.data.usdAmount, withdraws: '0',
+            deposit_at: at, wagered_at: null, at });
           break;
       }
     }
-    // Placements first: an outcome in the same batch then finds its stake (causal order is preserved).
-    const statements: Sql[] = [...insertRows('user_stats_pending', pending)];
-    if (counted.length > 0 || deposits.length > 0) statements.push({ text: ACCUMULATE, values: [JSON.stringify(counted), JSON.stringify(deposits)] });
-    if (closed.length > 0) {
-      statements.push({
-        text: `DELETE FROM user_stats_pending AS p USING jsonb_to_recordset($1::jsonb) AS c(kind text, ref_id text)
-          WHERE p.kind = c.kind AND p.ref_id = c.ref_id`,
-        values: [JSON.stringify(closed)],
-      });
-    }
-    return statements;
+    return outcomes.length === 0 ? [] : [{ text: ACCUMULATE, values: [JSON.stringify(outcomes)] }];
   },
 };
 
 /** One row of increments per user for the batch, added to the stored figures. LEAST/GREATEST skip NULLs. */
 const ACCUMULATE = `
   WITH outcome AS (
-    SELECT p.user_id,
-      CASE WHEN p.kind = 'bet' THEN p.usd_amount ELSE 0 END AS wagered,
-      CASE WHEN p.kind = 'bet' THEN c.usd_payout ELSE 0 END AS payouts,
-      CASE WHEN p.kind = 'bet' THEN 1 ELSE 0 END AS bets,
-      0::numeric AS deposits,
-      CASE WHEN p.kind = 'withdrawal' THEN p.usd_amount ELSE 0 END AS withdraws,
-      NULL::timestamptz AS deposit_at,
-      CASE WHEN p.kind = 'bet' THEN p.at END AS wagered_at,
-      c.at
-    FROM jsonb_to_recordset($1::jsonb) AS c(kind text, ref_id text, usd_payout numeric, at timestamptz)
-    JOIN user_stats_pending AS p ON p.kind = c.kind AND p.ref_id = c.ref_id
-    UNION ALL
-    SELECT d.user_id, 0, 0, 0, d.usd_amount, 0, d.at, NULL, d.at
-    FROM jsonb_to_recordset($2::jsonb) AS d(user_id bigint, usd_amount numeric, at timestamptz)
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(user_id bigint, wagered numeric, payouts numeric, bets integer,
+      deposits numeric, withdraws numeric, deposit_at timestamptz, wagered_at timestamptz, at timestamptz)
   )
   INSERT INTO user_stats_usd AS s (user_id, total_wagered, total_payouts, total_deposits, total_withdraws, total_bets,
     first_deposit_at, last_deposit_at, last_wagered_at, updated_at)

@@ -144,7 +144,8 @@ describe('projections on PostgreSQL', () => {
         first_deposit_at: new Date(d1), last_deposit_at: new Date(d1), last_wagered_at: new Date(b4) },
       expect.objectContaining({ user_id: '3', total_deposits: '6000', ltv: '6000', total_bets: 0, last_wagered_at: null }),
     ]);
-    expect(await q('SELECT kind, ref_id FROM user_stats_pending ORDER BY 1, 2')).toEqual([{ kind: 'withdrawal', ref_id: 'w3' }]);
+    expect(await q(`SELECT to_regclass('user_stats_pending') AS t, to_regclass('rakeback_pending') AS r, to_regclass('affiliate_pending') AS a`))
+      .toEqual([{ t: null, r: null, a: null }]);
   });
 
   it('when two projectors run at once, then each event is applied exactly once', async () => {

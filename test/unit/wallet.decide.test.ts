@@ -167,11 +167,11 @@ describe('bets', () => {
   });
 
   it('when a bet is settled, then the payout moves house:payouts -> user with its multiplier', () => {
-    const state = given(funded, applied(placeBet('b1', 'BTC', '0.4'))).when(settleBet('b1', '1', 'BTC', '60000')).then({
+    const state = given(funded, applied(placeBet('b1', 'BTC', '0.4', { usdAmount: usd('24000') }))).when(settleBet('b1', '1', 'BTC', '60000')).then({
       type: 'BetSettled',
       data: {
         transactionId: 'win_b1', currencyId: 'BTC', postings: moved('house:payouts', user, 'BTC', '1'), balanceAfter: dec('1.6'),
-        betId: 'b1', payout: dec('1'), usdPayout: dec('60000'), multiplier: dec('2.5'), at: AT,
+        betId: 'b1', amount: dec('0.4'), usdAmount: dec('24000'), placedAt: SETUP_AT, payout: dec('1'), usdPayout: dec('60000'), multiplier: dec('2.5'), at: AT,
       },
     });
     expect(state.bets.get('b1')).toMatchObject({ status: 'SETTLED', payout: minor('BTC', '1'), multiplier: '2.5', settledAt: AT });
@@ -182,7 +182,7 @@ describe('bets', () => {
       type: 'BetSettled',
       data: {
         transactionId: 'win_b1', currencyId: 'BTC', postings: [], balanceAfter: dec('0.6'),
-        betId: 'b1', payout: dec('0'), usdPayout: dec('0'), multiplier: dec('0'), at: AT,
+        betId: 'b1', amount: dec('0.4'), usdAmount: dec('0'), placedAt: SETUP_AT, payout: dec('0'), usdPayout: dec('0'), multiplier: dec('0'), at: AT,
       },
     });
   });
@@ -312,7 +312,7 @@ describe('withdrawals', () => {
       type: 'WithdrawalCompleted',
       data: {
         transactionId: 'wdc_w1', currencyId: 'USDT', postings: moved('house:withdrawals-held', 'house:withdrawals', 'USDT', '40'),
-        balanceAfter: dec('60'), withdrawalId: 'w1', txHash: '0xsent', amount: dec('40'), at: AT,
+        balanceAfter: dec('60'), withdrawalId: 'w1', txHash: '0xsent', amount: dec('40'), usdAmount: dec('0'), at: AT,
       },
     });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'COMPLETE', txHash: '0xsent' });

@@ -46,7 +46,7 @@ const findBet = (ctx: DecideContext, betId: string): Found => {
 const invalidState = (bet: BetEntry, action: string): Decision =>
   reject({ _tag: 'BetInvalidState', betId: bet.id, status: bet.status, action });
 
-/** CREATED -> SETTLED, crediting the payout (house:payouts -> user; none when the payout is zero). */
+/** CREATED -> SETTLED, crediting the payout (house:payouts -> user; none when the payout is zero); repeats the stake. */
 export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => {
   const invalid = mustNotBeNegative('payout', data.payout) ?? mustNotBeNegative('usdPayout', data.usdPayout);
   if (invalid) return reject(invalid);
@@ -60,7 +60,8 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
     type: 'BetSettled',
     data: {
       ...movement(ctx, bet.currencyId, `win_${bet.id}`, postings),
-      betId: bet.id, payout: fromMinor(bet.currencyId, data.payout), usdPayout: usdFromMinor(data.usdPayout),
+      betId: bet.id, amount: fromMinor(bet.currencyId, bet.amount), usdAmount: usdFromMinor(bet.usdAmount), placedAt: bet.createdAt,
+      payout: fromMinor(bet.currencyId, data.payout), usdPayout: usdFromMinor(data.usdPayout),
       multiplier: multiplierOf(data.payout, bet.amount), at: ctx.at,
     },
   });

@@ -98,7 +98,7 @@ export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdra
     type: 'WithdrawalCompleted',
     data: {
       ...movement(ctx, w.currencyId, `wdc_${w.id}`, postings),
-      withdrawalId: w.id, txHash: data.txHash, amount: fromMinor(w.currencyId, w.amount), at: ctx.at,
+      withdrawalId: w.id, txHash: data.txHash, amount: fromMinor(w.currencyId, w.amount), usdAmount: usdFromMinor(w.usdAmount), at: ctx.at,
     },
   });
 };

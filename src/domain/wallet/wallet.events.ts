@@ -56,9 +56,14 @@ export type DepositFailed = E<'DepositFailed', { depositId: string; reason: stri
 export type BetPlaced = E<'BetPlaced', Movement & {
   betId: string; roundId: string; gameId: number; gameIdentity: GameIdentity; amount: DecimalString; usdAmount: DecimalString;
 }>;
-/** Credits the payout (possibly zero: then no postings): house:payouts -> user. */
+/**
+ * Credits the payout (possibly zero: then no postings): house:payouts -> user. Repeats the bet's stake
+ * (`amount` in the bet's currency, `usdAmount` in USD) and its placement time, so that consumers need not
+ * remember open bets.
+ */
 export type BetSettled = E<'BetSettled', Movement & {
-  betId: string; payout: DecimalString; usdPayout: DecimalString; /** payout / amount, as a decimal string */ multiplier: DecimalString;
+  betId: string; amount: DecimalString; usdAmount: DecimalString; /** the BetPlaced time (ISO 8601) */ placedAt: string;
+  payout: DecimalString; usdPayout: DecimalString; /** payout / amount, as a decimal string */ multiplier: DecimalString;
 }>;
 /** Refunds the stake, tagged ROLLBACK_BET; `originalId` is the placement's transaction id. */
 export type BetRolledBack = E<'BetRolledBack', Movement & { betId: string; amount: DecimalString; originalId: string }>;
@@ -74,8 +79,8 @@ export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string;
 export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;
 /** Returns the held funds: house:withdrawals-held -> user. */
 export type WithdrawalRejected = E<'WithdrawalRejected', Movement & { withdrawalId: string; adminUserId: number; rejectReason: string; amount: DecimalString }>;
-/** The provider sent the funds: house:withdrawals-held -> house:withdrawals (user balance unchanged). */
-export type WithdrawalCompleted = E<'WithdrawalCompleted', Movement & { withdrawalId: string; txHash: string; amount: DecimalString }>;
+/** The provider sent the funds: house:withdrawals-held -> house:withdrawals (user balance unchanged). Repeats the requested amounts. */
+export type WithdrawalCompleted = E<'WithdrawalCompleted', Movement & { withdrawalId: string; txHash: string; amount: DecimalString; usdAmount: DecimalString }>;
 export type WithdrawalFailed = E<'WithdrawalFailed', { withdrawalId: string; failedReason: string }>;
 
 /** ADD_BALANCE tip: house:admin-tips -> user. */

@@ -84,15 +84,22 @@ describe('entity projections', () => {
 });
 
 describe('user stats projection', () => {
-  it('when bets and withdrawals are opened and closed in one batch, then pending rows first, then accumulate, then delete', () => {
+  it('when bets and withdrawals are opened and closed in one batch, then one accumulate from the outcome events alone', () => {
     const w = new WalletScript();
-    const events = recorded([w.depositCompleted(1, 'd', 'DBC', '10', '10'), w.betPlaced(1, 'b', 'DBC', '2', '2'), w.betSettled(1, 'b', 'DBC', '3', '3', '1.5')]);
-    const [pending, accumulate, remove] = userStatsUsdProjection.project(events);
-    expect(pending?.text).toMatch(/^INSERT INTO user_stats_pending/);
+    const events = recorded([
+      w.depositCompleted(1, 'd', 'DBC', '10', '10'), w.betPlaced(1, 'b', 'DBC', '2', '2'), w.betSettled(1, 'b', 'DBC', '3', '3', '1.5'),
+      w.betPlaced(1, 'b2', 'DBC', '1', '1'), w.betRolledBack(1, 'b2', 'DBC', '1', 'tx'),
+      w.withdrawalRequested(1, 'w', 'DBC', '4', '4'), w.withdrawalCompleted(1, 'w', 'DBC', '4'),
+    ]);
+    const statements = userStatsUsdProjection.project(events);
+    expect(statements).toHaveLength(1);
+    const [accumulate] = statements;
     expect(accumulate?.text).toMatch(/INSERT INTO user_stats_usd/);
-    expect(rows(accumulate, 0)).toEqual([{ kind: 'bet', ref_id: 'b', usd_payout: '3', at: events[2]?.data.at }]);
-    expect(rows(accumulate, 1)).toEqual([{ user_id: 1, usd_amount: '10', at: events[0]?.data.at }]);
-    expect(remove?.text).toMatch(/^DELETE FROM user_stats_pending/);
+    expect(rows(accumulate)).toEqual([
+      { user_id: 1, wagered: '0', payouts: '0', bets: 0, deposits: '10', withdraws: '0', deposit_at: events[0]?.data.at, wagered_at: null, at: events[0]?.data.at },
+      { user_id: 1, wagered: '2', payouts: '3', bets: 1, deposits: '0', withdraws: '0', deposit_at: null, wagered_at: events[1]?.data.at, at: events[2]?.data.at },
+      { user_id: 1, wagered: '0', payouts: '0', bets: 0, deposits: '0', withdraws: '4', deposit_at: null, wagered_at: null, at: events[6]?.data.at },
+    ]);
   });
 });
 

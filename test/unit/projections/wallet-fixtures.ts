@@ -17,6 +17,9 @@ export const GAME: GameIdentity = { name: 'Dice', slug: 'dice', type: 'original'
  */
 export class WalletScript {
   private readonly balances = new Map<string, bigint>();
+  /** Stakes of placed bets and amounts of requested withdrawals, repeated by BetSettled / WithdrawalCompleted as the deciders do. */
+  private readonly bets = new Map<string, Readonly<{ amount: DecimalString; usdAmount: DecimalString; placedAt: string }>>();
+  private readonly withdrawals = new Map<string, DecimalString>();
   private clock: number;
   private seq = 0;
 
@@ -68,13 +71,17 @@ export class WalletScript {
 
   betPlaced(userId: number, betId: string, currencyId: CurrencyId, amount: string, usdAmount: string) {
     const m = this.move(userId, currencyId, 'house:bets', `-${amount}`);
+    const at = this.at();
+    this.bets.set(betId, { amount: d(amount), usdAmount: d(usdAmount), placedAt: at });
     const s = this.emit(userId, { type: 'BetPlaced', data: {
-      ...m, betId, roundId: `round-${betId}`, gameId: 7, gameIdentity: GAME, amount: d(amount), usdAmount: d(usdAmount), at: this.at() } });
+      ...m, betId, roundId: `round-${betId}`, gameId: 7, gameIdentity: GAME, amount: d(amount), usdAmount: d(usdAmount), at } });
     return Object.assign(s, { transactionId: m.transactionId });
   }
   betSettled(userId: number, betId: string, currencyId: CurrencyId, payout: string, usdPayout: string, multiplier: string): Scripted {
+    const bet = this.bets.get(betId);
+    if (!bet) throw new Error(`fixture settles unplaced bet ${betId}`);
     return this.emit(userId, { type: 'BetSettled', data: {
-      ...this.move(userId, currencyId, 'house:payouts', payout), betId, payout: d(payout), usdPayout: d(usdPayout), multiplier: d(multiplier), at: this.at() } });
+      ...this.move(userId, currencyId, 'house:payouts', payout), betId, ...bet, payout: d(payout), usdPayout: d(usdPayout), multiplier: d(multiplier), at: this.at() } });
   }
   betRolledBack(userId: number, betId: string, currencyId: CurrencyId, amount: string, originalId: string): Scripted {
     return this.emit(userId, { type: 'BetRolledBack', data: {
@@ -86,6 +93,7 @@ export class WalletScript {
   }
 
   withdrawalRequested(userId: number, withdrawalId: string, currencyId: CurrencyId, amount: string, usdAmount: string): Scripted {
+    this.withdrawals.set(withdrawalId, d(usdAmount));
     return this.emit(userId, { type: 'WithdrawalRequested', data: {
       ...this.move(userId, currencyId, 'house:withdrawals-held', `-${amount}`), withdrawalId, operationKey: `op-${withdrawalId}`,
       amount: d(amount), usdAmount: d(usdAmount), networkId: 'BTC', providerId: 'PROVIDER_B', recipientAddress: 'bc1-dest', recipientMemo: null, at: this.at() } });
@@ -106,8 +114,10 @@ export class WalletScript {
   withdrawalCompleted(userId: number, withdrawalId: string, currencyId: CurrencyId, amount: string): Scripted {
     const m = this.move(userId, currencyId, 'house:withdrawals', '0');
     const postings = transfer('house:withdrawals-held', 'house:withdrawals', currencyId, toMinor(currencyId, d(amount)));
+    const usdAmount = this.withdrawals.get(withdrawalId);
+    if (usdAmount === undefined) throw new Error(`fixture completes unrequested withdrawal ${withdrawalId}`);
     return this.emit(userId, { type: 'WithdrawalCompleted', data: {
-      ...m, postings, withdrawalId, txHash: `0xw${withdrawalId}`, amount: d(amount), at: this.at() } });
+      ...m, postings, withdrawalId, txHash: `0xw${withdrawalId}`, amount: d(amount), usdAmount, at: this.at() } });
   }
 
   tip(userId: number, tipId: number, kind: 'add' | 'deduct', currencyId: CurrencyId, amount: string, usdAmount: string, adminUserId = 1): Scripted {
