@@ -3,8 +3,7 @@ import { authOf } from '../auth/authenticator.js';
 import { createApiKeys } from '../commands/api-keys.js';
 import { guardedRoutes } from './access.js';
 import { ApiKeyBody, ApiKeyUserParams } from './api-keys.schemas.js';
-import type { BackOfficeDeps } from './back-office.deps.js';
-import { HttpError } from './errors.js';
+import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
 import { parseBody, parseParams } from './validate.js';
 import { UntypedObject } from './openapi.schemas.js';
 
@@ -14,10 +13,7 @@ export const apiKeysRoutes = (deps: BackOfficeDeps): Router => {
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const keys = createApiKeys({ pool: deps.pool, store: deps.store });
   const admin = (req: Request) => authOf(req).userId;
-  const known = async (userId: number): Promise<number> => {
-    if (!(await deps.auth.users.exists(userId))) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
-    return userId;
-  };
+  const known = (userId: number): Promise<number> => existingUser(deps, userId);
 
   route('post', '/api-keys', { kind: 'perm', permission: 'api-key.edit' }, {
     summary: 'Issue an API key (the secret is shown once)', request: { body: ApiKeyBody },

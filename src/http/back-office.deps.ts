@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { HttpError } from './errors.js';
 import type { AuthKit } from '../auth/auth-kit.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
@@ -12,3 +13,9 @@ export type BackOfficeDeps = Readonly<{
   auth: AuthKit;
   registry: AccessRegistry;
 }>;
+
+/** The user id, when that user exists; 404 USER_NOT_FOUND otherwise. */
+export const existingUser = async (deps: Pick<BackOfficeDeps, 'auth'>, userId: number): Promise<number> => {
+  if (!(await deps.auth.users.exists(userId))) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
+  return userId;
+};

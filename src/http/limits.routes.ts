@@ -4,8 +4,8 @@ import { authOf } from '../auth/authenticator.js';
 import { betLimitView, createLimits } from '../commands/limits.js';
 import type { LimitsError } from '../domain/limits/limits.errors.js';
 import { guardedRoutes } from './access.js';
-import type { BackOfficeDeps } from './back-office.deps.js';
-import { HttpError, limitsErrorToHttp } from './errors.js';
+import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
+import { limitsErrorToHttp } from './errors.js';
 import { BetLimitBody, ExclusionBody, LiftExclusionBody, LimitsUserParams } from './limits.schemas.js';
 import { parseBody, parseParams } from './validate.js';
 import { UntypedObject } from './openapi.schemas.js';
@@ -24,10 +24,7 @@ export const limitsRoutes = (deps: BackOfficeDeps): Router => {
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const limits = createLimits({ store: deps.store, pool: deps.pool });
   const admin = (req: Request) => authOf(req).userId;
-  const known = async (userId: number): Promise<number> => {
-    if (!(await deps.auth.users.exists(userId))) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
-    return userId;
-  };
+  const known = (userId: number): Promise<number> => existingUser(deps, userId);
 
   route('post', '/user-limits/user-exclusion', { kind: 'perm', permission: 'user-limit.edit' }, {
     summary: 'Self-exclude a user', request: { body: ExclusionBody },

@@ -5,7 +5,7 @@ import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
 import {
-  LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
+  LOGIN_TTL_MS, clearLoginCookie, newLoginId, refuseLogin, sameSecret, setLoginCookie, takePendingLogin,
   type LoginCookie, type LoginStateStore,
 } from './login-state.js';
 
@@ -113,13 +113,9 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
     responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
   }, async (req, res, next) => {
     noStore(res);
-    const loginId = loginIdOf(req, cookie);
-    if (loginId === undefined) return refuse('no-login-cookie', res, next);
-    // Taken before anything else is looked at: whatever happens next, this login cannot be tried twice.
-    const parsed = PendingLogin.safeParse(await deps.stateStore.take(storeKey(loginId)));
-    if (!parsed.success) return refuse('unknown-login', res, next);
-    const pending = parsed.data;
-    if (now() - pending.createdAt > LOGIN_TTL_MS) return refuse('login-expired', res, next);
+    const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+    if ('refused' in taken) return refuse(taken.refused, res, next);
+    const { pending } = taken;
 
     const query = new URL(req.originalUrl, 'http://callback.invalid').searchParams;
     const states = query.getAll('state');

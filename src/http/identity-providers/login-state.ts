@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
 import type pg from 'pg';
 import type { Logger } from '../../infra/logger.js';
 import type { Migration } from '../../infra/migrate.js';
@@ -163,6 +164,22 @@ export const loginIdOf = (req: Request, cookie: LoginCookie): string | undefined
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 /** Compares a presented secret (state) with the stored one without leaking, through timing, how much matched. */
+/**
+ * The browser's pending login, taken from the store before anything else is looked at (single use:
+ * whatever happens next, it cannot be tried twice), or the reason there is none.
+ */
+export const takePendingLogin = async <T extends { createdAt: number }>(
+  req: Request, cookie: LoginCookie, store: LoginStateStore, keyOf: (loginId: string) => string,
+  schema: z.ZodType<T>, now: number,
+): Promise<Readonly<{ pending: T }> | Readonly<{ refused: string }>> => {
+  const loginId = loginIdOf(req, cookie);
+  if (loginId === undefined) return { refused: 'no-login-cookie' };
+  const parsed = schema.safeParse(await store.take(keyOf(loginId)));
+  if (!parsed.success) return { refused: 'unknown-login' };
+  if (now - parsed.data.createdAt > LOGIN_TTL_MS) return { refused: 'login-expired' };
+  return { pending: parsed.data };
+};
+
 export const sameSecret = (presented: string | undefined, expected: string): boolean =>
   presented !== undefined && timingSafeEqual(digest(presented), digest(expected));
 

@@ -5,7 +5,7 @@ import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
 import {
-  LOGIN_TTL_MS, clearLoginCookie, loginIdOf, newLoginId, refuseLogin, sameSecret, setLoginCookie,
+  LOGIN_TTL_MS, clearLoginCookie, newLoginId, refuseLogin, sameSecret, setLoginCookie, takePendingLogin,
   type LoginCookie, type LoginStateStore, type SeenNonceStore,
 } from './login-state.js';
 
@@ -125,12 +125,9 @@ export const steamRoutes = (deps: SteamDeps): Router => {
     if (new Set(params.keys()).size !== [...params.keys()].length) return refuse('repeated-parameter', res, next);
     const field = (name: string): string | undefined => params.get(`openid.${name}`) ?? undefined;
 
-    const loginId = loginIdOf(req, cookie);
-    if (loginId === undefined) return refuse('no-login-cookie', res, next);
-    const parsed = PendingLogin.safeParse(await deps.stateStore.take(storeKey(loginId)));
-    if (!parsed.success) return refuse('unknown-login', res, next);
-    const pending = parsed.data;
-    if (now() - pending.createdAt > LOGIN_TTL_MS) return refuse('login-expired', res, next);
+    const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+    if ('refused' in taken) return refuse(taken.refused, res, next);
+    const { pending } = taken;
     if (!sameSecret(params.get('state') ?? undefined, pending.state)) return refuse('state-mismatch', res, next);
 
     if (field('ns') !== OPENID_NS || field('mode') !== 'id_res') return refuse('not-a-positive-assertion', res, next);
