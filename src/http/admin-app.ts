@@ -14,6 +14,9 @@ import { internalRoutes } from './internal.routes.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
 import { moneyRoutes } from './money.routes.js';
+import { auditRoutes } from './audit.routes.js';
+import { exportRoutes } from './export.routes.js';
+import { adminAuditRoutes } from './admin-audit.routes.js';
 import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
 import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
@@ -41,6 +44,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(adminUsersListRoutes(backOffice));
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
     app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes(backOffice));
+    app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
     app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
   }
   app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));

@@ -37,6 +37,28 @@ export type Config = Readonly<{
     throttlerDisabled: boolean;
     maxConnectionsPerIp: number;
     clientMessageMaxLen: number;
+    /** Packets waiting to be written to one socket before that client is dropped as too slow. */
+    maxQueuedPackets: number;
+    /** How often UsersOnlineUpdated is emitted. */
+    usersOnlineIntervalMs: number;
+    /** Most per-user events replayed to a reconnecting client; beyond that it is told to reload. */
+    replayMaxEvents: number;
+  }>;
+  /** Ranking rules of the public bet feeds (docs/realtime.md). */
+  feeds: Readonly<{
+    /** BigWins: payout in USD at least this (decimal string). */
+    bigWinMinUsd: string;
+    /** HighRollers: stake in USD at least this (decimal string). */
+    highRollerMinUsd: string;
+    /** LuckyWins: payout / stake at least this (decimal string), with a stake of at least luckyWinMinStakeUsd. */
+    luckyWinMinMultiplier: string;
+    luckyWinMinStakeUsd: string;
+  }>;
+  audit: Readonly<{
+    /** 32 bytes (hex or base64) keying the HMAC of ledger seal checkpoints; unset = generated once under DATA_DIR/keys. */
+    sealKey: string | undefined;
+    /** A checkpoint of the global hash chain every this many events. */
+    sealCheckpointEvery: number;
   }>;
   frontendOrigin: string;
   adminToolOrigin: string | undefined;
@@ -83,6 +105,8 @@ const port = (fallback: number) =>
     .max(65535, 'must be between 0 and 65535').default(fallback);
 const positiveInt = (fallback: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be positive').default(fallback);
+const decimal = (fallback: string) =>
+  z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a non-negative decimal such as 100 or 2.5').default(fallback);
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = (protocols: readonly string[]) =>
@@ -116,6 +140,15 @@ const EnvSchema = z.object({
   WS_THROTTLER_DISABLE: bool.default(false),
   WS_MAX_CONNECTIONS_PER_IP: positiveInt(20),
   WS_CLIENT_MESSAGE_MAX_LEN: positiveInt(16_384),
+  WS_MAX_QUEUED_PACKETS: positiveInt(1_000),
+  WS_USERS_ONLINE_INTERVAL: positiveInt(10_000),
+  WS_REPLAY_MAX_EVENTS: positiveInt(1_000),
+  FEED_BIG_WIN_MIN_USD: decimal('100'),
+  FEED_HIGH_ROLLER_MIN_USD: decimal('100'),
+  FEED_LUCKY_WIN_MIN_MULTIPLIER: decimal('10'),
+  FEED_LUCKY_WIN_MIN_STAKE_USD: decimal('1'),
+  LEDGER_SEAL_KEY: z.string().optional(),
+  LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
   FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
   ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
   TRUST_PROXY: commaList.default([]),
@@ -198,7 +231,17 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       throttlerDisabled: e.WS_THROTTLER_DISABLE,
       maxConnectionsPerIp: e.WS_MAX_CONNECTIONS_PER_IP,
       clientMessageMaxLen: e.WS_CLIENT_MESSAGE_MAX_LEN,
+      maxQueuedPackets: e.WS_MAX_QUEUED_PACKETS,
+      usersOnlineIntervalMs: e.WS_USERS_ONLINE_INTERVAL,
+      replayMaxEvents: e.WS_REPLAY_MAX_EVENTS,
     },
+    feeds: {
+      bigWinMinUsd: e.FEED_BIG_WIN_MIN_USD,
+      highRollerMinUsd: e.FEED_HIGH_ROLLER_MIN_USD,
+      luckyWinMinMultiplier: e.FEED_LUCKY_WIN_MIN_MULTIPLIER,
+      luckyWinMinStakeUsd: e.FEED_LUCKY_WIN_MIN_STAKE_USD,
+    },
+    audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
     frontendOrigin: e.FRONTEND_ORIGIN,
     adminToolOrigin: e.ADMIN_TOOL_ORIGIN,
     trustProxy: e.TRUST_PROXY,

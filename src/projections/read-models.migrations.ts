@@ -4,6 +4,12 @@ import { rakebackMigration } from './rakeback.projection.js';
 import { backOfficeContentMigrations } from './back-office-content.migrations.js';
 import { leaderboardMigrations } from '../leaderboards/leaderboards.migrations.js';
 import { usersReadModelMigrations } from './users.migrations.js';
+import { gatewayMigrations } from '../realtime/gateway.migrations.js';
+import { chatMigrations } from '../commands/chat.migrations.js';
+import { notificationsMigrations } from './notifications.migrations.js';
+import { auditMigrations } from '../audit/audit.migrations.js';
+import { adminAuditMigrations } from './admin-audit.migrations.js';
+import { projectionOpsMigrations } from './projection-ops.migrations.js';
 
 /**
  * Read-model tables. Money columns are `numeric` in major units (0.5 BTC is 0.5), exact; USD
@@ -283,6 +289,12 @@ export const readModelMigrations: Migration[] = [
       CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
   },
   ...backOfficeContentMigrations,
+  ...gatewayMigrations,
+  ...chatMigrations,
+  ...notificationsMigrations,
+  ...auditMigrations,
+  ...adminAuditMigrations,
+  ...projectionOpsMigrations,
 ];
 
 export const migrateReadModels = (pool: pg.Pool): Promise<string[]> => migrate(pool, readModelMigrations);

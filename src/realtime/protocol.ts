@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+
+/**
+ * The gateway's vocabulary: rooms, the acknowledgement envelope, and the shape of a client-event
+ * handler. Feature modules (chat, notifications, live feeds, admin actions) export handlers; the
+ * gateway authenticates, validates, throttles and routes to them.
+ */
+
+/** Who is behind an authenticated socket (live roles and permissions, read at authentication). */
+export type SocketUser = Readonly<{
+  userId: number;
+  /** Null for API keys (never on sockets today). */
+  sessionId: string | null;
+  username: string | null;
+  roles: readonly string[];
+  permissions: readonly string[];
+}>;
+
+export const userRoom = (userId: number): string => `user:${userId}`;
+export const LIVE_BETS_ROOM = 'live-bets';
+export const liveDropRoom = (slug: string): string => `live-drop:${slug}`;
+export const chatRoom = (roomId: string): string => `chat:${roomId}`;
+
+/** What a handler gets besides its validated payload. */
+export type ClientEventContext = Readonly<{
+  socketId: string;
+  /** Undefined on an anonymous socket. */
+  user: SocketUser | undefined;
+  /** The client address the throttler counts (TRUST_PROXY-aware). */
+  address: string;
+  join: (room: string) => Promise<void>;
+  leave: (room: string) => Promise<void>;
+}>;
+
+export type HandlerAccess = 'optional' | 'required' | Readonly<{ permission: string }>;
+
+/**
+ * One client-to-server event. `handle` returns the acknowledgement's data; expected failures are
+ * thrown as HttpError (src/http/errors.ts), which the gateway turns into the envelope below.
+ */
+export type ClientEventHandler = Readonly<{
+  event: string;
+  access: HandlerAccess;
+  schema: z.ZodType;
+  handle: (data: any, ctx: ClientEventContext) => Promise<unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}>;
+
+/** Acknowledgement envelope of every client event (docs/realtime.md). */
+export type Ack =
+  | Readonly<{ status: 200; data: unknown }>
+  | Readonly<{ status: number; code: string; message: string; details?: readonly Readonly<{ field: string; message: string }>[] }>;
+
+/**
+ * A server event as it travels on `server_channel_event.<EventName>` between processes. Exactly one
+ * target: a user's sockets, a room, or every socket. `position` is the ledger position it came from
+ * (per-user events); the gateway emits `(payload, { position })` so the spec payload stays untouched.
+ */
+export type BusMessage = Readonly<{
+  userId?: number;
+  room?: string;
+  position?: string;
+  payload: unknown;
+}>;
