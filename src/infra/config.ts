@@ -60,6 +60,8 @@ export type Config = Readonly<{
     /** A checkpoint of the global hash chain every this many events. */
     sealCheckpointEvery: number;
   }>;
+  /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
+  metricsToken: string | undefined;
   frontendOrigin: string;
   adminToolOrigin: string | undefined;
   /** Proxies in front of the service (addresses or CIDRs) whose X-Forwarded-For hops are skipped. */
@@ -149,6 +151,7 @@ const EnvSchema = z.object({
   FEED_LUCKY_WIN_MIN_STAKE_USD: decimal('1'),
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
   ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
   TRUST_PROXY: commaList.default([]),
@@ -242,6 +245,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       luckyWinMinStakeUsd: e.FEED_LUCKY_WIN_MIN_STAKE_USD,
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
+    metricsToken: e.METRICS_TOKEN,
     frontendOrigin: e.FRONTEND_ORIGIN,
     adminToolOrigin: e.ADMIN_TOOL_ORIGIN,
     trustProxy: e.TRUST_PROXY,
