@@ -31,6 +31,10 @@ export type AuthenticatorDeps = Readonly<{ tokens: Tokens; pool: pg.Pool; allowe
 
 type AccessRow = { user_id: string; state: RegisteredUser; roles: string[]; permissions: string[]; is_banned: boolean; username: string | null };
 
+/** Messages of the 401s a caller may want to tell apart (the gateway maps them to AuthError codes). */
+export const TOKEN_EXPIRED = 'Access token expired';
+export const SESSION_ENDED = 'Session ended';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -81,13 +85,20 @@ export const createAuthenticator = (deps: AuthenticatorDeps) => {
     const found = credential(req, surface);
     if (!found) throw authError('unauthorized');
     if (found.via === 'cookie') assertNotCrossSite(req, deps.allowedOrigins);
-    const claims = await deps.tokens.verifyAccess(found.token);
-    if (claims === 'mfa') throw authError('mfaRequired');
-    if (typeof claims === 'string') throw authError('unauthorized', claims === 'expired' ? 'Access token expired' : 'Invalid access token');
-    const row = await fromSession(claims.userId, claims.sessionId);
-    if (!row) throw authError('unauthorized', 'Session ended');
-    return context(row, claims.sessionId, found.via);
+    return fromToken(found.token, found.via);
   };
+
+  const fromToken = async (token: string, via: 'bearer' | 'cookie'): Promise<AuthContext> => {
+    const claims = await deps.tokens.verifyAccess(token);
+    if (claims === 'mfa') throw authError('mfaRequired');
+    if (typeof claims === 'string') throw authError('unauthorized', claims === 'expired' ? TOKEN_EXPIRED : 'Invalid access token');
+    const row = await fromSession(claims.userId, claims.sessionId);
+    if (!row) throw authError('unauthorized', SESSION_ENDED);
+    return context(row, claims.sessionId, via);
+  };
+
+  /** An access token presented outside an HTTP request (the realtime gateway): same checks, same errors. */
+  const authenticateToken = (token: string): Promise<AuthContext> => fromToken(token, 'bearer');
 
   /** Middleware: sets req.auth or fails the request. */
   const required = (surface: Surface): RequestHandler => (req, _res, next) => {
@@ -97,7 +108,7 @@ export const createAuthenticator = (deps: AuthenticatorDeps) => {
     }, next);
   };
 
-  return { authenticate, required };
+  return { authenticate, authenticateToken, required };
 };
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;

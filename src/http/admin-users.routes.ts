@@ -6,14 +6,24 @@ import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/pe
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
 import { fullUserOf } from './admin-users.view.js';
 import { guardedRoutes, type AccessRegistry } from './access.js';
+import type { AdminOperation } from './admin-operation.js';
 import {
   BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UpdateUserBody, UserIdParams,
 } from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
-import { parseBody, parseParams } from './validate.js';
+import { parseBody, parseParams, z } from './validate.js';
 import { StringList, Text, UntypedObject, UserRecord } from './openapi.schemas.js';
 
 export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
+
+/** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
+export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+export const banUser: AdminOperation<Pick<AdminUsersDeps, 'users' | 'pool'>, typeof UserBanCommand, Awaited<ReturnType<typeof fullUserOf>>> = {
+  permission: 'user.ban',
+  schema: UserBanCommand,
+  run: async ({ users, pool }, { userId, banReason }, adminUserId) =>
+    fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId))),
+};
 
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
 export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminUsersDeps): Router => {
@@ -80,13 +90,13 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
     orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
     res.json(DEFAULT_AVATAR_URL);
   });
-  route('patch', '/user/:id/ban', { kind: 'perm', permission: 'user.ban' }, {
+  route('patch', '/user/:id/ban', { kind: 'perm', permission: banUser.permission }, {
     summary: 'Ban a user (ends their sessions)', request: { params: UserIdParams, body: BanBody },
     responses: { 200: { description: 'The user', schema: UserRecord } },
   }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { banReason } = parseBody(BanBody, req);
-    res.json(await view(orThrowUser(await users.execute(id, { type: 'BanUser', data: { reason: banReason } }, admin(req)))));
+    res.json(await banUser.run({ users, pool }, { userId: id, banReason }, admin(req)));
   });
   route('patch', '/user/:id/unban', { kind: 'superadmin' }, {
     summary: 'Unban a user', request: { params: UserIdParams },

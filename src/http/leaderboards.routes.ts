@@ -5,7 +5,9 @@ import type { LedgerError } from '../commands/ledger.types.js';
 import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import { createPrizes } from '../leaderboards/leaderboard.prizes.js';
 import { createLeaderboardQueries } from '../leaderboards/leaderboards.queries.js';
+import type { RecordedAction } from '../audit/admin-actions.js';
 import { guardedRoutes } from './access.js';
+import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { leaderboardErrorToHttp, ledgerErrorToHttp, LEADERBOARD_ERROR_HTTP, type HttpError } from './errors.js';
 import {
@@ -18,12 +20,29 @@ const refusal = (e: LeaderboardError | LedgerError): HttpError =>
   e._tag in LEADERBOARD_ERROR_HTTP ? leaderboardErrorToHttp(e as LeaderboardError) : ledgerErrorToHttp(e as LedgerError);
 const notFound = (e: LeaderboardError): never => { throw leaderboardErrorToHttp(e); };
 
+/**
+ * POST /leaderboards/give-prize (the key from its Idempotency-Key header) and the LeaderboardGivePrize event
+ * (the key as `idempotencyKey`). Keys are scoped to the acting admin, so a retry over either surface pays once.
+ */
+export const GivePrizeCommand = GivePrizeBody.safeExtend({ idempotencyKey: IdempotencyHeaders.shape['idempotency-key'] });
+export const givePrize = {
+  permission: 'leaderboard.give-prize',
+  schema: GivePrizeCommand,
+  run: async ({ pool, ledger }, { idempotencyKey, ...body }, adminUserId) => {
+    const paid = await createPrizes({ pool, ledger }).give({
+      ...body, adminUserId, idempotencyKey: idempotencyKey === undefined ? undefined : `${adminUserId}:${idempotencyKey}`,
+    });
+    if (isLeft(paid)) throw refusal(paid.left);
+    const user = await createLeaderboardQueries(pool).user(body.leaderboardId, body.userId);
+    return { ...user, payment: paid.right };
+  },
+} satisfies AdminOperation<Pick<BackOfficeDeps, 'pool' | 'ledger'>, typeof GivePrizeCommand, unknown>;
+
 /** Leaderboards, their schedules and give-prize (decisions.md: leaderboard.view / .edit / .give-prize). */
 export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const queries = createLeaderboardQueries(deps.pool);
-  const prizes = createPrizes({ pool: deps.pool, ledger: deps.ledger });
   const view = { kind: 'perm', permission: 'leaderboard.view' } as const;
 
   // Fixed paths first: /leaderboards/schedule and /leaderboards/give-prize are not leaderboard ids.
@@ -44,24 +63,26 @@ export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
   }, async (req, res) => {
     const { id } = parseParams(ScheduleParams, req);
     const body = parseBody(ScheduleBody, req);
+    // The change and its admin audit record (src/audit/admin-actions.ts) in one statement: both or neither.
     const { rowCount } = await deps.pool.query(
-      'UPDATE leaderboard_schedules SET enabled = $2, name = $3, description = $4, prizes = $5, updated_at = now() WHERE id = $1',
-      [id, body.enabled, body.name, body.description, JSON.stringify([...body.prizes].sort((a, b) => a.position - b.position))]);
+      `WITH before AS (SELECT id, enabled, name, description, prizes FROM leaderboard_schedules WHERE id = $1),
+       after AS (UPDATE leaderboard_schedules SET enabled = $2, name = $3, description = $4, prizes = $5, updated_at = now() WHERE id = $1
+         RETURNING id, enabled, name, description, prizes)
+       INSERT INTO admin_audit_records (admin_user_id, action, details)
+       SELECT $6, $7, jsonb_build_object('before', to_jsonb(before), 'after', to_jsonb(after)) FROM after JOIN before USING (id)`,
+      [id, body.enabled, body.name, body.description, JSON.stringify([...body.prizes].sort((a, b) => a.position - b.position)),
+        authOf(req).userId, 'leaderboard.update-schedule' satisfies RecordedAction]);
     if (!rowCount) notFound({ _tag: 'ScheduleNotFound', scheduleId: id });
     res.status(201).json(await queries.schedule(id));
   });
 
-  route('post', '/leaderboards/give-prize', { kind: 'perm', permission: 'leaderboard.give-prize' }, {
+  route('post', '/leaderboards/give-prize', { kind: 'perm', permission: givePrize.permission }, {
     summary: 'Pay a leaderboard prize', request: { body: GivePrizeBody, headers: IdempotencyHeaders },
     responses: { 201: { description: 'The leaderboard user with the payment', schema: UntypedObject } },
   }, async (req, res) => {
     const body = parseBody(GivePrizeBody, req);
-    const key = parseHeaders(IdempotencyHeaders, req)['idempotency-key'];
-    const adminUserId = authOf(req).userId;
-    const paid = await prizes.give({ ...body, adminUserId, idempotencyKey: key === undefined ? undefined : `${adminUserId}:${key}` });
-    if (isLeft(paid)) throw refusal(paid.left);
-    const user = await queries.user(body.leaderboardId, body.userId);
-    res.status(201).json({ ...user, payment: paid.right });
+    const idempotencyKey = parseHeaders(IdempotencyHeaders, req)['idempotency-key'];
+    res.status(201).json(await givePrize.run(deps, { ...body, idempotencyKey }, authOf(req).userId));
   });
 
   route('get', '/leaderboards', view, {

@@ -5,6 +5,7 @@ import { scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
 import type { WithdrawalView } from '../commands/ledger.types.js';
 import { guardedRoutes } from './access.js';
+import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
 import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
@@ -23,11 +24,36 @@ const shortUser = async (users: Users, id: number | null) => {
   };
 };
 
+/** A withdrawal as the back office answers it: the ledger's view with the short users. */
+const withdrawalRecord = async (users: Users, w: WithdrawalView) => ({
+  ...w,
+  user: await shortUser(users, w.userId),
+  confirmedByUser: await shortUser(users, w.confirmedByUserId),
+});
+type WithdrawalRecord = Awaited<ReturnType<typeof withdrawalRecord>>;
+type MoneyDeps = Pick<BackOfficeDeps, 'ledger' | 'auth'>;
+
+/** POST /withdraw/approve and the WithdrawApprove event. */
+export const withdrawApprove: AdminOperation<MoneyDeps, typeof WithdrawalIdBody, WithdrawalRecord> = {
+  permission: 'withdrawals.approve',
+  schema: WithdrawalIdBody,
+  run: async ({ ledger, auth }, { id }, adminUserId) => withdrawalRecord(auth.users, orThrow(await ledger.approveWithdrawal(id, adminUserId))),
+};
+
+/** POST /withdraw/reject and the WithdrawReject event. */
+export const withdrawReject: AdminOperation<MoneyDeps, typeof WithdrawalRejectBody, WithdrawalRecord> = {
+  permission: 'withdrawals.reject',
+  schema: WithdrawalRejectBody,
+  run: async ({ ledger, auth }, { id, rejectReason }, adminUserId) =>
+    withdrawalRecord(auth.users, orThrow(await ledger.rejectWithdrawal(id, adminUserId, rejectReason))),
+};
+
 /**
  * Back-office money commands: admin tips and deductions, withdrawal approve / reject / retry, SuperAdmin set-balance.
  * Every command goes through the ledger with the acting admin recorded on its events.
  */
-export const moneyRoutes = ({ ledger, auth, registry }: BackOfficeDeps): Router => {
+export const moneyRoutes = (deps: BackOfficeDeps): Router => {
+  const { ledger, auth, registry } = deps;
   const router = Router();
   const route = guardedRoutes(router, auth.authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
@@ -40,12 +66,6 @@ export const moneyRoutes = ({ ledger, auth, registry }: BackOfficeDeps): Router 
     const key = parseHeaders(IdempotencyKeyHeaders, req)['idempotency-key'];
     return key === undefined ? undefined : `adm${admin(req)}:${key}`;
   };
-
-  const withdrawalRecord = async (w: WithdrawalView) => ({
-    ...w,
-    user: await shortUser(auth.users, w.userId),
-    confirmedByUser: await shortUser(auth.users, w.confirmedByUserId),
-  });
 
   route('post', '/admin-tips', { kind: 'perm', permission: 'admin-tips.tip' }, {
     summary: 'Tip a user', request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
@@ -66,26 +86,24 @@ export const moneyRoutes = ({ ledger, auth, registry }: BackOfficeDeps): Router 
     res.status(201).json({ success: true });
   });
 
-  route('post', '/withdraw/approve', { kind: 'perm', permission: 'withdrawals.approve' }, {
+  route('post', '/withdraw/approve', { kind: 'perm', permission: withdrawApprove.permission }, {
     summary: 'Approve a withdrawal', request: { body: WithdrawalIdBody },
     responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
   }, async (req, res) => {
-    const { id } = parseBody(WithdrawalIdBody, req);
-    res.status(201).json(await withdrawalRecord(orThrow(await ledger.approveWithdrawal(id, admin(req)))));
+    res.status(201).json(await withdrawApprove.run(deps, parseBody(withdrawApprove.schema, req), admin(req)));
   });
-  route('post', '/withdraw/reject', { kind: 'perm', permission: 'withdrawals.reject' }, {
+  route('post', '/withdraw/reject', { kind: 'perm', permission: withdrawReject.permission }, {
     summary: 'Reject a withdrawal', request: { body: WithdrawalRejectBody },
     responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
   }, async (req, res) => {
-    const { id, rejectReason } = parseBody(WithdrawalRejectBody, req);
-    res.status(201).json(await withdrawalRecord(orThrow(await ledger.rejectWithdrawal(id, admin(req), rejectReason))));
+    res.status(201).json(await withdrawReject.run(deps, parseBody(withdrawReject.schema, req), admin(req)));
   });
   route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, {
     summary: 'Retry a failed withdrawal', request: { body: WithdrawalIdBody },
     responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
   }, async (req, res) => {
     const { id } = parseBody(WithdrawalIdBody, req);
-    res.status(201).json(await withdrawalRecord(orThrow(await ledger.retryWithdrawal(id, admin(req)))));
+    res.status(201).json(await withdrawalRecord(auth.users, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
   });
 
   route('put', '/user/:id/balance', { kind: 'superadmin' }, {

@@ -10,13 +10,18 @@ export type ServerEventBus = Readonly<{
   subscribe: (handler: (eventName: string, message: Record<string, unknown>) => void) => Promise<() => Promise<void>>;
 }>;
 
-/** Across processes through Redis pub/sub; `subscriber` must be a connection of its own (it enters subscriber mode). */
-export const createRedisBus = (publisher: Redis, subscriber: Redis): ServerEventBus => ({
-  publish: async (eventName, message) => { await publisher.publish(serverChannel(eventName), JSON.stringify(message)); },
+/**
+ * Across processes through Redis pub/sub; `subscriber` must be a connection of its own (it enters subscriber mode).
+ * `prefix` (default none) is put before every channel name: tests isolate parallel files on one Redis with it.
+ */
+export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = ''): ServerEventBus => ({
+  publish: async (eventName, message) => { await publisher.publish(prefix + serverChannel(eventName), JSON.stringify(message)); },
   subscribe: async (handler) => {
-    const pattern = serverChannel('*');
-    const listener = (_pattern: string, channel: string, text: string): void =>
-      handler(channel.slice(serverChannel('').length), JSON.parse(text) as Record<string, unknown>);
+    const pattern = prefix + serverChannel('*');
+    const listener = (received: string, channel: string, text: string): void => {
+      if (received !== pattern) return; // another subscription on the same connection
+      handler(channel.slice(prefix.length + serverChannel('').length), JSON.parse(text) as Record<string, unknown>);
+    };
     subscriber.on('pmessage', listener);
     await subscriber.psubscribe(pattern);
     return async () => {

@@ -1,47 +1,183 @@
-import { toMinor, toUsdMinor, usdFromMinor, type DecimalString } from '../domain/money/money.js';
-import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import type { CurrencyId } from '../domain/money/currency.js';
+import { toMinor, toUsdMinor, usdFromMinor, usdToMinor, type DecimalString } from '../domain/money/money.js';
+import { isUserEventType, userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
+import { VIP_THRESHOLDS_USD } from '../domain/user/vip.js';
+import { hasMovement, isWalletEventType, walletStreamUserId, type GameIdentity, type WalletEvent, type WalletEventOf } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import { notificationsOf } from '../projections/notifications.projection.js';
 import { TRANSACTION_TYPES } from '../projections/transactions.projection.js';
+
+export const USER_SERVER_EVENTS = ['BalanceUpdated', 'BalanceTippedSuccess', 'MyBets', 'ProfileUpdated', 'NotificationEventMessage'] as const;
+export type UserServerEventName = (typeof USER_SERVER_EVENTS)[number];
 
 /** A server-to-client event for one user's sockets, tagged with the ledger position it came from. */
 export type UserServerEvent = Readonly<{
-  name: 'BalanceUpdated' | 'BalanceTippedSuccess';
+  name: UserServerEventName;
   userId: number;
   /** Ledger position (commit/prepare): clients use it to detect gaps and ask for a replay. */
   position: string;
-  payload: Readonly<Record<string, unknown>>;
+  payload: unknown;
 }>;
 
+/** What a bet's later events need to know of its placement (BetPlaced). */
+export type BetPlacement = Readonly<{
+  betId: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity;
+  currencyId: CurrencyId; amount: DecimalString; usdAmount: DecimalString; placedAt: string;
+}>;
+
+/** Spec "Bet" (without `user`; the public feeds add it). Decimal strings for money, ISO 8601 times. */
+export type BetRecord = Readonly<{
+  id: string; userId: number; roundId: string; gameId: number; currencyId: CurrencyId;
+  amount: string; payout: string; usdAmount: string; usdPayout: string;
+  status: 'CREATED' | 'SETTLED' | 'ROLLBACK' | 'ERROR';
+  multiplier: number | null; errorDetails: string | null;
+  commissionGgrUsdAmount: string; commissionGgrPercent: string;
+  gameIdentity: Readonly<{ name: string; slug: string; type: string; provider: Readonly<{ name: string }>; images: null }>;
+  createdAt: string; updatedAt: string; settledAt: string | null;
+}>;
+
+/** Everything a mapping needs beyond the event itself; the caller reads it beforehand (see ledger-lookups.ts). */
 export type EventLookups = Readonly<{
   usdRate: (currencyId: string) => DecimalString;
-  username: (userId: number) => string | null;
+  /** The username of the admin who made this AdminTipCredited event (as it stood then), by event id. */
+  tipperUsername: (eventId: string) => string | null;
+  /** The placement of a bet; undefined when unknown (the bet's MyBets is then left out). */
+  placement?: (betId: string) => BetPlacement | undefined;
+  /** USD staked on the user's SETTLED bets strictly before this (BetSettled) event, by event id; undefined: VIP levels are not followed. */
+  wageredBefore?: (eventId: string) => DecimalString | undefined;
 }>;
 
-/**
- * What a recorded ledger event tells the user's sockets. BalanceUpdated carries the user's new
- * balance (`amount`) in that currency, its USD value at today's rate, and `source`, the accounting
- * transaction type (DEPOSIT, BET, BET_PAYOUT, ADMIN_TIP, ...). An admin tip also gives BalanceTippedSuccess.
- */
-export const serverEventsOf = (recorded: RecordedEvent, lookups: EventLookups): UserServerEvent[] => {
+export const placementOf = (recorded: RecordedEvent): BetPlacement | undefined => {
   const userId = walletStreamUserId(recorded.streamId);
-  if (userId === undefined || !isWalletEventType(recorded.type)) return [];
-  const event = { type: recorded.type, data: recorded.data } as WalletEvent;
-  if (!hasMovement(event)) return [];
-  const d = event.data;
-  const touchesUser = d.postings.some((p) => p.account === `user:${userId}`);
-  const source = TRANSACTION_TYPES[event.type];
-  if (!touchesUser || source === null) return [];
+  if (userId === undefined || recorded.type !== 'BetPlaced') return undefined;
+  const d = recorded.data as WalletEventOf<'BetPlaced'>['data'];
+  return {
+    betId: d.betId, userId, roundId: d.roundId, gameId: d.gameId, gameIdentity: d.gameIdentity,
+    currencyId: d.currencyId, amount: d.amount, usdAmount: d.usdAmount, placedAt: d.at,
+  };
+};
+
+const BET_EVENTS = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'] as const;
+type BetEvent = WalletEventOf<(typeof BET_EVENTS)[number]>;
+const isBetEvent = (e: WalletEvent): e is BetEvent => (BET_EVENTS as readonly string[]).includes(e.type);
+
+/** The bet as it stands after this event (its placement supplies game, round and stake). */
+export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
+  const base = {
+    id: p.betId, userId: p.userId, roundId: p.roundId, gameId: p.gameId, currencyId: p.currencyId,
+    amount: p.amount, usdAmount: p.usdAmount, payout: '0', usdPayout: '0', multiplier: null, errorDetails: null,
+    // No GGR commission is computed on this platform (as GET /bets).
+    commissionGgrUsdAmount: '0', commissionGgrPercent: '0',
+    gameIdentity: { name: p.gameIdentity.name, slug: p.gameIdentity.slug, type: p.gameIdentity.type, provider: { name: p.gameIdentity.provider.name }, images: null },
+    createdAt: p.placedAt, settledAt: null,
+  } as const;
+  switch (event.type) {
+    case 'BetPlaced': return { ...base, status: 'CREATED', updatedAt: p.placedAt };
+    case 'BetSettled': {
+      const d = event.data;
+      return {
+        ...base, status: 'SETTLED', payout: d.payout, usdPayout: d.usdPayout,
+        // The spec's multiplier is a number; it is shown, never computed with.
+        multiplier: Number(d.multiplier), updatedAt: d.at, settledAt: d.at,
+      };
+    }
+    case 'BetRolledBack': return { ...base, status: 'ROLLBACK', updatedAt: event.data.at };
+    case 'BetErrored': return { ...base, status: 'ERROR', errorDetails: event.data.errorDetails, updatedAt: event.data.at };
+  }
+};
+
+/** The bet a BetSettled event completes, for the public feeds; undefined for any other event or an unknown placement. */
+export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups, 'placement'>): BetRecord | undefined => {
+  if (recorded.type !== 'BetSettled' || walletStreamUserId(recorded.streamId) === undefined) return undefined;
+  const event = { type: 'BetSettled', data: recorded.data } as WalletEventOf<'BetSettled'>;
+  const placement = lookups.placement?.(event.data.betId);
+  return placement ? betRecordOf(event, placement) : undefined;
+};
+
+/** VIP level of a total wagered USD amount (thresholds of src/domain/user/vip.ts), exactly. */
+export const vipLevelOf = (wageredUsd: DecimalString): number => {
+  const w = usdToMinor(wageredUsd);
+  let level = 0;
+  VIP_THRESHOLDS_USD.forEach((t, i) => { if (w >= usdToMinor(t as DecimalString)) level = i + 1; });
+  return level;
+};
+
+/** Profile keys the user's own public record shows (the admin-only flags isTest, isBot, isStaff, ... never go out). */
+export const PUBLIC_PROFILE_KEYS = [
+  'avatar', 'isPrivate', 'isStreamer', 'isStreamerMode', 'canUseChat', 'isEmailNotificationsEnabled', 'gamePlatformTradeLink',
+] as const;
+
+const profilePatchOf = (event: UserEvent): Record<string, unknown> | undefined => {
+  switch (event.type) {
+    case 'UsernameSet': return { username: event.data.username };
+    case 'ProfileUpdated': {
+      const changes = event.data.changes;
+      const patch = Object.fromEntries(PUBLIC_PROFILE_KEYS.filter((k) => Object.hasOwn(changes, k)).map((k) => [k, changes[k]]));
+      return Object.keys(patch).length > 0 ? patch : undefined;
+    }
+    case 'MfaEnabled': return { mfaEnabled: true };
+    case 'MfaDisabled': return { mfaEnabled: false };
+    default: return undefined;
+  }
+};
+
+const walletServerEvents = (recorded: RecordedEvent, userId: number, event: WalletEvent, lookups: EventLookups): UserServerEvent[] => {
   const position = formatPosition(recorded.position);
-  const balance = toMinor(d.currencyId, d.balanceAfter);
-  const out: UserServerEvent[] = [{
-    name: 'BalanceUpdated', userId, position,
-    payload: { currencyId: d.currencyId, amount: d.balanceAfter, usdAmount: usdFromMinor(toUsdMinor(d.currencyId, balance, lookups.usdRate(d.currencyId))), source },
-  }];
+  const out: UserServerEvent[] = [];
+  if (hasMovement(event)) {
+    const d = event.data;
+    const source = TRANSACTION_TYPES[event.type];
+    if (source !== null && d.postings.some((p) => p.account === `user:${userId}`)) {
+      const balance = toMinor(d.currencyId, d.balanceAfter);
+      out.push({
+        name: 'BalanceUpdated', userId, position,
+        payload: { currencyId: d.currencyId, amount: d.balanceAfter, usdAmount: usdFromMinor(toUsdMinor(d.currencyId, balance, lookups.usdRate(d.currencyId))), source },
+      });
+    }
+  }
   if (event.type === 'AdminTipCredited') {
     out.push({
       name: 'BalanceTippedSuccess', userId, position,
-      payload: { amount: event.data.amount, currencyId: event.data.currencyId, fromAdminUsername: lookups.username(event.data.adminUserId) },
+      payload: { amount: event.data.amount, currencyId: event.data.currencyId, fromAdminUsername: lookups.tipperUsername(recorded.id) },
     });
   }
+  if (isBetEvent(event)) {
+    const placement = event.type === 'BetPlaced' ? placementOf(recorded) : lookups.placement?.(event.data.betId);
+    if (placement) out.push({ name: 'MyBets', userId, position, payload: [betRecordOf(event, placement)] });
+  }
+  if (event.type === 'BetSettled') {
+    const before = lookups.wageredBefore?.(recorded.id);
+    if (before !== undefined) {
+      const after = usdFromMinor(usdToMinor(before) + usdToMinor(event.data.usdAmount));
+      const level = vipLevelOf(after);
+      if (level !== vipLevelOf(before)) out.push({ name: 'ProfileUpdated', userId, position, payload: { vipLevel: level } });
+    }
+  }
+  for (const n of notificationsOf(recorded)) {
+    out.push({ name: 'NotificationEventMessage', userId, position, payload: { id: n.id, type: n.type, payload: n.payload } });
+  }
   return out;
+};
+
+/**
+ * What a recorded event tells its user's sockets (pure; the live publisher and the replay both use it):
+ *   BalanceUpdated            every change of the user's balance: the new balance (`amount`) in that
+ *                             currency, its USD value at the current rate, and `source`, the accounting
+ *                             transaction type (DEPOSIT, BET, BET_PAYOUT, ADMIN_TIP, ...)
+ *   BalanceTippedSuccess      an admin tip received
+ *   MyBets                    [bet] when a bet is placed (CREATED), settled, rolled back or errored
+ *   ProfileUpdated            a patch of the user's public record: username, public profile keys, MFA
+ *                             status, or `vipLevel` when a settled bet moves the user to another level
+ *   NotificationEventMessage  {id, type, payload} of each notification the event creates (notifications projection)
+ */
+export const serverEventsOf = (recorded: RecordedEvent, lookups: EventLookups): UserServerEvent[] => {
+  const walletUser = walletStreamUserId(recorded.streamId);
+  if (walletUser !== undefined) {
+    if (!isWalletEventType(recorded.type)) return [];
+    return walletServerEvents(recorded, walletUser, { type: recorded.type, data: recorded.data } as WalletEvent, lookups);
+  }
+  const user = userStreamUserId(recorded.streamId);
+  if (user === undefined || !isUserEventType(recorded.type)) return [];
+  const patch = profilePatchOf({ type: recorded.type, data: recorded.data } as UserEvent);
+  return patch ? [{ name: 'ProfileUpdated', userId: user, position: formatPosition(recorded.position), payload: patch }] : [];
 };

@@ -1,58 +1,60 @@
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
-import type { CurrencyId } from '../domain/money/currency.js';
-import type { DecimalString } from '../domain/money/money.js';
 import { formatPosition, parsePosition, START, type EventStore, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import type { ServerEventBus } from './bus.js';
-import { serverEventsOf } from './ledger-events.js';
+import { DEFAULT_FEED_SETTINGS, feedEventsOf, publicBetOf, type FeedSettings } from './feeds.js';
+import { serverEventsOf, settledBetOf, type BetRecord } from './ledger-events.js';
+import { newLookupCaches, prepareLookups, publicUsersOf } from './ledger-lookups.js';
+import type { BusMessage } from './protocol.js';
 
 export type LedgerPublisherDeps = Readonly<{
   store: EventStore;
   pool: pg.Pool;
   bus: ServerEventBus;
   rates: Rates;
+  /** Ranking rules of the public feeds (config.feeds); default: the configuration's defaults. */
+  feeds?: FeedSettings;
   name?: string;
   logger?: { warn(obj: object, msg?: string): void };
 }>;
 
 export type LedgerPublisher = Readonly<{ stop: () => Promise<void> }>;
 
-const usernamesOf = async (pool: pg.Pool, ids: number[]): Promise<Map<number, string | null>> => {
-  if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ id: string; username: string | null }>('SELECT id, username FROM users WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(rows.map((r) => [Number(r.id), r.username]));
-};
-
 /**
  * The projection subscriber that pushes the ledger to sockets: follows the event store from its own
- * checkpoint and publishes BalanceUpdated (every balance change) and BalanceTippedSuccess (admin tips)
- * on `server_channel_event.<EventName>`, in ledger order, each with its position. The checkpoint moves
- * after a batch is published: delivery is at least once, and the position lets clients drop repeats.
+ * checkpoint and publishes on `server_channel_event.<EventName>`, in ledger order:
+ *   per user (BusMessage {userId, position, payload}): BalanceUpdated, BalanceTippedSuccess, MyBets,
+ *     ProfileUpdated and NotificationEventMessage (ledger-events.ts), each with its event's position;
+ *   per room ({room, payload}): LatestBets, BigWins, HighRollers and LuckyWins of the batch's settled
+ *     bets (feeds.ts) to the live-bets room, and LatestBets of each game to its live-drop room.
+ * The checkpoint moves after a batch is published: delivery is at least once, and the position lets
+ * gateways drop repeats.
  */
 export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<LedgerPublisher> => {
   const name = deps.name ?? 'realtime';
+  const feeds = deps.feeds ?? DEFAULT_FEED_SETTINGS;
   const { rows } = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);
   // A new publisher starts at the head: sockets care about what happens from now on.
   const after = rows[0] ? parsePosition(rows[0].position) : await deps.store.headPosition();
   const controller = new AbortController();
+  const caches = newLookupCaches();
 
   const publishBatch = async (events: readonly RecordedEvent[]): Promise<void> => {
-    const currencies = new Set<CurrencyId>();
-    const admins = new Set<number>();
+    const lookups = await prepareLookups(deps, events, caches);
+    const out: [string, BusMessage][] = [];
+    const settled: BetRecord[] = [];
     for (const e of events) {
-      const d = e.data as { currencyId?: CurrencyId; adminUserId?: number };
-      if (d.currencyId) currencies.add(d.currencyId);
-      if (e.type === 'AdminTipCredited' && typeof d.adminUserId === 'number') admins.add(d.adminUserId);
+      for (const u of serverEventsOf(e, lookups)) out.push([u.name, { userId: u.userId, position: u.position, payload: u.payload }]);
+      const bet = settledBetOf(e, lookups);
+      if (bet) settled.push(bet);
     }
-    const rates = new Map<string, DecimalString>();
-    for (const c of currencies) rates.set(c, await deps.rates.usdRate(c));
-    const usernames = await usernamesOf(deps.pool, [...admins]);
-    const lookups = { usdRate: (c: string) => rates.get(c) ?? ('0' as DecimalString), username: (id: number) => usernames.get(id) ?? null };
-    for (const e of events) {
-      for (const out of serverEventsOf(e, lookups)) {
-        await deps.bus.publish(out.name, { userId: out.userId, position: out.position, payload: out.payload });
-      }
+    if (settled.length > 0) {
+      const users = await publicUsersOf(deps.pool, [...new Set(settled.map((b) => b.userId))]);
+      for (const feed of feedEventsOf(settled.map((b) => publicBetOf(b, users.get(b.userId))), feeds)) out.push([feed.name, { room: feed.room, payload: feed.payload }]);
     }
+    // Sent back to back, in order, without waiting for each reply: the bus's one publishing connection
+    // keeps their order (Redis pipelines them; the local bus emits synchronously).
+    await Promise.all(out.map(([eventName, message]) => deps.bus.publish(eventName, message)));
     await deps.pool.query(
       `INSERT INTO publisher_checkpoints (name, position) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()`,

@@ -1,15 +1,63 @@
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
-import type { EventStore, Position } from '../infra/event-store/event-store.port.js';
+import { userStream } from '../domain/user/user.events.js';
+import { walletStream } from '../domain/wallet/wallet.events.js';
+import { comparePositions, formatPosition, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import { serverEventsOf } from './ledger-events.js';
+import { newLookupCaches, prepareLookups, scanBackward } from './ledger-lookups.js';
 
 export type ReplayedEvent = Readonly<{ name: string; position: string; payload: unknown }>;
 export type ReplayResult = Readonly<{ recovered: true; events: readonly ReplayedEvent[]; position: string }> | Readonly<{ recovered: false; reason: string }>;
 export type ReplayDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates; maxEvents: number }>;
 
+/** Why a replay is refused (the client reloads instead). */
+export const REPLAY_REFUSALS = {
+  /** More than maxEvents per-user events after `since` (or more than READ_FACTOR × maxEvents stored events to read). */
+  TOO_MANY_EVENTS: 'TOO_MANY_EVENTS',
+  /** `since` lies after everything the store can show: a position from another store, or made up. */
+  UNKNOWN_POSITION: 'UNKNOWN_POSITION',
+} as const;
+
+/** Stored events read per allowed replayed event at most (some stored events give no per-user event, a tip gives three). */
+export const READ_FACTOR = 2;
+
+/**
+ * The user's stored events after `since` and at or before `head`, oldest first; undefined when more than `max`.
+ * Each stream is read newest first until an event at or before `since` (or the stream's start).
+ */
+const eventsAfter = async (store: EventStore, streamId: string, since: Position, head: Position, max: number): Promise<RecordedEvent[] | undefined> => {
+  const out: RecordedEvent[] = [];
+  for await (const e of scanBackward(store, streamId, undefined, Math.min(256, max + 1))) {
+    if (comparePositions(e.position, since) <= 0) break;
+    // Committed after the head was read: not yet visible to the live publisher either; it comes live.
+    if (comparePositions(e.position, head) > 0) continue;
+    out.push(e);
+    if (out.length > max) return undefined;
+  }
+  return out.reverse();
+};
+
 /**
  * The per-user events a reconnecting client missed after `since`, recomputed from the event store in
- * ledger order, or `recovered: false` when that is impossible (too many, or an unknown position) and
- * the client must reload (issue 6).
+ * ledger order with the same pure mappings as live delivery (ledger-events.ts), or `recovered: false`
+ * when that is impossible and the client must reload.
+ *
+ * The replay covers everything up to the store's visible head, read first: `position` is that head,
+ * and every per-user event at or before it is in `events` (no event can later appear before it), so
+ * the gateway may drop live events at or before `position` as delivered. Events after the head arrive
+ * live. Values that depend on the present (BalanceUpdated's usdAmount at today's rate, an admin's
+ * username) are computed now, as live delivery computes them when it publishes.
  */
-export const replayUserEvents = async (_deps: ReplayDeps, _userId: number, _since: Position): Promise<ReplayResult> =>
-  ({ recovered: false, reason: 'not implemented yet' });
+export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
+  const head = await deps.store.headPosition();
+  if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };
+  const maxRead = deps.maxEvents * READ_FACTOR;
+  const streams = await Promise.all([walletStream(userId), userStream(userId)].map((s) => eventsAfter(deps.store, s, since, head, maxRead)));
+  if (streams.some((s) => s === undefined)) return { recovered: false, reason: REPLAY_REFUSALS.TOO_MANY_EVENTS };
+  const stored = streams.flatMap((s) => s!).sort((a, b) => comparePositions(a.position, b.position));
+  if (stored.length > maxRead) return { recovered: false, reason: REPLAY_REFUSALS.TOO_MANY_EVENTS };
+  const lookups = await prepareLookups(deps, stored, newLookupCaches());
+  const events = stored.flatMap((e) => serverEventsOf(e, lookups)).map((e) => ({ name: e.name, position: e.position, payload: e.payload }));
+  if (events.length > deps.maxEvents) return { recovered: false, reason: REPLAY_REFUSALS.TOO_MANY_EVENTS };
+  return { recovered: true, events, position: formatPosition(head) };
+};

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChat } from '../../src/commands/chat.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;
@@ -17,12 +18,27 @@ beforeAll(async () => {
 afterAll(async () => { await env?.close(); });
 
 describe('POST /chat/admin-action', () => {
-  it('when a message is deleted, then 201 and the moderation is recorded with the acting admin, not yet applied', async () => {
-    const reply = await act({ action: 'delete_message', args: { messageId: 'm-1' } });
+  it('when a message is deleted, then 201, the message is deleted and the moderation is recorded as applied with the acting admin', async () => {
+    const author = await env.makeUser();
+    const sent = await createChat({ pool: env.pool, publish: async () => undefined }).send({ roomId: 'general', userId: author.id, text: 'spam' });
+    if (sent._tag === 'Left') throw new Error(sent.left._tag);
+    const messageId = sent.right.id;
+    const reply = await act({ action: 'delete_message', args: { messageId } });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ id: expect.any(String), action: 'delete_message', args: { messageId: 'm-1' }, adminUserId: moderatorId, createdAt: expect.any(String) });
-    const { rows } = await env.pool.query('SELECT action, args, admin_user_id, applied_at FROM chat_moderation WHERE id = $1', [reply.body.id]);
-    expect(rows).toEqual([{ action: 'delete_message', args: { messageId: 'm-1' }, admin_user_id: String(moderatorId), applied_at: null }]);
+    expect(reply.body).toEqual({
+      id: expect.any(String), action: 'delete_message', args: { messageId }, adminUserId: moderatorId, createdAt: expect.any(String), appliedAt: reply.body.createdAt,
+    });
+    const { rows } = await env.pool.query('SELECT action, args, admin_user_id, applied_at IS NOT NULL AS applied FROM chat_moderation WHERE id = $1', [reply.body.id]);
+    expect(rows).toEqual([{ action: 'delete_message', args: { messageId }, admin_user_id: String(moderatorId), applied: true }]);
+    const { rows: [message] } = await env.pool.query('SELECT deleted_by FROM chat_messages WHERE id = $1', [messageId]);
+    expect(message).toEqual({ deleted_by: String(moderatorId) });
+  });
+
+  it('when the message or the room is unknown, then 404 and nothing is recorded', async () => {
+    const before = [await count('chat_moderation'), await count('chat_room_limits')];
+    expect(await act({ action: 'delete_message', args: { messageId: 'm-1' } })).toMatchObject({ status: 404, body: { code: 'CHAT_MESSAGE_NOT_FOUND' } });
+    expect(await act({ action: 'set_rate_limit', args: { roomId: 'nowhere', messagesPerMinute: 5 } })).toMatchObject({ status: 404, body: { code: 'CHAT_ROOM_NOT_FOUND' } });
+    expect([await count('chat_moderation'), await count('chat_room_limits')]).toEqual(before);
   });
 
   it('when a room rate limit is set twice, then 201 each time and the room keeps the latest limit', async () => {

@@ -196,6 +196,22 @@ export const eventStoreContract = (name: string, makeStore: StoreFactory, option
       expect(await store.readStream(streamName())).toEqual([]);
     });
 
+    it('when a stream is read backwards, then it comes newest first from the end or from a revision, at most maxCount', async () => {
+      const stream = streamName();
+      const appended = events(6);
+      await store.append({ streamId: stream, events: appended, expectedRevision: 'no_stream' });
+      const all = await store.readStreamBackward(stream);
+      expect(all.map((e) => [e.id, e.revision])).toEqual(appended.map((e, i) => [e.id, BigInt(i)]).reverse());
+      expect(all.map((e) => e.data)).toEqual(appended.map((e) => e.data).reverse());
+      for (let i = 1; i < all.length; i++) expect(comparePositions(all[i]!.position, all[i - 1]!.position)).toBe(-1);
+      expect((await store.readStreamBackward(stream, { maxCount: 2 })).map((e) => e.revision)).toEqual([5n, 4n]);
+      expect((await store.readStreamBackward(stream, { fromRevision: 3n, maxCount: 2 })).map((e) => e.revision)).toEqual([3n, 2n]);
+      expect((await store.readStreamBackward(stream, { fromRevision: 1n })).map((e) => e.revision)).toEqual([1n, 0n]);
+      expect((await store.readStreamBackward(stream, { fromRevision: 40n, maxCount: 1 })).map((e) => e.revision)).toEqual([5n]);
+      expect(await store.readStreamBackward(stream, { maxCount: 0 })).toEqual([]);
+      expect(await store.readStreamBackward(streamName())).toEqual([]);
+    });
+
     it('when all events are read after a position, then only events strictly after it come back, in global order', async () => {
       const before = await store.headPosition();
       const appended = [...events(3), ...events(2)];

@@ -88,6 +88,8 @@ export class DuplicateEventId extends Error {
 export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId;
 
 export type ReadStreamOptions = Readonly<{ fromRevision?: bigint; maxCount?: number }>;
+/** Backwards: `fromRevision` is the newest revision to return (default: the stream's last event). */
+export type ReadStreamBackwardOptions = Readonly<{ fromRevision?: bigint; maxCount?: number }>;
 export type ReadAllOptions = Readonly<{ after?: Position; maxCount?: number }>;
 
 export type SubscriptionOptions = Readonly<{
@@ -118,6 +120,8 @@ export interface EventStore {
    */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** A stream newest first: revisions `fromRevision` (default the last), `fromRevision - 1`, ... at most `maxCount`. Unknown stream: []. */
+  readStreamBackward(streamId: string, options?: ReadStreamBackwardOptions): Promise<RecordedEvent[]>;
   /** Events strictly after `after`, in global order; never returns an event before one that is still invisible. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** The position of the last event that readAll can currently see (START when empty). */

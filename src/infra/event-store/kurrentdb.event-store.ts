@@ -67,6 +67,19 @@ export const createKurrentDbEventStore = (deps: { connectionString: string }): E
     return read;
   };
 
+  const readStreamBackward = async (streamId: string, o: { fromRevision?: bigint; maxCount?: number } = {}): Promise<RecordedEvent[]> => {
+    const read: RecordedEvent[] = [];
+    if (o.maxCount !== undefined && o.maxCount <= 0) return read;
+    if (o.fromRevision !== undefined && o.fromRevision < 0n) return read;
+    try {
+      const events = client.readStream(streamId, { direction: BACKWARDS, fromRevision: o.fromRevision ?? END, maxCount: o.maxCount });
+      for await (const resolved of events) if (resolved.event) read.push(toRecordedEvent(resolved.event));
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return read;
+  };
+
   /** Where the request's events would be if an earlier attempt had written them: idempotent, duplicate, or neither. */
   const earlierAttempt = async (r: AppendRequest, lastRevision?: bigint): Promise<AppendResult | DuplicateEventId | undefined> => {
     const n = BigInt(r.events.length);
@@ -175,6 +188,7 @@ export const createKurrentDbEventStore = (deps: { connectionString: string }): E
       return Promise.all(requests.map(appendOutcome));
     },
     readStream,
+    readStreamBackward,
     readAll,
     headPosition,
     subscribe,

@@ -1,7 +1,41 @@
 import type pg from 'pg';
+import { z } from 'zod';
+import { createNotifications } from '../../commands/notifications.js';
 import type { ClientEventHandler } from '../protocol.js';
 
 export type NotificationHandlerDeps = Readonly<{ pool: pg.Pool }>;
 
-/** NotificationGet / NotificationViewed (issue 6). */
-export const notificationHandlers = (_deps: NotificationHandlerDeps): ClientEventHandler[] => [];
+/** Most ids one NotificationViewed may name. */
+export const MAX_VIEWED_IDS = 100;
+
+const NotificationGetData = z.object({
+  take: z.number().int().min(1).max(20).optional(),
+}).strict().nullish();
+
+const NotificationViewedData = z.object({
+  ids: z.array(z.uuid()).min(1).max(MAX_VIEWED_IDS).optional(),
+}).strict().nullish();
+
+/**
+ * NotificationGet {take?} (1..20, default 20): the caller's newest notifications, each
+ * {id, type, payload, createdAt, viewed}. NotificationViewed {ids?} (absent: all): marks the caller's
+ * notifications read and acknowledges {viewed: n}, the number newly marked; ids of other users'
+ * notifications are never marked. Both need an authenticated socket.
+ */
+export const notificationHandlers = (deps: NotificationHandlerDeps): ClientEventHandler[] => {
+  const notifications = createNotifications({ pool: deps.pool });
+  return [
+    {
+      event: 'NotificationGet',
+      access: 'required',
+      schema: NotificationGetData,
+      handle: async (data: z.infer<typeof NotificationGetData>, ctx) => notifications.list(ctx.user!.userId, data?.take ?? 20),
+    },
+    {
+      event: 'NotificationViewed',
+      access: 'required',
+      schema: NotificationViewedData,
+      handle: async (data: z.infer<typeof NotificationViewedData>, ctx) => ({ viewed: await notifications.markViewed(ctx.user!.userId, data?.ids) }),
+    },
+  ];
+};

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscription } from '../event-store.port.js';
 import { DuplicateEventId, WrongExpectedRevision } from '../event-store.port.js';
 import { appendOutcomes } from './postgres.append.js';
-import { headPosition, readAll, readStream } from './postgres.reads.js';
+import { headPosition, readAll, readStream, readStreamBackward } from './postgres.reads.js';
 import { startSubscription } from './postgres.subscription.js';
 import { createNotifier, createWakeSignal, type Logger } from './postgres.wake-up.js';
 
@@ -47,6 +47,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
       return outcome;
     },
     readStream: (streamId, options) => readStream(pool, streamId, options),
+    readStreamBackward: (streamId, options) => readStreamBackward(pool, streamId, options),
     readAll: (options) => readAll(pool, options),
     headPosition: () => headPosition(pool),
     subscribe: (options) => {

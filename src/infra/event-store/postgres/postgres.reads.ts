@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Position, ReadAllOptions, ReadStreamOptions, RecordedEvent } from '../event-store.port.js';
+import type { Position, ReadAllOptions, ReadStreamBackwardOptions, ReadStreamOptions, RecordedEvent } from '../event-store.port.js';
 import { START } from '../event-store.port.js';
 
 type EventRow = {
@@ -45,11 +45,20 @@ export const readStream = async (pool: pg.Pool, streamId: string, o: ReadStreamO
   return rows.map(toRecordedEvent);
 };
 
+export const readStreamBackward = async (pool: pg.Pool, streamId: string, o: ReadStreamBackwardOptions = {}): Promise<RecordedEvent[]> => {
+  const { rows } = await pool.query<EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND ($2::bigint IS NULL OR stream_revision <= $2::bigint)
+     ORDER BY stream_revision DESC LIMIT $3`,
+    [streamId, o.fromRevision === undefined ? null : o.fromRevision.toString(), limitParam(o.maxCount)],
+  );
+  return rows.map(toRecordedEvent);
+};
+
 export const readAll = async (pool: pg.Pool, o: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
   const { rows } = await pool.query<EventRow>(
     `SELECT ${COLUMNS} FROM events
      WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
-     ORDER BY transaction_id, global_position LIMIT $3`,
+     ORDER BY events.transaction_id, events.global_position LIMIT $3`, // qualified: a bare name would sort by the text alias
     [...positionParams(o.after ?? START), limitParam(o.maxCount)],
   );
   return rows.map(toRecordedEvent);
@@ -58,7 +67,7 @@ export const readAll = async (pool: pg.Pool, o: ReadAllOptions = {}): Promise<Re
 export const headPosition = async (pool: pg.Pool): Promise<Position> => {
   const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
     `SELECT transaction_id::text AS transaction_id, global_position FROM events WHERE ${VISIBLE}
-     ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+     ORDER BY events.transaction_id DESC, events.global_position DESC LIMIT 1`, // xid8 order, not the text alias
   );
   const r = rows[0];
   return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;

@@ -14,11 +14,13 @@ export type SubscriptionDeps = Readonly<{
 const DEFAULT_BATCH_SIZE = 500;
 const FIRST_RETRY_MS = 5;
 const MAX_READ_BACKOFF_MS = 5_000;
+/** Held-back events are committed already: they are looked for at least this often, whatever the poll interval. */
+const MAX_HELD_BACK_WAIT_MS = 100;
 
 /**
  * Catch-up loop: read a batch after the last delivered position, hand it over, advance; when caught up,
  * wait for a wake-up or the poll interval. Events held back by an older open transaction are polled for
- * soon (5 ms, doubling up to the poll interval). A failing read is retried with backoff; a failing
+ * soon (5 ms, doubling up to 100 ms or the poll interval when shorter). A failing read is retried with backoff; a failing
  * onEvents ends the subscription: `done` rejects with that error and `onError` is called.
  */
 export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionOptions): Subscription => {
@@ -61,7 +63,7 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
         }
         if (more) {
           await signal.wait(seen, retryMs, abort);
-          retryMs = Math.min(retryMs * 2, pollIntervalMs);
+          retryMs = Math.min(retryMs * 2, pollIntervalMs, MAX_HELD_BACK_WAIT_MS);
         } else {
           retryMs = FIRST_RETRY_MS;
           await signal.wait(seen, pollIntervalMs, abort);

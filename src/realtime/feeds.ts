@@ -1,0 +1,136 @@
+import { LIVE_BETS_ROOM, liveDropRoom } from './protocol.js';
+
+/**
+ * The public bet feeds (docs/realtime.md "Public feeds"), pure. Every SETTLED bet goes to LatestBets;
+ * it also goes to BigWins when its USD payout is at least bigWinMinUsd, to HighRollers when its USD
+ * stake is at least highRollerMinUsd, and to LuckyWins when payout / stake is at least
+ * luckyWinMinMultiplier with a USD stake of at least luckyWinMinStakeUsd. A batch of settled bets
+ * gives at most one array per feed and room, ranked best first and cut at FEED_MAX entries:
+ *   LatestBets  newest first (reverse ledger order)
+ *   BigWins     usdPayout descending, then newest first
+ *   HighRollers usdAmount descending, then newest first
+ *   LuckyWins   payout / stake descending, then newest first
+ * All comparisons are exact (decimal strings as scaled bigints), never floats.
+ */
+
+export type FeedSettings = Readonly<{
+  bigWinMinUsd: string;
+  highRollerMinUsd: string;
+  luckyWinMinMultiplier: string;
+  luckyWinMinStakeUsd: string;
+}>;
+
+/** The same values as config.feeds' defaults (FEED_* unset): callers that pass nothing rank like production. */
+export const DEFAULT_FEED_SETTINGS: FeedSettings = Object.freeze({
+  bigWinMinUsd: '100', highRollerMinUsd: '100', luckyWinMinMultiplier: '10', luckyWinMinStakeUsd: '1',
+});
+
+/** Most bets in one feed array. */
+export const FEED_MAX = 20;
+
+export const FEED_EVENTS = ['LatestBets', 'BigWins', 'HighRollers', 'LuckyWins'] as const;
+export type FeedEventName = (typeof FEED_EVENTS)[number];
+
+/** Spec "Short user" as the public sees it: a private user shows neither name, id nor avatar. */
+export type PublicShortUser = Readonly<{
+  id: number | null; username: string | null; isPrivate: boolean; avatar: string; vipLevel: number; isBanned: boolean;
+}>;
+
+/** The fields of a bet the feeds rank on (the spec's Bet record carries them). */
+export type RankableBet = Readonly<{
+  amount: string; payout: string; usdAmount: string; usdPayout: string;
+  gameIdentity: Readonly<{ slug: string }>;
+}>;
+
+export type FeedEvent<B> = Readonly<{ name: FeedEventName; room: string; payload: B[] }>;
+
+// ---- exact decimals -------------------------------------------------------------------------
+
+/** A non-negative or negative decimal string as n / 10^scale. */
+type Scaled = Readonly<{ n: bigint; scale: number }>;
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+export const scaled = (s: string): Scaled => {
+  const m = DECIMAL.exec(s);
+  if (!m) throw new Error(`not a decimal: ${s}`);
+  const frac = m[3] ?? '';
+  const n = BigInt(m[2]! + frac);
+  return { n: m[1] ? -n : n, scale: frac.length };
+};
+
+const pow10 = (k: number): bigint => 10n ** BigInt(k);
+
+/** Exact comparison of two decimal strings: -1, 0 or 1. */
+export const compareDecimal = (a: string, b: string): number => {
+  const x = scaled(a);
+  const y = scaled(b);
+  const l = x.n * pow10(y.scale);
+  const r = y.n * pow10(x.scale);
+  return l === r ? 0 : l < r ? -1 : 1;
+};
+
+/** Exact comparison of the ratios a/b and c/d (b, d > 0). */
+const compareRatios = (a: string, b: string, c: string, d: string): number => {
+  const [sa, sb, sc, sd] = [scaled(a), scaled(b), scaled(c), scaled(d)];
+  // a/b vs c/d  <=>  a*d vs c*b, each side brought to one common scale.
+  const l = sa.n * sd.n * pow10(sb.scale + sc.scale);
+  const r = sc.n * sb.n * pow10(sa.scale + sd.scale);
+  return l === r ? 0 : l < r ? -1 : 1;
+};
+
+// ---- membership -------------------------------------------------------------------------------
+
+export const isBigWin = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdPayout, s.bigWinMinUsd) >= 0;
+export const isHighRoller = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdAmount, s.highRollerMinUsd) >= 0;
+/** payout / amount >= multiplier (both in the bet's currency), with a stake worth at least luckyWinMinStakeUsd. */
+export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
+  scaled(bet.amount).n > 0n
+  && compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0
+  && compareRatios(bet.payout, bet.amount, s.luckyWinMinMultiplier, '1') >= 0;
+
+// ---- ranking ----------------------------------------------------------------------------------
+
+type Indexed<B> = Readonly<{ bet: B; i: number }>;
+
+/** Best first by `key`, ties newest (later in ledger order) first; at most FEED_MAX. */
+const ranked = <B extends RankableBet>(bets: readonly Indexed<B>[], key: (a: B, b: B) => number, max: number): B[] =>
+  [...bets].sort((a, b) => key(b.bet, a.bet) || b.i - a.i).slice(0, max).map((x) => x.bet);
+
+const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] => [...bets].reverse().slice(0, max).map((x) => x.bet);
+
+/**
+ * The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers
+ * and LuckyWins to the live-bets room, and LatestBets of each game to that game's live-drop room.
+ * Empty feeds give no event.
+ */
+export const feedEventsOf = <B extends RankableBet>(settled: readonly B[], settings: FeedSettings = DEFAULT_FEED_SETTINGS, max = FEED_MAX): FeedEvent<B>[] => {
+  if (settled.length === 0) return [];
+  const all = settled.map((bet, i) => ({ bet, i }));
+  const out: FeedEvent<B>[] = [{ name: 'LatestBets', room: LIVE_BETS_ROOM, payload: newestFirst(all, max) }];
+  const push = (name: FeedEventName, payload: B[]): void => { if (payload.length > 0) out.push({ name, room: LIVE_BETS_ROOM, payload }); };
+  push('BigWins', ranked(all.filter((x) => isBigWin(x.bet, settings)), (a, b) => compareDecimal(a.usdPayout, b.usdPayout), max));
+  push('HighRollers', ranked(all.filter((x) => isHighRoller(x.bet, settings)), (a, b) => compareDecimal(a.usdAmount, b.usdAmount), max));
+  push('LuckyWins', ranked(all.filter((x) => isLuckyWin(x.bet, settings)), (a, b) => compareRatios(a.payout, a.amount, b.payout, b.amount), max));
+  const bySlug = new Map<string, Indexed<B>[]>();
+  for (const x of all) {
+    const list = bySlug.get(x.bet.gameIdentity.slug) ?? [];
+    list.push(x);
+    bySlug.set(x.bet.gameIdentity.slug, list);
+  }
+  for (const [slug, list] of bySlug) out.push({ name: 'LatestBets', room: liveDropRoom(slug), payload: newestFirst(list, max) });
+  return out;
+};
+
+// ---- privacy ----------------------------------------------------------------------------------
+
+/**
+ * A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet
+ * of a private user (or of a user the read model does not know yet: privacy by default) carries no
+ * user id, name or avatar.
+ */
+export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(bet: B, user: PublicShortUser | undefined): B & { user: PublicShortUser } => {
+  if (!user || user.isPrivate) {
+    return { ...bet, userId: null, user: { id: null, username: null, isPrivate: true, avatar: '', vipLevel: user?.vipLevel ?? 0, isBanned: user?.isBanned ?? false } };
+  }
+  return { ...bet, user };
+};
