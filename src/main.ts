@@ -29,6 +29,16 @@ import { createPool } from './infra/pg.js';
 import { closeRedis, createRedis } from './infra/redis.js';
 import { allProjections, migrateReadModels, startProjector } from './projections/index.js';
 import { startGateway } from './realtime/gateway.js';
+import { adminHandlers } from './realtime/handlers/admin.js';
+import { chatHandlers } from './realtime/handlers/chat.js';
+import { liveHandlers } from './realtime/handlers/live.js';
+import { notificationHandlers } from './realtime/handlers/notifications.js';
+import { replayUserEvents } from './realtime/replay.js';
+import { validateTrustProxy } from './realtime/protection/index.js';
+import { startSealer } from './audit/seal.js';
+import { SEAL_KEY_NAME } from './audit/cli/ledger-cli.js';
+import { createMetrics, instrumentLedger, instrumentStore } from './infra/metrics.js';
+import { projectionReadings } from './projections/projection-status.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -60,6 +70,7 @@ const openEventStore = async (config: Config, deps: { pool: Parameters<typeof cr
 /** Builds what the configured roles need and starts them; every resource is registered for shutdown as soon as it exists. */
 const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stopping: () => boolean): Promise<void> => {
   const roles = config.roles;
+  validateTrustProxy(config.trustProxy); // a wrong TRUST_PROXY entry stops the start, not the first socket
   logger.info({ roles: [...roles], appEnv: config.appEnv, eventStore: config.eventStore.kind }, 'starting');
 
   let databaseUrl = config.databaseUrl;
@@ -80,8 +91,13 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   await migrateReadModels(pool);
   await migrate(pool, [loginStatesMigration]);
 
-  const store = await openEventStore(config, { pool, logger });
-  cleanups.push({ name: 'event store', run: () => store.close() });
+  // One Prometheus registry per process (GET /metrics on the back-office port): appends, command latencies,
+  // projection positions and lag, sockets, throttled messages.
+  const metrics = createMetrics({ logger });
+  const rawStore = await openEventStore(config, { pool, logger });
+  cleanups.push({ name: 'event store', run: () => rawStore.close() });
+  const store = instrumentStore(rawStore, metrics);
+  metrics.watchProjections(() => projectionReadings({ pool, store, projections: allProjections }));
   // Fail fast on a wrong EVENTSTORE_CONNECTION_STRING instead of a projector retrying forever.
   await store.ping().catch((error: unknown) => {
     throw new Error(`event store (${store.kind}) is unreachable: ${(error as Error).message}`, { cause: error });
@@ -94,7 +110,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
-  const ledger = createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard });
+  const ledger = instrumentLedger(createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard }), metrics);
   const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
   const a = config.auth;
   if (a.superAdmin) logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');
@@ -116,16 +132,26 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   if (redisSubscriber) cleanups.push({ name: 'redis subscriber', run: () => closeRedis(redisSubscriber) });
   const bus = redis && redisSubscriber ? createRedisBus(redis, redisSubscriber) : createLocalBus();
   if (roles.has('projector')) {
-    const publisher = await startLedgerPublisher({ store, pool, bus, rates: createRates({ pool }), logger: logger.child({ component: 'realtime-publisher' }) });
+    const publisher = await startLedgerPublisher({
+      store, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
+    });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }
   if (roles.has('projector')) {
     const projector = startProjector({ store, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
     cleanups.push({ name: 'projector', run: () => projector.stop() });
     logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
+    // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
+    // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
+    const sealer = startSealer({
+      store, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME),
+      checkpointEvery: config.audit.sealCheckpointEvery, logger: logger.child({ component: 'sealer' }),
+      onCheckpoint: (c) => logger.info({ sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') }, 'ledger seal checkpoint'),
+    });
+    cleanups.push({ name: 'sealer', run: sealer.stop });
   }
   if (roles.has('admin-api')) {
-    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken, auth }), config.adminPort);
+    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken, auth, bus, metrics, metricsToken: config.metricsToken }), config.adminPort);
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
     logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
       `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
@@ -137,8 +163,17 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     logger.info({ role: 'public-api', url: `http://localhost:${portOf(server)}` }, `public-api: listening on http://localhost:${portOf(server)}`);
   }
   if (roles.has('gateway')) {
-    const gateway = await startGateway({ port: config.wsPort, config, logger });
+    const rates = createRates({ pool });
+    const gateway = await startGateway({
+      port: config.wsPort, config, logger, pool, authenticator: auth.authenticator, bus, redis, onThrottled: metrics.onThrottled,
+      handlers: [
+        ...liveHandlers(), ...chatHandlers({ pool, bus, logger }), ...notificationHandlers({ pool }),
+        ...adminHandlers({ pool, store, ledger, auth, registry: [], bus, logger }),
+      ],
+      replay: (userId, since) => replayUserEvents({ store, pool, rates, maxEvents: config.ws.replayMaxEvents }, userId, since),
+    });
     cleanups.push({ name: 'gateway', run: gateway.close });
+    metrics.setSocketCount(gateway.socketCount);
     const url = `ws://localhost:${gateway.port}/events`;
     logger.info({ role: 'gateway', url }, `gateway: socket.io on ${url}`);
   }

@@ -1,4 +1,36 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Ledger seals and checkpoints (issue 7): ids 0400_... */
-export const auditMigrations: Migration[] = [];
+/**
+ * Ledger seals and checkpoints (issue 7): ids 0400_...
+ * `event_seals`: one row per event, in sealing order (`seq`, 1-based, = global order), with the event's
+ * link in its stream's hash chain (`prev_hash`, `hash`) and in the global chain (`chain_hash`). Positions
+ * are two unsigned 64-bit numbers, hence numeric(20). The last row is the sealer's checkpoint.
+ * `seal_checkpoints`: the global chain at `sealed_count`, authenticated with an HMAC under the seal key.
+ */
+export const auditMigrations: Migration[] = [
+  {
+    id: '0400_ledger_seals',
+    sql: `
+      CREATE TABLE event_seals (
+        seq bigint PRIMARY KEY CHECK (seq > 0),
+        commit_position numeric(20, 0) NOT NULL,
+        prepare_position numeric(20, 0) NOT NULL,
+        event_id uuid NOT NULL,
+        stream_id text NOT NULL,
+        revision bigint NOT NULL,
+        prev_hash bytea NOT NULL,
+        hash bytea NOT NULL,
+        chain_hash bytea NOT NULL,
+        sealed_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (commit_position, prepare_position)
+      );
+      CREATE INDEX event_seals_stream_idx ON event_seals (stream_id, seq);
+      CREATE TABLE seal_checkpoints (
+        sealed_count bigint PRIMARY KEY CHECK (sealed_count > 0),
+        position text NOT NULL,
+        chain_hash bytea NOT NULL,
+        mac bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
+];

@@ -1,5 +1,8 @@
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
+import { recordAdminAction } from '../audit/admin-actions.js';
 import { inTransaction } from '../infra/pg.js';
+import { deleteMessageIn, findRoom, type ChatError, type ChatMessage, type ChatPublish } from './chat.js';
 
 export type Faq = Readonly<{ id: number; title: string; text: string; order: number }>;
 type FaqRow = { id: number; title: string; text: string; order: number };
@@ -18,6 +21,7 @@ export const createFaq = (pool: pg.Pool, input: { title: string; text: string },
     const { rows: [faq] } = await c.query<FaqRow>(
       `INSERT INTO faq (title, text, "order", created_by, updated_by) SELECT $1, $2, COALESCE(max("order"), 0) + 1, $3, $3 FROM faq RETURNING ${FAQ_COLUMNS}`,
       [input.title, input.text, adminUserId]);
+    await recordAdminAction(c, { adminUserId, action: 'faq.create', details: { faq } });
     return faq!;
   });
 
@@ -40,15 +44,17 @@ export const updateFaq = (pool: pg.Pool, input: { id: number; title?: string | u
     const { rows: [faq] } = await c.query<FaqRow>(
       `UPDATE faq SET title = $2, text = $3, "order" = $4, updated_by = $5, updated_at = now() WHERE id = $1 RETURNING ${FAQ_COLUMNS}`,
       [input.id, input.title ?? current.title, input.text ?? current.text, order, adminUserId]);
+    await recordAdminAction(c, { adminUserId, action: 'faq.update', details: { before: current, after: faq } });
     return faq;
   });
 
 /** Deletes an FAQ and closes the gap in `order`. Undefined when the id is unknown. */
-export const deleteFaq = (pool: pg.Pool, id: number): Promise<Faq | undefined> =>
+export const deleteFaq = (pool: pg.Pool, id: number, adminUserId: number): Promise<Faq | undefined> =>
   inTransaction(pool, async (c) => {
     await c.query(LOCK_FAQ);
     const { rows: [faq] } = await c.query<FaqRow>(`DELETE FROM faq WHERE id = $1 RETURNING ${FAQ_COLUMNS}`, [id]);
     if (faq) await c.query('UPDATE faq SET "order" = "order" - 1 WHERE "order" > $1', [faq.order]);
+    if (faq) await recordAdminAction(c, { adminUserId, action: 'faq.delete', details: { faq } });
     return faq;
   });
 
@@ -56,22 +62,41 @@ export type ChatAdminAction =
   | Readonly<{ action: 'delete_message'; args: Readonly<{ messageId: string }> }>
   | Readonly<{ action: 'set_rate_limit'; args: Readonly<{ roomId: string; messagesPerMinute: number }> }>;
 
-export type ChatModeration = Readonly<{ id: string; action: ChatAdminAction['action']; args: ChatAdminAction['args']; adminUserId: number; createdAt: string }>;
+export type ChatModeration = Readonly<{
+  id: string; action: ChatAdminAction['action']; args: ChatAdminAction['args']; adminUserId: number; createdAt: string; appliedAt: string;
+}>;
 
 /**
- * Records a chat moderation for the realtime gateway to apply (`applied_at` stays null until it does);
- * a rate limit is also the room's current limit in `chat_room_limits`.
+ * Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted
+ * (its text is no longer served) and then pushes the deleted message as ChatMessageUpdate to its room;
+ * `set_rate_limit` becomes the room's per-user limit in `chat_room_limits`. Refused, with nothing recorded,
+ * for an unknown or already deleted message and an unknown room.
  */
-export const recordChatAdminAction = (pool: pg.Pool, input: ChatAdminAction, adminUserId: number): Promise<ChatModeration> =>
-  inTransaction(pool, async (c) => {
-    const { rows: [row] } = await c.query<{ id: string; created_at: Date }>(
-      'INSERT INTO chat_moderation (action, args, admin_user_id) VALUES ($1, $2, $3) RETURNING id::text, created_at',
-      [input.action, JSON.stringify(input.args), adminUserId]);
-    if (input.action === 'set_rate_limit') {
+export const recordChatAdminAction = async (
+  pool: pg.Pool, input: ChatAdminAction, adminUserId: number, publish?: ChatPublish,
+): Promise<Either<ChatError, ChatModeration>> => {
+  const applied = await inTransaction(pool, async (c): Promise<Either<ChatError, { moderation: ChatModeration; deleted?: ChatMessage }>> => {
+    const { rows: [clock] } = await c.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    const at = clock!.now;
+    let deleted: ChatMessage | undefined;
+    if (input.action === 'delete_message') {
+      const result = await deleteMessageIn(c, input.args.messageId, adminUserId, at);
+      if (isLeft(result)) return result;
+      deleted = result.right;
+    } else {
+      if (!(await findRoom(c, input.args.roomId))) return left({ _tag: 'ChatRoomNotFound', roomId: input.args.roomId });
       await c.query(
         `INSERT INTO chat_room_limits (room_id, messages_per_minute, updated_by, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (room_id) DO UPDATE SET messages_per_minute = EXCLUDED.messages_per_minute, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
-        [input.args.roomId, input.args.messagesPerMinute, adminUserId, row!.created_at]);
+        [input.args.roomId, input.args.messagesPerMinute, adminUserId, at]);
     }
-    return { id: row!.id, action: input.action, args: input.args, adminUserId, createdAt: row!.created_at.toISOString() };
+    const { rows: [row] } = await c.query<{ id: string }>(
+      'INSERT INTO chat_moderation (action, args, admin_user_id, created_at, applied_at) VALUES ($1, $2, $3, $4, $4) RETURNING id::text',
+      [input.action, JSON.stringify(input.args), adminUserId, at]);
+    const moderation = { id: row!.id, action: input.action, args: input.args, adminUserId, createdAt: at.toISOString(), appliedAt: at.toISOString() };
+    return right(deleted ? { moderation, deleted } : { moderation });
   });
+  if (isLeft(applied)) return applied;
+  if (applied.right.deleted && publish) await publish(applied.right.deleted);
+  return right(applied.right.moderation);
+};

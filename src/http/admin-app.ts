@@ -10,6 +10,7 @@ import { apiKeysRoutes } from './api-keys.routes.js';
 import { limitsRoutes } from './limits.routes.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
+import type { ServerEventBus } from '../realtime/bus.js';
 import { internalRoutes } from './internal.routes.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
@@ -17,6 +18,8 @@ import { moneyRoutes } from './money.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { exportRoutes } from './export.routes.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
+import { metricsRoutes } from './metrics.routes.js';
+import type { Metrics } from '../infra/metrics.js';
 import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
 import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
@@ -29,6 +32,11 @@ export type AdminAppDeps = AppDeps & Readonly<{
   auth?: AuthKit;
   /** Filled with every back-office route and its access (tests enumerate it). */
   accessRegistry?: AccessRegistry;
+  /** Server events for sockets (a chat message deleted by POST /chat/admin-action); unset: nothing is pushed. */
+  bus?: ServerEventBus | undefined;
+  /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
+  metrics?: Metrics;
+  metricsToken?: string | undefined;
 }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -36,6 +44,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   const app = createBaseApp(deps);
   const registry = deps.accessRegistry ?? [];
   registry.push({ method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS });
+  if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
   if (deps.auth) {
     const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
@@ -43,7 +52,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
     app.use(adminUsersListRoutes(backOffice));
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
-    app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes(backOffice));
+    app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }));
     app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
     app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
   }

@@ -40,7 +40,7 @@ export const faqRoutes = (deps: BackOfficeDeps): Router => {
     responses: { 200: { description: 'The deleted entry', schema: UntypedObject } },
   }, async (req, res) => {
     const { id } = parseBody(FaqDeleteBody, req);
-    res.json(found(await deleteFaq(deps.pool, id), id));
+    res.json(found(await deleteFaq(deps.pool, id, authOf(req).userId), id));
   });
   return router;
 };

@@ -1,8 +1,10 @@
 import { affiliateCommissionProjection } from './affiliate-commission.projection.js';
 import { accountBalancesProjection } from './account-balances.projection.js';
+import { adminAuditProjection } from './admin-audit.projection.js';
 import { adminTipsProjection } from './admin-tips.projection.js';
 import { betsProjection } from './bets.projection.js';
 import { depositsProjection } from './deposits.projection.js';
+import { notificationsProjection } from './notifications.projection.js';
 import type { Projection } from './projection.js';
 import { transactionsProjection } from './transactions.projection.js';
 import { signUpEffectsProjection } from './sign-up-effects.projection.js';
@@ -31,4 +33,6 @@ export const allProjections: readonly Projection[] = [
   signUpEffectsProjection,
   rakebackProjection,
   affiliateCommissionProjection,
+  notificationsProjection,
+  adminAuditProjection,
 ];

@@ -4,6 +4,7 @@ import {
   type EventStore, type Position, type RecordedEvent, type Subscription,
 } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
+import { pendingSwitches } from './rebuild-registry.js';
 
 export type ProjectorLogger = {
   info(obj: object, msg?: string): void;
@@ -77,18 +78,37 @@ export const withProjectionLock = async <T>(pool: pg.Pool, fn: (client: pg.PoolC
 };
 
 /**
- * Creates missing checkpoints at START; a projection without a checkpoint, or whose stored version
- * differs, is truncated and replayed (a newer stored version means an older process: it refuses to run). Returns the checkpoints.
+ * What one run of the projector applies. `retired`: the stored checkpoint has a newer version (a blue/green
+ * switch deployed it; this older process leaves it alone). `waiting`: an alive blue/green rebuild is building
+ * exactly this version, so the projector waits for the switch instead of truncating the live tables.
  */
-const prepare = (pool: pg.Pool, projections: readonly Projection[]): Promise<Map<string, Position>> =>
+type Plan = Readonly<{ positions: Map<string, Position>; retired: ReadonlySet<string>; waiting: ReadonlySet<string> }>;
+
+/**
+ * Creates missing checkpoints at START; a projection without a checkpoint, or whose stored version is
+ * older, is truncated and replayed, unless a blue/green rebuild of its version is running (it waits).
+ */
+const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: ProjectorLogger): Promise<Plan> =>
   withProjectionLock(pool, async (client) => {
     const stored = await readCheckpoints(client);
+    const switching = await pendingSwitches(client);
     const positions = new Map<string, Position>();
+    const retired = new Set<string>();
+    const waiting = new Set<string>();
     for (const p of projections) {
       const cp = stored.get(p.name);
-      if (cp && cp.version > p.version) throw new Error(`projection ${p.name}: stored version ${cp.version} is newer than ${p.version}`);
+      if (cp && cp.version > p.version) {
+        logger.warn({ projection: p.name, stored: cp.version, mine: p.version }, 'projection: a newer version is live; this process leaves it alone');
+        retired.add(p.name);
+        continue;
+      }
       if (cp && cp.version === p.version) {
         positions.set(p.name, cp.position);
+        continue;
+      }
+      if (switching.get(p.name) === p.version) {
+        logger.info({ projection: p.name, version: p.version }, 'projection: waiting for its blue/green rebuild to switch in');
+        waiting.add(p.name);
         continue;
       }
       // No checkpoint (or another version) means "replay from zero": start from empty tables.
@@ -100,7 +120,7 @@ const prepare = (pool: pg.Pool, projections: readonly Projection[]): Promise<Map
       );
       positions.set(p.name, START);
     }
-    return positions;
+    return { positions, retired, waiting };
   });
 
 const minPosition = (positions: Iterable<Position>): Position => {
@@ -114,19 +134,31 @@ class CheckpointBehind extends Error {
   override readonly name = 'CheckpointBehind';
 }
 
+/** A waited-for switch happened (or its rebuild ended without one): restart, so that prepare decides again. */
+const checkWaiting = async (client: pg.ClientBase, projections: readonly Projection[], plan: Plan, stored: Map<string, Checkpoint>): Promise<void> => {
+  const switching = await pendingSwitches(client);
+  for (const p of projections) {
+    if (!plan.waiting.has(p.name)) continue;
+    if (stored.get(p.name)?.version === p.version) throw new CheckpointBehind(`projection ${p.name}: switched in by its blue/green rebuild`);
+    if (switching.get(p.name) !== p.version) throw new CheckpointBehind(`projection ${p.name}: its blue/green rebuild ended without a switch`);
+  }
+};
+
 /**
  * Applies one batch: under the lock, re-reads the checkpoints and, for each projection, runs its
  * statements for the events after its own checkpoint, then moves every checkpoint to the batch's end,
  * all in one transaction. Returns the new checkpoints.
  */
-const applyBatch = (pool: pg.Pool, projections: readonly Projection[], from: Position, events: readonly RecordedEvent[]) =>
+const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Plan, from: Position, events: readonly RecordedEvent[]) =>
   withProjectionLock(pool, async (client) => {
     const stored = await readCheckpoints(client);
+    if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
     const last = events.at(-1)!.position;
     const positions = new Map<string, Position>();
     const names: string[] = [];
     const versions: number[] = [];
     for (const p of projections) {
+      if (plan.retired.has(p.name) || plan.waiting.has(p.name)) continue;
       const cp = stored.get(p.name);
       if (!cp || cp.version !== p.version) throw new CheckpointBehind(`projection ${p.name}: checkpoint missing or of another version`);
       if (comparePositions(cp.position, from) < 0) throw new CheckpointBehind(`projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(from)}`);
@@ -183,9 +215,11 @@ export const startProjector = (options: ProjectorOptions): Projector => {
     });
 
   const runOnce = async (): Promise<void> => {
-    const start = await prepare(pool, projections);
+    const plan = await prepare(pool, projections, logger);
+    const start = plan.positions;
     advance(start);
-    let from = minPosition(start.values());
+    // Nothing to apply (every projection retired or waiting): follow from the head, only to notice a switch.
+    let from = start.size > 0 ? minPosition(start.values()) : await store.headPosition();
     logger.info({ from: formatPosition(from), projections: projections.map((p) => p.name) }, 'projector subscribing');
     subscription = store.subscribe({
       after: from,
@@ -194,7 +228,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
       onError: silent,
       onEvents: async (events) => {
         if (events.length === 0) return;
-        const positions = await applyBatch(pool, projections, from, events);
+        const positions = await applyBatch(pool, projections, plan, from, events);
         from = events.at(-1)!.position;
         advance(positions);
         delay = firstDelay;
@@ -211,7 +245,8 @@ export const startProjector = (options: ProjectorOptions): Projector => {
       } catch (error) {
         if (stopping.signal.aborted) break;
         options.onFailure?.(error);
-        logger.error({ err: error, retryInMs: delay }, 'projector failed; restarting from the stored checkpoints');
+        // CheckpointBehind is a planned restart (a rebuild or a blue/green switch moved a checkpoint), not a fault.
+        logger[error instanceof CheckpointBehind ? 'warn' : 'error']({ err: error, retryInMs: delay }, 'projector restarting from the stored checkpoints');
         await sleep(delay);
         delay = Math.min(delay * 2, maxDelay);
       }

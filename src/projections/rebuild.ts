@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { comparePositions, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { startProjector, withProjectionLock, type ProjectorLogger } from './projection-runner.js';
+import { pendingSwitches } from './rebuild-registry.js';
 
 export type RebuildOptions = Readonly<{
   store: EventStore;
@@ -23,6 +24,10 @@ export type RebuildResult = Readonly<{ events: number; head: Position }>;
 export const rebuildProjections = async (options: RebuildOptions): Promise<RebuildResult> => {
   const { store, pool, projections } = options;
   await withProjectionLock(pool, async (client) => {
+    // Truncating under a running blue/green rebuild would make projectors wait for its switch with empty tables.
+    const switching = await pendingSwitches(client);
+    const busy = projections.filter((p) => switching.has(p.name)).map((p) => p.name);
+    if (busy.length > 0) throw new Error(`a blue/green rebuild of ${busy.join(', ')} is running: let it finish or abort it first`);
     const tables = projections.flatMap((p) => p.tables);
     if (tables.length > 0) await client.query(`TRUNCATE ${tables.join(', ')}`);
     await client.query('DELETE FROM projection_checkpoints WHERE name = ANY($1::text[])', [projections.map((p) => p.name)]);

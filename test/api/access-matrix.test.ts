@@ -58,6 +58,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /bets': () => ({ path: '/bets?sortBy=CREATED_AT&sortOrder=desc&where[status]=SETTLED' }),
   'post /bets': () => ({ path: '/bets', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', page: 1, take: 20 } }),
   'post /accounting/transactions': (t) => ({ path: '/accounting/transactions', body: { where: { userId: t.id } } }),
+  'get /accounting/balances': (t) => ({ path: `/accounting/balances?userId=${t.id}` }), // addition (issue 7)
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
@@ -81,6 +82,9 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /api-keys': (t) => ({ path: '/api-keys', body: { userId: t.id } }),
   'get /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
   'delete /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
+  // Exports and the admin audit log (issue 7): additions
+  'get /accounting/export': () => ({ path: '/accounting/export?kind=tips&format=csv' }),
+  'get /admin-audit': (t) => ({ path: `/admin-audit?userId=${t.id}` }),
 };
 
 type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];

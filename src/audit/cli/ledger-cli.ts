@@ -1,0 +1,239 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import type pg from 'pg';
+import type { Writable } from 'node:stream';
+import { loadSymmetricKey } from '../../auth/secrets.js';
+import type { EventStore } from '../../infra/event-store/event-store.port.js';
+import { createPostgresEventStore } from '../../infra/event-store/postgres/postgres.event-store.js';
+import { createPool } from '../../infra/pg.js';
+import { EXPORT_FORMATS, EXPORT_KINDS, ExportRangeError, exportToFile, runExport, type ExportFormat, type ExportKind } from '../export.js';
+import { houseBalances, parsePointInTime, replayUser, type PointInTime } from '../replay.js';
+import { verifyLedger, type VerifyProgress } from '../verify.js';
+import { houseText, replayText, verifyText } from './format.js';
+
+/** The name the service keeps a generated seal key under, in DATA_DIR/keys. */
+export const SEAL_KEY_NAME = 'ledger-seal';
+
+export const USAGE = `usage: npm run ledger -- <command> [options]
+
+commands
+  replay --user <id> [--at <point>]   a user's balance per currency at that point and the movements that led there,
+                                      folded from the wallet stream alone (never from read models)
+  balance [--at <point>]              every account's balance per currency and the trial balance, from the postings
+                                      of every event; exits 1 when a currency does not sum to zero
+  verify [--no-seals]                 folds every stream and compares: postings, balanceAfter, stream revisions and
+                                      heads, the trial balance, the read models, the seals; lists every difference
+                                      and exits 1 when there is any
+  export --kind <kind> [--format csv|ndjson] [--from <time>] [--to <time>] [--out <file>]
+                                      a read model as CSV (default) or NDJSON, created_at in [from, to); kinds:
+                                      ${EXPORT_KINDS.join(', ')}. With --out: the file and <file>.manifest.json
+                                      (rows, bytes, sha256); without: the rows on stdout, the summary on stderr
+  help                                this text
+
+options
+  --at <point>        an ISO 8601 timestamp with a zone (events recorded at or before it) or a global position
+                      "commit/prepare" (events at or before it); default: everything up to now
+  --json              machine-readable output on stdout
+  --progress          a progress bar on stderr even when stderr is not a terminal (it is shown on a terminal anyway)
+  --schema <name>     the PostgreSQL schema holding the ledger (default: the connection's search_path)
+  --batch-size <n>    events per read (default 5000)
+
+environment
+  DATABASE_URL (required)   the PostgreSQL holding the event store (default store) and the read models
+  EVENT_STORE, EVENTSTORE_CONNECTION_STRING   as for the service: eventstoredb reads the events from KurrentDB
+  LEDGER_SEAL_KEY, DATA_DIR                   the seal key for verify (LEDGER_SEAL_KEY, else DATA_DIR/keys/${SEAL_KEY_NAME}.key)
+  LEDGER_SEAL_CHECKPOINT_EVERY                the sealer's checkpoint interval (verify reports checkpoints removed)
+
+exit codes: 0 clean, 1 differences (verify) or a trial balance off zero (balance), 2 usage, configuration or connection error`;
+
+export type CliIo = Readonly<{
+  out: (line: string) => void;
+  /** Raw output (export without --out); left open. */
+  stdout: Writable;
+  err: (line: string) => void;
+  /** Where the progress bar goes, and whether it is a terminal. */
+  progressStream: NodeJS.WritableStream & { isTTY?: boolean };
+}>;
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const positiveInt = (value: string | undefined, name: string): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer`);
+  return n;
+};
+
+const pointOf = (value: string | undefined): PointInTime => {
+  const p = parsePointInTime(value);
+  if ('error' in p) throw new UsageError(`--at ${p.error}`);
+  return p;
+};
+
+const openStore = async (env: NodeJS.ProcessEnv, pool: pg.Pool): Promise<EventStore> => {
+  if ((env.EVENT_STORE ?? 'postgres') === 'postgres') return createPostgresEventStore({ pool });
+  if (env.EVENT_STORE !== 'eventstoredb') throw new UsageError('EVENT_STORE must be postgres or eventstoredb');
+  if (!env.EVENTSTORE_CONNECTION_STRING) throw new UsageError('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=eventstoredb');
+  const { createKurrentDbEventStore } = await import('../../infra/event-store/kurrentdb.event-store.js');
+  return createKurrentDbEventStore({ connectionString: env.EVENTSTORE_CONNECTION_STRING });
+};
+
+/** The seal key the service uses; never generated here (a new key would call every checkpoint forged). */
+const sealKey = async (env: NodeJS.ProcessEnv): Promise<Buffer> => {
+  if (env.LEDGER_SEAL_KEY) return loadSymmetricKey(env.LEDGER_SEAL_KEY, '', 'LEDGER_SEAL_KEY').catch((e: unknown) => { throw new UsageError((e as Error).message); });
+  const file = join(env.DATA_DIR || './.data', 'keys', `${SEAL_KEY_NAME}.key`);
+  try {
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+  } catch {
+    throw new UsageError(`no seal key: set LEDGER_SEAL_KEY (or DATA_DIR to where ${SEAL_KEY_NAME}.key lives), or pass --no-seals`);
+  }
+};
+
+/** A progress bar on the given stream; inert when not wanted. */
+const progressBar = (io: CliIo, wanted: boolean) => {
+  if (!wanted) return { update: (_p: VerifyProgress) => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar({
+    stream: io.progressStream, format: '{phase} [{bar}] {value}/{total} | {percentage}% | {eta_formatted} left',
+    hideCursor: true, noTTYOutput: !io.progressStream.isTTY, notTTYSchedule: 2_000, etaBuffer: 50,
+  }, cliProgress.Presets.shades_classic);
+  let phase: string | undefined;
+  return {
+    update: (p: VerifyProgress) => {
+      const total = p.total ?? p.done;
+      if (p.phase !== phase) {
+        if (phase !== undefined) bar.stop();
+        phase = p.phase;
+        bar.start(total, p.done, { phase: p.phase });
+      } else bar.update(p.done, { phase: p.phase });
+      bar.setTotal(Math.max(total, p.done));
+    },
+    stop: () => {
+      if (phase !== undefined) bar.stop();
+      phase = undefined;
+    },
+  };
+};
+
+/** An error in one line; a refused connection is an AggregateError with an empty message. */
+const describe = (error: unknown): string => {
+  const e = error as { message?: string; code?: string; errors?: unknown[] };
+  if (e.message) return e.message;
+  if (Array.isArray(e.errors) && e.errors.length > 0) return e.errors.map(describe).join('; ');
+  return e.code ?? String(error);
+};
+
+const json = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+
+/**
+ * `npm run ledger -- <command>`: the audit tools over the event store. Returns the exit code:
+ * 0 clean, 1 differences or a trial balance off zero, 2 usage / configuration / connection error.
+ */
+export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv], allowPositionals: true, strict: true,
+      options: {
+        user: { type: 'string' }, at: { type: 'string' }, kind: { type: 'string' }, format: { type: 'string' },
+        from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, progress: { type: 'boolean' },
+        schema: { type: 'string' }, 'batch-size': { type: 'string' }, 'no-seals': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const command = positionals[0];
+  if (command === 'help' || values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (!command) {
+    io.err(USAGE);
+    return 2;
+  }
+  if (!['replay', 'balance', 'verify', 'export'].includes(command) || positionals.length > 1) {
+    io.err(`unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!env.DATABASE_URL) {
+    io.err('DATABASE_URL is not set: point it at the PostgreSQL that holds the event store and the read models.');
+    return 2;
+  }
+  let pool: pg.Pool | undefined;
+  let store: EventStore | undefined;
+  try {
+    const batchSize = positiveInt(values['batch-size'], '--batch-size');
+    if (values.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(values.schema)) throw new UsageError('--schema must be a plain schema name');
+    const userId = command === 'replay' ? positiveInt(values.user, '--user') : undefined;
+    if (command === 'replay' && userId === undefined) throw new UsageError('replay needs --user <id>');
+    const point = pointOf(values.at);
+    if (command === 'verify' && values.at !== undefined) throw new UsageError('verify checks the whole ledger: --at is not accepted');
+    if (command === 'export') {
+      if (!(EXPORT_KINDS as readonly string[]).includes(values.kind ?? '')) throw new UsageError(`export needs --kind, one of ${EXPORT_KINDS.join(', ')}`);
+      if (!(EXPORT_FORMATS as readonly string[]).includes(values.format ?? 'csv')) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+    }
+    const key = command === 'verify' && !values['no-seals'] ? await sealKey(env) : undefined;
+    pool = createPool({ connectionString: env.DATABASE_URL, max: 4, applicationName: 'ledger-audit', idleInTransactionTimeoutMs: 0, ...(values.schema ? { schema: values.schema } : {}) });
+    pool.on('error', () => undefined);
+    store = await openStore(env, pool);
+    const bar = progressBar(io, Boolean(values.progress) || Boolean(io.progressStream.isTTY));
+    try {
+      switch (command) {
+        case 'replay': {
+          const replay = await replayUser({ store }, userId!, point);
+          (values.json ? [json(replay)] : replayText(replay)).forEach((l) => io.out(l));
+          return 0;
+        }
+        case 'export': {
+          const options = {
+            pool, kind: values.kind as ExportKind, format: (values.format ?? 'csv') as ExportFormat, from: values.from, to: values.to,
+            ...(batchSize ? { batchSize } : {}),
+          };
+          if (values.out) {
+            const file = await exportToFile({ ...options, file: values.out });
+            io.out(`exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ${file.manifestFile}`);
+          } else {
+            const result = await runExport({ ...options, output: io.stdout, end: false });
+            io.err(`exported ${result.rows} ${options.kind} rows (${result.bytes} bytes, sha256 ${result.sha256})`);
+          }
+          return 0;
+        }
+        case 'balance': {
+          const house = await houseBalances({ store }, point, {
+            ...(batchSize ? { batchSize } : {}), onProgress: (read) => bar.update({ phase: 'events', done: read, total: undefined }),
+          });
+          bar.stop();
+          (values.json ? [json(house)] : houseText(house)).forEach((l) => io.out(l));
+          if (!house.balanced) io.err(`TRIAL BALANCE IS NOT ZERO: ${house.trial.filter((t) => t.amount !== '0').map((t) => `${t.amount} ${t.currencyId}`).join(', ')}`);
+          if (house.problems.length > 0) io.err(`${house.problems.length} events have unreadable postings`);
+          return house.balanced && house.problems.length === 0 ? 0 : 1;
+        }
+        default: {
+          const every = positiveInt(env.LEDGER_SEAL_CHECKPOINT_EVERY, 'LEDGER_SEAL_CHECKPOINT_EVERY');
+          const report = await verifyLedger({
+            store, pool, ...(batchSize ? { batchSize } : {}), onProgress: bar.update,
+            seals: key ? { key, ...(every ? { checkpointEvery: every } : {}) } : false,
+          });
+          bar.stop();
+          (values.json ? [json(report)] : verifyText(report)).forEach((l) => io.out(l));
+          return report.ok ? 0 : 1;
+        }
+      }
+    } finally {
+      bar.stop();
+    }
+  } catch (error) {
+    if (error instanceof ExportRangeError) io.err(`--${error.field}: ${error.message}`);
+    else io.err(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `ledger ${command} failed: ${describe(error)}`);
+    return 2;
+  } finally {
+    await store?.close().catch(() => undefined);
+    await pool?.end().catch(() => undefined);
+  }
+};

@@ -1,0 +1,83 @@
+import type { ExportColumn, ExportFormat } from './export.columns.js';
+
+/** One row as PostgreSQL sent it: every value as its text form, or null. */
+export type RawRow = (string | null)[];
+
+/**
+ * Turns one row into one line (without its terminator): CSV or NDJSON. Pure apart from overwriting the
+ * values of the row it is given (the export's own array, straight from the wire). Each line is made by
+ * one Array#join, one flat string, rather than by `+=`: a rope of small strings for the garbage collector.
+ */
+export type RowFormatter = Readonly<{
+  format: ExportFormat;
+  contentType: string;
+  extension: string;
+  /** What comes before the first row: the CSV header line with its terminator; nothing for NDJSON. */
+  header: string;
+  /** Line terminator: CRLF for CSV (RFC 4180), LF for NDJSON. */
+  newline: string;
+  line(row: RawRow): string;
+}>;
+
+const NEEDS_QUOTES = /[",\r\n]/;
+const QUOTE = /"/g;
+/** What JSON must escape in a string: a quote, a backslash, a control character. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const JSON_ESCAPES = /["\\\u0000-\u001f]/;
+
+/**
+ * RFC 4180: a field holding a comma, a quote, CR or LF is quoted with its quotes doubled. NULL is an
+ * empty field and the empty string a quoted empty field (`""`), as PostgreSQL's COPY CSV writes them,
+ * so that the two survive a round trip. Values are never altered (no spreadsheet-formula escaping:
+ * a leading "-" is a negative amount, not a formula); import them as text.
+ */
+export const csvField = (value: string | null): string => {
+  if (value === null) return '';
+  if (value === '') return '""';
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(QUOTE, '""')}"` : value;
+};
+
+const textColumns = (columns: readonly ExportColumn[]): number[] =>
+  columns.flatMap((col, i) => (col.type === 'text' ? [i] : []));
+
+const csv = (columns: readonly ExportColumn[]): RowFormatter => {
+  // Digits, decimals and timestamps can hold none of [",\r\n]: only text columns are inspected.
+  const text = textColumns(columns);
+  return {
+    format: 'csv', contentType: 'text/csv; charset=utf-8', extension: 'csv',
+    header: `${columns.map((col) => csvField(col.name)).join(',')}\r\n`,
+    newline: '\r\n',
+    line(row) {
+      for (const i of text) {
+        const v = row[i];
+        if (v === '' || (v && NEEDS_QUOTES.test(v))) row[i] = csvField(v);
+      }
+      return row.join(','); // join writes null as the empty field
+    },
+  };
+};
+
+const ndjson = (columns: readonly ExportColumn[]): RowFormatter => {
+  const n = columns.length;
+  // One reusable array: [`{"id":`, value, `,"userId":`, value, ..., '}'], joined per row.
+  const parts = new Array<string>(2 * n + 1);
+  columns.forEach((col, i) => { parts[2 * i] = `${i === 0 ? '{' : ','}${JSON.stringify(col.name)}:`; });
+  parts[2 * n] = '}';
+  const types = columns.map((col) => col.type);
+  return {
+    format: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', extension: 'ndjson',
+    header: '',
+    newline: '\n',
+    line(row) {
+      for (let i = 0; i < n; i += 1) {
+        const v = row[i] ?? null;
+        // int: already a JSON integer literal (digits, maybe a sign); decimals, ISO timestamps and most text need no escaping.
+        parts[2 * i + 1] = v === null ? 'null' : types[i] === 'int' ? v : types[i] !== 'text' || !JSON_ESCAPES.test(v) ? `"${v}"` : JSON.stringify(v);
+      }
+      return parts.join('');
+    },
+  };
+};
+
+export const formatterFor = (format: ExportFormat, columns: readonly ExportColumn[]): RowFormatter =>
+  (format === 'csv' ? csv(columns) : ndjson(columns));

@@ -1,0 +1,175 @@
+/**
+ * Compliance exports (issue 7): a read model streamed as CSV (RFC 4180) or NDJSON in constant memory.
+ *
+ * Stable API (scripts/ledger.ts `export` and GET /accounting/export call it):
+ *   runExport({ pool, kind, from?, to?, format, output, end?, stallTimeoutMs?, batchSize? })
+ *       -> Promise<{ rows, bytes, sha256 }>          every row into a Writable; `end: false` leaves it open
+ *   exportToFile({ pool, kind, from?, to?, format, file, now? })
+ *       -> Promise<{ rows, bytes, sha256, file, manifestFile, manifest }>
+ *          writes `file` (via `file.partial`, renamed only when complete) and `<file>.manifest.json`:
+ *          { kind, format, from, to, rows, bytes, sha256, columns, createdAt }
+ *   openExport(options) -> Promise<OpenedExport>    two phases: the query is opened (and fails) before
+ *                                                    any byte is written; then `pipeTo(output)`
+ *   EXPORT_KINDS, EXPORT_FORMATS, exportColumns(kind), exportQuery(kind, range)   (./export.columns.js)
+ *   ExportRangeError                                 a bad --from / --to (the caller's 400 / usage error)
+ * kind: transactions | deposits | withdrawals | bets | tips; format: csv | ndjson; from / to: Date or an
+ * ISO 8601 string, half-open [from, to) on created_at, either may be omitted. `sha256` (hex) and `bytes`
+ * are of exactly the bytes handed to `output`, computed while streaming.
+ *
+ * How: one connection and one SELECT (one statement, one snapshot: the row count and the file agree even
+ * while the projector writes), streamed by ./export.stream.ts with TCP backpressure and each row formatted
+ * as it arrives. Values arrive as PostgreSQL's text (no type parsing at all), so decimals are written
+ * exactly as stored.
+ */
+import { createWriteStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
+import { ExportStream } from './export.stream.js';
+import { formatterFor } from './export.format.js';
+
+export { EXPORT_FORMATS, EXPORT_KINDS, exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
+
+export type ExportOptions = Readonly<{
+  pool: pg.Pool;
+  kind: ExportKind;
+  format: ExportFormat;
+  from?: Date | string | undefined;
+  to?: Date | string | undefined;
+  /** How long a reader may take nothing (a stalled download) before the export ends with an error (default 60 s). */
+  stallTimeoutMs?: number;
+  /** At most this many rows per chunk handed to the output (default: chunks of about 64 KiB, whatever the rows). */
+  batchSize?: number;
+}>;
+
+export type ExportResult = Readonly<{ rows: number; bytes: number; sha256: string }>;
+
+export type OpenedExport = Readonly<{
+  kind: ExportKind;
+  format: ExportFormat;
+  columns: readonly string[];
+  contentType: string;
+  extension: string;
+  /**
+   * Streams every row into `output` with backpressure and gives the connection back. On any failure the
+   * output is destroyed (never ended), so a consumer cannot take a truncated stream for a complete one.
+   */
+  pipeTo(output: Writable, options?: Readonly<{ end?: boolean }>): Promise<ExportResult>;
+  /** Gives the connection back when `pipeTo` is never called. */
+  close(): Promise<void>;
+}>;
+
+/** A bad range: `field` is 'from' or 'to'. */
+export class ExportRangeError extends Error {
+  override readonly name = 'ExportRangeError';
+  constructor(readonly field: 'from' | 'to', message: string) {
+    super(message);
+  }
+}
+
+
+const toDate = (value: Date | string | undefined, field: 'from' | 'to'): Date | undefined => {
+  if (value === undefined) return undefined;
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) throw new ExportRangeError(field, `${field} is not an ISO 8601 date-time: ${String(value)}`);
+  return date;
+};
+
+/** The validated range; `from` must come before `to`. */
+export const exportRange = (from: Date | string | undefined, to: Date | string | undefined): Readonly<{ from?: Date; to?: Date }> => {
+  const range = { from: toDate(from, 'from'), to: toDate(to, 'to') };
+  if (range.from && range.to && range.from.getTime() >= range.to.getTime()) throw new ExportRangeError('to', 'to must be later than from');
+  return { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
+};
+
+export const openExport = async (options: ExportOptions): Promise<OpenedExport> => {
+  const range = exportRange(options.from, options.to);
+  const columns = exportColumns(options.kind);
+  const formatter = formatterFor(options.format, columns);
+  if (options.batchSize !== undefined && (!Number.isInteger(options.batchSize) || options.batchSize < 1)) throw new RangeError('batchSize must be a positive integer');
+  const rows = new ExportStream(exportQuery(options.kind, range), formatter, { stallTimeoutMs: options.stallTimeoutMs ?? 60_000, maxRows: options.batchSize });
+
+  const client = await options.pool.connect();
+  // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
+  const onConnectionError = (): void => undefined;
+  client.on('error', onConnectionError);
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    // Unfinished, the statement may still be running (or the socket paused): the connection is destroyed,
+    // and keeps its listener for the errors of its last moments.
+    if (rows.finished) client.off('error', onConnectionError);
+    client.release(!rows.finished);
+  };
+  rows.once('close', release);
+  client.query(rows);
+  try {
+    await rows.started;
+  } catch (error) {
+    rows.destroy();
+    release();
+    throw error;
+  }
+
+  return {
+    kind: options.kind, format: options.format, columns: columns.map((col) => col.name),
+    contentType: formatter.contentType, extension: formatter.extension,
+    close: async () => { rows.destroy(); release(); },
+    pipeTo: async (output, pipeOptions = {}) => {
+      try {
+        await pipeline(rows, output, { end: pipeOptions.end ?? true });
+      } catch (error) {
+        output.destroy(error as Error);
+        rows.destroy();
+        release();
+        throw error;
+      }
+      release();
+      return { rows: rows.rows, bytes: rows.bytes, sha256: rows.sha256() };
+    },
+  };
+};
+
+/** Streams the export into `output`: see the file comment. */
+export const runExport = async (options: ExportOptions & Readonly<{ output: Writable; end?: boolean }>): Promise<ExportResult> => {
+  const opened = await openExport(options);
+  return opened.pipeTo(options.output, { end: options.end ?? true });
+};
+
+export type ExportManifest = Readonly<{
+  kind: ExportKind; format: ExportFormat; from: string | null; to: string | null;
+  rows: number; bytes: number; sha256: string; columns: readonly string[]; createdAt: string;
+}>;
+export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestFile: string; manifest: ExportManifest }>;
+
+export const manifestPathOf = (file: string): string => `${file}.manifest.json`;
+
+/**
+ * Writes the export to `file` and its manifest beside it. The rows go to `file.partial` first, renamed
+ * once every byte is written; on failure the partial file is removed and no manifest is written.
+ */
+export const exportToFile = async (options: ExportOptions & Readonly<{ file: string; now?: () => Date }>): Promise<ExportFileResult> => {
+  const range = exportRange(options.from, options.to);
+  const opened = await openExport(options);
+  const partial = `${options.file}.partial`;
+  let result: ExportResult;
+  try {
+    result = await opened.pipeTo(createWriteStream(partial));
+    await rename(partial, options.file);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  const manifest: ExportManifest = {
+    kind: options.kind, format: options.format, from: range.from?.toISOString() ?? null, to: range.to?.toISOString() ?? null,
+    rows: result.rows, bytes: result.bytes, sha256: result.sha256, columns: opened.columns,
+    createdAt: (options.now ?? (() => new Date()))().toISOString(),
+  };
+  const manifestFile = manifestPathOf(options.file);
+  await writeFile(`${manifestFile}.partial`, `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(`${manifestFile}.partial`, manifestFile);
+  return { ...result, file: options.file, manifestFile, manifest };
+};

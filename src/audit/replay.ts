@@ -1,0 +1,197 @@
+import { userAccount } from '../domain/ledger/posting.js';
+import type { CurrencyId } from '../domain/money/currency.js';
+import { fromMinor, type DecimalString, type Minor } from '../domain/money/money.js';
+import { isWalletEventType, walletStream, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { evolve } from '../domain/wallet/wallet.evolve.js';
+import { initialWalletState } from '../domain/wallet/wallet.state.js';
+import {
+  comparePositions, formatPosition, parsePosition, START, type EventStore, type Position, type RecordedEvent,
+} from '../infra/event-store/event-store.port.js';
+import { laterOf, legSums, placeOf, readLegs } from './postings.js';
+
+/**
+ * A point in the ledger's history. `time`: every event recorded (the store's `createdAt`) at or before it;
+ * `position`: every event at or before that global position; `now`: everything readable when the read starts.
+ */
+export type PointInTime =
+  | Readonly<{ kind: 'now' }>
+  | Readonly<{ kind: 'time'; at: Date }>
+  | Readonly<{ kind: 'position'; at: Position }>;
+
+export const NOW: PointInTime = Object.freeze({ kind: 'now' });
+
+const POSITION = /^\d{1,20}\/\d{1,20}$/;
+/** A full timestamp with its zone: a bare date or a local time would mean different instants on different machines. */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** Parses `--at` / `?at=`: an ISO 8601 timestamp with a zone, or a global position "commit/prepare". */
+export const parsePointInTime = (input: string | undefined): PointInTime | { error: string } => {
+  if (input === undefined || input === '') return NOW;
+  if (POSITION.test(input)) return { kind: 'position', at: parsePosition(input) };
+  if (ISO.test(input)) {
+    const at = new Date(input);
+    if (!Number.isNaN(at.getTime())) return { kind: 'time', at };
+  }
+  return { error: 'must be an ISO 8601 timestamp with a zone (2026-01-31T23:59:59Z) or a global position "commit/prepare"' };
+};
+
+export const formatPointInTime = (p: PointInTime): string | null =>
+  p.kind === 'now' ? null : p.kind === 'time' ? p.at.toISOString() : formatPosition(p.at);
+
+/**
+ * Whether an event lies at or before the point. By time this is a filter, never a stop condition:
+ * concurrent commits take their `created_at` before they commit, so the recorded times are not monotonic in
+ * position order (an event may sort after another yet carry an earlier time). Times compare at millisecond precision.
+ */
+export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
+  point.kind === 'now' ? true
+    : point.kind === 'time' ? e.createdAt.getTime() <= point.at.getTime()
+      : comparePositions(e.position, point.at) <= 0;
+
+export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>;
+
+/** One change of the user's own balance in one currency, with the balance right after it. */
+export type Movement = Readonly<{
+  position: string;
+  revision: string;
+  /** When the store recorded the event. */
+  recordedAt: string;
+  /** When the command was decided (`data.at`). */
+  decidedAt: string | null;
+  type: string;
+  transactionId: string | null;
+  currencyId: CurrencyId;
+  /** Signed, from the user's point of view. */
+  amount: DecimalString;
+  balance: DecimalString;
+}>;
+
+export type UserReplay = Readonly<{
+  userId: number;
+  /** The point asked for (null: now). */
+  at: string | null;
+  /** Position of the last event included (null: none). */
+  position: string | null;
+  /** Events of the wallet stream included. */
+  events: number;
+  balances: readonly Amount[];
+  movements: readonly Movement[];
+}>;
+
+const PAGE = 1_000;
+
+const sortedAmounts = (balances: Iterable<[CurrencyId, Minor]>): Amount[] =>
+  [...balances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
+
+/**
+ * A user's balance per currency at a point in time, folded from the wallet stream alone (never a read
+ * model) with the domain's own `evolve`, and every movement of the user's balance that led there.
+ */
+export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: number, point: PointInTime = NOW): Promise<UserReplay> => {
+  const streamId = walletStream(userId);
+  const own = userAccount(userId);
+  let state = initialWalletState(userId);
+  const movements: Movement[] = [];
+  let last: Position | undefined;
+  let events = 0;
+  for (let from = 0n; ;) {
+    const page = await deps.store.readStream(streamId, { fromRevision: from, maxCount: PAGE });
+    for (const e of page) {
+      if (!atOrBefore(point, e) || !isWalletEventType(e.type)) continue;
+      const read = readLegs(e);
+      if (read && 'problem' in read) throw new Error(`${placeOf(e)}: ${read.problem}`);
+      try {
+        state = evolve(state, { type: e.type, data: e.data } as WalletEvent);
+      } catch (error) {
+        throw new Error(`${placeOf(e)}: ${(error as Error).message}`, { cause: error });
+      }
+      events += 1;
+      last = laterOf(last, e.position);
+      const mine = legSums(read?.legs.filter((l) => l.account === own) ?? []);
+      for (const [currencyId, delta] of mine) {
+        const data = e.data as { at?: unknown; transactionId?: unknown };
+        movements.push({
+          position: formatPosition(e.position), revision: e.revision.toString(), recordedAt: e.createdAt.toISOString(),
+          decidedAt: typeof data.at === 'string' ? data.at : null, type: e.type,
+          transactionId: typeof data.transactionId === 'string' ? data.transactionId : null,
+          currencyId, amount: fromMinor(currencyId, delta), balance: fromMinor(currencyId, state.balances.get(currencyId) ?? 0n),
+        });
+      }
+    }
+    if (page.length < PAGE) break;
+    from = page[page.length - 1]!.revision + 1n;
+  }
+  return {
+    userId, at: formatPointInTime(point), position: last ? formatPosition(last) : null, events,
+    balances: sortedAmounts(state.balances.entries()), movements,
+  };
+};
+
+export type AccountBalance = Readonly<{ account: string; currencyId: CurrencyId; balance: DecimalString }>;
+
+export type HouseBalances = Readonly<{
+  at: string | null;
+  position: string | null;
+  /** Events that carry postings, included. */
+  events: number;
+  /** Every account (house and user) per currency. */
+  accounts: readonly AccountBalance[];
+  /** Per currency, the sum over all accounts: zero in a sound ledger. */
+  trial: readonly Amount[];
+  balanced: boolean;
+  /** Events whose postings could not be read (tampered or corrupt); their legs are left out. */
+  problems: readonly string[];
+}>;
+
+export type HouseBalancesOptions = Readonly<{
+  batchSize?: number;
+  /** After each batch read: events read so far and the global position reached. */
+  onProgress?: (read: number, position: Position) => void;
+}>;
+
+/**
+ * Every account's balance per currency at a point in time and the trial balance, from the postings of
+ * every event in the store (read in global order, up to the head as it was when the read started).
+ */
+export const houseBalances = async (deps: Readonly<{ store: EventStore }>, point: PointInTime = NOW, options: HouseBalancesOptions = {}): Promise<HouseBalances> => {
+  const head = await deps.store.headPosition();
+  const end = point.kind === 'position' && comparePositions(point.at, head) < 0 ? point.at : head;
+  const sums = new Map<string, { account: string; currencyId: CurrencyId; sum: Minor }>();
+  const problems: string[] = [];
+  let last: Position | undefined;
+  let events = 0;
+  let read = 0;
+  for (let after = START; comparePositions(after, end) < 0;) {
+    const batch = await deps.store.readAll({ after, maxCount: options.batchSize ?? 5_000 });
+    if (batch.length === 0) break;
+    for (const e of batch) {
+      if (comparePositions(e.position, end) > 0 || !atOrBefore(point, e)) continue;
+      const legs = readLegs(e);
+      if (!legs) continue;
+      if ('problem' in legs) {
+        problems.push(`${placeOf(e)}: ${legs.problem}`);
+        continue;
+      }
+      events += 1;
+      last = laterOf(last, e.position);
+      for (const l of legs.legs) {
+        const key = `${l.account}\u0000${l.currencyId}`;
+        const prev = sums.get(key) ?? { account: l.account, currencyId: l.currencyId, sum: 0n };
+        sums.set(key, { ...prev, sum: prev.sum + l.amount });
+      }
+    }
+    read += batch.length;
+    after = batch[batch.length - 1]!.position;
+    options.onProgress?.(read, after);
+  }
+  const accounts = [...sums.values()].sort((a, b) => (a.currencyId === b.currencyId ? (a.account < b.account ? -1 : 1) : a.currencyId < b.currencyId ? -1 : 1));
+  const trialSums = new Map<CurrencyId, Minor>();
+  for (const a of accounts) trialSums.set(a.currencyId, (trialSums.get(a.currencyId) ?? 0n) + a.sum);
+  return {
+    at: formatPointInTime(point), position: last ? formatPosition(last) : null, events,
+    accounts: accounts.map((a) => ({ account: a.account, currencyId: a.currencyId, balance: fromMinor(a.currencyId, a.sum) })),
+    trial: sortedAmounts(trialSums.entries()),
+    balanced: [...trialSums.values()].every((s) => s === 0n),
+    problems,
+  };
+};

@@ -1,0 +1,64 @@
+import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import type { EventAction } from '../audit/admin-actions.js';
+import { insertRows, type Projection, type Row } from './projection.js';
+
+/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7` belong to user 7; `config-*` to nobody. */
+const STREAM = /^(wallet|user|limits|api-keys)-(\d+)$/;
+
+/** Per stream kind, the event types that record an acting admin, and the action each one is. */
+const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'config', Readonly<Record<string, EventAction>>>> = {
+  wallet: {
+    AdminTipCredited: 'tip', AdminTipDeducted: 'deduct-balance', BalanceSet: 'set-balance', LeaderboardPrizeCredited: 'leaderboard.give-prize',
+    WithdrawalApproved: 'withdrawal.approve', WithdrawalRejected: 'withdrawal.reject', WithdrawalRetried: 'withdrawal.retry',
+  },
+  user: {
+    UserRegistered: 'user.create', UsernameSet: 'user.set-username', ProfileUpdated: 'user.update-profile', UserBanned: 'user.ban',
+    UserUnbanned: 'user.unban', MfaDisabled: 'user.disable-mfa', RoleGranted: 'role.add', RoleRevoked: 'role.remove',
+    PermissionGranted: 'permission.add', PermissionRevoked: 'permission.remove',
+  },
+  limits: { SelfExclusionSet: 'limits.set-self-exclusion', SelfExclusionLifted: 'limits.lift-self-exclusion', BetLimitSet: 'limits.set-bet-limit' },
+  'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke' },
+  config: { SiteConfigChanged: 'config.update' },
+};
+
+const HANDLES: readonly string[] = [...new Set(Object.values(ACTIONS).flatMap((byType) => Object.keys(byType)))];
+
+/** The event's own fields minus what the row already says (who, when) and the ledger legs (the transactions export has them). */
+const OMITTED = new Set(['adminUserId', 'at', 'postings']);
+const detailsOf = (data: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(data).filter(([key]) => !OMITTED.has(key)));
+
+/** The audit row of an event, or undefined when no admin acted (a user's own change, a sign-up). */
+export const adminAuditRow = (e: RecordedEvent): Row | undefined => {
+  const owned = STREAM.exec(e.streamId);
+  const kind = owned ? owned[1] as keyof typeof ACTIONS : e.streamId.startsWith('config-') ? 'config' : undefined;
+  const action = kind && Object.hasOwn(ACTIONS[kind], e.type) ? ACTIONS[kind][e.type] : undefined;
+  const admin = e.data.adminUserId;
+  if (!action || typeof admin !== 'number') return undefined;
+  return {
+    id: e.id, admin_user_id: admin, action, target_user_id: owned ? Number(owned[2]) : null, details: detailsOf(e.data),
+    event_type: e.type, stream_id: e.streamId, position: formatPosition(e.position),
+    position_commit: String(e.position.commit), position_prepare: String(e.position.prepare),
+    created_at: typeof e.data.at === 'string' ? e.data.at : e.createdAt.toISOString(),
+  };
+};
+
+/**
+ * The admin audit log (issue 7): one row per event that records an acting admin (`data.adminUserId`):
+ * tips, deductions, set-balance, prizes, withdrawal decisions, bans, roles, permissions, profile edits,
+ * limits, API keys and site configuration. Rows never change; the id is the event's id.
+ */
+export const adminAuditProjection: Projection = {
+  name: 'admin-audit',
+  version: 1,
+  handles: HANDLES,
+  tables: ['admin_audit'],
+  project(events) {
+    const rows: Row[] = [];
+    for (const e of events) {
+      const row = adminAuditRow(e);
+      if (row) rows.push(row);
+    }
+    return insertRows('admin_audit', rows);
+  },
+};
