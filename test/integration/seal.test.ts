@@ -1,7 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { v4 as uuidv4 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { canonicalJson, chainHash, eventHash, GENESIS } from '../../src/audit/seal.hash.js';
 import { inspectSeals, startSealer, verifySeals, type SealAnchor, type SealCheckpoint, type SealDifference } from '../../src/audit/seal.js';
 import type { createLedger } from '../../src/commands/ledger.js';
@@ -41,6 +41,16 @@ const play = async (ledger: Ledger, users: readonly number[], betsEach: number, 
 
 const count = async (pool: pg.Pool, sql: string, values: unknown[] = []): Promise<number> =>
   Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) AS q`, values)).rows[0]!.n);
+
+/**
+ * The sealer's caughtUp() waits for the store's head, which on PostgreSQL is the head readers can see: a commit
+ * stays held back while an older writing transaction on the server is open (a parallel test file's, here).
+ * Before a test stops its sealers, every committed event must be sealed: wait for that too.
+ */
+const allSealed = async (pool: pg.Pool, sealers: readonly { caughtUp: () => Promise<void> }[]): Promise<void> => {
+  await Promise.all(sealers.map((s) => s.caughtUp()));
+  await vi.waitFor(async () => expect(await count(pool, 'SELECT 1 FROM event_seals')).toBe(await count(pool, 'SELECT 1 FROM events')), { timeout: 15_000, interval: 20 });
+};
 
 /** Every event has exactly one seal, seq runs 1..n without a gap, and no seal points at a missing event. */
 const sealedExactlyOnce = async (pool: pg.Pool): Promise<{ events: number; seals: number; unmatched: number; gaps: number }> => ({
@@ -137,7 +147,7 @@ describe('ledger seals (tamper evidence)', () => {
     pool = env.pool;
     await play(env.ledger, Array.from({ length: 25 }, (_, i) => i + 1), 6, seeded(7), 'seal');
     const sealer = startSealer({ store: env.store, pool, key: KEY, checkpointEvery: EVERY, checkpointIntervalMs: 60_000, onCheckpoint: (c) => shipped.push(c) });
-    await sealer.caughtUp();
+    await allSealed(pool, [sealer]);
     await sealer.stop();
   });
   afterAll(async () => { await env?.close(); });
@@ -312,7 +322,7 @@ describe('ledger seals (tamper evidence)', () => {
       play(other, [201, 202, 203], 8, seeded(12), 'live-b'),
       play(env.ledger, [301, 302], 8, seeded(13), 'live-c'),
     ]);
-    await sealer.caughtUp();
+    await allSealed(pool, [sealer]);
     await sealer.stop();
     const state = await sealedExactlyOnce(pool);
     expect(state).toEqual({ events: state.events, seals: state.events, unmatched: 0, gaps: 0 });
@@ -373,7 +383,7 @@ describe('ledger sealer crashes', () => {
     await first.stop();
     await appendSynthetic(20, 30, rng);
     const third = start('sealer-c');
-    await Promise.all([second.caughtUp(), third.caughtUp()]);
+    await allSealed(pool, [second, third]);
     await Promise.all([second.stop(), third.stop()]);
     await pool.query('DROP TRIGGER seal_chaos ON seal_checkpoints');
 
