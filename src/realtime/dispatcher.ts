@@ -84,6 +84,15 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     reply?.({ ...fail(500, 'INTERNAL_ERROR', 'Internal server error'), requestId } as ErrorAck);
   };
 
+  /**
+   * A message that fails validation: the acknowledgement says so; a fire-and-forget message (no acknowledgement
+   * asked for) gets the spec's ValidationErrors event instead, so the client still learns which fields were wrong.
+   */
+  const invalid = (socket: GatewaySocket, answer: ErrorAck, reply: Reply): void => {
+    if (reply) return reply(answer);
+    socket.emit('ValidationErrors', answer.details ?? [{ field: 'data', message: answer.message }]);
+  };
+
   const unauthorized = (socket: GatewaySocket, reply: Reply): void => {
     socket.emit('Unauthorized', { message: UNAUTHORIZED_MESSAGE });
     reply?.(fail(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE));
@@ -106,7 +115,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
   const recover = async (socket: GatewaySocket, data: unknown, reply: Reply): Promise<void> => {
     if (!socket.data.user) return unauthorized(socket, reply);
     const parsed = RecoverData.safeParse(data);
-    if (!parsed.success) return reply?.(validationFailed(parsed.error));
+    if (!parsed.success) return invalid(socket, validationFailed(parsed.error), reply);
     reply?.({ status: 200, data: await deps.recover(socket, parsed.data.since) });
   };
 
@@ -135,13 +144,16 @@ export const createDispatcher = (deps: DispatcherDeps) => {
       }
     }
     const parsed = handler.schema.safeParse(data);
-    if (!parsed.success) return reply?.(validationFailed(parsed.error));
+    if (!parsed.success) return invalid(socket, validationFailed(parsed.error), reply);
     try {
       const result = await withTimeout(handler.handle(parsed.data, context(socket, user)), deps.timeoutMs);
       reply?.({ status: 200, data: result ?? null });
     } catch (error) {
-      if (error instanceof HttpError) return reply?.(fail(error.statusCode, error.code, error.message, error.details));
-      if (error instanceof ZodError) return reply?.(validationFailed(error));
+      if (error instanceof HttpError) {
+        const answer = fail(error.statusCode, error.code, error.message, error.details);
+        return error.statusCode === 400 ? invalid(socket, answer, reply) : reply?.(answer);
+      }
+      if (error instanceof ZodError) return invalid(socket, validationFailed(error), reply);
       if (error instanceof HandlerTimeout) {
         log.warn({ socketId: socket.id, event: handler.event, timeoutMs: deps.timeoutMs }, 'client event timed out');
         socket.emit('TimeoutError', { message: 'The request timed out' });
@@ -182,7 +194,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
       if (name !== GENERIC_EVENT) return await route(socket, name, payload, ack);
       // The spec's envelope {event, data, isAck}: the result goes to the acknowledgement only when isAck.
       const generic = GenericMessage.safeParse(payload);
-      if (!generic.success) return ack?.(validationFailed(generic.error, 'message'));
+      if (!generic.success) return invalid(socket, validationFailed(generic.error, 'message'), ack);
       await route(socket, generic.data.event, generic.data.data, generic.data.isAck ? ack : undefined);
     } catch (error) {
       serverFault(socket, name, error, ack);

@@ -79,6 +79,24 @@ describe('realtime gateway: dispatch of client events', () => {
     c.close();
   });
 
+  it('when a fire-and-forget message fails validation, then ValidationErrors names the fields and the handler does not run', async () => {
+    const c = await env.connect();
+    const mark = `never-${Date.now()}`;
+    c.socket.emit('message', { event: 'TestRecord', data: { mark: 42 }, isAck: false });
+    expect(await c.waitFor('ValidationErrors')).toEqual([{ field: 'data.mark', message: expect.any(String) }]);
+    c.socket.emit('TestEcho', { text: 'far too long for ten' }); // a native event without an acknowledgement
+    expect(await c.waitFor('ValidationErrors', (p: { field: string }[]) => p[0]?.field === 'data.text')).toHaveLength(1);
+    c.socket.emit('message', { data: { mark } }); // the envelope itself is wrong
+    expect(await c.waitFor('ValidationErrors', (p: { field: string }[]) => p[0]?.field === 'message.event')).toHaveLength(1);
+    // An acknowledged message with bad data gets its answer in the acknowledgement, not as an event.
+    const before = c.all('ValidationErrors').length;
+    expect(await c.ack('message', { event: 'TestRecord', data: {}, isAck: true })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(await c.ack('TestEcho', { text: 'ok' })).toMatchObject({ status: 200 });
+    expect(c.all('ValidationErrors')).toHaveLength(before);
+    expect(seen).not.toContain(mark);
+    c.close();
+  });
+
   it('when the event is unknown, then 404 UNKNOWN_EVENT', async () => {
     const c = await env.connect();
     expect(await c.ack('NoSuchEvent', {})).toEqual({ status: 404, code: 'UNKNOWN_EVENT', message: 'Unknown event NoSuchEvent' });
