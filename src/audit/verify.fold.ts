@@ -73,7 +73,7 @@ const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string =
   };
   switch (type) {
     case 'DepositCompleted': case 'BetRolledBack': case 'BetErrored': case 'WithdrawalRejected':
-    case 'AdminTipCredited': case 'LeaderboardPrizeCredited': return plus('amount');
+    case 'AdminTipCredited': case 'LeaderboardPrizeCredited': case 'AffiliateCommissionClaimed': return plus('amount');
     case 'BetPlaced': case 'WithdrawalRequested': case 'AdminTipDeducted': return minus('amount');
     case 'BetSettled': return plus('payout');
     case 'WithdrawalCompleted': return 0n;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { createBatcher } from './batcher.js';
 
-export type EntityKind = 'bet' | 'deposit' | 'deposit-ext' | 'withdrawal';
+export type EntityKind = 'bet' | 'deposit' | 'deposit-ext' | 'withdrawal' | 'affiliate-claim';
 
 export type EntityKeys = Readonly<{
   /** Claims `key` for `userId` if nobody has; returns the owner (which may be another user). */

@@ -2,7 +2,7 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
-import { fromMinor, isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/money/money.js';
+import { fromMinor, isParseError, parseDecimal, toUsdMinor, usdFromMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
@@ -210,6 +210,26 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
         data: { adminUserId: input.adminUserId, operationKey, leaderboardId: input.leaderboardId, leaderboardUserId: input.leaderboardUserId, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
       }, (s) => ({ userId: input.userId, currencyId: input.currencyId, balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n) }),
       { adminUserId: input.adminUserId });
+    },
+    claimAffiliateCommission: async (input) => {
+      const amount = amountOf(input.currencyId, input.amount, 'amount');
+      if (isLeft(amount)) return amount;
+      const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
+      if (isLeft(usdAmount)) return usdAmount;
+      const conflict = await claimed('affiliate-claim', input.claimId, input.userId);
+      if (conflict) return left(conflict);
+      const operationKey = `affiliate-claim:${input.claimId}`;
+      return run(input.userId, {
+        type: 'ClaimAffiliateCommission',
+        data: { claimId: input.claimId, operationKey, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
+      }, (s, appended) => ({
+        claim: {
+          claimId: input.claimId, userId: input.userId, currencyId: input.currencyId,
+          amount: fromMinor(input.currencyId, amount.right), usdAmount: usdFromMinor(usdAmount.right), transactionId: `aff_${input.claimId}`,
+          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
+        },
+        created: appended,
+      }));
     },
 
     balances: async (userId) => balanceViews(await handler.load(userId)),

@@ -59,6 +59,12 @@ export type AdminTipInput = Readonly<{
   operationKey?: string | undefined;
 }>;
 
+export type AffiliateClaimInput = Readonly<{ claimId: string; userId: number; currencyId: CurrencyId; amount: string; usdAmount?: string | undefined }>;
+/** A claim as paid, with the wallet's balance in that currency after it. */
+export type AffiliateClaimView = Readonly<{
+  claimId: string; userId: number; currencyId: CurrencyId; amount: DecimalString; usdAmount: DecimalString; transactionId: string; balance: DecimalString;
+}>;
+
 /** The ledger's command side: every balance change of the platform goes through here. */
 export interface Ledger {
   /** `created` is false on a repeat of the same providerId + externalId (the first deposit is returned). */
@@ -86,6 +92,12 @@ export interface Ledger {
     userId: number; adminUserId: number; leaderboardId: string; leaderboardUserId: string; currencyId: CurrencyId; amount: string;
     usdAmount?: string | undefined; operationKey?: string | undefined;
   }): LedgerResult<BalanceView>;
+
+  /**
+   * An affiliate commission claimed by its earner (house:affiliate -> user). Idempotent on `claimId`:
+   * a repeat returns the first claim with `created` false; the same id for another user or amount is a conflict.
+   */
+  claimAffiliateCommission(input: AffiliateClaimInput): LedgerResult<{ claim: AffiliateClaimView; created: boolean }>;
 
   /** Balances straight from the wallet stream (not a read model). */
   balances(userId: number): Promise<BalanceView[]>;

@@ -45,12 +45,12 @@ const totalsOf = async (pool: pg.Pool, userId: number): Promise<Totals> => (awai
      (SELECT count(*)::int FROM affiliate_earnings WHERE owner_id = $1 AND wagered_usd > 0) AS active,
      (SELECT trim_scale(COALESCE(sum(wagered_usd), 0))::text FROM affiliate_earnings WHERE owner_id = $1) AS wagered,
      (SELECT trim_scale(COALESCE(sum(commission_usd), 0))::text FROM affiliate_earnings WHERE owner_id = $1) AS earned,
-     (SELECT trim_scale(COALESCE(sum(claimed_usd), 0))::text FROM affiliate_earnings WHERE owner_id = $1) AS claimed`, [userId])).rows[0]!;
+     (SELECT trim_scale(COALESCE(sum(usd_amount), 0))::text FROM affiliate_claims WHERE owner_id = $1) AS claimed`, [userId])).rows[0]!;
 
 const userExists = async (pool: pg.Pool, userId: number): Promise<boolean> =>
   (await pool.query('SELECT 1 FROM users WHERE id = $1', [userId])).rowCount === 1;
 
-/** Figures of an affiliate; undefined when the user is unknown. Claimable = earned − claimed (claims belong to the public API). */
+/** Figures of an affiliate; undefined when the user is unknown. Claimable = earned − claimed (claims: POST /internal/affiliate-claims). */
 export const affiliateStats = async (pool: pg.Pool, userId: number) => {
   if (!(await userExists(pool, userId))) return undefined;
   const t = await totalsOf(pool, userId);

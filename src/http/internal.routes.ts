@@ -3,7 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
 import { HttpError, orThrow } from './errors.js';
 import {
-  CreateDepositBody, CreateWithdrawalBody, DepositFailBody, DepositTxBody, ErrorBetBody, IdempotencyHeaders, IdParams,
+  AffiliateClaimBody, CreateDepositBody, CreateWithdrawalBody, DepositFailBody, DepositTxBody, ErrorBetBody, IdempotencyHeaders, IdParams,
   PlaceBetBody, RollbackBetBody, SettleBetBody, UserIdParams, WithdrawalCompleteBody, WithdrawalFailBody,
 } from './internal.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
@@ -85,6 +85,15 @@ export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Ro
   router.post('/withdrawals/:id/fail', async (req, res) => {
     const { id } = parseParams(IdParams, req);
     res.json(orThrow(await ledger.failWithdrawal(id, parseBody(WithdrawalFailBody, req))));
+  });
+
+  /**
+   * Addition to decisions.md: the affiliate service pays a claimed commission into the wallet
+   * (house:affiliate -> user; the socket gets BalanceUpdated then AffiliateClaimSuccess).
+   */
+  router.post('/affiliate-claims', async (req, res) => {
+    const { claim, created } = orThrow(await ledger.claimAffiliateCommission(parseBody(AffiliateClaimBody, req)));
+    res.status(created ? 201 : 200).json(claim);
   });
 
   /** Addition to decisions.md: the wallet's balances, folded from its stream (not a read model). */

@@ -111,5 +111,14 @@ export const CreateWithdrawalBody = withScales(z.object({
   recipientMemo: optionalText(200),
 }), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalCreateWithdrawal');
 
+/** Addition to decisions.md: POST /internal/affiliate-claims, idempotent on claimId. */
+export const AffiliateClaimBody = withScales(z.object({
+  claimId: id,
+  userId,
+  currencyId,
+  amount: DecimalString,
+  usdAmount: DecimalString.optional(),
+}), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalAffiliateClaim');
+
 export const WithdrawalCompleteBody = z.object({ txHash: text(200) }).openapi('InternalWithdrawalComplete');
 export const WithdrawalFailBody = z.object({ failedReason: text(500) }).openapi('InternalWithdrawalFail');

@@ -76,7 +76,7 @@ export const BetsBody = z.object({
 
 export const TRANSACTION_TYPES = [
   'DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET', 'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT',
-  'BALANCE_SET', 'LEADERBOARD_PRIZE',
+  'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM',
 ] as const;
 
 /** Our definition of the spec's "transactions query body" (docs/back-office.md). */

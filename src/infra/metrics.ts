@@ -158,7 +158,7 @@ export const instrumentStore = (store: EventStore, metrics: Metrics): EventStore
 export const LEDGER_COMMANDS = [
   'requestDeposit', 'confirmDeposit', 'completeDeposit', 'failDeposit', 'placeBet', 'settleBet', 'rollbackBet', 'errorBet',
   'requestWithdrawal', 'approveWithdrawal', 'rejectWithdrawal', 'retryWithdrawal', 'completeWithdrawal', 'failWithdrawal',
-  'tip', 'deductBalance', 'setBalance', 'creditPrize',
+  'tip', 'deductBalance', 'setBalance', 'creditPrize', 'claimAffiliateCommission',
 ] as const satisfies readonly (keyof Ledger)[];
 type Untimed = Exclude<keyof Ledger, (typeof LEDGER_COMMANDS)[number] | 'balances'>;
 const everyCommandTimed: [Untimed] extends [never] ? true : Untimed = true;

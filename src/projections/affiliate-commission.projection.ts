@@ -1,6 +1,6 @@
-import { walletRecords, type Projection, type Row } from './projection.js';
+import { insertRows, walletRecords, type Projection, type Row } from './projection.js';
 
-const HANDLES: readonly string[] = ['BetSettled'];
+const HANDLES: readonly string[] = ['BetSettled', 'AffiliateCommissionClaimed'];
 
 /**
  * The affiliate level id of an owner (SQL expression over the owner id expression `owner`): the highest
@@ -35,18 +35,31 @@ const ACCRUE = `
 /**
  * Affiliate commission (spec "Affiliate level"): for each SETTLED bet of a user referred through an
  * affiliate code, the owner earns the bet's USD stake (repeated by BetSettled) × the owner's level
- * commission; rolled-back and errored bets never count.
+ * commission; rolled-back and errored bets never count. Each commission the owner claims
+ * (AffiliateCommissionClaimed, paid through the internal ledger API) is one affiliate_claims row:
+ * claimed = Σ usd_amount, claimable = earned − claimed.
  */
 export const affiliateCommissionProjection: Projection = {
   name: 'affiliate-commission',
   version: 1,
   handles: HANDLES,
-  tables: ['affiliate_earnings'],
+  tables: ['affiliate_earnings', 'affiliate_claims'],
   project(events) {
     const settled: Row[] = [];
-    for (const { userId, event } of walletRecords(events, HANDLES)) {
+    const claims: Row[] = [];
+    for (const { userId, event, recorded } of walletRecords(events, HANDLES)) {
       if (event.type === 'BetSettled') settled.push({ user_id: userId, usd_amount: event.data.usdAmount, at: event.data.at });
+      if (event.type === 'AffiliateCommissionClaimed') {
+        const d = event.data;
+        claims.push({
+          claim_id: d.claimId, owner_id: userId, currency_id: d.currencyId, amount: d.amount, usd_amount: d.usdAmount,
+          transaction_id: d.transactionId, event_id: recorded.id, claimed_at: d.at,
+        });
+      }
     }
-    return settled.length === 0 ? [] : [{ text: ACCRUE, values: [JSON.stringify(settled)] }];
+    return [
+      ...(settled.length === 0 ? [] : [{ text: ACCRUE, values: [JSON.stringify(settled)] }]),
+      ...insertRows('affiliate_claims', claims),
+    ];
   },
 };

@@ -65,4 +65,21 @@ export const backOfficeContentMigrations: readonly Migration[] = [
         updated_at timestamptz NOT NULL
       );`,
   },
+  {
+    // One row per affiliate commission claimed (affiliate-commission projection, AffiliateCommissionClaimed).
+    // Claimed totals come from here; affiliate_earnings.claimed_usd is not written.
+    id: '0431_affiliate_claims',
+    sql: `
+      CREATE TABLE affiliate_claims (
+        claim_id text PRIMARY KEY,
+        owner_id bigint NOT NULL,
+        currency_id text NOT NULL,
+        amount numeric NOT NULL,
+        usd_amount numeric NOT NULL,
+        transaction_id text NOT NULL,
+        event_id uuid NOT NULL UNIQUE,
+        claimed_at timestamptz NOT NULL
+      );
+      CREATE INDEX affiliate_claims_owner ON affiliate_claims (owner_id, claimed_at);`,
+  },
 ];

@@ -96,7 +96,7 @@ export const entityStatements = (table: string, key: string, fold: EntityFold, p
 /** Events that carry postings (a Movement). */
 export const MOVEMENT_EVENT_TYPES = [
   'DepositCompleted', 'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored', 'WithdrawalRequested', 'WithdrawalRejected',
-  'WithdrawalCompleted', 'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited',
+  'WithdrawalCompleted', 'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited', 'AffiliateCommissionClaimed',
 ] as const satisfies readonly WalletEvent['type'][];
 
 /**

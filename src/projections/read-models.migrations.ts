@@ -288,6 +288,23 @@ export const readModelMigrations: Migration[] = [
       CREATE INDEX bets_list_usd_payout_desc ON bets (status, usd_payout DESC NULLS LAST, id DESC);
       CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
   },
+  {
+    // Affiliate commission claims (internal ledger API) form their own accounting type. The check is
+    // found by what it says, not by name: a blue/green rebuild may have copied the table under another.
+    id: '0430_transactions_affiliate_claim',
+    sql: `
+      DO $$
+      DECLARE c text;
+      BEGIN
+        FOR c IN SELECT conname FROM pg_constraint
+                 WHERE conrelid = 'transactions'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%LEADERBOARD_PRIZE%'
+        LOOP
+          EXECUTE format('ALTER TABLE transactions DROP CONSTRAINT %I', c);
+        END LOOP;
+      END $$;
+      ALTER TABLE transactions ADD CONSTRAINT transactions_type_check CHECK (type IN ('DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET',
+        'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT', 'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM'));`,
+  },
   ...backOfficeContentMigrations,
   ...gatewayMigrations,
   ...chatMigrations,

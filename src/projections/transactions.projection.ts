@@ -19,6 +19,7 @@ export const TRANSACTION_TYPES = {
   AdminTipDeducted: 'ADMIN_DEDUCT',
   BalanceSet: 'BALANCE_SET',
   LeaderboardPrizeCredited: 'LEADERBOARD_PRIZE',
+  AffiliateCommissionClaimed: 'AFFILIATE_CLAIM',
 } as const satisfies Record<MovementType, string | null>;
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
@@ -37,6 +38,7 @@ const details = (e: WalletEvent): { reference: string | null; original: string |
     case 'AdminTipDeducted': return { reference: String(e.data.tipId), original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
     case 'BalanceSet': return { reference: null, original: null, admin: e.data.adminUserId, usd: null };
     case 'LeaderboardPrizeCredited': return { reference: e.data.leaderboardUserId, original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
+    case 'AffiliateCommissionClaimed': return { reference: e.data.claimId, original: null, admin: null, usd: e.data.usdAmount };
     default: return { reference: null, original: null, admin: null, usd: null };
   }
 };

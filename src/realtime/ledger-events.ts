@@ -7,7 +7,9 @@ import { formatPosition, type RecordedEvent } from '../infra/event-store/event-s
 import { notificationsOf } from '../projections/notifications.projection.js';
 import { TRANSACTION_TYPES } from '../projections/transactions.projection.js';
 
-export const USER_SERVER_EVENTS = ['BalanceUpdated', 'BalanceTippedSuccess', 'MyBets', 'ProfileUpdated', 'NotificationEventMessage'] as const;
+export const USER_SERVER_EVENTS = [
+  'BalanceUpdated', 'BalanceTippedSuccess', 'AffiliateClaimSuccess', 'MyBets', 'ProfileUpdated', 'NotificationEventMessage',
+] as const;
 export type UserServerEventName = (typeof USER_SERVER_EVENTS)[number];
 
 /** A server-to-client event for one user's sockets, tagged with the ledger position it came from. */
@@ -141,6 +143,9 @@ const walletServerEvents = (recorded: RecordedEvent, userId: number, event: Wall
       payload: { amount: event.data.amount, currencyId: event.data.currencyId, fromAdminUsername: lookups.tipperUsername(recorded.id) },
     });
   }
+  if (event.type === 'AffiliateCommissionClaimed') {
+    out.push({ name: 'AffiliateClaimSuccess', userId, position, payload: { amount: event.data.amount, currencyId: event.data.currencyId } });
+  }
   if (isBetEvent(event)) {
     const placement = event.type === 'BetPlaced' ? placementOf(recorded) : lookups.placement?.(event.data.betId);
     if (placement) out.push({ name: 'MyBets', userId, position, payload: [betRecordOf(event, placement)] });
@@ -165,6 +170,7 @@ const walletServerEvents = (recorded: RecordedEvent, userId: number, event: Wall
  *                             currency, its USD value at the current rate, and `source`, the accounting
  *                             transaction type (DEPOSIT, BET, BET_PAYOUT, ADMIN_TIP, ...)
  *   BalanceTippedSuccess      an admin tip received
+ *   AffiliateClaimSuccess     {amount, currencyId} of an affiliate commission claimed (after its BalanceUpdated)
  *   MyBets                    [bet] when a bet is placed (CREATED), settled, rolled back or errored
  *   ProfileUpdated            a patch of the user's public record: username, public profile keys, MFA
  *                             status, or `vipLevel` when a settled bet moves the user to another level

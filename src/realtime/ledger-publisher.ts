@@ -23,7 +23,7 @@ export type LedgerPublisher = Readonly<{ stop: () => Promise<void> }>;
 /**
  * The projection subscriber that pushes the ledger to sockets: follows the event store from its own
  * checkpoint and publishes on `server_channel_event.<EventName>`, in ledger order:
- *   per user (BusMessage {userId, position, payload}): BalanceUpdated, BalanceTippedSuccess, MyBets,
+ *   per user (BusMessage {userId, position, payload}): BalanceUpdated, BalanceTippedSuccess, AffiliateClaimSuccess, MyBets,
  *     ProfileUpdated and NotificationEventMessage (ledger-events.ts), each with its event's position;
  *   per room ({room, payload}): LatestBets, BigWins, HighRollers and LuckyWins of the batch's settled
  *     bets (feeds.ts) to the live-bets room, and LatestBets of each game to its live-drop room.

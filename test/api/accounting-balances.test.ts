@@ -50,7 +50,7 @@ describe('GET /accounting/balances', () => {
     const byPosition = await admin.as('GET', `/accounting/balances?userId=${alice}&at=${settled.position}`);
     expect(byPosition.body).toEqual({ userId: alice, at: settled.position, position: settled.position, balances: [{ currencyId: 'BTC', amount: '2' }] });
     const withOffset = await admin.as('GET', `/accounting/balances?userId=${bob}&at=${encodeURIComponent('2025-12-31T23:00:00-05:00')}`);
-    expect(withOffset.body).toEqual({ userId: bob, at: '2026-01-01T04:00:00.000Z', position: expect.any(String), balances: [{ currencyId: 'ETH', amount: '3.25' }] });
+    expect(withOffset.body).toEqual({ userId: bob, at: '2026-01-01T04:00:00.000Z', position: expect.any(String), balances: [{ currencyId: 'ETH', amount: '3.25' }, { currencyId: 'USDC', amount: '2.5' }] });
   });
 
   it('when asked before the user\'s first event, then no balances and no position', async () => {

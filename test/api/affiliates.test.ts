@@ -144,3 +144,16 @@ describe('POST /affiliate/find-one-stats', () => {
     expect(fieldsOf(bad.body)).toContain('body.where');
   });
 });
+
+describe('claimed commission (POST /internal/affiliate-claims, AffiliateCommissionClaimed)', () => {
+  it('when the owner claims part of the commission, then find-one-stats counts it as claimed and the rest stays claimable', async () => {
+    // vipOwner earned 3 USD (10 % of cid's 30).
+    const claimed = await w.ledger.claimAffiliateCommission({ claimId: unique('claim'), userId: vipOwner.id, currencyId: 'USDT', amount: '1.25', usdAmount: '1.25' });
+    expect(claimed._tag).toBe('Right');
+    await w.caughtUp();
+    const reply = await w.post('/affiliate/find-one-stats', { where: { userId: vipOwner.id } });
+    expect(reply.body).toMatchObject({ commissionEarnedUsdAmount: '3', commissionClaimedUsdAmount: '1.25', commissionClaimableUsdAmount: '1.75' });
+    const find = await w.post('/affiliate/find-one', { where: { userId: vipOwner.id } });
+    expect(find.body).toMatchObject({ commissionClaimedUsdAmount: '1.25', commissionClaimableUsdAmount: '1.75' });
+  });
+});

@@ -349,6 +349,47 @@ describe('POST /internal/withdrawals', () => {
   });
 });
 
+describe('POST /internal/affiliate-claims', () => {
+  const claimBody = (userId: number, over: Record<string, unknown> = {}) => ({ claimId: uid('claim'), userId, currencyId: 'USDT', amount: '12.345678', ...over });
+
+  it('when a commission is claimed, then 201 with the claim and the wallet credited from house:affiliate; a repeat answers 200 and credits nothing more', async () => {
+    const userId = await funded('2', 'USDT');
+    const body = claimBody(userId, { usdAmount: '12.35' });
+    const first = await post('/internal/affiliate-claims', body);
+    expect(first).toMatchObject({ status: 201, body: {
+      claimId: body.claimId, userId, currencyId: 'USDT', amount: '12.345678', usdAmount: '12.35', transactionId: `aff_${body.claimId}`, balance: '14.345678',
+    } });
+    expect(await post('/internal/affiliate-claims', body)).toMatchObject({ status: 200, body: first.body });
+    expect(await balanceOf(userId, 'USDT')).toBe('14.345678');
+    const { rows } = await pool.query<{ data: { postings: unknown[] } }>(
+      `SELECT data FROM events WHERE stream_id = $1 AND type = 'AffiliateCommissionClaimed'`, [`wallet-${userId}`]);
+    expect(rows.map((r) => r.data.postings)).toEqual([[
+      { account: 'house:affiliate', currencyId: 'USDT', amount: '-12.345678' }, { account: `user:${userId}`, currencyId: 'USDT', amount: '12.345678' },
+    ]]);
+  });
+
+  it('when the claim id comes back with another amount or for another user, then 422 IDEMPOTENCY_KEY_REUSED and nothing changes', async () => {
+    const [a, b] = [newUser(), newUser()];
+    const body = claimBody(a);
+    expect((await post('/internal/affiliate-claims', body)).status).toBe(201);
+    expect(await unchanged(a, () => post('/internal/affiliate-claims', { ...body, amount: '1' }))).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(await unchanged(b, () => post('/internal/affiliate-claims', { ...body, userId: b }))).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+  });
+
+  it.each([
+    ['claimId is missing', { claimId: undefined }, 'body.claimId'],
+    ['amount is zero', { amount: '0' }, 'body.amount'],
+    ['amount is more precise than USDT', { amount: '0.0000001' }, 'body.amount'],
+    ['usdAmount has nine decimals (USD keeps 8)', { usdAmount: '1.000000001' }, 'body.usdAmount'],
+    ['usdAmount is negative', { usdAmount: '-1' }, 'body.usdAmount'],
+    ['currencyId is unknown', { currencyId: 'XYZ' }, 'body.currencyId'],
+    ['userId is not a number', { userId: 'me' }, 'body.userId'],
+  ] as const)('when %s, then 400 VALIDATION_FAILED naming the field and nothing changes', async (_case, over, field) => {
+    const userId = newUser();
+    expectValidation(await unchanged(userId, () => post('/internal/affiliate-claims', claimBody(userId, over))), field);
+  });
+});
+
 describe('GET /internal/wallets/:userId/balances', () => {
   it('when the wallet holds funds, then 200 with a balance per currency', async () => {
     const userId = await funded('3', 'USDT');

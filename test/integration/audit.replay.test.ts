@@ -116,9 +116,9 @@ describe('balances of the whole house at a point in time', () => {
   it('when folded now, then every account of both wallets and every currency balances to zero', async () => {
     const house = await houseBalances({ store: env.store }, undefined, { batchSize: 3 });
     const of = (account: string, currencyId: string) => house.accounts.find((a) => a.account === account && a.currencyId === currencyId)?.balance;
-    expect([of(`user:${ALICE}`, 'BTC'), of(`user:${ALICE}`, 'USDT'), of(`user:${BOB}`, 'ETH')]).toEqual(['1.7', '69.5', '3.25']);
-    expect([of('house:withdrawals', 'BTC'), of('house:withdrawals-held', 'BTC'), of('house:adjustments', 'ETH'), of('house:prizes', 'ETH')]).toEqual(['0.3', '0', '-1.5', '-0.25']);
-    expect(house.trial).toEqual([{ currencyId: 'BTC', amount: '0' }, { currencyId: 'ETH', amount: '0' }, { currencyId: 'USDT', amount: '0' }]);
+    expect([of(`user:${ALICE}`, 'BTC'), of(`user:${ALICE}`, 'USDT'), of(`user:${BOB}`, 'ETH'), of(`user:${BOB}`, 'USDC')]).toEqual(['1.7', '69.5', '3.25', '2.5']);
+    expect([of('house:withdrawals', 'BTC'), of('house:withdrawals-held', 'BTC'), of('house:adjustments', 'ETH'), of('house:prizes', 'ETH'), of('house:affiliate', 'USDC')]).toEqual(['0.3', '0', '-1.5', '-0.25', '-2.5']);
+    expect(house.trial).toEqual([{ currencyId: 'BTC', amount: '0' }, { currencyId: 'ETH', amount: '0' }, { currencyId: 'USDC', amount: '0' }, { currencyId: 'USDT', amount: '0' }]);
     expect(house.balanced).toBe(true);
   });
 

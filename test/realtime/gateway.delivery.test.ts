@@ -77,6 +77,36 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     [...alices, b0, b1, anon].forEach((c) => c.close());
   });
 
+  it('when an affiliate commission is claimed, then the earner\'s sockets get BalanceUpdated (AFFILIATE_CLAIM) and AffiliateClaimSuccess at one position, nobody else does', async () => {
+    const erin = await env.signedIn();
+    const frank = await env.signedIn();
+    const e0 = await env.connect({ token: erin.accessToken, gateway: 0 });
+    const e1 = await env.connect({ token: erin.accessToken, gateway: 1 });
+    const f0 = await env.connect({ token: frank.accessToken, gateway: 0 });
+    for (const c of [e0, e1, f0]) await c.waitFor('AuthSuccess');
+
+    const claimed = await env.ledger.claimAffiliateCommission({ claimId: `aff-${erin.user.id}`, userId: erin.user.id, currencyId: 'USDT', amount: '7.25' });
+    expect(isRight(claimed)).toBe(true);
+    await Promise.all([e0, e1].map((c) => c.waitFor('AffiliateClaimSuccess')));
+    await settle([e0, e1, f0], [erin.user.id, frank.user.id]);
+
+    for (const c of [e0, e1]) {
+      const got = c.received.filter((r) => r.event === 'BalanceUpdated' || r.event === 'AffiliateClaimSuccess');
+      expect(got.map((r) => [r.event, r.payload])).toEqual([
+        ['BalanceUpdated', { currencyId: 'USDT', amount: '7.25', usdAmount: expect.any(String), source: 'AFFILIATE_CLAIM' }],
+        ['AffiliateClaimSuccess', { amount: '7.25', currencyId: 'USDT' }],
+      ]);
+      expect(got[0]!.meta).toEqual(got[1]!.meta);
+    }
+    expect(f0.all('AffiliateClaimSuccess')).toEqual([]);
+    expect(f0.all('BalanceUpdated')).toEqual([]);
+    // The accounting log has it under its own type.
+    await env.eventually(async () => {
+      const { rows } = await env.pool.query('SELECT type, amount::text, reference_id FROM transactions WHERE user_id = $1', [erin.user.id]);
+      expect(rows).toEqual([{ type: 'AFFILIATE_CLAIM', amount: '7.25', reference_id: `aff-${erin.user.id}` }]);
+    });
+  });
+
   it('when several balance changes happen, then every socket of the user gets them in ledger order with growing positions', async () => {
     const carol = await env.signedIn();
     const c0 = await env.connect({ token: carol.accessToken, gateway: 0 });

@@ -17,7 +17,7 @@ const uid = (p: string) => `${p}-${Date.now().toString(36)}-${++seq}`;
 /**
  * Two wallets through the real command side. Alice (BTC, USDT): deposit 1.5, bet 0.5 paid 1, bet 0.2 rolled
  * back, withdrawal 0.3 completed, withdrawal 0.1 rejected (BTC 1.7 at the end); tip 100 and deduction 30.5 USDT
- * (69.5). Bob (ETH): deposit 2, bet 0.5 lost, balance set to 3, prize 0.25 (3.25).
+ * (69.5). Bob (ETH): deposit 2, bet 0.5 lost, balance set to 3, prize 0.25 (3.25); an affiliate claim of 2.5 USDC.
  */
 export const playScenario = async (ledger: Ledger, users: { alice: number; bob: number }, admin = 9_000): Promise<void> => {
   const { alice, bob } = users;
@@ -48,6 +48,7 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
   await ok(ledger.settleBet(await bet(bob, 'ETH', '0.5'), { payout: '0', usdPayout: '0' }));
   await ok(ledger.setBalance({ userId: bob, adminUserId: admin, currencyId: 'ETH', balance: '3' }));
   await ok(ledger.creditPrize({ userId: bob, adminUserId: admin, leaderboardId: 'lb-1', leaderboardUserId: uid('lbu'), currencyId: 'ETH', amount: '0.25', usdAmount: '1' }));
+  await ok(ledger.claimAffiliateCommission({ claimId: uid('claim'), userId: bob, currencyId: 'USDC', amount: '2.5', usdAmount: '2.5' }));
 };
 
 /**

@@ -138,6 +138,10 @@ export const deductBalance = (tipId: number, currencyId: CurrencyId, amount: str
 export const setBalance = (operationKey: string, currencyId: CurrencyId, balance: string, over: AdminOver<C.SetBalance> = {}): C.SetBalance => ({
   type: 'SetBalance', data: { adminUserId: ADMIN, operationKey, currencyId, balance: minor(currencyId, balance), ...over },
 });
+export const claimAffiliate = (claimId: string, currencyId: CurrencyId, amount: string, over: Partial<C.ClaimAffiliateCommission['data']> = {}): C.ClaimAffiliateCommission => ({
+  type: 'ClaimAffiliateCommission',
+  data: { claimId, operationKey: `affiliate-claim:${claimId}`, currencyId, amount: minor(currencyId, amount), usdAmount: 0n, ...over },
+});
 export const creditPrize = (operationKey: string, currencyId: CurrencyId, amount: string, over: AdminOver<C.CreditPrize> = {}): C.CreditPrize => ({
   type: 'CreditPrize',
   data: { adminUserId: ADMIN, operationKey, leaderboardId: 'lb-1', leaderboardUserId: 'lbu-1', currencyId, amount: minor(currencyId, amount), usdAmount: 0n, ...over },

@@ -4,7 +4,7 @@ import { evolve } from '../../src/domain/wallet/wallet.evolve.js';
 import { balanceOf, initialWalletState } from '../../src/domain/wallet/wallet.state.js';
 import {
   ADMIN, AT, GAME, META, NOW, SETUP_AT, USER, applied, approveWithdrawal, completeDeposit, completeWithdrawal, confirmDeposit,
-  creditPrize, dec, deductBalance, deposited, errorBet, failDeposit, failWithdrawal, given, minor, moved, placeBet, rejectWithdrawal,
+  claimAffiliate, creditPrize, dec, deductBalance, deposited, errorBet, failDeposit, failWithdrawal, given, minor, moved, placeBet, rejectWithdrawal,
   requestDeposit, requestWithdrawal, retryWithdrawal, rollbackBet, setBalance, settleBet, tipUser, usd,
 } from '../support/wallet.given.js';
 
@@ -484,6 +484,22 @@ describe('admin operations', () => {
     given(applied(creditPrize('prize-1', 'USDC', '250'))).when(creditPrize('prize-1', 'USDC', '250')).thenNothing();
     given(applied(creditPrize('prize-1', 'USDC', '250'))).when(creditPrize('prize-1', 'USDC', '250', { leaderboardUserId: 'other' }))
       .thenFails('IdempotencyConflict', { key: 'prize-1' });
+  });
+
+  it('when an affiliate commission is claimed, then house:affiliate -> user, with the claim as its transaction', () => {
+    given().when(claimAffiliate('c-1', 'USDT', '12.345678', { usdAmount: usd('12.35') })).then({
+      type: 'AffiliateCommissionClaimed',
+      data: {
+        transactionId: 'aff_c-1', currencyId: 'USDT', postings: moved('house:affiliate', user, 'USDT', '12.345678'), balanceAfter: dec('12.345678'),
+        claimId: 'c-1', operationKey: 'affiliate-claim:c-1', amount: dec('12.345678'), usdAmount: dec('12.35'), at: AT,
+      },
+    });
+  });
+
+  it('when a claim is repeated, then nothing happens; with another amount, it is a conflict; a zero claim is refused', () => {
+    given(applied(claimAffiliate('c-1', 'USDT', '5'))).when(claimAffiliate('c-1', 'USDT', '5')).thenNothing();
+    given(applied(claimAffiliate('c-1', 'USDT', '5'))).when(claimAffiliate('c-1', 'USDT', '6')).thenFails('IdempotencyConflict', { key: 'affiliate-claim:c-1' });
+    given().when(claimAffiliate('c-2', 'USDT', '0')).thenFails('InvalidAmount');
   });
 });
 

@@ -11,6 +11,7 @@ export const HOUSE_ACCOUNTS = [
   'house:admin-tips',
   'house:adjustments',
   'house:prizes',
+  'house:affiliate',
 ] as const;
 export type HouseAccount = (typeof HOUSE_ACCOUNTS)[number];
 /** A user's wallet account for all currencies: `user:<id>`. */

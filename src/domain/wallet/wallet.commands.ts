@@ -35,11 +35,14 @@ export type DeductBalance = C<'DeductBalance', Admin & { tipId: number; currency
 export type SetBalance = C<'SetBalance', Admin & { currencyId: CurrencyId; balance: Minor }>;
 export type CreditPrize = C<'CreditPrize', Admin & { leaderboardId: string; leaderboardUserId: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor }>;
 
+/** An affiliate's earned commission paid into the wallet (house:affiliate -> user); idempotent on claimId. */
+export type ClaimAffiliateCommission = C<'ClaimAffiliateCommission', { claimId: string; operationKey: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor }>;
+
 export type WalletCommand =
   | RequestDeposit | ConfirmDeposit | CompleteDeposit | FailDeposit
   | PlaceBet | SettleBet | RollbackBet | ErrorBet
   | RequestWithdrawal | ApproveWithdrawal | RejectWithdrawal | RetryWithdrawal | CompleteWithdrawal | FailWithdrawal
-  | TipUser | DeductBalance | SetBalance | CreditPrize;
+  | TipUser | DeductBalance | SetBalance | CreditPrize | ClaimAffiliateCommission;
 
 /** What decide needs besides the command: whose wallet and the time. decide never reads a clock. */
 export type CommandMetadata = Readonly<{ userId: number; now: Date }>;

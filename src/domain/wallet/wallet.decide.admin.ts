@@ -1,6 +1,6 @@
 import { transfer } from '../ledger/posting.js';
 import { fromMinor, usdFromMinor } from '../money/money.js';
-import type { CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
+import type { ClaimAffiliateCommission, CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
 import {
   accept, alreadyDone, checkOperationKey, movement, mustBePositive, mustCover, mustNotBeNegative, reject,
   type DecideContext, type Decision,
@@ -82,6 +82,26 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
       ...movement(ctx, data.currencyId, `prz_${data.operationKey}`, postings),
       adminUserId: data.adminUserId, operationKey: data.operationKey, leaderboardId: data.leaderboardId,
       leaderboardUserId: data.leaderboardUserId, amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+    },
+  });
+};
+
+/**
+ * Affiliate commission claim: house:affiliate -> user. Not an admin action: the affiliate service
+ * calls it through the internal ledger API; the claim id is its idempotency key.
+ */
+export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: ClaimAffiliateCommission): Decision => {
+  const fingerprint = operationFingerprint(data.currencyId, data.amount, data.claimId);
+  const early = precheck(ctx, type, data.operationKey, fingerprint,
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  if (early) return early;
+  const postings = transfer('house:affiliate', ctx.user, data.currencyId, data.amount);
+  return accept({
+    type: 'AffiliateCommissionClaimed',
+    data: {
+      ...movement(ctx, data.currencyId, `aff_${data.claimId}`, postings),
+      claimId: data.claimId, operationKey: data.operationKey,
+      amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
     },
   });
 };

@@ -1,6 +1,6 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { CommandMetadata, WalletCommand } from './wallet.commands.js';
-import { creditPrize, deductBalance, setBalance, tipUser } from './wallet.decide.admin.js';
+import { claimAffiliateCommission, creditPrize, deductBalance, setBalance, tipUser } from './wallet.decide.admin.js';
 import { errorBet, placeBet, rollbackBet, settleBet } from './wallet.decide.bets.js';
 import { completeDeposit, confirmDeposit, failDeposit, requestDeposit } from './wallet.decide.deposits.js';
 import { makeContext } from './wallet.decide.shared.js';
@@ -39,6 +39,7 @@ export const decide = (command: WalletCommand, state: WalletState, meta: Command
     case 'DeductBalance': return deductBalance(ctx, command);
     case 'SetBalance': return setBalance(ctx, command);
     case 'CreditPrize': return creditPrize(ctx, command);
+    case 'ClaimAffiliateCommission': return claimAffiliateCommission(ctx, command);
     default: {
       const unreachable: never = command;
       throw new Error(`invariant: unknown wallet command ${(unreachable as { type: string }).type}`);

@@ -98,11 +98,16 @@ export type LeaderboardPrizeCredited = E<'LeaderboardPrizeCredited', Movement & 
   leaderboardId: string; leaderboardUserId: string; amount: DecimalString; usdAmount: DecimalString;
 }>;
 
+/** Affiliate commission claimed by its earner: house:affiliate -> user (internal ledger API). */
+export type AffiliateCommissionClaimed = E<'AffiliateCommissionClaimed', Movement & {
+  claimId: string; operationKey: string; amount: DecimalString; usdAmount: DecimalString;
+}>;
+
 export type WalletEvent =
   | DepositRequested | DepositConfirmed | DepositCompleted | DepositFailed
   | BetPlaced | BetSettled | BetRolledBack | BetErrored
   | WithdrawalRequested | WithdrawalApproved | WithdrawalRetried | WithdrawalRejected | WithdrawalCompleted | WithdrawalFailed
-  | AdminTipCredited | AdminTipDeducted | BalanceSet | LeaderboardPrizeCredited;
+  | AdminTipCredited | AdminTipDeducted | BalanceSet | LeaderboardPrizeCredited | AffiliateCommissionClaimed;
 
 export type WalletEventType = WalletEvent['type'];
 export type WalletEventOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>;
@@ -111,7 +116,7 @@ export const WALLET_EVENT_TYPES = [
   'DepositRequested', 'DepositConfirmed', 'DepositCompleted', 'DepositFailed',
   'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored',
   'WithdrawalRequested', 'WithdrawalApproved', 'WithdrawalRetried', 'WithdrawalRejected', 'WithdrawalCompleted', 'WithdrawalFailed',
-  'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited',
+  'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited', 'AffiliateCommissionClaimed',
 ] as const satisfies readonly WalletEventType[];
 
 export const isWalletEventType = (t: string): t is WalletEventType => (WALLET_EVENT_TYPES as readonly string[]).includes(t);

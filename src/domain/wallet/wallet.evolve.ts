@@ -162,6 +162,13 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
         fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount), d.leaderboardId, d.leaderboardUserId),
       });
     }
+    case 'AffiliateCommissionClaimed': {
+      const d = event.data;
+      return remember(applyPostings(state, d.postings), d.operationKey, {
+        commandType: 'ClaimAffiliateCommission', ref: d.claimId,
+        fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount), d.claimId),
+      });
+    }
     default: {
       const unreachable: never = event;
       throw new Error(`invariant: unknown wallet event ${JSON.stringify(unreachable)}`);
