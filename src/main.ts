@@ -10,7 +10,7 @@ import { createLimits } from './commands/limits.js';
 import { migrateLedger } from './commands/ledger.migrations.js';
 import { createUsers } from './commands/users.js';
 import { migrateUsers } from './commands/users.migrations.js';
-import { createAdminApp } from './http/admin-app.js';
+import { createAdminApp, createMetricsApp } from './http/admin-app.js';
 import { createPublicApp } from './http/public-app.js';
 import { identityProviderRoutes } from './http/identity-providers/wiring.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
@@ -155,6 +155,11 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
     logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
       `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
+  }
+  if (!roles.has('admin-api') && config.metricsPort !== undefined) {
+    const server = await listen(createMetricsApp({ ...appDeps, metrics, metricsToken: config.metricsToken }), config.metricsPort);
+    cleanups.push({ name: 'metrics', run: () => closeServer(server) });
+    logger.info({ url: `http://localhost:${portOf(server)}/metrics` }, `metrics: GET /metrics on http://localhost:${portOf(server)}`);
   }
   if (roles.has('public-api')) {
     const routers = identityProviderRoutes({ config, auth, pool, logger });

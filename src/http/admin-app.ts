@@ -59,3 +59,13 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));
   return finishApp(app, deps.logger);
 };
+
+/**
+ * GET /metrics and GET /health alone, for a process without admin-api (METRICS_PORT): a scaled-out
+ * gateway's sockets and throttled messages, a projector's lag, each scraped where they are counted.
+ */
+export const createMetricsApp = (deps: AppDeps & Readonly<{ metrics: Metrics; metricsToken?: string | undefined }>): Express => {
+  const app = createBaseApp(deps);
+  app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
+  return finishApp(app, deps.logger);
+};

@@ -62,6 +62,11 @@ export type Config = Readonly<{
   }>;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
+  /**
+   * Set: a process that does not run admin-api (a scaled-out gateway or projector) serves GET /metrics and
+   * GET /health on this port; a process with admin-api serves them on ADMIN_PORT and ignores it.
+   */
+  metricsPort: number | undefined;
   frontendOrigin: string;
   adminToolOrigin: string | undefined;
   /** Proxies in front of the service (addresses or CIDRs) whose X-Forwarded-For hops are skipped. */
@@ -152,6 +157,8 @@ const EnvSchema = z.object({
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535').optional(),
   FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
   ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
   TRUST_PROXY: commaList.default([]),
@@ -246,6 +253,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
     metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,
     adminToolOrigin: e.ADMIN_TOOL_ORIGIN,
     trustProxy: e.TRUST_PROXY,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
 import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import type { AccessRegistry } from '../../src/http/access.js';
-import { createAdminApp } from '../../src/http/admin-app.js';
+import { createAdminApp, createMetricsApp } from '../../src/http/admin-app.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
@@ -29,7 +29,7 @@ let guardedUrl: string;
 const registry: AccessRegistry = [];
 const servers: Server[] = [];
 
-const serve = async (app: ReturnType<typeof createAdminApp>): Promise<string> => {
+const serve = async (app: ReturnType<typeof createAdminApp | typeof createMetricsApp>): Promise<string> => {
   const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -167,5 +167,19 @@ describe('GET /metrics', () => {
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('# TYPE ledger_events_appended_total counter');
     expect(registry.map((r) => r.path)).not.toContain('/metrics');
+  });
+
+  it('when a process runs no back office (METRICS_PORT), then its metrics app serves /metrics behind the token and /health, and nothing else', async () => {
+    const gatewayMetrics = createMetrics();
+    gatewayMetrics.setSocketCount(() => 7);
+    gatewayMetrics.onThrottled('198.51.100.8');
+    const url = await serve(createMetricsApp({ logger, pool, store: rawStore, metrics: gatewayMetrics, metricsToken: METRICS_TOKEN }));
+    expect((await scrape(url)).status).toBe(401);
+    const s = samples((await scrape(url, { authorization: `Bearer ${METRICS_TOKEN}` })).text);
+    expect([s.get('ws_sockets_connected'), s.get('ws_throttled_messages_total')]).toEqual([7, 1]);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    const other = await fetch(`${url}/users`);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       publicPort: 3000, adminPort: 3001, wsPort: 3002, databaseUrl: undefined, dataDir: './.data', embeddedPgPort: 54329,
-      eventStore: { kind: 'postgres' }, redisUrl: undefined, appEnv: 'local', internalApiToken: undefined, logLevel: 'info',
+      eventStore: { kind: 'postgres' }, redisUrl: undefined, appEnv: 'local', internalApiToken: undefined, logLevel: 'info', metricsPort: undefined,
       ws: {
         throttlerTtlMs: 60_000, throttlerLimit: 240, throttlerBlockDurationMs: 600_000, throttlerDisabled: false,
         maxConnectionsPerIp: 20, clientMessageMaxLen: 16_384,
@@ -30,7 +30,9 @@ describe('loadConfig', () => {
       PUBLIC_PORT: '8080', ROLES: 'admin-api, projector', DATABASE_URL: 'postgres://u@db:5432/ledger', EVENT_STORE: 'eventstoredb',
       EVENTSTORE_CONNECTION_STRING: 'esdb://kurrent:2113?tls=false', REDIS_URL: 'redis://cache:6379', APP_ENV: 'production',
       INTERNAL_API_TOKEN: 'a-long-enough-token', WS_THROTTLER_DISABLE: 'true', ADMIN_TOOL_ORIGIN: '', TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+      METRICS_PORT: '9464',
     });
+    expect(config.metricsPort).toBe(9464);
     expect(config).toMatchObject({
       publicPort: 8080, databaseUrl: 'postgres://u@db:5432/ledger', redisUrl: 'redis://cache:6379', appEnv: 'production',
       eventStore: { kind: 'eventstoredb', connectionString: 'esdb://kurrent:2113?tls=false' }, internalApiToken: 'a-long-enough-token',
