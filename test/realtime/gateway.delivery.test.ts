@@ -107,6 +107,44 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     });
   });
 
+  it('when an admin edits the profile and a settled bet crosses a VIP threshold, then the user\'s sockets get ProfileUpdated patches with positions, nobody else', async () => {
+    const editor = await env.signedIn({ roles: ['Admin'], permissions: ['user.edit'] });
+    const gina = await env.signedIn();
+    const hank = await env.signedIn();
+    const g0 = await env.connect({ token: gina.accessToken, gateway: 0 });
+    const g1 = await env.connect({ token: gina.accessToken, gateway: 1 });
+    const h0 = await env.connect({ token: hank.accessToken, gateway: 0 });
+    for (const c of [g0, g1, h0]) await c.waitFor('AuthSuccess');
+    const ledgerPatches = (c: TestClient) => c.all('ProfileUpdated').filter((r) => !('marker' in (r.payload as object)));
+
+    const username = `gina${gina.user.id}`;
+    const patched = await call(env.adminUrl, 'PATCH', `/user/${gina.user.id}`, { headers: bearer(editor.accessToken), body: { username, isPrivate: true, isStaff: true } });
+    expect(patched.status).toBe(200);
+    await Promise.all([g0, g1].map((c) => c.waitFor('ProfileUpdated', (p: { isPrivate?: boolean }) => p.isPrivate === true)));
+
+    // 1,000 USD of settled stakes is VIP level 1 (src/domain/user/vip.ts).
+    const dep = await env.ledger.requestDeposit({ externalId: `vip-${gina.user.id}`, userId: gina.user.id, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1000' });
+    if (!isRight(dep)) throw new Error('deposit refused');
+    await env.ledger.completeDeposit(dep.right.deposit.id, {});
+    const bet = await env.ledger.placeBet({
+      id: `vip-bet-${gina.user.id}`, userId: gina.user.id, roundId: 'vip', gameId: 1,
+      gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } }, currencyId: 'USDT', amount: '1000', usdAmount: '1000',
+    });
+    expect(isRight(bet)).toBe(true);
+    expect(isRight(await env.ledger.settleBet(`vip-bet-${gina.user.id}`, { payout: '0', usdPayout: '0' }))).toBe(true);
+    await Promise.all([g0, g1].map((c) => c.waitFor('ProfileUpdated', (p: { vipLevel?: number }) => p.vipLevel === 1)));
+    await settle([g0, g1, h0], [gina.user.id, hank.user.id]);
+
+    for (const c of [g0, g1]) {
+      const got = ledgerPatches(c);
+      // isStaff is not part of the public user: it never reaches the socket.
+      expect(got.map((r) => r.payload)).toEqual([{ username }, { isPrivate: true }, { vipLevel: 1 }]);
+      got.forEach((r) => expect((r.meta as Meta).position).toMatch(/^\d+\/\d+$/));
+    }
+    expect(ledgerPatches(g0).map((r) => r.meta)).toEqual(ledgerPatches(g1).map((r) => r.meta));
+    expect(ledgerPatches(h0)).toEqual([]);
+  });
+
   it('when several balance changes happen, then every socket of the user gets them in ledger order with growing positions', async () => {
     const carol = await env.signedIn();
     const c0 = await env.connect({ token: carol.accessToken, gateway: 0 });
