@@ -222,14 +222,17 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       return run(input.userId, {
         type: 'ClaimAffiliateCommission',
         data: { claimId: input.claimId, operationKey, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => ({
-        claim: {
-          claimId: input.claimId, userId: input.userId, currencyId: input.currencyId,
-          amount: fromMinor(input.currencyId, amount.right), usdAmount: usdFromMinor(usdAmount.right), transactionId: `aff_${input.claimId}`,
-          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
-        },
-        created: appended,
-      }));
+      }, (s, appended) => {
+        // The claim as first paid (a repeat answers the same, whatever usdAmount it sent or the balance did since).
+        const c = s.claims.get(input.claimId)!;
+        return {
+          claim: {
+            claimId: c.claimId, userId: input.userId, currencyId: c.currencyId, amount: fromMinor(c.currencyId, c.amount),
+            usdAmount: usdFromMinor(c.usdAmount), transactionId: c.transactionId, balance: fromMinor(c.currencyId, c.balanceAfter),
+          },
+          created: appended,
+        };
+      });
     },
 
     balances: async (userId) => balanceViews(await handler.load(userId)),

@@ -60,7 +60,7 @@ export type AdminTipInput = Readonly<{
 }>;
 
 export type AffiliateClaimInput = Readonly<{ claimId: string; userId: number; currencyId: CurrencyId; amount: string; usdAmount?: string | undefined }>;
-/** A claim as paid, with the wallet's balance in that currency after it. */
+/** A claim as first paid, with the wallet's balance in that currency right after it (a repeat answers the same). */
 export type AffiliateClaimView = Readonly<{
   claimId: string; userId: number; currencyId: CurrencyId; amount: DecimalString; usdAmount: DecimalString; transactionId: string; balance: DecimalString;
 }>;

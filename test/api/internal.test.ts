@@ -359,8 +359,11 @@ describe('POST /internal/affiliate-claims', () => {
     expect(first).toMatchObject({ status: 201, body: {
       claimId: body.claimId, userId, currencyId: 'USDT', amount: '12.345678', usdAmount: '12.35', transactionId: `aff_${body.claimId}`, balance: '14.345678',
     } });
-    expect(await post('/internal/affiliate-claims', body)).toMatchObject({ status: 200, body: first.body });
-    expect(await balanceOf(userId, 'USDT')).toBe('14.345678');
+    // The balance moves, then the claim is retried with another USD figure: the answer is the first claim, nothing is credited.
+    const dep = await post('/internal/deposits', depositBody(userId, { currencyId: 'USDT', amount: '1' }));
+    await post(`/internal/deposits/${dep.body.id}/complete`, {});
+    expect(await post('/internal/affiliate-claims', { ...body, usdAmount: '99' })).toEqual({ status: 200, body: first.body, headers: expect.anything() });
+    expect(await balanceOf(userId, 'USDT')).toBe('15.345678');
     const { rows } = await pool.query<{ data: { postings: unknown[] } }>(
       `SELECT data FROM events WHERE stream_id = $1 AND type = 'AffiliateCommissionClaimed'`, [`wallet-${userId}`]);
     expect(rows.map((r) => r.data.postings)).toEqual([[

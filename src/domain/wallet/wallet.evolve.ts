@@ -164,7 +164,12 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
     }
     case 'AffiliateCommissionClaimed': {
       const d = event.data;
-      return remember(applyPostings(state, d.postings), d.operationKey, {
+      const next = applyPostings(state, d.postings);
+      const claim = {
+        claimId: d.claimId, currencyId: d.currencyId, amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount),
+        transactionId: d.transactionId, balanceAfter: toMinor(d.currencyId, d.balanceAfter),
+      };
+      return remember({ ...next, claims: next.claims.set(d.claimId, claim) }, d.operationKey, {
         commandType: 'ClaimAffiliateCommission', ref: d.claimId,
         fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount), d.claimId),
       });

@@ -37,6 +37,11 @@ export type OperationEntry = Readonly<{
 export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...extra: readonly string[]): string =>
   JSON.stringify([currencyId, amount.toString(), ...extra]);
 
+/** An affiliate commission claim as first paid: a repeat of its claimId answers this. */
+export type ClaimEntry = Readonly<{
+  claimId: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor;
+}>;
+
 /**
  * The folded wallet stream of one user. Persistent maps (immutable.js) keep `evolve` pure
  * without copying whole maps on every event.
@@ -50,6 +55,7 @@ export type WalletState = Readonly<{
   bets: IMap<string, BetEntry>;
   withdrawals: IMap<string, WithdrawalEntry>;
   operations: IMap<string, OperationEntry>;
+  claims: IMap<string, ClaimEntry>;
 }>;
 
 export const depositExternalKey = (providerId: string, externalId: string): string => `${providerId}:${externalId}`;
@@ -62,6 +68,7 @@ export const initialWalletState = (userId: number): WalletState => ({
   bets: IMap(),
   withdrawals: IMap(),
   operations: IMap(),
+  claims: IMap(),
 });
 
 export const balanceOf = (state: WalletState, currencyId: CurrencyId): Minor => state.balances.get(currencyId) ?? 0n;
