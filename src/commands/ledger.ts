@@ -227,7 +227,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
         const c = s.claims.get(input.claimId)!;
         return {
           claim: {
-            claimId: c.claimId, userId: input.userId, currencyId: c.currencyId, amount: fromMinor(c.currencyId, c.amount),
+            claimId: input.claimId, userId: input.userId, currencyId: c.currencyId, amount: fromMinor(c.currencyId, c.amount),
             usdAmount: usdFromMinor(c.usdAmount), transactionId: c.transactionId, balance: fromMinor(c.currencyId, c.balanceAfter),
           },
           created: appended,

@@ -1,4 +1,5 @@
 import { CURRENCY_IDS, REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
+import { ACCOUNTING_TYPES } from '../projections/transactions.projection.js';
 import { DateFilter, DecimalFilter, IntFilter, looseInt, looseUserId, NumberFilter, StringFilter } from './filters.js';
 import { paginationFields } from './pagination.js';
 import { z } from './validate.js';
@@ -74,18 +75,13 @@ export const BetsBody = z.object({
   ...betsFields, page: betsFields.page.unwrap(), take: betsFields.take.unwrap(), where: BetsFilter.prefault({}),
 }).openapi('BetsBody');
 
-export const TRANSACTION_TYPES = [
-  'DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET', 'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT',
-  'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM',
-] as const;
-
 /** Our definition of the spec's "transactions query body" (docs/back-office.md). */
 export const TransactionsBody = z.object({
   sortOrder: SortOrder.default('desc'),
   where: z.strictObject({
     userId: looseUserId.optional(),
     currencyId: z.enum(CURRENCY_IDS).optional(),
-    type: z.enum(TRANSACTION_TYPES).optional(),
+    type: z.enum(ACCOUNTING_TYPES).optional(),
     createdAt: DateFilter.optional(),
   }).prefault({}),
   ...paginationFields(20),

@@ -22,6 +22,11 @@ export const TRANSACTION_TYPES = {
   AffiliateCommissionClaimed: 'AFFILIATE_CLAIM',
 } as const satisfies Record<MovementType, string | null>;
 
+export type AccountingType = Exclude<(typeof TRANSACTION_TYPES)[MovementType], null>;
+/** Every accounting type, in the order above: the one list the transactions filter and the read model's check follow. */
+export const ACCOUNTING_TYPES = Object.values(TRANSACTION_TYPES)
+  .filter((t): t is AccountingType => t !== null) as readonly AccountingType[] as readonly [AccountingType, ...AccountingType[]];
+
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 
 /** Ids and amounts that differ per event type: what the row refers to, the reversed transaction, the USD value. */

@@ -166,7 +166,7 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const d = event.data;
       const next = applyPostings(state, d.postings);
       const claim = {
-        claimId: d.claimId, currencyId: d.currencyId, amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount),
+        currencyId: d.currencyId, amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount),
         transactionId: d.transactionId, balanceAfter: toMinor(d.currencyId, d.balanceAfter),
       };
       return remember({ ...next, claims: next.claims.set(d.claimId, claim) }, d.operationKey, {

@@ -38,9 +38,7 @@ export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...e
   JSON.stringify([currencyId, amount.toString(), ...extra]);
 
 /** An affiliate commission claim as first paid: a repeat of its claimId answers this. */
-export type ClaimEntry = Readonly<{
-  claimId: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor;
-}>;
+export type ClaimEntry = Readonly<{ currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor }>;
 
 /**
  * The folded wallet stream of one user. Persistent maps (immutable.js) keep `evolve` pure
