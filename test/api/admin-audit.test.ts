@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Projector } from '../../src/projections/index.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv, type Reply } from '../support/auth-env.js';
+import { untilVisible } from '../support/audit-ledger.js';
 import { fundedUser, pendingWithdrawal, signedInAdmin } from '../support/money-env.js';
 
 type Admin = Awaited<ReturnType<typeof signedInAdmin>>;
@@ -30,7 +31,8 @@ const ok = async (reply: Promise<Reply>, action: string, admin: Admin, target: n
 };
 const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
 const audit = async (query: string, as: Admin = auditor): Promise<Reply> => {
-  await projector.waitFor(await env.store.headPosition());
+  // Every committed event, not only the visible head: another file's open transaction can hold fresh commits back.
+  await projector.waitFor(await untilVisible(env.store, env.pool));
   return as.as('GET', `/admin-audit${query}`);
 };
 const actionsOf = (reply: Reply) => (reply.body.data as Entry[]).map((e) => e.action);
