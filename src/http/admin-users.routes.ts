@@ -16,13 +16,32 @@ import { StringList, Text, UntypedObject, UserRecord } from './openapi.schemas.j
 
 export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
 
+const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
+  state.status === 'registered' && state.roles.includes('SuperAdmin');
+
+/**
+ * Least privilege between admins: only a SuperAdmin may ban, edit, reset the avatar of or change the
+ * permissions of a SuperAdmin. Checked on the target's and the actor's current state, before the command.
+ */
+export const guardSuperAdminTarget = async (users: Pick<Users, 'load'>, actorId: number, targetId: number): Promise<void> => {
+  if (actorId === targetId) return;
+  if (!isSuperAdmin(await users.load(targetId))) return;
+  if (!isSuperAdmin(await users.load(actorId))) throw authError('forbidden', 'Only a SuperAdmin may change a SuperAdmin');
+};
+
+/** The rule as the OpenAPI descriptions state it. */
+export const SUPERADMIN_TARGET_RULE = 'Least privilege: an Admin cannot do this to a SuperAdmin (403 FORBIDDEN); only a SuperAdmin can.';
+const DELEGATION_RULE = 'Only a permission the caller holds can be granted or revoked (a SuperAdmin holds all).';
+
 /** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
 export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 export const banUser: AdminOperation<Pick<AdminUsersDeps, 'users' | 'pool'>, typeof UserBanCommand, Awaited<ReturnType<typeof fullUserOf>>> = {
   permission: 'user.ban',
   schema: UserBanCommand,
-  run: async ({ users, pool }, { userId, banReason }, adminUserId) =>
-    fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId))),
+  run: async ({ users, pool }, { userId, banReason }, adminUserId) => {
+    await guardSuperAdminTarget(users, adminUserId, userId);
+    return fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId)));
+  },
 };
 
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
@@ -31,6 +50,7 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
   const route = guardedRoutes(router, authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
   const view = (user: Parameters<typeof fullUserOf>[1]) => fullUserOf(pool, user);
+  const mayChange = (req: Request, targetId: number) => guardSuperAdminTarget(users, admin(req), targetId);
 
   /** Only a SuperAdmin may hand out (or take away) a permission the caller does not hold. */
   const mayDelegate = (req: Request, permission: Permission) => {
@@ -72,26 +92,28 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
     res.json(await view(state));
   });
   route('patch', '/user/:id', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Update a user', request: { params: UserIdParams, body: UpdateUserBody },
+    summary: 'Update a user', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams, body: UpdateUserBody },
     responses: { 200: { description: 'The user', schema: UserRecord } },
   }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { username, ...changes } = parseBody(UpdateUserBody, req);
+    await mayChange(req, id);
     // The username first: it is the change that can be refused (taken), and then nothing else is written.
     let user = username === undefined ? undefined : orThrowUser(await users.execute(id, { type: 'SetUsername', data: { username } }, admin(req)));
     if (Object.keys(changes).length > 0 || !user) user = orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes } }, admin(req)));
     res.json(await view(user));
   });
   route('patch', '/user/:id/avatar/reset', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Reset a user\'s avatar', request: { params: UserIdParams },
+    summary: 'Reset a user\'s avatar', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams },
     responses: { 200: { description: 'The default avatar URL', schema: Text } },
   }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
+    await mayChange(req, id);
     orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
     res.json(DEFAULT_AVATAR_URL);
   });
   route('patch', '/user/:id/ban', { kind: 'perm', permission: banUser.permission }, {
-    summary: 'Ban a user (ends their sessions)', request: { params: UserIdParams, body: BanBody },
+    summary: 'Ban a user (ends their sessions)', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams, body: BanBody },
     responses: { 200: { description: 'The user', schema: UserRecord } },
   }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
@@ -114,21 +136,25 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
     res.json(await view(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
   });
   route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Grant a permission', request: { params: UserIdParams, body: PermissionsBody },
+    summary: 'Grant a permission', description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
+    request: { params: UserIdParams, body: PermissionsBody },
     responses: { 200: { description: 'The user', schema: UserRecord } },
   }, async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const { permissions } = parseBody(PermissionsBody, req);
     mayDelegate(req, permissions);
+    await mayChange(req, id);
     const user = orThrowUser(await users.execute(id, { type: 'GrantPermission', data: { permission: permissions } }, admin(req)));
     res.json({ userId: id, permissions: user.permissions });
   });
   route('delete', '/user/:id/permissions/:name', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Revoke a permission', request: { params: PermissionParams }, addition: true,
+    summary: 'Revoke a permission', description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
+    request: { params: PermissionParams }, addition: true,
     responses: { 200: { description: 'The user', schema: UserRecord } },
   }, async (req, res) => {
     const { id, name } = parseParams(PermissionParams, req);
     mayDelegate(req, name);
+    await mayChange(req, id);
     const user = orThrowUser(await users.execute(id, { type: 'RevokePermission', data: { permission: name } }, admin(req)));
     res.json({ userId: id, permissions: user.permissions });
   });

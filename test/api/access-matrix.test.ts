@@ -138,6 +138,33 @@ describe('back-office access matrix', () => {
     expect(granted.body.permissions).toEqual(['user.ban']);
   });
 
+  it('when an Admin holding every needed permission targets a SuperAdmin (ban, unban, edit, avatar, roles, permissions), then 403 and nothing changes; a SuperAdmin may', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.ban', 'user.edit', 'user.view'] });
+    const token = (await signIn(env, admin)).accessToken;
+    const target = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+    const before = await env.users.load(target.id);
+    const attempts: Array<[string, string, unknown?]> = [
+      ['PATCH', `/user/${target.id}/ban`, { banReason: 'escalation' }],
+      ['PATCH', `/user/${target.id}/unban`],
+      ['PATCH', `/user/${target.id}`, { username: 'renamedsa' }],
+      ['PATCH', `/user/${target.id}/avatar/reset`],
+      ['PUT', `/user/${target.id}/roles`, { roles: 'Admin' }],
+      ['PUT', `/user/${target.id}/permissions`, { permissions: 'user.view' }],
+      ['DELETE', `/user/${target.id}/permissions/user.view`],
+      ['PUT', '/user/revoke-single-role', { username: target.username, role: 'SuperAdmin' }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const reply = await call(env.adminUrl, method, path, { headers: bearer(token), ...(body === undefined ? {} : { body }) });
+      expect({ method, path, status: reply.status, code: reply.body?.code }).toEqual({ method, path, status: 403, code: 'FORBIDDEN' });
+    }
+    expect(await env.users.load(target.id)).toEqual(before);
+    expect((await signIn(env, target)).accessToken).not.toBe('');
+    // The same Admin may still act on an ordinary user, and a SuperAdmin on a SuperAdmin.
+    const plain = await env.makeUser();
+    expect((await call(env.adminUrl, 'PATCH', `/user/${plain.id}/avatar/reset`, { headers: bearer(token) })).status).toBe(200);
+    expect((await call(env.adminUrl, 'PATCH', `/user/${target.id}/avatar/reset`, { headers: bearer(tokens.superadmin) })).status).toBe(200);
+  });
+
   it('when a permission is granted or revoked, then the holder\'s live session gains or loses access on the next request', async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'] });
     const target = await env.makeUser();
