@@ -91,6 +91,10 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
   if (options.batchSize !== undefined && (!Number.isInteger(options.batchSize) || options.batchSize < 1)) throw new RangeError('batchSize must be a positive integer');
   const rows = new ExportStream(exportQuery(options.kind, range), formatter, { stallTimeoutMs: options.stallTimeoutMs ?? 60_000, maxRows: options.batchSize });
 
+  // A statement that fails (a value the server refuses, a dropped connection) destroys the stream with an error,
+  // possibly before anyone pipes it: without a listener that 'error' event would end the process. The failure
+  // still reaches the caller through `started` or the pipeline, which listens on its own.
+  rows.on('error', () => undefined);
   const client = await options.pool.connect();
   // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
   const onConnectionError = (): void => undefined;

@@ -1,9 +1,9 @@
 import { ADMIN_AUDIT_ACTIONS } from '../audit/admin-actions.js';
 import { looseUserId } from './filters.js';
 import { paginationFields } from './pagination.js';
-import { z } from './validate.js';
+import { storableDateTime, z } from './validate.js';
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = storableDateTime;
 
 /** [from, to): `to` must be later than `from` when both are given. */
 export const orderedRange = (q: { from?: string | undefined; to?: string | undefined }): boolean =>

@@ -245,11 +245,13 @@ export const notFound: RequestHandler = (req, _res, next) => {
 };
 
 /** body-parser marks its errors with `type` and a 4xx `status`. */
-type ParserError = Error & { type?: string; status?: number; expose?: boolean };
+type ParserError = Error & { type?: string; status?: number; expose?: boolean; limit?: number };
 
 const fromParser = (error: ParserError): HttpError | undefined => {
   if (error.type === 'entity.parse.failed') return new HttpError(400, 'INVALID_JSON', 'Request body is not valid JSON');
-  if (error.type === 'entity.too.large') return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
+  if (error.type === 'entity.too.large') {
+    return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large', [{ field: 'body', message: `must be at most ${error.limit} bytes` }]);
+  }
   if (typeof error.status === 'number' && error.status >= 400 && error.status < 500 && error.expose) {
     return new HttpError(error.status, 'BAD_REQUEST', error.message);
   }

@@ -1,8 +1,8 @@
 import { EXPORT_FORMATS, EXPORT_KINDS } from '../audit/export.columns.js';
 import { orderedRange, RANGE_ORDER_ISSUE } from './admin-audit.schemas.js';
-import { z } from './validate.js';
+import { storableDateTime, z } from './validate.js';
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = storableDateTime;
 
 /** GET /accounting/export: which read model, which format, [from, to) on created_at (either end open). */
 export const ExportQuery = z.object({

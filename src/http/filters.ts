@@ -1,4 +1,4 @@
-import { z } from './validate.js';
+import { MAX_DECIMAL_CHARS, storableDateTime, z } from './validate.js';
 
 /**
  * The spec's filter objects (NumberFilter, IntFilter, DecimalFilter, DateFilter, StringFilter) as zod
@@ -18,14 +18,14 @@ export class SqlParams {
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
 /** Numbers arrive as JSON numbers (body, JSON `where`) or strings (bracketed query keys). */
-export const looseNumber = z.union([z.number().finite(), z.string().regex(NUMBER, 'Expected a number').transform(Number)]);
+export const looseNumber = z.union([z.number().finite(), z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a number').transform(Number)]);
 export const looseInt = z.union([z.number().int().min(-2147483648).max(2147483647), z.string().regex(INTEGER, 'Expected an integer').transform(Number)])
   .pipe(z.number().int().min(-2147483648).max(2147483647));
 export const looseUserId = z.union([z.number().int().min(1), z.string().regex(/^\d{1,15}$/, 'Expected a user id').transform(Number)])
   .pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
 /** A decimal string: optional sign, digits, optional fraction; no exponent. */
-export const decimalString = z.string().regex(NUMBER, 'Expected a decimal string such as "10.5"');
-const dateTime = z.iso.datetime({ offset: true });
+export const decimalString = z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a decimal string such as "10.5"');
+const dateTime = storableDateTime;
 const stringList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string()).max(100));
 
 const compare = <T extends z.ZodType>(value: T) => ({ lt: value.optional(), gt: value.optional(), lte: value.optional(), gte: value.optional() });

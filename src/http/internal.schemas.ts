@@ -1,6 +1,6 @@
 import { REQUEST_CURRENCY_IDS, scaleOf, USD_SCALE, isCurrencyId } from '../domain/money/currency.js';
 import { isParseError, parseDecimal } from '../domain/money/money.js';
-import { z } from './validate.js';
+import { MAX_DECIMAL_CHARS, z } from './validate.js';
 
 /** Networks and payment providers of the spec's shared enumerations. */
 export const NETWORK_IDS = [
@@ -17,6 +17,7 @@ const id = text(128);
 
 /** Shape only; the scale depends on the currency and is checked by `withScales`. No sign, no exponent. */
 export const DecimalString = z.string({ error: required('a decimal string') })
+  .max(MAX_DECIMAL_CHARS, `must be at most ${MAX_DECIMAL_CHARS} characters`)
   .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "12.5" (no sign, no exponent)')
   .openapi({ type: 'string', example: '12.5' });
 

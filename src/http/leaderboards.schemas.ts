@@ -2,7 +2,7 @@ import { REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
 import { isParseError, parseDecimal } from '../domain/money/money.js';
 import { LEADERBOARD_STATUSES, LEADERBOARD_TYPES } from '../leaderboards/leaderboard.rules.js';
 import { paginationFields, queryBoolean } from './pagination.js';
-import { z } from './validate.js';
+import { MAX_DECIMAL_CHARS, z } from './validate.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 
@@ -51,7 +51,7 @@ export const GivePrizeBody = z.strictObject({
   currency: z.enum(REQUEST_CURRENCY_IDS),
   leaderboardId: z.string().min(1).max(64),
   userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  usdAmount: z.string().regex(DECIMAL, 'must be a decimal number like "12.5"').optional(),
+  usdAmount: z.string().max(MAX_DECIMAL_CHARS).regex(DECIMAL, 'must be a decimal number like "12.5"').optional(),
   fullUsdAmount: z.boolean().optional(),
 }).refine((b) => b.fullUsdAmount === true || b.usdAmount !== undefined, { path: ['usdAmount'], message: 'usdAmount is required unless fullUsdAmount is true' })
   .openapi('GivePrizeBody');

@@ -1,8 +1,8 @@
-import { z } from './validate.js';
+import { storableDateTime, z } from './validate.js';
 
 const userId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
-export const ExclusionBody = z.object({ excludeUntil: z.iso.datetime({ offset: true }), userId }).openapi('SelfExclusionBody');
+export const ExclusionBody = z.object({ excludeUntil: storableDateTime, userId }).openapi('SelfExclusionBody');
 export const LiftExclusionBody = z.object({ userId }).openapi('LiftSelfExclusionBody');
 /** USD per bet; zero forbids betting, more than 8 decimals is refused. */
 export const BetLimitBody = z.object({

@@ -8,6 +8,7 @@ import type { Redis } from '../infra/redis.js';
 import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
 import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
+import { inputPolicy } from './input-policy.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
 import { HEALTH_DOCS, PUBLIC_INFO } from './api-docs.js';
 import { docsRoutes, openApiDocument, routeDocsOf, type DocumentedRoute } from './openapi.js';
@@ -30,6 +31,7 @@ export const createBaseApp = (deps: AppDeps): Express => {
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   app.use(requestId(deps.logger), requestLogger);
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
+  app.use(inputPolicy);
   app.use(healthRoutes({
     checks: dependencyChecks(deps),
     logger: deps.logger,

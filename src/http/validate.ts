@@ -19,3 +19,20 @@ export const parseBody = <S extends z.ZodType>(schema: S, req: Request): z.outpu
 export const parseParams = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.params, 'params');
 export const parseQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.query, 'query');
 export const parseHeaders = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.headers, 'headers');
+
+/**
+ * Years PostgreSQL's timestamptz takes in ISO form and JavaScript writes back the same way: 0001 to 9999
+ * in UTC, once the zone is applied (`9999-12-31T23:59:59-23:59` is in year 10000). Outside it a filter
+ * would fail in the database instead of as a 400.
+ */
+const STORABLE_FROM = Date.parse('0001-01-01T00:00:00Z');
+const STORABLE_UNTIL = Date.parse('+010000-01-01T00:00:00Z');
+export const isStorableInstant = (ms: number): boolean => Number.isFinite(ms) && ms >= STORABLE_FROM && ms < STORABLE_UNTIL;
+
+/** The one ISO 8601 date-time with zone of every request: checked for the range PostgreSQL stores. */
+export const storableDateTime = z.iso.datetime({ offset: true })
+  // Unparseable is the format check's issue already: one issue per field.
+  .refine((s) => Number.isNaN(Date.parse(s)) || isStorableInstant(Date.parse(s)), 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z once the zone is applied');
+
+/** Longest decimal string a filter or amount takes: far beyond any amount, far below PostgreSQL's NUMERIC limits. */
+export const MAX_DECIMAL_CHARS = 64;

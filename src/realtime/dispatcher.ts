@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z, ZodError } from 'zod';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
 import { HttpError } from '../http/errors.js';
+import { inspectInput } from '../http/input-policy.js';
 import type { Logger } from '../infra/logger.js';
 import type { GatewaySocket, RecoveryResult } from './delivery.js';
 import type { MessageThrottle } from './protection/index.js';
@@ -191,6 +192,9 @@ export const createDispatcher = (deps: DispatcherDeps) => {
         ack?.(fail(429, 'TOO_MANY_REQUESTS', TOO_MANY_REQUESTS));
         return;
       }
+      // The HTTP edge's input policy, for messages: the event name and the payload, before any handler sees them.
+      const problem = inspectInput(name, 'event') ?? inspectInput(payload, name === GENERIC_EVENT ? 'message' : 'data');
+      if (problem) return invalid(socket, fail(400, 'VALIDATION_FAILED', 'Validation failed', [problem]), ack);
       if (name !== GENERIC_EVENT) return await route(socket, name, payload, ack);
       // The spec's envelope {event, data, isAck}: the result goes to the acknowledgement only when isAck.
       const generic = GenericMessage.safeParse(payload);

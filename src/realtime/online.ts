@@ -69,7 +69,9 @@ export const startOnlineTicker = (deps: OnlineDeps): { stop: () => Promise<void>
     return count;
   };
   let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => { running = tick(); }, deps.intervalMs);
+  const timer = setInterval(() => {
+    running = tick().catch((error: unknown) => deps.logger.warn({ err: error }, 'online count tick failed'));
+  }, deps.intervalMs);
   timer.unref();
   return {
     tick,

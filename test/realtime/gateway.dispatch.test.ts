@@ -97,6 +97,20 @@ describe('realtime gateway: dispatch of client events', () => {
     c.close();
   });
 
+  it('when a message carries a NUL, a lone surrogate or JSON nested past the limit, then 400 VALIDATION_FAILED naming the field and the handler does not run', async () => {
+    const c = await env.connect();
+    const before = seen.length;
+    expect(await c.ack('TestRecord', { mark: 'a\u0000b' })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ field: 'data.mark' }] });
+    expect(await c.ack('message', { event: 'TestRecord', data: { mark: '\ud800' }, isAck: true }))
+      .toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ field: 'message.data.mark' }] });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200; i++) deep = { d: deep };
+    expect(await c.ack('TestRecord', { mark: 'ok', deep })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(seen.length).toBe(before);
+    expect(await c.ack('TestRecord', { mark: 'fine' })).toEqual({ status: 200, data: { recorded: 'fine' } });
+    c.close();
+  });
+
   it('when the event is unknown, then 404 UNKNOWN_EVENT', async () => {
     const c = await env.connect();
     expect(await c.ack('NoSuchEvent', {})).toEqual({ status: 404, code: 'UNKNOWN_EVENT', message: 'Unknown event NoSuchEvent' });
