@@ -60,7 +60,10 @@ export type SealReport = Readonly<{
   /** Seals checked (the sealed count when the check started) and the last one's position. */
   sealed: bigint;
   sealedHead: string | undefined;
-  /** Events after the sealed head: appended but not sealed yet. Not a difference; the sealer is behind (or stopped). */
+  /**
+   * Events after the sealed head: appended but not sealed yet, including committed events not yet readable in global
+   * order (an older transaction is still open). Not a difference; the sealer is behind (or stopped).
+   */
   unsealed: number;
   /** Checkpoints whose MAC and chain hash both hold, and the sealed count of the last one (0n: none). */
   checkpoints: number;

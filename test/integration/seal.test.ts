@@ -245,6 +245,29 @@ describe('ledger seals (tamper evidence)', () => {
     });
   });
 
+  it('when an event is appended behind the stopped sealer while an older transaction of the cluster is still open, then it is still counted as unsealed', async () => {
+    // What another test file (or any client) does to the whole cluster: an xid held open hides later commits from readAll.
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      await tampering(['events'], async () => {
+        await pool.query(
+          `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+           SELECT stream_id, stream_revision + 1, $1, type, data, metadata FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+          [uuidv4()],
+        );
+      }, async () => {
+        const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
+        expect(report.differences).toEqual([]);
+        expect(report.unsealed).toBe(1);
+      });
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+  });
+
   it('when a seal row is edited, then verify reports the broken chain at that seal', async () => {
     const v = await victim('BetPlaced', 33);
     await tampering(['event_seals'], async () => {
