@@ -33,9 +33,10 @@ export const SERVICE_TEST_ENV: Readonly<Record<string, string>> = {
  * a process that exits first rejects with its last log lines.
  */
 export const startService = async (name: string, env: Readonly<Record<string, string>>,
-  opts: Readonly<{ command?: string; args?: string[]; cwd?: string; readyTimeoutMs?: number }> = {}): Promise<ServiceProcess> => {
+  opts: Readonly<{ command?: string; args?: string[]; cwd?: string; readyTimeoutMs?: number; uid?: number; gid?: number }> = {}): Promise<ServiceProcess> => {
   const child = spawn(opts.command ?? TSX, opts.args ?? ['src/main.ts'], {
     cwd: opts.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.uid === undefined ? {} : { uid: opts.uid }), ...(opts.gid === undefined ? {} : { gid: opts.gid }),
   });
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
