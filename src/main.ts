@@ -39,6 +39,7 @@ import { startSealer } from './audit/seal.js';
 import { SEAL_KEY_NAME } from './audit/cli/ledger-cli.js';
 import { createMetrics, instrumentLedger, instrumentStore } from './infra/metrics.js';
 import { projectionReadings } from './projections/projection-status.js';
+import { MFA_KEY_NAME, mayGenerateKeys, missingSecrets } from './infra/required-secrets.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -117,8 +118,8 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const auth = await createAuthKit({
     users, pool, redis,
     settings: {
-      keys: await loadKeys({ privatePem: a.jwtPrivateKey, publicPem: a.jwtPublicKey, dataDir: config.dataDir }),
-      mfaKey: await loadSymmetricKey(a.mfaEncryptionKey, config.dataDir, 'mfa-secrets'),
+      keys: await loadKeys({ privatePem: a.jwtPrivateKey, publicPem: a.jwtPublicKey, dataDir: config.dataDir, generate: mayGenerateKeys(config) }),
+      mfaKey: await loadSymmetricKey(a.mfaEncryptionKey, config.dataDir, MFA_KEY_NAME, { generate: mayGenerateKeys(config) }),
       accessTtlSeconds: a.accessTokenTtlSeconds, refreshTtlSeconds: a.refreshTokenTtlSeconds, mfaChallengeTtlSeconds: a.mfaChallengeTtlSeconds,
       captcha: { verifyUrl: a.captchaVerifyUrl, secret: a.captchaSecret, localBypassToken: a.captchaLocalBypassToken, appEnv: config.appEnv },
       throttle: { maxFailuresPerAccount: a.maxFailuresPerAccount, maxFailuresPerAddress: a.maxFailuresPerAddress, windowSeconds: a.failureWindowSeconds },
@@ -144,7 +145,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
     // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
     const sealer = startSealer({
-      store, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME),
+      store, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
       checkpointEvery: config.audit.sealCheckpointEvery, logger: logger.child({ component: 'sealer' }),
       onCheckpoint: (c) => logger.info({ sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') }, 'ledger seal checkpoint'),
     });
@@ -213,6 +214,12 @@ const main = async (): Promise<void> => {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  // Checked before anything starts: a process of a deployment must never make up a key the others cannot know.
+  const missing = await missingSecrets(config, SEAL_KEY_NAME);
+  if (missing) {
+    process.stderr.write(`${missing}\n`);
     process.exit(1);
   }
   const logger = createLogger({ level: config.logLevel });

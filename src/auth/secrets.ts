@@ -2,22 +2,41 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** A 32-byte key: from the given hex / base64 value, else generated once and kept under `dataDir/keys`. */
-export const loadSymmetricKey = async (given: string | undefined, dataDir: string, name: string): Promise<Buffer> => {
+/** Outside local and development a missing key is an error: a key generated here would be unknown to other processes. */
+export class MissingKeyError extends Error {
+  override readonly name = 'MissingKeyError';
+}
+
+/** Where a generated key named `name` is kept. */
+export const keyFile = (dataDir: string, name: string): string => join(dataDir, 'keys', `${name}.key`);
+
+/**
+ * A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`,
+ * the default) generated once and kept there; with `generate: false` a missing file throws MissingKeyError.
+ */
+export const loadSymmetricKey = async (given: string | undefined, dataDir: string, name: string,
+  options: Readonly<{ generate?: boolean }> = {}): Promise<Buffer> => {
   if (given) {
     const key = /^[0-9a-f]{64}$/i.test(given) ? Buffer.from(given, 'hex') : Buffer.from(given, 'base64');
     if (key.length !== 32) throw new Error(`${name}: must be 32 bytes in hex or base64`);
     return key;
   }
   const dir = join(dataDir, 'keys');
-  const file = join(dir, `${name}.key`);
+  const file = keyFile(dataDir, name);
   try {
     return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  if (options.generate === false) throw new MissingKeyError(`no ${name} key given and ${file} does not exist`);
   const key = randomBytes(32);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
+  try {
+    await writeFile(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process generated it first: everyone uses that one.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+  }
   return key;
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MissingKeyError } from './secrets.js';
 import {
   SignJWT, exportJWK, generateKeyPair, importJWK, importPKCS8, importSPKI, jwtVerify, errors as joseErrors, type CryptoKey, type JWK,
 } from 'jose';
@@ -30,22 +31,39 @@ export type Tokens = Readonly<{
 export const generateKeys = async (): Promise<KeyPair> => generateKeyPair(JWT_ALG, { crv: 'Ed25519', extractable: true });
 
 /** Keys from PEM (PKCS#8 / SPKI) when given; else a pair generated once and kept under `dataDir/keys`. */
-export const loadKeys = async (opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string }>): Promise<KeyPair> => {
+/** Where a generated signing key pair is kept. */
+export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jwt-ed25519.jwk.json');
+
+/**
+ * The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once
+ * and kept there; with `generate: false` a missing file throws MissingKeyError.
+ */
+export const loadKeys = async (opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>): Promise<KeyPair> => {
   if (opts.privatePem && opts.publicPem) {
     return { privateKey: await importPKCS8(opts.privatePem, JWT_ALG), publicKey: await importSPKI(opts.publicPem, JWT_ALG) };
   }
   const dir = join(opts.dataDir, 'keys');
-  const file = join(dir, 'jwt-ed25519.jwk.json');
-  try {
+  const file = jwtKeyFile(opts.dataDir);
+  const read = async (): Promise<KeyPair> => {
     const jwk = JSON.parse(await readFile(file, 'utf8')) as JWK;
     const { d: _d, ...pub } = jwk;
     return { privateKey: await importJWK(jwk, JWT_ALG) as CryptoKey, publicKey: await importJWK(pub, JWT_ALG) as CryptoKey };
+  };
+  try {
+    return await read();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  if (opts.generate === false) throw new MissingKeyError(`no JWT key pair given and ${file} does not exist`);
   const keys = await generateKeys();
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(file, JSON.stringify(await exportJWK(keys.privateKey)), { mode: 0o600, flag: 'wx' });
+  try {
+    await writeFile(file, JSON.stringify(await exportJWK(keys.privateKey)), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process generated it first: everyone uses that one.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return read();
+  }
   return keys;
 };
 

@@ -8,6 +8,7 @@ import type { LimitsError } from '../domain/limits/limits.errors.js';
 import type { UserError } from '../domain/user/user.errors.js';
 import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import type { Logger } from '../infra/logger.js';
+import { unavailableDependency } from '../infra/dependency-errors.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -271,6 +272,14 @@ export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unk
   if (known) {
     if (known instanceof TooManyRequests) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     res.status(known.statusCode).json(known.toBody());
+    return;
+  }
+  const down = unavailableDependency(error);
+  if (down) {
+    // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
+    log.warn({ err: error, reqId: req.id, dependency: down }, 'dependency unavailable');
+    res.setHeader('Retry-After', '1');
+    res.status(503).json(new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody());
     return;
   }
   log.error({ err: error, reqId: req.id, method: req.method, url: req.originalUrl }, 'unhandled error');

@@ -20,18 +20,25 @@ export type PoolOptions = Readonly<{
    * order, so a later synchronous commit makes them durable too); losing them in a crash is harmless.
    */
   synchronousCommit?: boolean;
+  /** Longest wait for a connection (pool full, or server unreachable) before the query fails; default none. */
+  connectionTimeoutMs?: number;
 }>;
 
 export const createPool = (o: PoolOptions): pg.Pool => {
   const settings = [`-c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs ?? 10_000}`];
   if (o.synchronousCommit === false) settings.push('-c synchronous_commit=off');
   if (o.schema) settings.push(`-c search_path=${o.schema},public`);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: o.connectionString,
     max: o.max ?? 10,
     application_name: o.applicationName ?? 'casino-ledger',
     options: settings.join(' '),
+    ...(o.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMillis: o.connectionTimeoutMs }),
   });
+  // An idle connection the server ended (restart, pg_terminate_backend) is dropped by the pool and replaced on
+  // the next checkout; without a listener its 'error' event would end the process. Owners may add a logging one.
+  pool.on('error', () => undefined);
+  return pool;
 };
 
 /** Runs `fn` in a transaction on one connection; rolls back on any error. */

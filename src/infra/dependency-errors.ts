@@ -1,0 +1,40 @@
+/**
+ * Recognises "a dependency is down" among errors (PostgreSQL, Redis, KurrentDB), so that the HTTP layer answers
+ * 503 with a clear code instead of a 500, and callers can retry. The cause chain is followed.
+ */
+export type Dependency = 'database' | 'redis' | 'eventStore';
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections, 08xxx connection_exception.
+const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const PG_MESSAGES = [
+  'Connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error',
+  'Cannot use a pool after calling end', 'Client was closed and is not queryable',
+];
+const REDIS_NAMES = new Set(['MaxRetriesPerRequestError']);
+const REDIS_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'Reached the max retries per request limit'];
+
+const classify = (error: unknown): Dependency | undefined => {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; message?: unknown; name?: unknown; constructor?: { name?: string } };
+  const message = typeof e.message === 'string' ? e.message : '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  const name = typeof e.name === 'string' ? e.name : e.constructor?.name ?? '';
+  if (REDIS_NAMES.has(name) || REDIS_MESSAGES.some((m) => message.includes(m))) return 'redis';
+  if (PG_CODES.has(code) || code.startsWith('08') || PG_MESSAGES.some((m) => message.includes(m))) return 'database';
+  // KurrentDB client: UnavailableError / NotLeaderError and gRPC "UNAVAILABLE".
+  if (/^(Unavailable|NotLeader|DeadlineExceeded)Error$/.test(name) || /\bUNAVAILABLE\b/.test(message)) return 'eventStore';
+  if (NETWORK_CODES.has(code)) return 'database';
+  return undefined;
+};
+
+/** The dependency an error says is down, or undefined when it is not such an error. */
+export const unavailableDependency = (error: unknown): Dependency | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    const found = classify(current);
+    if (found) return found;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
