@@ -180,7 +180,7 @@ const main = async (): Promise<void> => {
   const users = createUsers({ store, pool: db, clock: () => new Date(userNow) });
   const ledger = createLedger({ store, pool: db, keysPool, userExists: users.exists, canTransact: users.canTransact, clock: () => new Date(ledgerNow) });
   let projected = 0;
-  const projector = startProjector({ store, pool: db, projections: allProjections, onBatch: ({ events }) => { projected += events; },
+  const projector = startProjector({ store, pool: db, projections: allProjections, independent: false, onBatch: ({ events }) => { projected += events; },
     onFailure: (error) => console.error(`projector: ${(error as Error).message} (retrying)`) });
   const rates = new Map((await db.query<{ currency_id: string; usd_rate: string }>('SELECT currency_id, usd_rate::text FROM currency_rates')).rows.map((r) => [r.currency_id, r.usd_rate]));
   const { users: people, tasks } = plan(rates);

@@ -40,6 +40,7 @@ import { SEAL_KEY_NAME } from './audit/cli/ledger-cli.js';
 import { createMetrics, instrumentLedger, instrumentStore } from './infra/metrics.js';
 import { projectionReadings } from './projections/projection-status.js';
 import { MFA_KEY_NAME, mayGenerateKeys, missingSecrets } from './infra/required-secrets.js';
+import { shareSubscriptions } from './infra/follow/shared-subscriptions.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -132,20 +133,23 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const redisSubscriber = redis?.duplicate();
   if (redisSubscriber) cleanups.push({ name: 'redis subscriber', run: () => closeRedis(redisSubscriber) });
   const bus = redis && redisSubscriber ? createRedisBus(redis, redisSubscriber) : createLocalBus();
+  // The followers of this process (publisher, read models, sealer) share one read of new events.
+  const followed = shareSubscriptions(store, { logger });
+  cleanups.push({ name: 'shared subscriptions', run: () => followed.close() });
   if (roles.has('projector')) {
     const publisher = await startLedgerPublisher({
-      store, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
+      store: followed, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
     });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }
   if (roles.has('projector')) {
-    const projector = startProjector({ store, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
+    const projector = startProjector({ store: followed, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
     cleanups.push({ name: 'projector', run: () => projector.stop() });
     logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
     // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
     // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
     const sealer = startSealer({
-      store, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
+      store: followed, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
       checkpointEvery: config.audit.sealCheckpointEvery, logger: logger.child({ component: 'sealer' }),
       onCheckpoint: (c) => logger.info({ sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') }, 'ledger seal checkpoint'),
     });

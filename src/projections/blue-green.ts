@@ -3,6 +3,9 @@ import type pg from 'pg';
 import { formatPosition, parsePosition, START, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { PROJECTION_LOCK_SQL, type ProjectorLogger } from './projection-runner.js';
+import { PROJECTION_READS } from './projection-reads.js';
+
+export { PROJECTION_READS } from './projection-reads.js';
 import { lockRebuildSql, REGISTRY_LOCK_SQL, runningRebuilds, unlockRebuildSql } from './rebuild-registry.js';
 
 /**
@@ -11,14 +14,6 @@ import { lockRebuildSql, REGISTRY_LOCK_SQL, runningRebuilds, unlockRebuildSql } 
  * tables in the shadow schema; a fresh database gets the same change from a migration.
  */
 export type BlueGreenProjection = Projection & Readonly<{ ddl?: readonly string[] }>;
-
-/**
- * Projections whose statements read tables of other projections: a shadow must build those too, in
- * the same batches, or it would read today's rows while replaying old events.
- */
-export const PROJECTION_READS: Readonly<Record<string, readonly string[]>> = {
-  'affiliate-commission': ['users', 'sign-up-effects'],
-};
 
 /** `names` plus everything they read (transitively), in the order of `all` (the application order). */
 export const withDependencies = <P extends Projection>(names: readonly string[], all: readonly P[]): P[] => {

@@ -3,7 +3,10 @@ import {
   comparePositions, formatPosition, parsePosition, START,
   type EventStore, type Position, type RecordedEvent, type Subscription,
 } from '../infra/event-store/event-store.port.js';
+import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
+import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import type { Projection } from './projection.js';
+import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
 export type ProjectorLogger = {
@@ -16,69 +19,71 @@ export type ProjectorOptions = Readonly<{
   store: EventStore;
   pool: pg.Pool;
   projections: readonly Projection[];
+  /**
+   * true (default): every read model follows the store on its own, with its own lock and checkpoint, so a slow
+   * one never holds back the others. false: all of them in one transaction per batch (rebuilds, seeding).
+   */
+  independent?: boolean;
   batchSize?: number;
   logger?: ProjectorLogger;
   /** Backoff after a failure: first delay, doubling up to maxRetryDelayMs. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
-  /** Called after each committed batch (tests, progress bars). */
+  /** Called after each committed batch of a group of read models (tests, progress bars). */
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
   /** Called on each failure before the projector backs off and restarts. */
   onFailure?: (error: unknown) => void;
 }>;
 
+/** What applying a read model has cost so far in this process: time in its statements, events handed to it. */
+export type ProjectionCost = Readonly<{ name: string; events: number; statements: number; ms: number }>;
+
 export type Projector = Readonly<{
   stop(): Promise<void>;
   /** Resolves once every projection has applied the event at `position` (read-your-writes); rejects if stopped first. */
   waitFor(position: Position): Promise<void>;
+  /** The position each read model has applied up to, as this process knows it (undefined before it started). */
+  progress(name: string): Position | undefined;
+  /** Resolves once the named read models have applied `position`. */
+  waitForModels(names: readonly string[], position: Position): Promise<void>;
+  costs(): ProjectionCost[];
   /** Resolves when the projector has stopped. */
   done: Promise<void>;
 }>;
 
-/**
- * Serialises batch application across processes: every batch transaction takes this advisory lock
- * (released at COMMIT/ROLLBACK) and only then reads the checkpoints, so a second projector process
- * waits, then sees the first one's checkpoints and skips what is already applied. No event is applied
- * twice even with several projectors (or a rebuild) running against the same schema.
- */
-export const PROJECTION_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':projections'))`;
+/** The global projection lock: rebuilds and blue/green switches take it exclusively, every batch shares it. */
+const GLOBAL_LOCK = `hashtext(current_schema() || ':projections')`;
+export const PROJECTION_LOCK_SQL = `SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`;
 
-const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const silent = (): undefined => undefined;
+const modelLock = (name: string): string => {
+  if (!/^[\w-]+$/.test(name)) throw new Error(`projection name ${name}: letters, digits, _ and - only`);
+  return `pg_advisory_xact_lock(hashtext(current_schema() || ':projection:${name}'))`;
+};
+
+/**
+ * A batch shares the global lock and holds each of its read models' locks: two projector processes take turns
+ * per read model (the second re-reads the checkpoint and skips what the first applied), and a rebuild or a
+ * blue/green switch excludes every batch. Locks are taken in name order, so groups never deadlock.
+ */
+const batchLockSql = (projections: readonly Projection[]): string =>
+  `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${[...projections].map((p) => p.name).sort().map(modelLock).join(', ')}`;
 
 type Checkpoint = Readonly<{ version: number; position: Position }>;
 
-export const readCheckpoints = async (client: pg.ClientBase): Promise<Map<string, Checkpoint>> => {
-  const { rows } = await client.query<{ name: string; version: number; position: string }>('SELECT name, version, position FROM projection_checkpoints');
+export const readCheckpoints = async (client: pg.ClientBase, names?: readonly string[]): Promise<Map<string, Checkpoint>> => {
+  const { rows } = names
+    ? await client.query<{ name: string; version: number; position: string }>(
+      'SELECT name, version, position FROM projection_checkpoints WHERE name = ANY($1::text[])', [names])
+    : await client.query<{ name: string; version: number; position: string }>('SELECT name, version, position FROM projection_checkpoints');
   return new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }]));
 };
 
-/** Runs `fn` in a transaction holding the projection lock; a connection that cannot even roll back is destroyed. */
-export const withProjectionLock = async <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-  const client = await pool.connect();
-  let destroy = false;
-  // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
-  const onConnectionError = (): void => { destroy = true; };
-  client.on('error', onConnectionError);
-  try {
-    // Asynchronous commit is safe here: rows and checkpoint commit (or vanish in a crash) together, and
-    // a lost batch is simply applied again from the durable events. It takes the WAL flush off the loop.
-    await client.query('BEGIN; SET LOCAL synchronous_commit TO off');
-    await client.query(PROJECTION_LOCK_SQL);
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => { destroy = true; });
-    throw error;
-  } finally {
-    client.off('error', onConnectionError);
-    client.release(destroy);
-  }
-};
+/** Runs `fn` in a transaction holding the global projection lock exclusively (rebuilds, preparing checkpoints). */
+export const withProjectionLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+  withLockedTransaction(pool, PROJECTION_LOCK_SQL, fn);
 
 /**
- * What one run of the projector applies. `retired`: the stored checkpoint has a newer version (a blue/green
+ * What one run of a group applies. `retired`: the stored checkpoint has a newer version (a blue/green
  * switch deployed it; this older process leaves it alone). `waiting`: an alive blue/green rebuild is building
  * exactly this version, so the projector waits for the switch instead of truncating the live tables.
  */
@@ -90,7 +95,7 @@ type Plan = Readonly<{ positions: Map<string, Position>; retired: ReadonlySet<st
  */
 const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: ProjectorLogger): Promise<Plan> =>
   withProjectionLock(pool, async (client) => {
-    const stored = await readCheckpoints(client);
+    const stored = await readCheckpoints(client, projections.map((p) => p.name));
     const switching = await pendingSwitches(client);
     const positions = new Map<string, Position>();
     const retired = new Set<string>();
@@ -129,7 +134,7 @@ const minPosition = (positions: Iterable<Position>): Position => {
   return min ?? START;
 };
 
-/** The subscription started after `from`, but a checkpoint is behind it (a rebuild reset it): restart. */
+/** A checkpoint is behind what this run wrote (a rebuild reset it): restart. */
 class CheckpointBehind extends Error {
   override readonly name = 'CheckpointBehind';
 }
@@ -144,33 +149,40 @@ const checkWaiting = async (client: pg.ClientBase, projections: readonly Project
   }
 };
 
+type Costs = Map<string, { events: number; statements: number; ms: number }>;
+
 /**
- * Applies one batch: under the lock, re-reads the checkpoints and, for each projection, runs its
- * statements for the events after its own checkpoint, then moves every checkpoint to the batch's end,
- * all in one transaction. Returns the new checkpoints.
+ * Applies one batch to a group: under its locks, re-reads the group's checkpoints and, for each projection,
+ * runs its statements for the events after its own checkpoint, then moves the checkpoints to the batch's end,
+ * all in one transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
  */
-const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Plan, from: Position, events: readonly RecordedEvent[]) =>
-  withProjectionLock(pool, async (client) => {
-    const stored = await readCheckpoints(client);
+const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Plan, committed: Position, events: readonly RecordedEvent[], costs: Costs) =>
+  withLockedTransaction(pool, batchLockSql(projections), async (client) => {
+    const stored = await readCheckpoints(client, projections.map((p) => p.name));
     if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
     const last = events.at(-1)!.position;
-    const positions = new Map<string, Position>();
     const names: string[] = [];
     const versions: number[] = [];
     for (const p of projections) {
       if (plan.retired.has(p.name) || plan.waiting.has(p.name)) continue;
       const cp = stored.get(p.name);
       if (!cp || cp.version !== p.version) throw new CheckpointBehind(`projection ${p.name}: checkpoint missing or of another version`);
-      if (comparePositions(cp.position, from) < 0) throw new CheckpointBehind(`projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(from)}`);
-      if (comparePositions(cp.position, last) >= 0) {
-        positions.set(p.name, cp.position);
-        continue;
+      if (comparePositions(cp.position, committed) < 0) {
+        throw new CheckpointBehind(`projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(committed)}`);
       }
+      if (comparePositions(cp.position, last) >= 0) continue;
       const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
-      if (mine.length > 0) for (const s of p.project(mine)) await client.query(s.text, s.values);
+      if (mine.length > 0) {
+        const started = performance.now();
+        const statements = p.project(mine);
+        for (const s of statements) await client.query(s.text, s.values);
+        const cost = costs.get(p.name)!;
+        cost.ms += performance.now() - started;
+        cost.events += mine.length;
+        cost.statements += statements.length;
+      }
       names.push(p.name);
       versions.push(p.version);
-      positions.set(p.name, last);
     }
     if (names.length > 0) {
       await client.query(
@@ -179,94 +191,119 @@ const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Pla
         [names, versions, formatPosition(last)],
       );
     }
-    return positions;
   });
 
 /**
- * One catch-up subscription from the lowest checkpoint of `projections`; each batch is applied with
- * its checkpoints in one transaction (see applyBatch), so a crash at any point neither loses nor
- * double-applies an event. On any failure: log, back off, and restart from the stored checkpoints.
+ * A batch without an event for the group moves the stored checkpoint at most this often: the in-process
+ * progress moves at once, and a reader in another process waits at most this long for an idle read model.
+ */
+const IDLE_CHECKPOINT_MS = 20;
+
+/** After every position: a retired read model is "caught up" as far as this process is concerned. */
+const BEYOND_ALL: Position = Object.freeze({ commit: 2n ** 64n, prepare: 2n ** 63n });
+
+type Group = Readonly<{ loop: FollowLoop; projections: readonly Projection[] }>;
+
+const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs): Group => {
+  const { store, pool, batchSize = 2000, logger = noopLogger } = o;
+  const name = `projector (${projections.map((p) => p.name).join(', ')})`;
+  const handles = new Set(projections.flatMap((p) => p.handles));
+  const loop = startFollowLoop({
+    name, logger, retryDelayMs: o.retryDelayMs, maxRetryDelayMs: o.maxRetryDelayMs, onFailure: o.onFailure,
+    planned: (error) => error instanceof CheckpointBehind,
+    run: async ({ signal, advance, succeeded }) => {
+      const plan = await prepare(pool, projections, logger);
+      const live = projections.filter((p) => !plan.retired.has(p.name));
+      if (live.length === 0) {
+        // Nothing here for this process to apply: whoever waits for these read models must not wait on it.
+        advance(BEYOND_ALL);
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return;
+      }
+      // Nothing to apply (every projection waiting): follow from the head, only to notice a switch.
+      let committed = plan.positions.size > 0 ? minPosition(plan.positions.values()) : await store.headPosition();
+      let seen = committed;
+      advance(committed);
+      let chain: Promise<void> = Promise.resolve();
+      let idleTimer: NodeJS.Timeout | undefined;
+      let lastWrite = 0;
+      let failed: unknown;
+      /** Serialised: batches and idle checkpoint moves of one group never overlap. */
+      const write = (events: readonly RecordedEvent[]): Promise<void> => (chain = chain.then(async () => {
+        if (failed !== undefined) throw failed;
+        const last = events.at(-1)!.position;
+        if (comparePositions(last, committed) <= 0) return;
+        await applyBatch(pool, live, plan, committed, events, costs);
+        committed = last;
+        lastWrite = performance.now();
+      }).catch((error: unknown) => {
+        failed ??= error;
+        throw error;
+      }));
+      const subscription: Subscription = store.subscribe({
+        after: committed,
+        batchSize,
+        signal,
+        onError: () => undefined,
+        onEvents: async (events) => {
+          if (events.length === 0) return;
+          const last = events.at(-1)!.position;
+          const relevant = plan.waiting.size > 0 || events.some((e) => handles.has(e.type));
+          if (relevant || performance.now() - lastWrite >= IDLE_CHECKPOINT_MS) {
+            clearTimeout(idleTimer);
+            idleTimer = undefined;
+            await write(events);
+          } else if (!idleTimer) {
+            // Moves the stored checkpoint to wherever this group has seen by then.
+            idleTimer = setTimeout(() => {
+              idleTimer = undefined;
+              write([{ position: seen } as RecordedEvent]).catch(() => undefined);
+            }, IDLE_CHECKPOINT_MS);
+          }
+          if (failed !== undefined) throw failed;
+          seen = last;
+          advance(last);
+          succeeded();
+          o.onBatch?.({ events: events.length, position: last });
+        },
+      });
+      try {
+        await subscription.done;
+      } finally {
+        clearTimeout(idleTimer);
+        await chain.catch(() => undefined);
+      }
+      if (failed !== undefined) throw failed;
+    },
+  });
+  return { loop, projections };
+};
+
+const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * Follows the event store into the read models. By default each read model is its own follower (its own
+ * transaction, lock and checkpoint per batch; events come from the store's subscription, shared when the store
+ * is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
+ * loses nor double-applies an event. On any failure: log, back off, restart from the stored checkpoints.
  */
 export const startProjector = (options: ProjectorOptions): Projector => {
-  const { store, pool, projections, batchSize = 2000, logger = noopLogger } = options;
-  const firstDelay = options.retryDelayMs ?? 100;
-  const maxDelay = options.maxRetryDelayMs ?? 5_000;
-  const stopping = new AbortController();
-  let applied: Position | undefined;
-  let delay = firstDelay;
-  let subscription: Subscription | undefined;
-  const waiters = new Set<{ position: Position; resolve: () => void; reject: (e: Error) => void }>();
-
-  const advance = (positions: Map<string, Position>): void => {
-    applied = minPosition(positions.values());
-    for (const w of waiters) {
-      if (comparePositions(applied, w.position) >= 0) {
-        waiters.delete(w);
-        w.resolve();
-      }
-    }
-  };
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const onAbort = (): void => { clearTimeout(timer); resolve(); };
-      const timer = setTimeout(() => { stopping.signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-      stopping.signal.addEventListener('abort', onAbort, { once: true });
-    });
-
-  const runOnce = async (): Promise<void> => {
-    const plan = await prepare(pool, projections, logger);
-    const start = plan.positions;
-    advance(start);
-    // Nothing to apply (every projection retired or waiting): follow from the head, only to notice a switch.
-    let from = start.size > 0 ? minPosition(start.values()) : await store.headPosition();
-    logger.info({ from: formatPosition(from), projections: projections.map((p) => p.name) }, 'projector subscribing');
-    subscription = store.subscribe({
-      after: from,
-      batchSize,
-      signal: stopping.signal,
-      onError: silent,
-      onEvents: async (events) => {
-        if (events.length === 0) return;
-        const positions = await applyBatch(pool, projections, plan, from, events);
-        from = events.at(-1)!.position;
-        advance(positions);
-        delay = firstDelay;
-        options.onBatch?.({ events: events.length, position: from });
-      },
-    });
-    await subscription.done;
-  };
-
-  const loop = async (): Promise<void> => {
-    while (!stopping.signal.aborted) {
-      try {
-        await runOnce();
-      } catch (error) {
-        if (stopping.signal.aborted) break;
-        options.onFailure?.(error);
-        // CheckpointBehind is a planned restart (a rebuild or a blue/green switch moved a checkpoint), not a fault.
-        logger[error instanceof CheckpointBehind ? 'warn' : 'error']({ err: error, retryInMs: delay }, 'projector restarting from the stored checkpoints');
-        await sleep(delay);
-        delay = Math.min(delay * 2, maxDelay);
-      }
-    }
-    for (const w of waiters) w.reject(new Error('projector stopped'));
-    waiters.clear();
-  };
-
-  const done = loop();
+  const { projections, independent = true } = options;
+  const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
+  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs)) : [startGroup(options, projections, costs)];
+  const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
+  options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
+  const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);
+  const waitForGroups = (list: readonly Group[], position: Position): Promise<void> =>
+    Promise.all(list.map((g) => g.loop.waitFor(position))).then(() => undefined);
   return {
     done,
     stop: async () => {
-      stopping.abort();
-      await subscription?.stop();
-      await done;
+      await Promise.all(groups.map((g) => g.loop.stop()));
     },
-    waitFor: (position) => {
-      if (applied && comparePositions(applied, position) >= 0) return Promise.resolve();
-      if (stopping.signal.aborted) return Promise.reject(new Error('projector stopped'));
-      return new Promise((resolve, reject) => waiters.add({ position, resolve, reject }));
-    },
+    waitFor: (position) => waitForGroups(groups, position),
+    progress: (name) => byName.get(name)?.loop.position(),
+    waitForModels: (names, position) => waitForGroups([...new Set(names.map((n) => byName.get(n)).filter((g) => g !== undefined))], position),
+    costs: () => [...costs].map(([name, c]) => ({ name, ...c })),
   };
 };

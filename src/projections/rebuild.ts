@@ -39,7 +39,7 @@ export const rebuildProjections = async (options: RebuildOptions): Promise<Rebui
   const failure = new Promise<never>((_, reject) => { failed = reject; });
   failure.catch(() => undefined);
   const projector = startProjector({
-    store, pool, projections, batchSize: options.batchSize ?? 1000, logger: options.logger,
+    store, pool, projections, independent: false, batchSize: options.batchSize ?? 1000, logger: options.logger,
     onFailure: (error) => failed(error),
     onBatch: ({ events, position }) => {
       applied += events;

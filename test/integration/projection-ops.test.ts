@@ -131,9 +131,10 @@ describe('blue/green projection rebuilds', () => {
         }
       }
     })();
-    const lastBalance = new Map<number, bigint>();
-    const lastCount = new Map<number, number>();
     const reader = async (): Promise<void> => {
+      // Per reader: only one reader's own requests are ordered (two readers' queries may take their snapshots in either order).
+      const lastBalance = new Map<number, bigint>();
+      const lastCount = new Map<number, number>();
       for (let i = 0; !stopping; i += 1) {
         const user = (i % 2 === 0 ? creditUsers : betUsers)[Math.floor(i / 2) % 2]!;
         const [record, txs] = await Promise.all([env.get(`/user/${user.id}`), env.post('/accounting/transactions', { where: { userId: user.id }, take: 5 })]);

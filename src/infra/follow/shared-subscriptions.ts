@@ -1,0 +1,177 @@
+import {
+  comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription, type SubscriptionOptions,
+} from '../event-store/event-store.port.js';
+
+export type SharedSubscriptionsOptions = Readonly<{
+  /** Recent events kept in memory for the followers; one further behind reads the store on its own until it is back. */
+  maxBuffered?: number;
+  logger?: { warn(obj: object, msg?: string): void };
+}>;
+
+type Feed = {
+  subscription: Subscription;
+  controller: AbortController;
+  ready: Promise<void>;
+  /** Every event after `base` up to the last one read, in global order. */
+  base: Position | undefined;
+  buffer: RecordedEvent[];
+  grew: Set<() => void>;
+};
+
+/** Index of the first buffered event after `after` (buffer.length when none). */
+const firstAfter = (buffer: readonly RecordedEvent[], after: Position): number => {
+  let lo = 0;
+  let hi = buffer.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePositions(buffer[mid]!.position, after) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+/**
+ * One read of new events for every follower of a process (the projector's read models, the publisher, the
+ * sealer): a single store subscription fills a buffer of recent events, and each follower's subscription is
+ * served from it at its own pace. A follower behind the buffer (a rebuild, a long stop) reads the store itself
+ * until it reaches the buffer. The returned store is the given one with `subscribe` shared.
+ */
+export const shareSubscriptions = (store: EventStore, options: SharedSubscriptionsOptions = {}): EventStore => {
+  const maxBuffered = options.maxBuffered ?? 20_000;
+  let feed: Feed | undefined;
+  let followers = 0;
+  let closed = false;
+
+  const openFeed = (): Feed => {
+    const controller = new AbortController();
+    const f: Feed = { controller, base: undefined, buffer: [], grew: new Set(), ready: Promise.resolve(), subscription: undefined! };
+    let started: () => void = () => undefined;
+    f.ready = new Promise<void>((resolve) => { started = resolve; });
+    const wake = (): void => {
+      for (const w of [...f.grew]) w();
+    };
+    const begin = async (): Promise<void> => {
+      // The buffer starts at the head: followers behind it catch up on their own reads.
+      for (let delay = 50; !controller.signal.aborted; delay = Math.min(delay * 2, 5_000)) {
+        try {
+          f.base = await store.headPosition();
+          break;
+        } catch (error) {
+          options.logger?.warn({ err: error }, 'shared subscription: reading the head failed; retrying');
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+      started();
+      if (controller.signal.aborted || !f.base) return;
+      f.subscription = store.subscribe({
+        after: f.base,
+        signal: controller.signal,
+        onEvents: async (events) => {
+          f.buffer.push(...events);
+          if (f.buffer.length > maxBuffered + maxBuffered / 4) {
+            const drop = f.buffer.length - maxBuffered;
+            f.base = f.buffer[drop - 1]!.position;
+            f.buffer.splice(0, drop);
+          }
+          wake();
+        },
+      });
+      await f.subscription.done.catch((error: unknown) => options.logger?.warn({ err: error }, 'shared subscription ended'));
+    };
+    void begin();
+    return f;
+  };
+
+  const closeFeed = async (): Promise<void> => {
+    const f = feed;
+    feed = undefined;
+    if (!f) return;
+    f.controller.abort();
+    for (const w of [...f.grew]) w();
+    await f.ready;
+    await f.subscription?.done.catch(() => undefined);
+  };
+
+  const subscribe = (o: SubscriptionOptions): Subscription => {
+    if (closed) throw new Error('event store is closed');
+    const controller = new AbortController();
+    const abort = controller.signal;
+    const onOuterAbort = (): void => controller.abort();
+    o.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (o.signal?.aborted) controller.abort();
+    const batchSize = o.batchSize ?? 500;
+    followers += 1;
+    feed ??= openFeed();
+    const f = feed;
+
+    /** Waits until the feed has events after `after`, or the follower stops. */
+    const grown = (after: Position): Promise<void> => new Promise((resolve) => {
+      const last = f.buffer.at(-1)?.position ?? f.base;
+      if (abort.aborted || f.controller.signal.aborted || (last && comparePositions(last, after) > 0)) return resolve();
+      const done = (): void => {
+        f.grew.delete(done);
+        abort.removeEventListener('abort', done);
+        resolve();
+      };
+      f.grew.add(done);
+      abort.addEventListener('abort', done, { once: true });
+    });
+
+    const run = async (): Promise<void> => {
+      let after = o.after;
+      try {
+        await f.ready;
+        while (!abort.aborted && !f.controller.signal.aborted) {
+          let events: RecordedEvent[];
+          if (f.base && comparePositions(after, f.base) < 0) {
+            events = await store.readAll({ after, maxCount: batchSize });
+          } else {
+            const from = firstAfter(f.buffer, after);
+            events = f.buffer.slice(from, from + batchSize);
+          }
+          if (abort.aborted) break;
+          if (events.length === 0) {
+            await grown(after);
+            continue;
+          }
+          await o.onEvents(events);
+          after = events.at(-1)!.position;
+        }
+      } finally {
+        o.signal?.removeEventListener('abort', onOuterAbort);
+        followers -= 1;
+        if (followers === 0 && feed === f) await closeFeed();
+      }
+    };
+    const done = run().catch((error: unknown) => {
+      try {
+        o.onError?.(error);
+      } catch { /* the caller's callback failing must not hide the error */ }
+      throw error;
+    });
+    done.catch(() => undefined);
+    return {
+      done,
+      stop: async () => {
+        controller.abort();
+        await done.catch(() => undefined);
+      },
+    };
+  };
+
+  return {
+    kind: store.kind,
+    append: (r) => store.append(r),
+    appendMany: (r) => store.appendMany(r),
+    readStream: (id, o) => store.readStream(id, o),
+    readStreamBackward: (id, o) => store.readStreamBackward(id, o),
+    readAll: (o) => store.readAll(o),
+    headPosition: () => store.headPosition(),
+    subscribe,
+    ping: () => store.ping(),
+    close: async () => {
+      closed = true;
+      await closeFeed();
+    },
+  };
+};
