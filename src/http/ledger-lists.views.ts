@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
+import type { DecimalString } from '../domain/money/money.js';
 import { SqlParams, whereClause } from './filters.js';
 import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
 
@@ -6,21 +8,18 @@ import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
 export const dec = (column: string): string => `trim_scale(${column})::text`;
 export const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-export type ShortUserRow = { id: string | null; username: string | null; is_banned: boolean | null; profile: Record<string, unknown> | null };
-/** The users read model joined under a prefix (`u_id`, `u_username`, ...). */
+/** The users read model joined under a prefix (`u_id`, `u_username`, ...), with the total wagered USD behind the VIP level. */
 export const shortUserColumns = (alias: string, prefix: string): string =>
-  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile`;
+  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, `
+  + `(SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = ${alias}.id) AS ${prefix}_wagered`;
 
-/** Spec "Short user"; avatars, privacy and VIP levels arrive with later issues (profile keys when present, else neutral values). */
-export const shortUser = (row: Record<string, unknown>, prefix: string) => {
-  const id = row[`${prefix}_id`] as string | null;
+export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUser | null => {
+  const id = row[`${prefix}_id`] as string | null | undefined;
   if (id === null || id === undefined) return null;
-  const profile = (row[`${prefix}_profile`] ?? {}) as Record<string, unknown>;
-  return {
-    id: Number(id), username: (row[`${prefix}_username`] as string | null) ?? '',
-    isPrivate: profile.isPrivate === true, avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
-    vipLevel: typeof profile.vipLevel === 'number' ? profile.vipLevel : 0, isBanned: row[`${prefix}_is_banned`] === true,
-  };
+  return shortUserOf({
+    id: Number(id), username: row[`${prefix}_username`] as string | null, isBanned: row[`${prefix}_is_banned`] === true,
+    profile: row[`${prefix}_profile`] as Record<string, unknown> | null, wageredUsd: ((row[`${prefix}_wagered`] as string | null) ?? '0') as DecimalString,
+  });
 };
 
 export type ListQuery = Readonly<{ select: string; from: string; conditions: readonly string[]; orderBy: string }>;

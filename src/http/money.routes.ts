@@ -1,8 +1,9 @@
 import { Router, type Request } from 'express';
 import { authOf } from '../auth/authenticator.js';
-import type { Users } from '../commands/users.js';
 import { scaleOf } from '../domain/money/currency.js';
-import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
+import { fromMinor, isParseError, parseDecimal, type DecimalString } from '../domain/money/money.js';
+import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
+type MoneyDeps = Pick<BackOfficeDeps, 'ledger' | 'auth' | 'pool'>;
 import type { WithdrawalView } from '../commands/ledger.types.js';
 import { guardedRoutes } from './access.js';
 import type { AdminOperation } from './admin-operation.js';
@@ -12,40 +13,39 @@ import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody,
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { SuccessResponse, UntypedObject } from './openapi.schemas.js';
 
-/** Spec "Short user" from live user state; avatar, privacy and VIP level come from the profile when set. */
-const shortUser = async (users: Users, id: number | null) => {
+/** Spec "Short user" from live user state; the VIP level from the user's wagered USD. */
+const shortUser = async ({ auth, pool }: MoneyDeps, id: number | null): Promise<ShortUser | null> => {
   if (id === null) return null;
-  const u = await users.load(id);
+  const u = await auth.users.load(id);
   if (u.status !== 'registered') return null;
-  const profile = u.profile as Record<string, unknown>;
-  return {
-    id, username: u.username ?? '', isPrivate: profile.isPrivate === true, avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
-    vipLevel: typeof profile.vipLevel === 'number' ? profile.vipLevel : 0, isBanned: u.banned !== null,
-  };
+  const { rows } = await pool.query<{ wagered: string }>('SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1', [id]);
+  return shortUserOf({
+    id, username: u.username, isBanned: u.banned !== null, profile: u.profile as Record<string, unknown>,
+    wageredUsd: (rows[0]?.wagered ?? '0') as DecimalString,
+  });
 };
 
 /** A withdrawal as the back office answers it: the ledger's view with the short users. */
-const withdrawalRecord = async (users: Users, w: WithdrawalView) => ({
+const withdrawalRecord = async (deps: MoneyDeps, w: WithdrawalView) => ({
   ...w,
-  user: await shortUser(users, w.userId),
-  confirmedByUser: await shortUser(users, w.confirmedByUserId),
+  user: await shortUser(deps, w.userId),
+  confirmedByUser: await shortUser(deps, w.confirmedByUserId),
 });
 type WithdrawalRecord = Awaited<ReturnType<typeof withdrawalRecord>>;
-type MoneyDeps = Pick<BackOfficeDeps, 'ledger' | 'auth'>;
 
 /** POST /withdraw/approve and the WithdrawApprove event. */
 export const withdrawApprove: AdminOperation<MoneyDeps, typeof WithdrawalIdBody, WithdrawalRecord> = {
   permission: 'withdrawals.approve',
   schema: WithdrawalIdBody,
-  run: async ({ ledger, auth }, { id }, adminUserId) => withdrawalRecord(auth.users, orThrow(await ledger.approveWithdrawal(id, adminUserId))),
+  run: async (deps, { id }, adminUserId) => withdrawalRecord(deps, orThrow(await deps.ledger.approveWithdrawal(id, adminUserId))),
 };
 
 /** POST /withdraw/reject and the WithdrawReject event. */
 export const withdrawReject: AdminOperation<MoneyDeps, typeof WithdrawalRejectBody, WithdrawalRecord> = {
   permission: 'withdrawals.reject',
   schema: WithdrawalRejectBody,
-  run: async ({ ledger, auth }, { id, rejectReason }, adminUserId) =>
-    withdrawalRecord(auth.users, orThrow(await ledger.rejectWithdrawal(id, adminUserId, rejectReason))),
+  run: async (deps, { id, rejectReason }, adminUserId) =>
+    withdrawalRecord(deps, orThrow(await deps.ledger.rejectWithdrawal(id, adminUserId, rejectReason))),
 };
 
 /**
@@ -103,7 +103,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
     responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
   }, async (req, res) => {
     const { id } = parseBody(WithdrawalIdBody, req);
-    res.status(201).json(await withdrawalRecord(auth.users, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
+    res.status(201).json(await withdrawalRecord(deps, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
   });
 
   route('put', '/user/:id/balance', { kind: 'superadmin' }, {

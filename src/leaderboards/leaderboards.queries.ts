@@ -11,7 +11,8 @@ const SCHEDULE_LEADERBOARDS = 10;
 /** withUsers adds the top 50 (spec, Limits). */
 const TOP_USERS = 50;
 
-const USER_COLUMNS = `lu.*, u.username, u.is_banned`;
+const USER_COLUMNS = `lu.*, u.username, u.is_banned, u.profile,
+  (SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = lu.user_id) AS wagered`;
 const USER_JOIN = `FROM leaderboard_users lu LEFT JOIN users u ON u.id = lu.user_id`;
 
 export type LeaderboardQuery = PageRequest & Readonly<{

@@ -1,3 +1,4 @@
+import { shortUserOf } from '../domain/user/short-user.js';
 import { USD_SCALE } from '../domain/money/currency.js';
 import { formatDecimal, isParseError, parseDecimal, type DecimalString, type Minor } from '../domain/money/money.js';
 import type { LeaderboardStatus, LeaderboardType, Prize } from './leaderboard.rules.js';
@@ -16,6 +17,7 @@ export type LeaderboardRow = Readonly<{
 export type LeaderboardUserRow = Readonly<{
   id: string; leaderboard_id: string; user_id: string; position: number; usd_amount: string; usd_prize: string; remaining_usd_prize: string;
   is_winner: boolean; is_prize_received: boolean; created_at: Date; updated_at: Date; username: string | null; is_banned: boolean | null;
+  profile: Record<string, unknown> | null; wagered: string | null;
 }>;
 
 /** numeric text from PostgreSQL to USD minor units (8 decimals). */
@@ -42,11 +44,12 @@ export const scheduleView = (r: ScheduleRow, leaderboards: readonly LeaderboardV
   leaderboards,
 });
 
-/** The short user of the spec; privacy, avatars and VIP levels arrive with later issues. */
 export const leaderboardUserView = (r: LeaderboardUserRow) => ({
   id: r.id, leaderboardId: r.leaderboard_id, userId: Number(r.user_id), position: r.position,
   usdAmount: usd(r.usd_amount), usdPrize: usd(r.usd_prize), remainingUsdPrize: usd(r.remaining_usd_prize),
   isWinner: r.is_winner, isPrizeReceived: r.is_prize_received,
   createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(),
-  user: { id: Number(r.user_id), username: r.username ?? '', isBanned: r.is_banned ?? false, isPrivate: false, avatar: '', vipLevel: 0 },
+  user: shortUserOf({
+    id: Number(r.user_id), username: r.username, isBanned: r.is_banned ?? false, profile: r.profile, wageredUsd: (r.wagered ?? '0') as DecimalString,
+  }),
 });

@@ -1,7 +1,7 @@
 import type { CurrencyId } from '../domain/money/currency.js';
 import { toMinor, toUsdMinor, usdFromMinor, usdToMinor, type DecimalString } from '../domain/money/money.js';
 import { isUserEventType, userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
-import { VIP_THRESHOLDS_USD } from '../domain/user/vip.js';
+import { vipLevelOf } from '../domain/user/vip.js';
 import { hasMovement, isWalletEventType, walletStreamUserId, type GameIdentity, type WalletEvent, type WalletEventOf } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { notificationsOf } from '../projections/notifications.projection.js';
@@ -96,13 +96,6 @@ export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups
   return placement ? betRecordOf(event, placement) : undefined;
 };
 
-/** VIP level of a total wagered USD amount (thresholds of src/domain/user/vip.ts), exactly. */
-export const vipLevelOf = (wageredUsd: DecimalString): number => {
-  const w = usdToMinor(wageredUsd);
-  let level = 0;
-  VIP_THRESHOLDS_USD.forEach((t, i) => { if (w >= usdToMinor(t as DecimalString)) level = i + 1; });
-  return level;
-};
 
 /** Profile keys the user's own public record shows (the admin-only flags isTest, isBot, isStaff, ... never go out). */
 export const PUBLIC_PROFILE_KEYS = [

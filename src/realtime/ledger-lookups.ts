@@ -2,13 +2,13 @@ import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import { usdFromMinor, usdToMinor, type DecimalString, type Minor } from '../domain/money/money.js';
-import { PROFILE_DEFAULTS } from '../domain/user/vip.js';
+import { PROFILE_DEFAULTS, vipLevelOf } from '../domain/user/vip.js';
 import { userStream } from '../domain/user/user.events.js';
 import { walletStream, walletStreamUserId } from '../domain/wallet/wallet.events.js';
 import { comparePositions, parsePosition, START, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { userStatsUsdProjection } from '../projections/user-stats-usd.projection.js';
 import type { PublicShortUser } from './feeds.js';
-import { placementOf, vipLevelOf, type BetPlacement, type EventLookups } from './ledger-events.js';
+import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
 
 /**
  * The reads behind the pure mappings of ledger-events.ts, shared by the live publisher and the replay so

@@ -9,9 +9,10 @@ import {
   compareDecimal, DEFAULT_FEED_SETTINGS, FEED_MAX, feedEventsOf, isBigWin, isHighRoller, isLuckyWin, publicBetOf, type FeedSettings, type PublicShortUser,
 } from '../../src/realtime/feeds.js';
 import {
-  betRecordOf, placementOf, serverEventsOf, settledBetOf, vipLevelOf, type BetPlacement, type BetRecord, type EventLookups,
+  betRecordOf, placementOf, serverEventsOf, settledBetOf, type BetPlacement, type BetRecord, type EventLookups,
 } from '../../src/realtime/ledger-events.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
+import { vipLevelOf } from '../../src/domain/user/vip.js';
 import { GAME, recorded, WalletScript } from './projections/wallet-fixtures.js';
 
 const dec = (s: string): DecimalString => s as DecimalString;

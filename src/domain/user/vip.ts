@@ -1,8 +1,16 @@
+import { usdToMinor, type DecimalString } from '../money/money.js';
+
 /**
  * VIP levels derive from a user's total wagered USD (settled bets). Level n is reached at VIP_THRESHOLDS_USD[n - 1];
  * below the first threshold the level is 0. The table is configuration: docs/back-office.md lists it.
  */
 export const VIP_THRESHOLDS_USD = ['1000', '10000', '50000', '250000', '1000000'] as const;
+
+/** VIP level of a total wagered USD amount, exactly (the same table as vipLevelSql). */
+export const vipLevelOf = (wageredUsd: DecimalString): number => {
+  const w = usdToMinor(wageredUsd);
+  return VIP_THRESHOLDS_USD.reduce((level, t, i) => (w >= usdToMinor(t as DecimalString) ? i + 1 : level), 0);
+};
 
 /** The level as a SQL expression over a numeric USD expression (one definition for lists, filters and sorts). */
 export const vipLevelSql = (wageredUsd: string): string =>
