@@ -70,7 +70,7 @@ const resolve = (schema: Schema | undefined, components: Record<string, Schema>)
 };
 
 /** A plausible value for a schema: what a careless but honest client would send. */
-const plausible = (schema: Schema | undefined, components: Record<string, Schema>, depth = 0): unknown => {
+export const plausible = (schema: Schema | undefined, components: Record<string, Schema>, depth = 0): unknown => {
   const s = resolve(schema, components);
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
@@ -128,7 +128,7 @@ const hostileSegment = fc.oneof(
 );
 
 /** The leaves (and objects) of a plausible body, as key paths. */
-const pathsOf = (value: unknown, prefix: string[] = [], out: string[][] = []): string[][] => {
+export const pathsOf = (value: unknown, prefix: string[] = [], out: string[][] = []): string[][] => {
   out.push(prefix);
   if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) pathsOf(v, [...prefix, k], out);
@@ -136,7 +136,7 @@ const pathsOf = (value: unknown, prefix: string[] = [], out: string[][] = []): s
   return out;
 };
 
-const setAt = (root: unknown, path: readonly string[], value: unknown): unknown => {
+export const setAt = (root: unknown, path: readonly string[], value: unknown): unknown => {
   if (path.length === 0) return value;
   const copy: Record<string, unknown> = Array.isArray(root) ? [...(root as unknown[])] as never : { ...(root as Record<string, unknown>) };
   copy[path[0]!] = setAt(copy[path[0]!], path.slice(1), value);
