@@ -20,7 +20,7 @@ import { createLocalBus, createRedisBus } from './realtime/bus.js';
 import { startLedgerPublisher } from './realtime/ledger-publisher.js';
 import { startLeaderboardScheduler } from './leaderboards/leaderboard.scheduler.js';
 import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
-import { startEmbeddedPostgres } from './infra/embedded-postgres.js';
+import { startEmbeddedPostgres, StartRefused } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from './infra/event-store/postgres/postgres.migrations.js';
@@ -256,7 +256,9 @@ const main = async (): Promise<void> => {
     await start(config, logger, cleanups, () => stopping);
     logger.info('ready');
   } catch (error) {
-    logger.fatal({ err: error }, 'startup failed');
+    // A refusal is one line meant for the person at the terminal; anything else is a fault with its stack in the log.
+    if (error instanceof StartRefused) process.stderr.write(`${error.message}\n`);
+    else logger.fatal({ err: error }, 'startup failed');
     await shutdown('startup failed', 1);
   }
 };

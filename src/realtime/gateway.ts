@@ -53,7 +53,8 @@ export type GatewayDeps = Readonly<{
   protectionKeyPrefix?: string;
 }>;
 
-type Admission = { address: string; cookiesAllowed: boolean };
+/** `refused`: accepted only to tell the client why (no slot taken, no authentication, no handler, closed at once). */
+type Admission = { address: string; cookiesAllowed: boolean; refused?: string };
 
 const TOO_MANY_CONNECTIONS = 'Too many connections';
 const ORIGIN_REFUSED = 'Origin not allowed';
@@ -61,6 +62,7 @@ const ORIGIN_REFUSED = 'Origin not allowed';
 /**
  * The realtime gateway: socket.io on its own port, namespace `/events`, websocket transport only.
  * Admission (Origin, connection slots) happens in engine.io's allowRequest before a socket exists;
+ * a connection without a slot only learns why, in the namespace middleware;
  * authentication in the namespace middleware; every client message goes through the dispatcher
  * (throttle, access, schema, time limit); server events come from the bus and go to local sockets
  * only. docs/realtime.md describes the protocol.
@@ -93,7 +95,8 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
   /**
    * Before the websocket exists: the Origin (socket.io's cors option does not cover upgrades; with
    * cookie authentication a missing check is cross-site websocket hijacking), then a connection slot
-   * for the client address. A refusal answers the upgrade with HTTP 400 and the reason as its body.
+   * for the client address. A foreign Origin is refused on the upgrade (HTTP 400, the reason as its body);
+   * an address out of slots is admitted without one and told by the namespace middleware (`refuse`).
    */
   const allowRequest = (req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void => {
     const admit = async (): Promise<string | undefined> => {
@@ -101,7 +104,13 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       if (origin !== undefined && !originAllowed(req, allowed)) return ORIGIN_REFUSED;
       const address = clientAddress(req, config.trustProxy);
       const connectionId = randomUUID();
-      if (!(await limiter.acquire(address, connectionId))) return TOO_MANY_CONNECTIONS;
+      if (!(await limiter.acquire(address, connectionId))) {
+        // Accepted without a slot, so that the client receives the reason (a refused upgrade only shows it 'websocket error');
+        // the namespace middleware answers it and closes the connection.
+        admissions.set(req, { address, cookiesAllowed: false, refused: TOO_MANY_CONNECTIONS });
+        log.info({ reason: TOO_MANY_CONNECTIONS, address }, 'connection refused');
+        return undefined;
+      }
       let released = false;
       const release = (): void => {
         if (released) return;
@@ -173,12 +182,27 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     authenticate, liveAccess, identity, recover,
   });
 
+  /**
+   * The client gets `connect_error` with the reason as its message (and `data` {status: 'error', message}), then the
+   * connection is closed: engine.io sends what is queued before it closes. A client that never asks for a namespace
+   * is closed by the timer below.
+   */
+  const refuse = (socket: GatewaySocket, reason: string, next: (err?: Error) => void): void => {
+    next(Object.assign(new Error(reason), { data: { status: 'error', message: reason } }));
+    // socket.io writes the error on the next tick, and drops it once the connection is closing: close after that.
+    setImmediate(() => socket.conn.close());
+  };
+  io.engine.on('connection', (conn: { request: IncomingMessage; close: () => void }) => {
+    if (admissions.get(conn.request)?.refused) setTimeout(() => conn.close(), 1_000).unref();
+  });
+
   // Authentication before 'connection': the first message a client sends already finds its identity.
   const handshakeAuth = new WeakMap<GatewaySocket, AuthOutcome | Error>();
   events.use((raw, next) => {
     const socket = raw as GatewaySocket;
     const admission = admissions.get(socket.request);
     if (!admission) return next(new Error('Not admitted'));
+    if (admission.refused) return refuse(socket, admission.refused, next);
     const data: SocketData = { address: admission.address, cookiesAllowed: admission.cookiesAllowed, user: undefined, delivery: newDeliveryState() };
     socket.data = data;
     authenticate(tokenFromHandshake(socket.handshake, admission.cookiesAllowed)).then(

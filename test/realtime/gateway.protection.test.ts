@@ -76,20 +76,26 @@ describe('realtime gateway: protection', () => {
   });
 
   describe('parallel connections per client address', () => {
-    it('when an address opens more sockets than allowed (over both gateways), then the next upgrade is refused "Too many connections" before a socket exists; closing one frees a slot', async () => {
+    it('when an address opens more sockets than allowed (over both gateways), then the next socket gets connect_error "Too many connections" and is closed without a slot; closing one frees a slot', async () => {
       const address = env.newAddress();
       const open: TestClient[] = [];
       for (let i = 0; i < 3; i += 1) open.push(await env.connect({ address, gateway: i % 2 }));
       const before = env.gateways[0]!.socketCount();
-      expect((await env.connectError({ address, gateway: 1 })).message).toBe('websocket error');
+      const engine = env.gateways[0]!.events.server.engine;
+      const connectionsBefore = engine.clientsCount;
 
-      const refused = await env.connectError({ address });
-      // Node's socket.io client reports the failed upgrade; the reason is the HTTP body, which browsers never expose.
-      expect(refused.message).toBe('websocket error');
-      expect(String((refused.description as Error | undefined)?.message)).toContain('400');
-      const raw = await rawUpgrade(env.gateways[0]!.port, { origin: FRONTEND, 'x-forwarded-for': address });
-      expect(raw).toEqual({ status: 400, body: 'Too many connections' });
+      for (const gateway of [0, 1]) {
+        const refused = await env.connectError({ address, gateway });
+        expect(refused.message).toBe('Too many connections');
+        expect(refused.data).toEqual({ status: 'error', message: 'Too many connections' });
+      }
+      // Refused many times over: still no slot is held by any of them, and no socket exists for them.
+      for (let i = 0; i < 5; i += 1) expect((await env.connectError({ address })).message).toBe('Too many connections');
       expect(env.gateways[0]!.socketCount()).toBe(before);
+      // The raw upgrade is accepted (the reason travels inside socket.io), and the server closes it.
+      expect((await rawUpgrade(env.gateways[0]!.port, { origin: FRONTEND, 'x-forwarded-for': address })).status).toBe(101);
+      // Every refused connection is closed by the server (the clients above do not close theirs).
+      await env.eventually(() => expect(engine.clientsCount).toBe(connectionsBefore));
 
       open.pop()!.close();
       await env.eventually(async () => {
@@ -97,6 +103,8 @@ describe('realtime gateway: protection', () => {
         open.push(again);
       });
       expect(open.every((c) => c.socket.connected)).toBe(true);
+      // The slot freed above is taken again: the next one is refused once more.
+      expect((await env.connectError({ address, gateway: 1 })).message).toBe('Too many connections');
       open.forEach((c) => c.close());
     });
   });

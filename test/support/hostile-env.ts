@@ -10,8 +10,10 @@ export type HostileEnv = AuthEnv & Readonly<{
   /** A back office on the same database with the internal ledger API on (`/internal`). */
   internalUrl: string;
   superadmin: Readonly<{ id: number; token: string }>;
+  /** A new SuperAdmin for `asAdmin` (when fuzzing banned or demoted the current one); answers its id. */
+  renewAdmin: () => Promise<number>;
   /** Calls a base URL as the SuperAdmin and with the internal service token. */
-  asAdmin: (base: string, method: string, path: string, options?: CallOptions) => Promise<Reply>;
+  asAdmin: (base: string, method: string, path: string, options?: CallOptions & { rawBody?: string }) => Promise<Reply>;
   /** Event store head and the row count of every table: equal before and after means nothing was written. */
   footprint: () => Promise<Record<string, number>>;
   closeHostile: () => Promise<void>;
@@ -25,9 +27,22 @@ export const createHostileEnv = async (label: string): Promise<HostileEnv> => {
   const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
   const internalUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const user = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
-  const token = (await signIn(env, user)).accessToken;
-  const asAdmin = (base: string, method: string, path: string, options: CallOptions = {}) =>
-    call(base, method, path, { ...options, headers: { authorization: `Bearer ${token}`, 'x-service-token': INTERNAL_TOKEN, ...options.headers } });
+  let token = (await signIn(env, user)).accessToken;
+  const renewAdmin = async () => {
+    const next = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+    token = (await signIn(env, next)).accessToken;
+    return next.id;
+  };
+  const asAdmin = async (base: string, method: string, path: string, options: CallOptions & { rawBody?: string } = {}): Promise<Reply> => {
+    const headers = { authorization: `Bearer ${token}`, 'x-service-token': INTERNAL_TOKEN, ...options.headers };
+    if (options.rawBody === undefined) return call(base, method, path, { ...options, headers });
+    // Exactly these bytes (malformed JSON included); `call` would serialise a value.
+    const res = await fetch(`${base}${path}`, { method, redirect: 'manual', headers: { 'content-type': 'application/json', ...headers }, body: options.rawBody });
+    const text = await res.text();
+    let body: unknown = text;
+    try { body = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+    return { status: res.status, body, headers: res.headers, cookies: {} };
+  };
   const { rows: tables } = await env.pool.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`);
   const countSql = [
@@ -36,7 +51,7 @@ export const createHostileEnv = async (label: string): Promise<HostileEnv> => {
   ].join(' UNION ALL ');
   const footprint = async () => Object.fromEntries((await env.pool.query<{ name: string; n: string }>(countSql)).rows.map((r) => [r.name, Number(r.n)]));
   return {
-    ...env, internalUrl, superadmin: { id: user.id, token }, asAdmin, footprint,
+    ...env, internalUrl, superadmin: { id: user.id, token }, renewAdmin, asAdmin, footprint,
     closeHostile: async () => {
       await new Promise((r) => { server.closeAllConnections(); server.close(r); });
       await env.close();
