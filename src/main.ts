@@ -41,6 +41,8 @@ import { createMetrics, instrumentLedger, instrumentStore } from './infra/metric
 import { projectionReadings } from './projections/projection-status.js';
 import { MFA_KEY_NAME, mayGenerateKeys, missingSecrets } from './infra/required-secrets.js';
 import { shareSubscriptions } from './infra/follow/shared-subscriptions.js';
+import { trackAppends } from './infra/event-store/append-tracker.js';
+import type { Projector } from './projections/projection-runner.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -63,7 +65,8 @@ const closeServer = (server: Server): Promise<void> =>
 const portOf = (server: Server): number => (server.address() as AddressInfo).port;
 
 const openEventStore = async (config: Config, deps: { pool: Parameters<typeof createPostgresEventStore>[0]['pool']; logger: Logger }): Promise<EventStore> => {
-  if (config.eventStore.kind === 'postgres') return createPostgresEventStore({ pool: deps.pool, logger: deps.logger });
+  // NOTIFY wakes the followers at once; the poll only covers a lost notification, so it can be rare (idle cost).
+  if (config.eventStore.kind === 'postgres') return createPostgresEventStore({ pool: deps.pool, logger: deps.logger, pollIntervalMs: 2_000 });
   // Loaded only when chosen, so the default setup never loads the KurrentDB client.
   const { createKurrentDbEventStore } = await import('./infra/event-store/kurrentdb.event-store.js');
   return createKurrentDbEventStore({ connectionString: config.eventStore.connectionString });
@@ -98,7 +101,8 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const metrics = createMetrics({ logger });
   const rawStore = await openEventStore(config, { pool, logger });
   cleanups.push({ name: 'event store', run: () => rawStore.close() });
-  const store = instrumentStore(rawStore, metrics);
+  // Tracked: every command answer carries the ledger position its append reached (x-ledger-position).
+  const store = trackAppends(instrumentStore(rawStore, metrics));
   metrics.watchProjections(() => projectionReadings({ pool, store, projections: allProjections }));
   // Fail fast on a wrong EVENTSTORE_CONNECTION_STRING instead of a projector retrying forever.
   await store.ping().catch((error: unknown) => {
@@ -142,9 +146,11 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }
+  let localProjector: Projector | undefined;
   if (roles.has('projector')) {
     const projector = startProjector({ store: followed, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
     cleanups.push({ name: 'projector', run: () => projector.stop() });
+    localProjector = projector;
     logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
     // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
     // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
@@ -156,7 +162,10 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     cleanups.push({ name: 'sealer', run: sealer.stop });
   }
   if (roles.has('admin-api')) {
-    const server = await listen(createAdminApp({ ...appDeps, ledger, internalApiToken: config.internalApiToken, auth, bus, metrics, metricsToken: config.metricsToken }), config.adminPort);
+    const server = await listen(createAdminApp({
+      ...appDeps, ledger, internalApiToken: config.internalApiToken, auth, bus, metrics, metricsToken: config.metricsToken,
+      localProjector, readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
+    }), config.adminPort);
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
     logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
       `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);

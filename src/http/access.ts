@@ -25,6 +25,8 @@ export type RouteDocs = Readonly<{
   responses: Readonly<Record<number, Readonly<{ description: string; schema?: ZodType }>>>;
   addition?: true;
   deprecated?: true;
+  /** A consistent read of these read models (see consistentRead): documents its position and consistency parameters. */
+  readModels?: readonly string[];
 }>;
 
 export type RegisteredRoute = Readonly<{ method: HttpMethod; path: string; access: Access; docs?: RouteDocs }>;

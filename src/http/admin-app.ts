@@ -23,6 +23,7 @@ import type { Metrics } from '../infra/metrics.js';
 import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
 import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
+import { createReadModelWaiter, type LocalProgress } from '../projections/read-model-waiter.js';
 
 export type AdminAppDeps = AppDeps & Readonly<{
   ledger: Ledger;
@@ -37,6 +38,10 @@ export type AdminAppDeps = AppDeps & Readonly<{
   /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
   metrics?: Metrics;
   metricsToken?: string | undefined;
+  /** A projector in this process: consistent reads learn at once when its read models move. */
+  localProjector?: LocalProgress | undefined;
+  /** How long a consistent back-office read waits for its read models (READ_CONSISTENCY_TIMEOUT_MS). */
+  readConsistencyTimeoutMs?: number;
 }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -47,7 +52,11 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
   if (deps.auth) {
-    const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
+    const reads = {
+      waiter: createReadModelWaiter({ pool: deps.pool, store: deps.store, local: deps.localProjector }),
+      timeoutMs: deps.readConsistencyTimeoutMs ?? 2_000,
+    };
+    const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry, reads };
     // Fixed paths (/user/stats/transactions) before parameterised ones (/user/:id).
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
     app.use(adminUsersListRoutes(backOffice));

@@ -4,6 +4,7 @@ import type { AuthKit } from '../auth/auth-kit.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import type { AccessRegistry } from './access.js';
+import type { ConsistentReads } from './ledger-position.js';
 
 /** What every back-office router gets: declare each route with guardedRoutes(router, auth.authenticator, registry). */
 export type BackOfficeDeps = Readonly<{
@@ -12,6 +13,8 @@ export type BackOfficeDeps = Readonly<{
   ledger: Ledger;
   auth: AuthKit;
   registry: AccessRegistry;
+  /** Consistent reads (read-your-writes); unset: reads answer at once. */
+  reads?: ConsistentReads;
 }>;
 
 /** The user id, when that user exists; 404 USER_NOT_FOUND otherwise. */

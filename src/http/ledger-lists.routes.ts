@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import { guardedRoutes } from './access.js';
+import { consistentRead } from './ledger-position.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError, zodToHttp } from './errors.js';
 import { compileWhere, escapeLike, nestedQuery, SqlParams, type FieldMap } from './filters.js';
@@ -13,6 +14,15 @@ import { statsTransactions } from './stats-transactions.js';
 import { AdminStats, Paginated, PaginatedObjects, UntypedList } from './openapi.schemas.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
+
+/** The read models each list reads (a consistent read waits for these only). */
+const TIPS_READS = ['admin-tips', 'users'];
+const WITHDRAWALS_READS = ['withdrawals', 'users'];
+const DEPOSITS_READS = ['deposits', 'users'];
+const BETS_READS = ['bets', 'users'];
+const TRANSACTIONS_READS = ['transactions'];
+const STATS_READS = ['deposits', 'withdrawals'];
+const RAKEBACK_READS = ['rakeback'];
 
 type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -63,9 +73,9 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   const { pool } = deps;
 
   route('get', '/admin-tips', { kind: 'perm', permission: 'admin-tips.view' }, {
-    summary: 'List admin tips', request: { query: AdminTipsQuery },
+    readModels: TIPS_READS, summary: 'List admin tips', request: { query: AdminTipsQuery },
     responses: { 200: { description: 'Paginated admin tips', schema: Paginated('PaginatedAdminTips') } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, TIPS_READS), async (req, res) => {
     const q = parseQuery(AdminTipsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -94,9 +104,9 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   });
 
   route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, {
-    summary: 'List withdrawals', request: { query: WithdrawalsQuery },
+    readModels: WITHDRAWALS_READS, summary: 'List withdrawals', request: { query: WithdrawalsQuery },
     responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals') } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, WITHDRAWALS_READS), async (req, res) => {
     const q = parseQuery(WithdrawalsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -119,9 +129,9 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   });
 
   route('get', '/deposit', { kind: 'perm', permission: 'deposits.view' }, {
-    summary: 'List deposits', request: { query: DepositsQuery },
+    readModels: DEPOSITS_READS, summary: 'List deposits', request: { query: DepositsQuery },
     responses: { 200: { description: 'Paginated deposits', schema: Paginated('PaginatedDeposits') } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, DEPOSITS_READS), async (req, res) => {
     const q = parseQuery(DepositsQuery, req);
     const p = new SqlParams();
     const conditions: string[] = [];
@@ -153,22 +163,22 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     }, p, q, betRecord);
   };
   route('get', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
-    summary: 'List bets', request: { query: BetsQuery },
+    readModels: BETS_READS, summary: 'List bets', request: { query: BetsQuery },
     responses: { 200: { description: 'Paginated bets', schema: PaginatedBets } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, BETS_READS), async (req, res) => {
     res.json(await listBets(parseNestedQuery(BetsQuery, req)));
   });
   route('post', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
-    summary: 'List bets (filter in the body)', request: { body: BetsBody },
+    readModels: BETS_READS, summary: 'List bets (filter in the body)', request: { body: BetsBody },
     responses: { 200: { description: 'Paginated bets', schema: PaginatedBets }, 201: { description: 'Declared by the spec; not sent' } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, BETS_READS), async (req, res) => {
     res.status(200).json(await listBets(parseBody(BetsBody, req)));
   });
 
   route('post', '/accounting/transactions', { kind: 'superadmin' }, {
-    summary: 'List accounting transactions', request: { body: TransactionsBody },
+    readModels: TRANSACTIONS_READS, summary: 'List accounting transactions', request: { body: TransactionsBody },
     responses: { 200: { description: 'Paginated transactions', schema: Paginated('PaginatedTransactions') }, 201: { description: 'Declared by the spec; not sent' } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, TRANSACTIONS_READS), async (req, res) => {
     const q = parseBody(TransactionsBody, req);
     const p = new SqlParams();
     const dir = direction(q.sortOrder);
@@ -185,9 +195,9 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   });
 
   route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, {
-    summary: 'Deposit or withdrawal totals per period', request: { query: StatsTransactionsQuery },
+    readModels: STATS_READS, summary: 'Deposit or withdrawal totals per period', request: { query: StatsTransactionsQuery },
     responses: { 200: { description: 'Paginated totals per period', schema: PaginatedObjects } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, STATS_READS), async (req, res) => {
     res.json(await statsTransactions(pool, parseQuery(StatsTransactionsQuery, req)));
   });
 
@@ -202,9 +212,9 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   });
 
   route('post', '/rakeback/find-many', { kind: 'perm', permission: 'rakebacks.view' }, {
-    summary: 'A user\'s rakeback records', request: { body: RakebackBody },
+    readModels: RAKEBACK_READS, summary: 'A user\'s rakeback records', request: { body: RakebackBody },
     responses: { 201: { description: 'Array of rakeback records', schema: UntypedList } },
-  }, async (req, res) => {
+  }, consistentRead(deps.reads, RAKEBACK_READS), async (req, res) => {
     const { where } = parseBody(RakebackBody, req);
     const pots = ['instant_claimable', 'instant_total_claimed', ...['daily', 'weekly', 'monthly'].flatMap((p) => [`${p}_claimable`, `${p}_total_claimed`, `${p}_accumulated`])];
     const { rows } = await pool.query<AnyRow>(

@@ -3,6 +3,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Access, HttpMethod, RouteDocs } from './access.js';
+import { CONSISTENCY_QUERY, LEDGER_POSITION_HEADER, POSITION_QUERY, READ_CONSISTENCY_HEADER } from './ledger-position.js';
 
 export type DocumentedRoute = Readonly<{ method: HttpMethod; path: string; access: Access; docs?: RouteDocs }>;
 type Security = 'bearer' | 'cookie' | 'legacyCookie';
@@ -71,7 +72,46 @@ export const openApiDocument = (routes: readonly DocumentedRoute[], info: Docume
     info: { title: info.title, version: info.version, description: info.description },
     servers: [{ url: info.serverUrl, description: info.serverDescription }],
   });
+  for (const route of routes) if (route.docs) documentPositions(document.paths?.[openApiPath(route.path)]?.[route.method], route.method, route.docs);
   return document as unknown as Record<string, unknown>;
+};
+
+type Operation = { parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+
+const POSITION_SCHEMA = { type: 'string', pattern: '^\\d+/\\d+$', example: '1234/5678' };
+
+/** The ledger position headers: on every command answer, and the parameters and answer headers of a consistent read. */
+const documentPositions = (op: Operation | undefined, method: HttpMethod, docs: RouteDocs): void => {
+  if (!op) return;
+  const answered: Record<string, unknown> = {};
+  if (method !== 'get') {
+    answered[LEDGER_POSITION_HEADER] = {
+      description: 'The ledger position this command reached (at least its own events): pass it to a read to see this write.',
+      schema: POSITION_SCHEMA,
+    };
+  }
+  if (docs.readModels) {
+    answered[LEDGER_POSITION_HEADER] = {
+      description: `The ledger position this answer reflects (read models: ${docs.readModels.join(', ')}).`, schema: POSITION_SCHEMA,
+    };
+    answered[READ_CONSISTENCY_HEADER] = {
+      description: '`consistent`: every command acknowledged before the request is in it; `stale`: the wait bound was hit; `none`: opted out.',
+      schema: { type: 'string', enum: ['consistent', 'stale', 'none'] },
+    };
+    op.parameters = [...(op.parameters ?? []),
+      { in: 'header', name: LEDGER_POSITION_HEADER, required: false, schema: POSITION_SCHEMA,
+        description: 'Wait until the answer reflects this position (from a command answer) instead of the head at arrival.' },
+      { in: 'query', name: POSITION_QUERY, required: false, schema: POSITION_SCHEMA, description: `Same as the ${LEDGER_POSITION_HEADER} header.` },
+      { in: 'header', name: READ_CONSISTENCY_HEADER, required: false, schema: { type: 'string', enum: ['consistent', 'none'] },
+        description: '`none`: answer at once from the read models as they are (dashboards).' },
+      { in: 'query', name: CONSISTENCY_QUERY, required: false, schema: { type: 'string', enum: ['consistent', 'none'] },
+        description: `Same as the ${READ_CONSISTENCY_HEADER} header.` },
+    ];
+  }
+  if (Object.keys(answered).length === 0) return;
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (Number(status) < 500) response.headers = { ...response.headers, ...answered };
+  }
 };
 
 const documented = new WeakMap<Router, DocumentedRoute[]>();

@@ -7,6 +7,7 @@ import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
 import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
 import { accountRoutes } from './account.routes.js';
+import { ledgerPositionHeader } from './ledger-position.js';
 import { authRoutes } from './auth.routes.js';
 import { inputPolicy } from './input-policy.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
@@ -29,7 +30,7 @@ export const createBaseApp = (deps: AppDeps): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
-  app.use(requestId(deps.logger), requestLogger);
+  app.use(requestId(deps.logger), requestLogger, ledgerPositionHeader(deps.store));
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
   app.use(inputPolicy);
   app.use(healthRoutes({

@@ -60,6 +60,8 @@ export type Config = Readonly<{
     /** A checkpoint of the global hash chain every this many events. */
     sealCheckpointEvery: number;
   }>;
+  /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
+  readConsistencyTimeoutMs: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
   /**
@@ -156,6 +158,7 @@ const EnvSchema = z.object({
   FEED_LUCKY_WIN_MIN_STAKE_USD: decimal('1'),
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
+  READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0, 'must be between 0 and 65535')
     .max(65535, 'must be between 0 and 65535').optional(),
@@ -252,6 +255,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       luckyWinMinStakeUsd: e.FEED_LUCKY_WIN_MIN_STAKE_USD,
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
+    readConsistencyTimeoutMs: e.READ_CONSISTENCY_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,

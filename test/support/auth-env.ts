@@ -13,6 +13,7 @@ import { createUsers, type Users } from '../../src/commands/users.js';
 import { migrateUsers } from '../../src/commands/users.migrations.js';
 import type { Role, Permission } from '../../src/domain/user/permissions.js';
 import type { AccessRegistry } from '../../src/http/access.js';
+import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
 import { createAdminApp } from '../../src/http/admin-app.js';
 import { createPublicApp } from '../../src/http/public-app.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
@@ -72,7 +73,7 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   await migrateLedger(pool);
   await migrateUsers(pool);
   await migrateReadModels(pool);
-  const store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
+  const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const users = createUsers({ store, pool });
   const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard });
   const captcha = await startCaptchaStandIn();

@@ -4,6 +4,7 @@ import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
 import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
 import { createTestDb, type TestDb } from './db.js';
 
@@ -24,7 +25,7 @@ export const createLedgerEnv = async (label: string, options: { clock?: () => Da
   await migrateEventStore(pool);
   await migrateLedger(pool);
   await migrateReadModels(pool);
-  const store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
+  const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const stores: EventStore[] = [store];
   const ledger = createLedger({ store, pool, ...options });
   return {

@@ -1,0 +1,91 @@
+import type pg from 'pg';
+import { comparePositions, parsePosition, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
+import { sleep } from '../infra/follow/follow-loop.js';
+
+/** What a consistent read found: where its read models stand, and whether they reached the target in time. */
+export type ReadModelsReached = Readonly<{ target: Position; position: Position; stale: boolean }>;
+
+export type ReadModelWaiter = Readonly<{
+  /**
+   * Waits (at most `timeoutMs`) until every named read model has applied `target`, or, without a target,
+   * every event committed when the call began. Answers where they stand; `stale` when the bound was hit.
+   */
+  reach(names: readonly string[], target: Position | undefined, timeoutMs: number): Promise<ReadModelsReached>;
+}>;
+
+/** In-process progress of a projector running here (optional: without it the stored checkpoints decide). */
+export type LocalProgress = Readonly<{
+  progress(name: string): Position | undefined;
+  waitForModels(names: readonly string[], position: Position): Promise<void>;
+}>;
+
+export type ReadModelWaiterDeps = Readonly<{
+  pool: pg.Pool;
+  store: EventStore;
+  local?: LocalProgress | undefined;
+  /** How often the stored checkpoints are looked at while a read waits (only then). */
+  pollMs?: number;
+}>;
+
+/**
+ * The last committed event, including one an older open transaction still holds back from readers: a command
+ * acknowledged before the read began is at or before it. One index probe, with the read models' checkpoints.
+ */
+const HEAD_AND_CHECKPOINTS_SQL = `
+  SELECT (SELECT e.transaction_id::text || '/' || e.global_position FROM events e
+          ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS head,
+         coalesce((SELECT json_object_agg(name, position) FROM projection_checkpoints WHERE name = ANY($1::text[])), '{}') AS positions`;
+const CHECKPOINTS_SQL = `SELECT coalesce(json_object_agg(name, position), '{}') AS positions FROM projection_checkpoints WHERE name = ANY($1::text[])`;
+
+const max = (a: Position | undefined, b: Position | undefined): Position | undefined =>
+  !a ? b : !b ? a : comparePositions(a, b) >= 0 ? a : b;
+
+export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaiter => {
+  const pollMs = deps.pollMs ?? 5;
+
+  /** The lowest position among the named read models (the stored checkpoint or, when ahead, this process's progress). */
+  const lowest = (names: readonly string[], stored: Record<string, string>): Position => {
+    let low: Position | undefined;
+    for (const n of names) {
+      const at = max(stored[n] ? parsePosition(stored[n]) : undefined, deps.local?.progress(n)) ?? START;
+      if (!low || comparePositions(at, low) < 0) low = at;
+    }
+    return low ?? START;
+  };
+
+  const readStored = async (names: readonly string[]): Promise<Record<string, string>> =>
+    (await deps.pool.query<{ positions: Record<string, string> }>(CHECKPOINTS_SQL, [names])).rows[0]!.positions;
+
+  return {
+    reach: async (names, given, timeoutMs) => {
+      const deadline = performance.now() + timeoutMs;
+      let target = given;
+      let stored: Record<string, string>;
+      if (!target && deps.store.kind === 'postgres') {
+        const { rows } = await deps.pool.query<{ head: string | null; positions: Record<string, string> }>(HEAD_AND_CHECKPOINTS_SQL, [names]);
+        target = rows[0]!.head ? parsePosition(rows[0]!.head) : START;
+        stored = rows[0]!.positions;
+      } else {
+        if (!target) target = await deps.store.headPosition();
+        stored = await readStored(names);
+      }
+      const goal = target;
+      let position = lowest(names, stored);
+      const stop = new AbortController();
+      // A projector in this process says at once when its read models moved; the poll covers the others.
+      void deps.local?.waitForModels(names, goal).then(() => stop.abort(), () => undefined);
+      try {
+        while (comparePositions(position, goal) < 0) {
+          const left = deadline - performance.now();
+          if (left <= 0) return { target: goal, position, stale: true };
+          await sleep(Math.min(pollMs, left), stop.signal);
+          position = lowest(names, stop.signal.aborted ? {} : await readStored(names));
+          if (stop.signal.aborted && comparePositions(position, goal) < 0) position = lowest(names, await readStored(names));
+        }
+      } finally {
+        stop.abort();
+      }
+      return { target: goal, position, stale: false };
+    },
+  };
+};
