@@ -45,8 +45,17 @@ const amountOf = (currencyId: CurrencyId, value: string, field: string, positive
  * prices in USD, and runs the wallet decider through the handler. Results are values.
  */
 export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInternals } => {
-  const handler = deps.handler ?? createWalletHandler({ store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
   const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
+  const handler = deps.handler ?? createWalletHandler({
+    store: deps.store,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
+    claimKeys: async (claims) => {
+      const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
+      return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
+    },
+    onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
+  });
   const rates = deps.rates ?? createRates({ pool: deps.pool });
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
   const canTransact = deps.canTransact ?? (async () => true);
@@ -70,21 +79,16 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     command: WalletCommand,
     view: (state: WalletState, appended: boolean) => T,
     actor?: Record<string, unknown>,
+    claims: readonly (readonly [EntityKind, string])[] = [],
   ): LedgerResult<T> => {
     if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
-    const handled: Handled = await handler.handle(userId, command, actor);
+    const handled: Handled = await handler.handle(userId, command, actor, claims.map(([kind, key]) => ({ kind, key, owner: userId })));
     return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
   };
 
   const owner = async (kind: EntityKind, id: string, notFound: LedgerError): Promise<Either<LedgerError, number>> => {
     const userId = await keys.ownerOf(kind, id);
     return userId === undefined ? left(notFound) : right(userId);
-  };
-
-  /** The id is already taken by another wallet: same key, different command. */
-  const claimed = async (kind: EntityKind, id: string, userId: number): Promise<LedgerError | undefined> => {
-    const ownerId = await keys.claim(kind, id, userId);
-    return ownerId === userId ? undefined : { _tag: 'IdempotencyConflict', key: `${kind}:${id}`, message: `${kind} ${id} belongs to another user` };
   };
 
   const depositTransition = async (depositId: string, make: (depositId: string) => WalletCommand): LedgerResult<ReturnType<typeof depositView>> => {
@@ -118,9 +122,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = uuidv7();
-      const [external, own] = await Promise.all([claimed('deposit-ext', externalKey, input.userId), claimed('deposit', depositId, input.userId)]);
-      const conflict = external ?? own;
-      if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'RequestDeposit',
         data: {
@@ -130,7 +131,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       }, (s) => {
         const id = s.depositsByExternalKey.get(externalKey)!;
         return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
-      });
+      }, undefined, [['deposit-ext', externalKey], ['deposit', depositId]]);
     },
     confirmDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'ConfirmDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
     completeDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'CompleteDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
@@ -143,12 +144,10 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const refused = (await mayTransact(input.userId)) ?? (await deps.betGuard?.(input.userId, usdAmount.right));
       if (refused) return left(refused);
-      const conflict = await claimed('bet', input.id, input.userId);
-      if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'PlaceBet',
         data: { betId: input.id, roundId: input.roundId, gameId: input.gameId, gameIdentity: input.gameIdentity, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }));
+      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }), undefined, [['bet', input.id]]);
     },
     settleBet: (betId, input) => betTransition(betId, async (currencyId) => {
       const payout = amountOf(currencyId, input.payout, 'payout', false);
@@ -169,8 +168,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const operationKey = input.operationKey ?? withdrawalId;
       const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
-      const conflict = await claimed('withdrawal', withdrawalId, input.userId);
-      if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'RequestWithdrawal',
         data: {
@@ -180,7 +177,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       }, (s) => {
         const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
         return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
-      });
+      }, undefined, [['withdrawal', withdrawalId]]);
     },
     approveWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
     rejectWithdrawal: (id, adminUserId, rejectReason) => withdrawalTransition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
@@ -216,8 +213,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const conflict = await claimed('affiliate-claim', input.claimId, input.userId);
-      if (conflict) return left(conflict);
       const operationKey = `affiliate-claim:${input.claimId}`;
       return run(input.userId, {
         type: 'ClaimAffiliateCommission',
@@ -232,7 +227,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
           },
           created: appended,
         };
-      });
+      }, undefined, [['affiliate-claim', input.claimId]]);
     },
 
     balances: async (userId) => balanceViews(await handler.load(userId)),
