@@ -2,7 +2,7 @@
  * npm run bench:http — a bet through HTTP (POST /internal/bets of one unit) on the service started as in production
  * (every role, default logging), next to a bare node:http route doing one INSERT of an event-sized row, in the same
  * run, on the same PostgreSQL: a cluster of the bench's own with pg_stat_statements, started under a temporary
- * directory. The load generator (autocannon) runs in a process of its own. Reported per concurrency (BENCH_CONCURRENCY,
+ * directory. The load generator (node:http keep-alive connections) runs in a process of its own. Reported per concurrency (BENCH_CONCURRENCY,
  * default 4,32): bets/s, p50, p99 and the ratio to the bare route; per bet, the statements that ran on the command
  * path and on the followers' side (projector, publisher, sealer) with their execution time; the idle service's
  * statement rate. With EVENTSTORE_CONNECTION_STRING set, the same rows for EVENT_STORE=eventstoredb.
@@ -75,7 +75,7 @@ const startChild = (name: string, args: string[], env: Record<string, string>, i
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (isReady(line)) resolve({ child, stop: () => stopChild(child) });
-      if (line.includes('"level":50') || line.includes('"level":60')) process.stderr.write(`[${name}] ${line.slice(0, 400)}\n`);
+      if (line.includes('"level":"error"') || line.includes('"level":"fatal"')) process.stderr.write(`[${name}] ${line.slice(0, 400)}\n`);
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)));
   });
@@ -92,7 +92,7 @@ const startService = async (databaseUrl: string, dataDir: string, extra: Record<
 };
 
 type Load = { requestsPerSec: number; total: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; statuses: Record<string, number> };
-/** autocannon in a process of its own. */
+/** The load generator in a process of its own. */
 const load = async (url: string, connections: number, seconds: number, users: number[]): Promise<Load> => {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/http.load.ts', JSON.stringify({ url, token: TOKEN, connections, seconds, users })],
     { maxBuffer: 1 << 20 });

@@ -5,7 +5,7 @@ import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js
 import { fromMinor, isParseError, parseDecimal, toUsdMinor, usdFromMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
-import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { GuardRefused, type BetGuardCheck, type EventStore } from '../infra/event-store/event-store.port.js';
 import { createEntityKeys, type EntityKeys, type EntityKind } from './entity-keys.js';
 import type { Ledger, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
@@ -24,9 +24,15 @@ export type LedgerDeps = Readonly<{
   /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
   canTransact?: (userId: number) => Promise<boolean>;
   /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
-  betGuard?: (userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>;
+  betGuard?: BetGuard;
   handler?: WalletHandler;
 }>;
+
+/**
+ * The bet guard. `inAppend`: it reads user_access and user_limits, so a store that checks in its append (PostgreSQL)
+ * checks the same there and the guard is only called to name a refusal: a bet costs one statement.
+ */
+export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
 
 export type LedgerInternals = Readonly<{ handler: WalletHandler; keys: EntityKeys; rates: Rates }>;
 
@@ -57,6 +63,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
   });
   const rates = deps.rates ?? createRates({ pool: deps.pool });
+  const now = deps.clock ?? (() => new Date());
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
   const canTransact = deps.canTransact ?? (async () => true);
   const mayTransact = async (userId: number): Promise<LedgerError | undefined> => {
@@ -80,9 +87,10 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     view: (state: WalletState, appended: boolean) => T,
     actor?: Record<string, unknown>,
     claims: readonly (readonly [EntityKind, string])[] = [],
+    guards: readonly BetGuardCheck[] = [],
   ): LedgerResult<T> => {
     if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
-    const handled: Handled = await handler.handle(userId, command, actor, claims.map(([kind, key]) => ({ kind, key, owner: userId })));
+    const handled: Handled = await handler.handle(userId, command, actor, { claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })), guards });
     return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
   };
 
@@ -142,12 +150,32 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const refused = (await mayTransact(input.userId)) ?? (await deps.betGuard?.(input.userId, usdAmount.right));
+      const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
-      return run(input.userId, {
+      const guard = deps.betGuard;
+      const folded = guard?.inAppend === true && deps.store.claimsKeys;
+      if (guard && !folded) {
+        const refusal = await guard(input.userId, usdAmount.right);
+        if (refusal) return left(refusal);
+      }
+      const guards = folded ? [{ userId: input.userId, usdAmount: usdFromMinor(usdAmount.right), at: now() }] : [];
+      const place = () => run(input.userId, {
         type: 'PlaceBet',
         data: { betId: input.id, roundId: input.roundId, gameId: input.gameId, gameIdentity: input.gameIdentity, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }), undefined, [['bet', input.id]]);
+      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }), undefined, [['bet', input.id]], guards);
+      if (!folded) return place();
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const result = await place();
+          // A guard's refusal comes before the wallet's (a banned user without funds is told about the ban).
+          return isLeft(result) ? left((await guard(input.userId, usdAmount.right)) ?? result.left) : result;
+        } catch (error) {
+          if (!(error instanceof GuardRefused)) throw error;
+          const refusal = await guard(input.userId, usdAmount.right);
+          if (refusal) return left(refusal);
+          if (attempt >= 3) throw error; // the guard keeps changing under us: let the caller retry
+        }
+      }
     },
     settleBet: (betId, input) => betTransition(betId, async (currencyId) => {
       const payout = amountOf(currencyId, input.payout, 'payout', false);

@@ -9,16 +9,25 @@ import { initialWalletState, type WalletState } from '../domain/wallet/wallet.st
 import {
   AppendRefused,
   comparePositions,
+  GuardRefused,
   KeyOwnedElsewhere,
   START,
   WrongExpectedRevision,
   type AppendOutcome,
   type AppendRequest,
+  type BetGuardCheck,
   type EventStore,
   type KeyClaim,
   type Position,
 } from '../infra/event-store/event-store.port.js';
 import { createBatcher } from './batcher.js';
+
+/**
+ * Checks that go with an accepted command's append. `claims`: keys (bet id, deposit id, ...) the command takes for
+ * this wallet. `guards`: the bet's ban and limits check, done in the append where the store can (else the caller
+ * checks first); a refusal rejects the command with GuardRefused, for the caller to name the reason.
+ */
+export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly BetGuardCheck[] }>;
 
 /** What one command did: its decision and the wallet right after its own events. */
 export type Handled = Readonly<{
@@ -29,11 +38,8 @@ export type Handled = Readonly<{
 }>;
 
 export type WalletHandler = Readonly<{
-  /**
-   * `claims`: keys (bet id, deposit id, ...) the command's events take for this wallet. They are claimed only when
-   * the command is accepted, with its append; a key owned by another wallet refuses the command (IdempotencyConflict).
-   */
-  handle: (userId: number, command: WalletCommand, actor?: Readonly<Record<string, unknown>>, claims?: readonly KeyClaim[]) => Promise<Handled>;
+  /** Claims are taken only when the command is accepted; a key owned by another wallet refuses it (IdempotencyConflict). */
+  handle: (userId: number, command: WalletCommand, actor?: Readonly<Record<string, unknown>>, checks?: Checks) => Promise<Handled>;
   /** The wallet as this process knows it, caught up with the store. */
   load: (userId: number) => Promise<WalletState>;
   /** The cached wallet if this process has one (may trail other processes; fine for immutable facts). */
@@ -68,6 +74,7 @@ type Pending = {
   command: WalletCommand | null;
   actor: Readonly<Record<string, unknown>> | undefined;
   claims: readonly KeyClaim[];
+  guards: readonly BetGuardCheck[];
   resolve: (h: Handled) => void;
   reject: (e: unknown) => void;
 };
@@ -186,6 +193,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       const decided: { pending: Pending; decision: Handled['decision']; state: WalletState }[] = [];
       const events: { event: WalletEvent; actor: Pending['actor']; command: string }[] = [];
       const claims: KeyClaim[] = [];
+      const guards: BetGuardCheck[] = [];
       for (const p of live) {
         const decision = decide(p.command!, state, { userId: slot.userId, now });
         if (!isLeft(decision)) {
@@ -193,7 +201,10 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
             state = evolve(state, event);
             events.push({ event, actor: p.actor, command: p.command!.type });
           }
-          if (decision.right.length > 0) claims.push(...p.claims);
+          if (decision.right.length > 0) {
+            claims.push(...p.claims);
+            guards.push(...p.guards);
+          }
         }
         decided.push({ pending: p, decision, state });
       }
@@ -218,7 +229,19 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
           metadata: { userId: slot.userId, command, ...(actor ?? {}) },
         })),
         ...(inAppend ? { claims } : {}),
+        ...(guards.length > 0 && deps.store.claimsKeys ? { guards } : {}),
       });
+      if (outcome instanceof GuardRefused) {
+        // Which bet, and why, is the caller's to find out (the refused ones leave; the others are decided again).
+        for (const p of live) {
+          if (p.guards.length > 0) {
+            p.reject(outcome);
+            refused.set(p, { decision: right([]), state: slot.state, position: undefined }); // ignored: already rejected
+          }
+        }
+        live = live.filter((p) => !refused.has(p));
+        continue;
+      }
       if (outcome instanceof KeyOwnedElsewhere) {
         refuseTaken(outcome.claims);
         continue;
@@ -260,15 +283,15 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     return handled;
   };
 
-  const enqueue = (userId: number, command: WalletCommand | null, actor?: Pending['actor'], claims: readonly KeyClaim[] = []): Promise<Handled> =>
+  const enqueue = (userId: number, command: WalletCommand | null, actor?: Pending['actor'], checks: Checks = {}): Promise<Handled> =>
     new Promise<Handled>((resolve, reject) => {
       const slot = slotOf(userId);
-      slot.queue.push({ command, actor, claims, resolve, reject });
+      slot.queue.push({ command, actor, claims: checks.claims ?? [], guards: checks.guards ?? [], resolve, reject });
       if (!slot.running) void run(slot);
     });
 
   return {
-    handle: (userId, command, actor, claims) => enqueue(userId, command, actor, claims),
+    handle: (userId, command, actor, checks) => enqueue(userId, command, actor, checks),
     load: async (userId) => (await enqueue(userId, null)).state,
     lastPosition: () => lastPosition,
     peek: (userId) => {

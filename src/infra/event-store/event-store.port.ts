@@ -61,7 +61,15 @@ export type AppendRequest = Readonly<{
    * written only if every key is free or already the owner's (else the outcome is KeyOwnedElsewhere).
    */
   claims?: readonly KeyClaim[];
+  /** Bet guards checked in the append's own snapshot, only by stores whose `claimsKeys` is true (else GuardRefused). */
+  guards?: readonly BetGuardCheck[];
 }>;
+
+/**
+ * A bet's guard: the user is not banned (user_access), not self-excluded at `at`, and `usdAmount` (a USD decimal)
+ * is within the bet limit (user_limits). Checked in the append so that a bet costs one statement.
+ */
+export type BetGuardCheck = Readonly<{ userId: number; usdAmount: string; at: Date }>;
 
 export type AppendResult = Readonly<{
   streamId: string;
@@ -101,6 +109,14 @@ export class KeyOwnedElsewhere extends Error {
   }
 }
 
+/** A guard of the request refused it (ban, self-exclusion, bet limit): nothing of it was written. */
+export class GuardRefused extends Error {
+  override readonly name = 'GuardRefused';
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId}: a bet guard refused the append`);
+  }
+}
+
 /**
  * The store refused this request's own data (a value it cannot store, a constraint): nothing of it was written,
  * and the other requests of the same group commit were written without it. `sqlState` when the store has one.
@@ -124,7 +140,7 @@ export class StoreUnavailable extends Error {
   }
 }
 
-export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId | KeyOwnedElsewhere | AppendRefused;
+export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId | KeyOwnedElsewhere | GuardRefused | AppendRefused;
 
 export type ReadStreamOptions = Readonly<{ fromRevision?: bigint; maxCount?: number }>;
 /** Backwards: `fromRevision` is the newest revision to return (default: the stream's last event). */
@@ -152,7 +168,7 @@ export type Subscription = Readonly<{
 
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
-  /** True when appends honour `AppendRequest.claims` atomically (else callers claim keys before appending). */
+  /** True when appends honour `AppendRequest.claims` and `guards` atomically (else callers claim and check before appending). */
   readonly claimsKeys: boolean;
   append(request: AppendRequest): Promise<AppendResult>;
   /**

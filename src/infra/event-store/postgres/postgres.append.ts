@@ -2,6 +2,7 @@ import type pg from 'pg';
 import {
   AppendRefused,
   DuplicateEventId,
+  GuardRefused,
   KeyOwnedElsewhere,
   WrongExpectedRevision,
   type AppendOutcome,
@@ -18,7 +19,7 @@ import {
  * to another owner (or to a writer this statement's snapshot cannot see yet) is left out ("clash"): a claim
  * costs no round trip and no commit of its own, and a command that is refused never claims anything.
  */
-const appendSql = (withClaims: boolean): string => `
+const appendSql = (withClaims: boolean, withGuards: boolean): string => `
 WITH req AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(stream_id, kind, expected, n, ord)
 ), ev AS (
@@ -26,20 +27,31 @@ WITH req AS (
     AS e(req, idx, event_id, type, data, metadata, ord)
 ), candidates AS (
   SELECT * FROM req WHERE ord NOT IN (SELECT ev.req FROM ev JOIN events USING (event_id))
-)${withClaims ? `, cl AS (
+)${withGuards ? `, gd AS (
+  SELECT * FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
+), guarded AS (
+  SELECT DISTINCT gd.req FROM gd JOIN candidates c ON c.ord = gd.req
+  LEFT JOIN user_access a ON a.user_id = gd.user_id
+  LEFT JOIN user_limits l ON l.user_id = gd.user_id
+  WHERE a.is_banned IS TRUE
+    OR (l.state->'exclusion'->>'expiresAt')::timestamptz > gd.at
+    OR gd.usd > (l.state->'betLimit'->>'betLimit')::numeric
+), checked AS (
+  SELECT * FROM candidates WHERE ord NOT IN (SELECT req FROM guarded)
+)` : `, checked AS (SELECT * FROM candidates)`}${withClaims ? `, cl AS (
   SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
 ), keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)
-  SELECT cl.kind, cl.key, cl.owner FROM cl JOIN candidates c ON c.ord = cl.req ORDER BY cl.kind, cl.key
+  SELECT cl.kind, cl.key, cl.owner FROM cl JOIN checked c ON c.ord = cl.req ORDER BY cl.kind, cl.key
   ON CONFLICT DO NOTHING RETURNING kind, key, user_id
 ), clash AS (
-  SELECT DISTINCT cl.req FROM cl JOIN candidates c ON c.ord = cl.req
+  SELECT DISTINCT cl.req FROM cl JOIN checked c ON c.ord = cl.req
   LEFT JOIN keyed k ON k.kind = cl.kind AND k.key = cl.key
   LEFT JOIN ledger_keys o ON o.kind = cl.kind AND o.key = cl.key
   WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner
 ), claimed AS (
-  SELECT * FROM candidates WHERE ord NOT IN (SELECT req FROM clash)
-)` : `, claimed AS (SELECT * FROM candidates)`}, exact AS (
+  SELECT * FROM checked WHERE ord NOT IN (SELECT req FROM clash)
+)` : `, claimed AS (SELECT * FROM checked)`}, exact AS (
   UPDATE streams s SET revision = s.revision + c.n FROM claimed c
   WHERE c.kind = 'exact' AND s.stream_id = c.stream_id AND s.revision = c.expected
   RETURNING s.stream_id, s.revision
@@ -59,13 +71,16 @@ WITH req AS (
   RETURNING stream_id, stream_revision, global_position
 )
 SELECT stream_id, max(stream_revision)::text AS revision, max(global_position)::text AS global_position,
-  pg_current_xact_id()::text AS transaction_id, false AS clash
+  pg_current_xact_id()::text AS transaction_id, NULL AS refused
 FROM written GROUP BY stream_id${withClaims ? `
 UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, true FROM clash JOIN req r ON r.ord = clash.req` : ''}`;
+SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM clash JOIN req r ON r.ord = clash.req` : ''}${withGuards ? `
+UNION ALL
+SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM guarded JOIN req r ON r.ord = guarded.req` : ''}`;
 
-const APPEND_SQL = appendSql(false);
-const APPEND_WITH_CLAIMS_SQL = appendSql(true);
+const PLAIN_SQL = appendSql(false, false);
+const CLAIMS_SQL = appendSql(true, false);
+const GUARDS_SQL = appendSql(true, true); // the claims' parameters come first, so they are always there with guards
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -90,12 +105,21 @@ type Serialised = readonly (readonly [string, string])[];
 const serialise = (r: AppendRequest): Serialised => r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
 
 const hasClaims = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.claims?.length ?? 0) > 0);
+const hasGuards = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.guards?.length ?? 0) > 0);
+const statementFor = (requests: readonly AppendRequest[]): string => (hasGuards(requests) ? GUARDS_SQL : hasClaims(requests) ? CLAIMS_SQL : PLAIN_SQL);
 
 const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]): unknown[] => {
   const p: [string[], string[], (string | null)[], number[], number[], number[], string[], string[], string[], string[]] =
     [[], [], [], [], [], [], [], [], [], []];
   const c: [number[], string[], string[], string[]] = [[], [], [], []];
+  const g: [number[], string[], string[], string[]] = [[], [], [], []];
   requests.forEach((r, i) => {
+    for (const guard of r.guards ?? []) {
+      g[0].push(i + 1);
+      g[1].push(String(guard.userId));
+      g[2].push(guard.usdAmount);
+      g[3].push(guard.at.toISOString());
+    }
     for (const claim of r.claims ?? []) {
       c[0].push(i + 1);
       c[1].push(claim.kind);
@@ -116,10 +140,11 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
       p[9].push(texts[i]![j]![1]);
     });
   });
-  return hasClaims(requests) ? [...p, ...c] : p;
+  // Parameters are typed by the casts of the CTEs that use them: each group goes only with its statement.
+  return [...p, ...(hasClaims(requests) || hasGuards(requests) ? c : []), ...(hasGuards(requests) ? g : [])];
 };
 
-type WinnerRow = { stream_id: string; revision: string | null; global_position: string | null; transaction_id: string | null; clash: boolean };
+type WinnerRow = { stream_id: string; revision: string | null; global_position: string | null; transaction_id: string | null; refused: 'key' | 'guard' | null };
 type StoredRow = { event_id: string; stream_id: string; stream_revision: string; global_position: string; transaction_id: string };
 
 /** A request that did not win: an idempotent retry, a duplicate id, or a concurrency conflict. */
@@ -177,17 +202,19 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
 };
 
 const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
-  const { rows } = await pool.query<WinnerRow>(hasClaims(requests) ? APPEND_WITH_CLAIMS_SQL : APPEND_SQL, params(requests, texts));
-  const won = new Map(rows.filter((row) => !row.clash).map((row) => [row.stream_id, row]));
-  const clashed = new Set(rows.filter((row) => row.clash).map((row) => row.stream_id));
+  const { rows } = await pool.query<WinnerRow>(statementFor(requests), params(requests, texts));
+  const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
+  const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
+  const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));
   const clashes = requests.filter((r) => clashed.has(r.streamId));
-  const losers = requests.filter((r) => !won.has(r.streamId) && !clashed.has(r.streamId));
+  const losers = requests.filter((r) => !won.has(r.streamId) && !clashed.has(r.streamId) && !guarded.has(r.streamId));
   const [lost, clashOutcomes] = await Promise.all([
     losers.length > 0 ? resolveLosers(pool, losers) : new Map<AppendRequest, AppendOutcome>(),
     clashes.length > 0 ? resolveClashes(pool, clashes) : new Map<AppendRequest, AppendOutcome>(),
   ]);
   return requests.map((r): AppendOutcome => {
     const row = won.get(r.streamId);
+    if (guarded.has(r.streamId)) return new GuardRefused(r.streamId);
     if (!row) return lost.get(r) ?? clashOutcomes.get(r)!;
     const result: AppendResult = {
       streamId: r.streamId,
