@@ -7,14 +7,17 @@ export type EntityKeys = Readonly<{
   /** Claims `key` for `userId` if nobody has; returns the owner (which may be another user). */
   claim: (kind: EntityKind, key: string, userId: number) => Promise<number>;
   ownerOf: (kind: EntityKind, key: string) => Promise<number | undefined>;
+  /** Caches an owner learnt elsewhere (a claim committed with its append). */
+  remember: (kind: EntityKind, key: string, userId: number) => void;
 }>;
 
 type Claim = Readonly<{ kind: EntityKind; key: string; userId: number }>;
 
 /**
- * The ledger_keys registry with an in-process cache. Claims are batched into one statement;
- * give it a pool with synchronous_commit off: the event append that follows a claim commits
- * synchronously and so makes the claim durable with it.
+ * The ledger_keys registry with an in-process cache. On PostgreSQL the wallet's append claims its keys in its own
+ * statement; `claim` serves stores that cannot (KurrentDB). Claims are batched into one statement; give it a pool
+ * with synchronous_commit off: the event append that follows a claim commits synchronously and so makes the claim
+ * durable with it.
  */
 export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): EntityKeys => {
   const cacheSize = deps.cacheSize ?? 200_000;
@@ -59,6 +62,7 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
   }, { maxBatch: 500, concurrency: 2 });
 
   return {
+    remember: (kind, key, userId) => remember(`${kind}:${key}`, userId),
     claim: async (kind, key, userId) => {
       const k = `${kind}:${key}`;
       const known = cache.get(k);

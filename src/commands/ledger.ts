@@ -5,7 +5,7 @@ import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js
 import { fromMinor, isParseError, parseDecimal, toUsdMinor, usdFromMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
-import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { GuardRefused, type BetGuardCheck, type EventStore } from '../infra/event-store/event-store.port.js';
 import { createEntityKeys, type EntityKeys, type EntityKind } from './entity-keys.js';
 import type { Ledger, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
@@ -24,9 +24,15 @@ export type LedgerDeps = Readonly<{
   /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
   canTransact?: (userId: number) => Promise<boolean>;
   /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
-  betGuard?: (userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>;
+  betGuard?: BetGuard;
   handler?: WalletHandler;
 }>;
+
+/**
+ * The bet guard. `inAppend`: it reads user_access and user_limits, so a store that checks in its append (PostgreSQL)
+ * checks the same there and the guard is only called to name a refusal: a bet costs one statement.
+ */
+export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
 
 export type LedgerInternals = Readonly<{ handler: WalletHandler; keys: EntityKeys; rates: Rates }>;
 
@@ -45,9 +51,19 @@ const amountOf = (currencyId: CurrencyId, value: string, field: string, positive
  * prices in USD, and runs the wallet decider through the handler. Results are values.
  */
 export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInternals } => {
-  const handler = deps.handler ?? createWalletHandler({ store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
   const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
+  const handler = deps.handler ?? createWalletHandler({
+    store: deps.store,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
+    claimKeys: async (claims) => {
+      const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
+      return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
+    },
+    onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
+  });
   const rates = deps.rates ?? createRates({ pool: deps.pool });
+  const now = deps.clock ?? (() => new Date());
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
   const canTransact = deps.canTransact ?? (async () => true);
   const mayTransact = async (userId: number): Promise<LedgerError | undefined> => {
@@ -70,21 +86,17 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     command: WalletCommand,
     view: (state: WalletState, appended: boolean) => T,
     actor?: Record<string, unknown>,
+    claims: readonly (readonly [EntityKind, string])[] = [],
+    guards: readonly BetGuardCheck[] = [],
   ): LedgerResult<T> => {
     if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
-    const handled: Handled = await handler.handle(userId, command, actor);
+    const handled: Handled = await handler.handle(userId, command, actor, { claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })), guards });
     return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
   };
 
   const owner = async (kind: EntityKind, id: string, notFound: LedgerError): Promise<Either<LedgerError, number>> => {
     const userId = await keys.ownerOf(kind, id);
     return userId === undefined ? left(notFound) : right(userId);
-  };
-
-  /** The id is already taken by another wallet: same key, different command. */
-  const claimed = async (kind: EntityKind, id: string, userId: number): Promise<LedgerError | undefined> => {
-    const ownerId = await keys.claim(kind, id, userId);
-    return ownerId === userId ? undefined : { _tag: 'IdempotencyConflict', key: `${kind}:${id}`, message: `${kind} ${id} belongs to another user` };
   };
 
   const depositTransition = async (depositId: string, make: (depositId: string) => WalletCommand): LedgerResult<ReturnType<typeof depositView>> => {
@@ -118,9 +130,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = uuidv7();
-      const [external, own] = await Promise.all([claimed('deposit-ext', externalKey, input.userId), claimed('deposit', depositId, input.userId)]);
-      const conflict = external ?? own;
-      if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'RequestDeposit',
         data: {
@@ -130,7 +139,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       }, (s) => {
         const id = s.depositsByExternalKey.get(externalKey)!;
         return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
-      });
+      }, undefined, [['deposit-ext', externalKey], ['deposit', depositId]]);
     },
     confirmDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'ConfirmDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
     completeDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'CompleteDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
@@ -141,14 +150,32 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const refused = (await mayTransact(input.userId)) ?? (await deps.betGuard?.(input.userId, usdAmount.right));
+      const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
-      const conflict = await claimed('bet', input.id, input.userId);
-      if (conflict) return left(conflict);
-      return run(input.userId, {
+      const guard = deps.betGuard;
+      const folded = guard?.inAppend === true && deps.store.claimsKeys;
+      if (guard && !folded) {
+        const refusal = await guard(input.userId, usdAmount.right);
+        if (refusal) return left(refusal);
+      }
+      const guards = folded ? [{ userId: input.userId, usdAmount: usdFromMinor(usdAmount.right), at: now() }] : [];
+      const place = () => run(input.userId, {
         type: 'PlaceBet',
         data: { betId: input.id, roundId: input.roundId, gameId: input.gameId, gameIdentity: input.gameIdentity, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }));
+      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }), undefined, [['bet', input.id]], guards);
+      if (!folded) return place();
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const result = await place();
+          // A guard's refusal comes before the wallet's (a banned user without funds is told about the ban).
+          return isLeft(result) ? left((await guard(input.userId, usdAmount.right)) ?? result.left) : result;
+        } catch (error) {
+          if (!(error instanceof GuardRefused)) throw error;
+          const refusal = await guard(input.userId, usdAmount.right);
+          if (refusal) return left(refusal);
+          if (attempt >= 3) throw error; // the guard keeps changing under us: let the caller retry
+        }
+      }
     },
     settleBet: (betId, input) => betTransition(betId, async (currencyId) => {
       const payout = amountOf(currencyId, input.payout, 'payout', false);
@@ -169,8 +196,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const operationKey = input.operationKey ?? withdrawalId;
       const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
-      const conflict = await claimed('withdrawal', withdrawalId, input.userId);
-      if (conflict) return left(conflict);
       return run(input.userId, {
         type: 'RequestWithdrawal',
         data: {
@@ -180,7 +205,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       }, (s) => {
         const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
         return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
-      });
+      }, undefined, [['withdrawal', withdrawalId]]);
     },
     approveWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
     rejectWithdrawal: (id, adminUserId, rejectReason) => withdrawalTransition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
@@ -216,8 +241,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const conflict = await claimed('affiliate-claim', input.claimId, input.userId);
-      if (conflict) return left(conflict);
       const operationKey = `affiliate-claim:${input.claimId}`;
       return run(input.userId, {
         type: 'ClaimAffiliateCommission',
@@ -232,7 +255,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
           },
           created: appended,
         };
-      });
+      }, undefined, [['affiliate-claim', input.claimId]]);
     },
 
     balances: async (userId) => balanceViews(await handler.load(userId)),

@@ -7,6 +7,7 @@ import type { LimitsError } from '../domain/limits/limits.errors.js';
 import { limitsStream, type LimitsEvent } from '../domain/limits/limits.events.js';
 import { evolve, initialLimitsState, isExcluded, type BetLimit, type Exclusion, type LimitsState } from '../domain/limits/limits.state.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
+import type { BetGuard } from './ledger.js';
 import type { LedgerError } from './ledger.types.js';
 import { createStreamHandler } from './stream.handler.js';
 
@@ -25,8 +26,11 @@ export type Limits = Readonly<{
   setBetLimit(userId: number, betLimit: string, adminUserId: number): Result<BetLimitView>;
   load(userId: number): Promise<LimitsState>;
   activeExclusion(userId: number): Promise<ExclusionView | undefined>;
-  /** The ledger's check before a bet: ban, active self-exclusion, bet limit. One indexed read. */
-  betGuard(userId: number, usdAmount: Minor): Promise<LedgerError | undefined>;
+  /**
+   * The ledger's check of a bet: ban, active self-exclusion, bet limit. One indexed read; `inAppend`: a PostgreSQL
+   * append checks the same rows itself (postgres.append.ts), so that this read only names a refusal.
+   */
+  betGuard: BetGuard;
 }>;
 
 export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; clock?: () => Date }>): Limits => {
@@ -72,7 +76,7 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
       const state = await load(userId);
       return isExcluded(state, clock()) ? exclusionView(userId, state.exclusion!) : undefined;
     },
-    betGuard: async (userId, usdAmount) => {
+    betGuard: Object.assign(async (userId: number, usdAmount: Minor): Promise<LedgerError | undefined> => {
       const { rows } = await deps.pool.query<{ is_banned: boolean | null; state: LimitsState | null }>(
         `SELECT a.is_banned, l.state FROM (SELECT $1::bigint AS user_id) u
          LEFT JOIN user_access a ON a.user_id = u.user_id LEFT JOIN user_limits l ON l.user_id = u.user_id`, [userId]);
@@ -84,6 +88,6 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
       const limit = state.betLimit && parseDecimal(state.betLimit.betLimit, USD_SCALE);
       if (typeof limit === 'bigint' && usdAmount > limit) return { _tag: 'BetLimitExceeded', userId, betLimit: state.betLimit!.betLimit };
       return undefined;
-    },
+    }, { inAppend: true }),
   };
 };

@@ -1,4 +1,4 @@
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { v7 as uuidv7 } from 'uuid';
 import { decide } from '../domain/wallet/wallet.decide.js';
 import { evolve } from '../domain/wallet/wallet.evolve.js';
@@ -7,15 +7,27 @@ import type { WalletError } from '../domain/wallet/wallet.errors.js';
 import { walletStream, type WalletEvent } from '../domain/wallet/wallet.events.js';
 import { initialWalletState, type WalletState } from '../domain/wallet/wallet.state.js';
 import {
+  AppendRefused,
   comparePositions,
+  GuardRefused,
+  KeyOwnedElsewhere,
   START,
   WrongExpectedRevision,
   type AppendOutcome,
   type AppendRequest,
+  type BetGuardCheck,
   type EventStore,
+  type KeyClaim,
   type Position,
 } from '../infra/event-store/event-store.port.js';
 import { createBatcher } from './batcher.js';
+
+/**
+ * Checks that go with an accepted command's append. `claims`: keys (bet id, deposit id, ...) the command takes for
+ * this wallet. `guards`: the bet's ban and limits check, done in the append where the store can (else the caller
+ * checks first); a refusal rejects the command with GuardRefused, for the caller to name the reason.
+ */
+export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly BetGuardCheck[] }>;
 
 /** What one command did: its decision and the wallet right after its own events. */
 export type Handled = Readonly<{
@@ -26,7 +38,8 @@ export type Handled = Readonly<{
 }>;
 
 export type WalletHandler = Readonly<{
-  handle: (userId: number, command: WalletCommand, actor?: Readonly<Record<string, unknown>>) => Promise<Handled>;
+  /** Claims are taken only when the command is accepted; a key owned by another wallet refuses it (IdempotencyConflict). */
+  handle: (userId: number, command: WalletCommand, actor?: Readonly<Record<string, unknown>>, checks?: Checks) => Promise<Handled>;
   /** The wallet as this process knows it, caught up with the store. */
   load: (userId: number) => Promise<WalletState>;
   /** The cached wallet if this process has one (may trail other processes; fine for immutable facts). */
@@ -47,10 +60,26 @@ export type WalletHandlerDeps = Readonly<{
   /** Wallet states kept in memory. */
   cacheSize?: number;
   appendConcurrency?: number;
+  /**
+   * For stores that cannot claim keys in the append (claimsKeys false): claims them first and returns those
+   * owned by someone else. Without it, such a store's commands are appended without claims.
+   */
+  claimKeys?: (claims: readonly KeyClaim[]) => Promise<readonly KeyClaim[]>;
+  /** Told of keys now owned by a wallet (after its append committed). */
+  onClaimed?: (claims: readonly KeyClaim[]) => void;
 }>;
 
 /** A queued command, or (command null) a read that wants the wallet caught up with the store. */
-type Pending = { command: WalletCommand | null; actor: Readonly<Record<string, unknown>> | undefined; resolve: (h: Handled) => void; reject: (e: unknown) => void };
+type Pending = {
+  command: WalletCommand | null;
+  actor: Readonly<Record<string, unknown>> | undefined;
+  claims: readonly KeyClaim[];
+  guards: readonly BetGuardCheck[];
+  resolve: (h: Handled) => void;
+  reject: (e: unknown) => void;
+};
+
+const keyOf = (c: KeyClaim): string => `${c.kind}:${c.key}`;
 type Slot = { userId: number; state: WalletState; revision: bigint; loaded: boolean; queue: Pending[]; running: boolean };
 
 export class ConcurrencyRetriesExhausted extends Error {
@@ -141,24 +170,55 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   };
 
   const decideAndAppend = async (slot: Slot, batch: readonly Pending[]): Promise<Handled[]> => {
+    const refused = new Map<Pending, Handled>();
+    let live = batch;
+    const answer = (decided: Map<Pending, Handled>): Handled[] => batch.map((p) => refused.get(p) ?? decided.get(p)!);
+    /** Commands whose keys belong to another wallet leave the batch with their own answer; the rest is decided again. */
+    const refuseTaken = (taken: readonly KeyClaim[]): void => {
+      const keys = new Set(taken.map(keyOf));
+      for (const p of live) {
+        const clash = p.claims.find((c) => keys.has(keyOf(c)));
+        if (clash) {
+          const message = `${clash.kind} ${clash.key} belongs to another user`;
+          refused.set(p, { decision: left({ _tag: 'IdempotencyConflict', key: keyOf(clash), message }), state: slot.state, position: undefined });
+        }
+      }
+      live = live.filter((p) => !refused.has(p));
+    };
     for (let attempt = 0; ; attempt += 1) {
+      if (live.length === 0) return answer(new Map());
       if (!slot.loaded) await catchUp(slot);
       const now = clock();
       let state = slot.state;
-      const decided: { decision: Handled['decision']; state: WalletState; lastIndex: number }[] = [];
+      const decided: { pending: Pending; decision: Handled['decision']; state: WalletState }[] = [];
       const events: { event: WalletEvent; actor: Pending['actor']; command: string }[] = [];
-      for (const p of batch) {
+      const claims: KeyClaim[] = [];
+      const guards: BetGuardCheck[] = [];
+      for (const p of live) {
         const decision = decide(p.command!, state, { userId: slot.userId, now });
         if (!isLeft(decision)) {
           for (const event of decision.right) {
             state = evolve(state, event);
             events.push({ event, actor: p.actor, command: p.command!.type });
           }
+          if (decision.right.length > 0) {
+            claims.push(...p.claims);
+            guards.push(...p.guards);
+          }
         }
-        decided.push({ decision, state, lastIndex: events.length - 1 });
+        decided.push({ pending: p, decision, state });
       }
-      if (events.length === 0) return decided.map((d) => ({ decision: d.decision, state: d.state, position: undefined }));
+      const untouched = (): Handled[] => answer(new Map(decided.map((d) => [d.pending, { decision: d.decision, state: d.state, position: undefined }])));
+      if (events.length === 0) return untouched();
 
+      const inAppend = claims.length > 0 && deps.store.claimsKeys;
+      if (claims.length > 0 && !deps.store.claimsKeys && deps.claimKeys) {
+        const taken = await deps.claimKeys(claims);
+        if (taken.length > 0) {
+          refuseTaken(taken);
+          continue;
+        }
+      }
       const outcome = await committer.submit({
         streamId: walletStream(slot.userId),
         expectedRevision: slot.revision < 0n ? 'no_stream' : slot.revision,
@@ -168,7 +228,25 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
           data: event.data,
           metadata: { userId: slot.userId, command, ...(actor ?? {}) },
         })),
+        ...(inAppend ? { claims } : {}),
+        ...(guards.length > 0 && deps.store.claimsKeys ? { guards } : {}),
       });
+      if (outcome instanceof GuardRefused) {
+        // Which bet, and why, is the caller's to find out (the refused ones leave; the others are decided again).
+        for (const p of live) {
+          if (p.guards.length > 0) {
+            p.reject(outcome);
+            refused.set(p, { decision: right([]), state: slot.state, position: undefined }); // ignored: already rejected
+          }
+        }
+        live = live.filter((p) => !refused.has(p));
+        continue;
+      }
+      if (outcome instanceof KeyOwnedElsewhere) {
+        refuseTaken(outcome.claims);
+        continue;
+      }
+      if (outcome instanceof AppendRefused && live.length > 1) return answer(await oneByOne(slot, live));
       if (outcome instanceof WrongExpectedRevision) {
         if (attempt >= maxRetries) throw new ConcurrencyRetriesExhausted(`wallet ${slot.userId}: ${attempt + 1} conflicting attempts`);
         await catchUp(slot); // another process appended: fold its events and decide again
@@ -178,24 +256,42 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       slot.state = state;
       slot.revision = outcome.nextExpectedRevision;
       if (comparePositions(outcome.position, lastPosition) > 0) lastPosition = outcome.position;
+      if (claims.length > 0) deps.onClaimed?.(claims);
       // The store reports the position of the append's last event: it bounds every command of the batch.
-      return decided.map((d) => ({
+      return answer(new Map(decided.map((d) => [d.pending, {
         decision: d.decision,
         state: d.state,
         position: isLeft(d.decision) || d.decision.right.length === 0 ? undefined : outcome.position,
-      }));
+      }])));
     }
   };
 
-  const enqueue = (userId: number, command: WalletCommand | null, actor?: Pending['actor']): Promise<Handled> =>
+  /**
+   * The store refused data of one of these commands: each is decided and appended alone, so that only the culprit
+   * fails. A command that fails here is rejected at once; run() then resolves it too, which a settled promise ignores.
+   */
+  const oneByOne = async (slot: Slot, live: readonly Pending[]): Promise<Map<Pending, Handled>> => {
+    const handled = new Map<Pending, Handled>();
+    for (const p of live) {
+      try {
+        handled.set(p, (await decideAndAppend(slot, [p]))[0]!);
+      } catch (error) {
+        p.reject(error);
+        handled.set(p, { decision: right([]), state: slot.state, position: undefined });
+      }
+    }
+    return handled;
+  };
+
+  const enqueue = (userId: number, command: WalletCommand | null, actor?: Pending['actor'], checks: Checks = {}): Promise<Handled> =>
     new Promise<Handled>((resolve, reject) => {
       const slot = slotOf(userId);
-      slot.queue.push({ command, actor, resolve, reject });
+      slot.queue.push({ command, actor, claims: checks.claims ?? [], guards: checks.guards ?? [], resolve, reject });
       if (!slot.running) void run(slot);
     });
 
   return {
-    handle: (userId, command, actor) => enqueue(userId, command, actor),
+    handle: (userId, command, actor, checks) => enqueue(userId, command, actor, checks),
     load: async (userId) => (await enqueue(userId, null)).state,
     lastPosition: () => lastPosition,
     peek: (userId) => {

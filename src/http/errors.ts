@@ -9,6 +9,7 @@ import type { UserError } from '../domain/user/user.errors.js';
 import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import type { Logger } from '../infra/logger.js';
 import { unavailableDependency } from '../infra/dependency-errors.js';
+import { AppendRefused, StoreUnavailable } from '../infra/event-store/event-store.port.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -268,9 +269,13 @@ export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unk
   const log = req.log ?? logger;
   const known = error instanceof HttpError ? error
     : error instanceof ZodError ? zodToHttp(error, 'body')
+    : error instanceof AppendRefused ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
+    : error instanceof StoreUnavailable ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
     : error instanceof Error ? fromParser(error as ParserError) : undefined;
   if (known) {
+    if (known.statusCode >= 500) log.warn({ err: error, reqId: req.id }, 'dependency unavailable');
     if (known instanceof TooManyRequests) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+    if (known.statusCode === 503) res.setHeader('Retry-After', '1');
     res.status(known.statusCode).json(known.toBody());
     return;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { connectionStringProblem } from './event-store/kurrentdb.connection-string.js';
 
 /** The roles one process can play; `ROLES` picks a subset for scale-out (all by default). */
 export const ROLES = ['public-api', 'admin-api', 'gateway', 'projector', 'scheduler'] as const;
@@ -138,7 +139,11 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: port(54329),
   EVENT_STORE: z.enum(['postgres', 'eventstoredb'], { error: 'must be postgres or eventstoredb' }).default('postgres'),
-  EVENTSTORE_CONNECTION_STRING: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kurrent:', 'kurrent+discover:', 'kdb:', 'kdb+discover:']).optional(),
+  // Checked by the client's own parser: several gossip seeds (host:port,host:port) are no WHATWG URL.
+  EVENTSTORE_CONNECTION_STRING: z.string().superRefine((v, ctx) => {
+    const problem = connectionStringProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   APP_ENV: z.enum(APP_ENVS, { error: `must be one of ${APP_ENVS.join(', ')}` }).default('local'),
   INTERNAL_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

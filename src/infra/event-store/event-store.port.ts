@@ -49,11 +49,27 @@ export type RecordedEvent = Readonly<{
   createdAt: Date;
 }>;
 
+/** A unique key (kind + key) that a stream's append claims for `owner` (a wallet's user id). */
+export type KeyClaim = Readonly<{ kind: string; key: string; owner: number }>;
+
 export type AppendRequest = Readonly<{
   streamId: string;
   events: readonly NewEvent[];
   expectedRevision: ExpectedRevision;
+  /**
+   * Keys claimed in the append's own transaction, only by stores whose `claimsKeys` is true: the events are
+   * written only if every key is free or already the owner's (else the outcome is KeyOwnedElsewhere).
+   */
+  claims?: readonly KeyClaim[];
+  /** Bet guards checked in the append's own snapshot, only by stores whose `claimsKeys` is true (else GuardRefused). */
+  guards?: readonly BetGuardCheck[];
 }>;
+
+/**
+ * A bet's guard: the user is not banned (user_access), not self-excluded at `at`, and `usdAmount` (a USD decimal)
+ * is within the bet limit (user_limits). Checked in the append so that a bet costs one statement.
+ */
+export type BetGuardCheck = Readonly<{ userId: number; usdAmount: string; at: Date }>;
 
 export type AppendResult = Readonly<{
   streamId: string;
@@ -85,7 +101,46 @@ export class DuplicateEventId extends Error {
   }
 }
 
-export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId;
+/** A claimed key belongs to another owner: nothing of the request was written. */
+export class KeyOwnedElsewhere extends Error {
+  override readonly name = 'KeyOwnedElsewhere';
+  constructor(readonly streamId: string, readonly claims: readonly KeyClaim[]) {
+    super(`stream ${streamId}: keys owned elsewhere: ${claims.map((c) => `${c.kind}:${c.key} (owner ${c.owner})`).join(', ')}`);
+  }
+}
+
+/** A guard of the request refused it (ban, self-exclusion, bet limit): nothing of it was written. */
+export class GuardRefused extends Error {
+  override readonly name = 'GuardRefused';
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId}: a bet guard refused the append`);
+  }
+}
+
+/**
+ * The store refused this request's own data (a value it cannot store, a constraint): nothing of it was written,
+ * and the other requests of the same group commit were written without it. `sqlState` when the store has one.
+ */
+export class AppendRefused extends Error {
+  override readonly name = 'AppendRefused';
+  readonly statusCode = 400;
+  readonly code = 'UNSTORABLE_VALUE';
+  constructor(readonly streamId: string, readonly sqlState: string | undefined, options?: { cause?: unknown }) {
+    super(`stream ${streamId}: the event store refused the events' data${sqlState ? ` (${sqlState})` : ''}`, options);
+  }
+}
+
+/** The store cannot take writes now (no leader, deadline, outage): answer 503 and let the caller retry. */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+  readonly statusCode = 503;
+  readonly code = 'EVENT_STORE_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export type AppendOutcome = AppendResult | WrongExpectedRevision | DuplicateEventId | KeyOwnedElsewhere | GuardRefused | AppendRefused;
 
 export type ReadStreamOptions = Readonly<{ fromRevision?: bigint; maxCount?: number }>;
 /** Backwards: `fromRevision` is the newest revision to return (default: the stream's last event). */
@@ -113,6 +168,8 @@ export type Subscription = Readonly<{
 
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
+  /** True when appends honour `AppendRequest.claims` and `guards` atomically (else callers claim and check before appending). */
+  readonly claimsKeys: boolean;
   append(request: AppendRequest): Promise<AppendResult>;
   /**
    * Group commit: append to several distinct streams at once. Each request succeeds or fails

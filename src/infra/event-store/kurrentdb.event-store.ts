@@ -18,6 +18,7 @@ import {
 import {
   DuplicateEventId,
   START,
+  StoreUnavailable,
   WrongExpectedRevision,
   comparePositions,
   type AppendOutcome,
@@ -29,6 +30,7 @@ import {
   type Subscription,
   type SubscriptionOptions,
 } from './event-store.port.js';
+import { answerOutcome, classifyAppendFailure, withinDeadline } from './kurrentdb.failures.js';
 
 type Recorded = NonNullable<ResolvedEvent['event']>;
 
@@ -47,12 +49,24 @@ const toRecordedEvent = (e: Recorded): RecordedEvent => ({
   createdAt: e.created,
 });
 
+export type KurrentDbEventStoreDeps = Readonly<{
+  connectionString: string;
+  /** How long an append keeps retrying through a leader change before it fails with StoreUnavailable (503). */
+  appendRetryWindowMs?: number;
+  /** Deadline of one append attempt, so that no attempt waits on the client's own 10 s default. */
+  attemptDeadlineMs?: number;
+}>;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * KurrentDB / EventStoreDB adapter: a thin mapping onto @kurrent/kurrentdb-client. Differences from
- * PostgreSQL: appendMany is parallel single appends (no cross-stream transaction), and event ids are
- * checked for duplicates only where the server looks (the window an append would have written).
+ * PostgreSQL: appendMany is parallel single appends (no cross-stream transaction, no key claims), and event ids
+ * are checked for duplicates only where the server looks (the window an append would have written).
  */
-export const createKurrentDbEventStore = (deps: { connectionString: string }): EventStore => {
+export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventStore => {
+  const retryWindowMs = deps.appendRetryWindowMs ?? 5_000;
+  const attemptDeadlineMs = deps.attemptDeadlineMs ?? 2_000;
   const client = KurrentDBClient.connectionString(deps.connectionString);
   const subscriptions = new Set<Subscription>();
 
@@ -94,21 +108,44 @@ export const createKurrentDbEventStore = (deps: { connectionString: string }): E
     return { streamId: r.streamId, nextExpectedRevision: last.revision, position: last.position, idempotent: true };
   };
 
-  const appendOutcome = async (r: AppendRequest): Promise<AppendOutcome> => {
-    if (r.events.length === 0) throw new TypeError(`append to ${r.streamId}: no events`);
+  /** One attempt. The stream is read first where an earlier attempt would have written: a retried append answers idempotent. */
+  const appendOnce = async (r: AppendRequest): Promise<AppendOutcome> => {
     const data = r.events.map((e) => jsonEvent({ id: e.id, type: e.type, data: { ...e.data }, metadata: { ...(e.metadata ?? {}) } }));
     try {
-      const result = await client.appendToStream(r.streamId, data, { streamState: toState(r.expectedRevision) });
-      if (result.position) {
-        return { streamId: r.streamId, nextExpectedRevision: result.nextExpectedRevision, position: result.position, idempotent: false };
-      }
-      // The server answers an idempotent write without a position: report the first write's.
-      const earlier = await earlierAttempt(r, result.nextExpectedRevision);
-      if (earlier) return earlier;
-      return { streamId: r.streamId, nextExpectedRevision: result.nextExpectedRevision, position: START, idempotent: false };
+      const earlier = r.expectedRevision === 'any' ? undefined : await earlierAttempt(r);
+      if (earlier instanceof DuplicateEventId) return earlier;
+      const result = await client.appendToStream(r.streamId, data, { streamState: toState(r.expectedRevision), deadline: attemptDeadlineMs });
+      // The server's own answer (its position is the first write's on a retry), flagged by what the stream held before.
+      if (result.position) return answerOutcome(r, result, earlier !== undefined);
+      // Older servers answer an idempotent write without a position: report the first write's.
+      const found = earlier ?? (await earlierAttempt(r, result.nextExpectedRevision));
+      if (found) return found;
+      return answerOutcome(r, result, false);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       return (await earlierAttempt(r)) ?? new WrongExpectedRevision(r.streamId, r.expectedRevision, error.actualState);
+    }
+  };
+
+  /**
+   * Retries through a leader change (NotLeader, Unavailable, a deadline) within a short window: the event ids make
+   * the next attempt safe, and it finds the first attempt's events if they were written. Past the window the
+   * append fails with StoreUnavailable (503), never waiting on the client's own retries.
+   */
+  const appendOutcome = async (r: AppendRequest): Promise<AppendOutcome> => {
+    if (r.events.length === 0) throw new TypeError(`append to ${r.streamId}: no events`);
+    const started = Date.now();
+    for (let backoff = 50; ; backoff = Math.min(backoff * 2, 500)) {
+      try {
+        return await withinDeadline(appendOnce(r), attemptDeadlineMs);
+      } catch (error) {
+        const failure = classifyAppendFailure(error);
+        if (failure === 'fail') throw error;
+        if (failure === 'unavailable' || Date.now() - started + backoff >= retryWindowMs) {
+          throw new StoreUnavailable(`KurrentDB cannot take the append to ${r.streamId} (${(error as Error).name})`, { cause: error });
+        }
+        await sleep(backoff);
+      }
     }
   };
 
@@ -178,9 +215,10 @@ export const createKurrentDbEventStore = (deps: { connectionString: string }): E
 
   return {
     kind: 'eventstoredb',
+    claimsKeys: false,
     append: async (r) => {
       const outcome = await appendOutcome(r);
-      if (outcome instanceof WrongExpectedRevision || outcome instanceof DuplicateEventId) throw outcome;
+      if (outcome instanceof Error) throw outcome;
       return outcome;
     },
     appendMany: (requests) => {

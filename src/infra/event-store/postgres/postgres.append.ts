@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import {
+  AppendRefused,
   DuplicateEventId,
+  GuardRefused,
+  KeyOwnedElsewhere,
   WrongExpectedRevision,
   type AppendOutcome,
   type AppendRequest,
@@ -12,8 +15,11 @@ import {
  * a compare-and-set (UPDATE ... WHERE revision = expected, or INSERT ... ON CONFLICT DO NOTHING), so a
  * concurrent writer at the same revision loses; only the winners' events are inserted, in input order.
  * Requests whose event ids are already stored are left out and resolved afterwards (idempotent retry).
+ * With claims, the keys are inserted into ledger_keys in the same statement and a request whose key belongs
+ * to another owner (or to a writer this statement's snapshot cannot see yet) is left out ("clash"): a claim
+ * costs no round trip and no commit of its own, and a command that is refused never claims anything.
  */
-const APPEND_SQL = `
+const appendSql = (withClaims: boolean, withGuards: boolean): string => `
 WITH req AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(stream_id, kind, expected, n, ord)
 ), ev AS (
@@ -21,15 +27,39 @@ WITH req AS (
     AS e(req, idx, event_id, type, data, metadata, ord)
 ), candidates AS (
   SELECT * FROM req WHERE ord NOT IN (SELECT ev.req FROM ev JOIN events USING (event_id))
-), exact AS (
-  UPDATE streams s SET revision = s.revision + c.n FROM candidates c
+)${withGuards ? `, gd AS (
+  SELECT * FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
+), guarded AS (
+  SELECT DISTINCT gd.req FROM gd JOIN candidates c ON c.ord = gd.req
+  LEFT JOIN user_access a ON a.user_id = gd.user_id
+  LEFT JOIN user_limits l ON l.user_id = gd.user_id
+  WHERE a.is_banned IS TRUE
+    OR (l.state->'exclusion'->>'expiresAt')::timestamptz > gd.at
+    OR gd.usd > (l.state->'betLimit'->>'betLimit')::numeric
+), checked AS (
+  SELECT * FROM candidates WHERE ord NOT IN (SELECT req FROM guarded)
+)` : `, checked AS (SELECT * FROM candidates)`}${withClaims ? `, cl AS (
+  SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
+), keyed AS (
+  INSERT INTO ledger_keys (kind, key, user_id)
+  SELECT cl.kind, cl.key, cl.owner FROM cl JOIN checked c ON c.ord = cl.req ORDER BY cl.kind, cl.key
+  ON CONFLICT DO NOTHING RETURNING kind, key, user_id
+), clash AS (
+  SELECT DISTINCT cl.req FROM cl JOIN checked c ON c.ord = cl.req
+  LEFT JOIN keyed k ON k.kind = cl.kind AND k.key = cl.key
+  LEFT JOIN ledger_keys o ON o.kind = cl.kind AND o.key = cl.key
+  WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner
+), claimed AS (
+  SELECT * FROM checked WHERE ord NOT IN (SELECT req FROM clash)
+)` : `, claimed AS (SELECT * FROM checked)`}, exact AS (
+  UPDATE streams s SET revision = s.revision + c.n FROM claimed c
   WHERE c.kind = 'exact' AND s.stream_id = c.stream_id AND s.revision = c.expected
   RETURNING s.stream_id, s.revision
 ), fresh AS (
-  INSERT INTO streams (stream_id, revision) SELECT stream_id, n - 1 FROM candidates WHERE kind = 'no_stream'
+  INSERT INTO streams (stream_id, revision) SELECT stream_id, n - 1 FROM claimed WHERE kind = 'no_stream'
   ON CONFLICT (stream_id) DO NOTHING RETURNING stream_id, revision
 ), anyone AS (
-  INSERT INTO streams AS s (stream_id, revision) SELECT stream_id, n - 1 FROM candidates WHERE kind = 'any'
+  INSERT INTO streams AS s (stream_id, revision) SELECT stream_id, n - 1 FROM claimed WHERE kind = 'any'
   ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + excluded.revision + 1 RETURNING stream_id, revision
 ), winners AS (
   SELECT * FROM exact UNION ALL SELECT * FROM fresh UNION ALL SELECT * FROM anyone
@@ -41,8 +71,16 @@ WITH req AS (
   RETURNING stream_id, stream_revision, global_position
 )
 SELECT stream_id, max(stream_revision)::text AS revision, max(global_position)::text AS global_position,
-  pg_current_xact_id()::text AS transaction_id
-FROM written GROUP BY stream_id`;
+  pg_current_xact_id()::text AS transaction_id, NULL AS refused
+FROM written GROUP BY stream_id${withClaims ? `
+UNION ALL
+SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM clash JOIN req r ON r.ord = clash.req` : ''}${withGuards ? `
+UNION ALL
+SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM guarded JOIN req r ON r.ord = guarded.req` : ''}`;
+
+const PLAIN_SQL = appendSql(false, false);
+const CLAIMS_SQL = appendSql(true, false);
+const GUARDS_SQL = appendSql(true, true); // the claims' parameters come first, so they are always there with guards
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -62,10 +100,32 @@ const validate = (requests: readonly AppendRequest[]): void => {
   }
 };
 
-const params = (requests: readonly AppendRequest[]): unknown[] => {
+/** The request's events as JSON text; throws (for this request alone) on a value JSON cannot carry. */
+type Serialised = readonly (readonly [string, string])[];
+const serialise = (r: AppendRequest): Serialised => r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
+
+const hasClaims = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.claims?.length ?? 0) > 0);
+const hasGuards = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.guards?.length ?? 0) > 0);
+const statementFor = (requests: readonly AppendRequest[]): string => (hasGuards(requests) ? GUARDS_SQL : hasClaims(requests) ? CLAIMS_SQL : PLAIN_SQL);
+
+const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]): unknown[] => {
   const p: [string[], string[], (string | null)[], number[], number[], number[], string[], string[], string[], string[]] =
     [[], [], [], [], [], [], [], [], [], []];
+  const c: [number[], string[], string[], string[]] = [[], [], [], []];
+  const g: [number[], string[], string[], string[]] = [[], [], [], []];
   requests.forEach((r, i) => {
+    for (const guard of r.guards ?? []) {
+      g[0].push(i + 1);
+      g[1].push(String(guard.userId));
+      g[2].push(guard.usdAmount);
+      g[3].push(guard.at.toISOString());
+    }
+    for (const claim of r.claims ?? []) {
+      c[0].push(i + 1);
+      c[1].push(claim.kind);
+      c[2].push(claim.key);
+      c[3].push(String(claim.owner));
+    }
     const e = r.expectedRevision;
     p[0].push(r.streamId);
     p[1].push(typeof e === 'bigint' ? 'exact' : e);
@@ -76,14 +136,15 @@ const params = (requests: readonly AppendRequest[]): unknown[] => {
       p[5].push(j + 1);
       p[6].push(ev.id);
       p[7].push(ev.type);
-      p[8].push(JSON.stringify(ev.data));
-      p[9].push(JSON.stringify(ev.metadata ?? {}));
+      p[8].push(texts[i]![j]![0]);
+      p[9].push(texts[i]![j]![1]);
     });
   });
-  return p;
+  // Parameters are typed by the casts of the CTEs that use them: each group goes only with its statement.
+  return [...p, ...(hasClaims(requests) || hasGuards(requests) ? c : []), ...(hasGuards(requests) ? g : [])];
 };
 
-type WinnerRow = { stream_id: string; revision: string; global_position: string; transaction_id: string };
+type WinnerRow = { stream_id: string; revision: string | null; global_position: string | null; transaction_id: string | null; refused: 'key' | 'guard' | null };
 type StoredRow = { event_id: string; stream_id: string; stream_revision: string; global_position: string; transaction_id: string };
 
 /** A request that did not win: an idempotent retry, a duplicate id, or a concurrency conflict. */
@@ -120,18 +181,45 @@ const resolveLosers = async (pool: pg.Pool, losers: readonly AppendRequest[]): P
   return outcomes;
 };
 
-const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
-  const { rows } = await pool.query<WinnerRow>(APPEND_SQL, params(requests));
-  const won = new Map(rows.map((row) => [row.stream_id, row]));
-  const losers = requests.filter((r) => !won.has(r.streamId));
-  const lost = losers.length > 0 ? await resolveLosers(pool, losers) : new Map<AppendRequest, AppendOutcome>();
+/** Requests left out for a key: who owns each key now (a fresh snapshot sees writers the statement could not). */
+const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]): Promise<Map<AppendRequest, AppendOutcome>> => {
+  const claims = clashes.flatMap((r) => r.claims ?? []);
+  const { rows } = await pool.query<{ kind: string; key: string; user_id: string }>(
+    'SELECT kind, key, user_id FROM ledger_keys WHERE (kind, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+    [claims.map((c) => c.kind), claims.map((c) => c.key)],
+  );
+  const owners = new Map(rows.map((r) => [`${r.kind}:${r.key}`, Number(r.user_id)]));
+  const outcomes = new Map<AppendRequest, AppendOutcome>();
+  for (const r of clashes) {
+    const taken = (r.claims ?? []).flatMap((c) => {
+      const owner = owners.get(`${c.kind}:${c.key}`);
+      return owner !== undefined && owner !== c.owner ? [{ kind: c.kind, key: c.key, owner }] : [];
+    });
+    // Every key turned out to be free or the claimant's (a concurrent writer's claim): a lost race, decided again.
+    outcomes.set(r, taken.length > 0 ? new KeyOwnedElsewhere(r.streamId, taken) : new WrongExpectedRevision(r.streamId, r.expectedRevision, 'no_stream'));
+  }
+  return outcomes;
+};
+
+const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
+  const { rows } = await pool.query<WinnerRow>(statementFor(requests), params(requests, texts));
+  const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
+  const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
+  const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));
+  const clashes = requests.filter((r) => clashed.has(r.streamId));
+  const losers = requests.filter((r) => !won.has(r.streamId) && !clashed.has(r.streamId) && !guarded.has(r.streamId));
+  const [lost, clashOutcomes] = await Promise.all([
+    losers.length > 0 ? resolveLosers(pool, losers) : new Map<AppendRequest, AppendOutcome>(),
+    clashes.length > 0 ? resolveClashes(pool, clashes) : new Map<AppendRequest, AppendOutcome>(),
+  ]);
   return requests.map((r): AppendOutcome => {
     const row = won.get(r.streamId);
-    if (!row) return lost.get(r)!;
+    if (guarded.has(r.streamId)) return new GuardRefused(r.streamId);
+    if (!row) return lost.get(r) ?? clashOutcomes.get(r)!;
     const result: AppendResult = {
       streamId: r.streamId,
-      nextExpectedRevision: BigInt(row.revision),
-      position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
+      nextExpectedRevision: BigInt(row.revision!),
+      position: { commit: BigInt(row.transaction_id!), prepare: BigInt(row.global_position!) },
       idempotent: false,
     };
     return result;
@@ -142,28 +230,62 @@ const sqlState = (error: unknown): string | undefined => (error as { code?: stri
 const UNIQUE_VIOLATION = '23505';
 const DEADLOCK = '40P01';
 
-const appendOne = async (pool: pg.Pool, request: AppendRequest, attempt = 1): Promise<AppendOutcome> => {
+/**
+ * Failures that belong to one request's data, not to the database: data exceptions (22xxx: a NUL byte, a value
+ * out of range, malformed JSON text), integrity violations (23xxx), program limits (54xxx: a value too large),
+ * a deadlock (40P01, retried). A connection or server failure is everyone's and fails the whole batch.
+ */
+const belongsToOneRequest = (error: unknown): boolean => {
+  const state = sqlState(error);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23') || state.startsWith('54') || state === DEADLOCK);
+};
+
+const appendOne = async (pool: pg.Pool, request: AppendRequest, texts: Serialised, attempt = 1): Promise<AppendOutcome> => {
   try {
-    return (await runStatement(pool, [request]))[0]!;
+    return (await runStatement(pool, [request], [texts]))[0]!;
   } catch (error) {
     // A concurrent writer committed one of these ids while we ran: resolve like a lost race.
-    if (sqlState(error) === UNIQUE_VIOLATION) return (await resolveLosers(pool, [request])).get(request)!;
-    if (sqlState(error) === DEADLOCK && attempt < 3) return appendOne(pool, request, attempt + 1);
+    if (sqlState(error) === UNIQUE_VIOLATION) {
+      const outcome = (await resolveLosers(pool, [request])).get(request)!;
+      // No id of ours is stored: the unique violation came from elsewhere (a constraint on our data).
+      if (!(outcome instanceof WrongExpectedRevision)) return outcome;
+    }
+    if (sqlState(error) === DEADLOCK && attempt < 3) return appendOne(pool, request, texts, attempt + 1);
+    if (belongsToOneRequest(error)) return new AppendRefused(request.streamId, sqlState(error), { cause: error });
     throw error;
+  }
+};
+
+/** Splits a failed batch in halves until the requests that fail on their own are found; the others are written. */
+const isolate = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
+  if (requests.length === 1) return [await appendOne(pool, requests[0]!, texts[0]!)];
+  try {
+    return await runStatement(pool, requests, texts);
+  } catch (error) {
+    if (!belongsToOneRequest(error)) throw error;
+    const mid = Math.ceil(requests.length / 2);
+    const head = await isolate(pool, requests.slice(0, mid), texts.slice(0, mid));
+    return [...head, ...(await isolate(pool, requests.slice(mid), texts.slice(mid)))];
   }
 };
 
 export const appendOutcomes = async (pool: pg.Pool, requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
   validate(requests);
   if (requests.length === 0) return [];
-  if (requests.length === 1) return [await appendOne(pool, requests[0]!)];
-  try {
-    return await runStatement(pool, requests);
-  } catch (error) {
-    // One request's duplicate id (or a lock cycle with another batch) must not fail the others.
-    if (sqlState(error) !== UNIQUE_VIOLATION && sqlState(error) !== DEADLOCK) throw error;
-    const outcomes: AppendOutcome[] = [];
-    for (const r of requests) outcomes.push(await appendOne(pool, r));
-    return outcomes;
+  // A value JSON cannot carry (a BigInt, a cycle) is the request's own failure.
+  const outcomes: (AppendOutcome | undefined)[] = [];
+  const texts: Serialised[] = [];
+  const ready: AppendRequest[] = [];
+  for (const r of requests) {
+    try {
+      texts.push(serialise(r));
+      ready.push(r);
+      outcomes.push(undefined);
+    } catch (error) {
+      outcomes.push(new AppendRefused(r.streamId, undefined, { cause: error }));
+    }
   }
+  const written = ready.length === 0 ? [] : await isolate(pool, ready, texts);
+  let next = 0;
+  return outcomes.map((o) => o ?? written[next++]!);
 };

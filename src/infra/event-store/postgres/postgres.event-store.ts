@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscription } from '../event-store.port.js';
-import { DuplicateEventId, WrongExpectedRevision } from '../event-store.port.js';
 import { appendOutcomes } from './postgres.append.js';
 import { headPosition, readAll, readStream, readStreamBackward } from './postgres.reads.js';
 import { startSubscription } from './postgres.subscription.js';
@@ -15,8 +14,7 @@ export type PostgresEventStoreDeps = Readonly<{
   logger?: Logger;
 }>;
 
-const isFailure = (o: AppendOutcome): o is WrongExpectedRevision | DuplicateEventId =>
-  o instanceof WrongExpectedRevision || o instanceof DuplicateEventId;
+const isFailure = (o: AppendOutcome): o is Exclude<AppendOutcome, AppendResult> => o instanceof Error;
 
 /**
  * The PostgreSQL event store (tables from postgres.migrations.ts, on the pool's search_path).
@@ -40,6 +38,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
 
   return {
     kind: 'postgres',
+    claimsKeys: true,
     appendMany,
     append: async (request: AppendRequest): Promise<AppendResult> => {
       const [outcome] = await appendMany([request]);

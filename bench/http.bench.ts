@@ -1,0 +1,273 @@
+/**
+ * npm run bench:http — a bet through HTTP (POST /internal/bets of one unit) on the service started as in production
+ * (every role, default logging), next to a bare node:http route doing one INSERT of an event-sized row, in the same
+ * run, on the same PostgreSQL: a cluster of the bench's own with pg_stat_statements, started under a temporary
+ * directory. The load generator (node:http keep-alive connections) runs in a process of its own. Reported per concurrency (BENCH_CONCURRENCY,
+ * default 4,32): bets/s, p50, p99 and the ratio to the bare route; per bet, the statements that ran on the command
+ * path and on the followers' side (projector, publisher, sealer) with their execution time; the idle service's
+ * statement rate. With EVENTSTORE_CONNECTION_STRING set, the same rows for EVENT_STORE=eventstoredb.
+ * Writes bench/results/http-<timestamp>.json. Not a test: nothing here asserts a timing.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { isRight } from 'fp-ts/lib/Either.js';
+import pg from 'pg';
+import { createUsers } from '../src/commands/users.js';
+import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
+
+const run = promisify(execFile);
+const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const LEVELS = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number);
+const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+const TOKEN = randomBytes(24).toString('hex');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
+
+const freePort = (): Promise<number> => new Promise((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => resolve(port));
+  });
+});
+
+/** A PostgreSQL cluster of the bench's own (initdb refuses root: run as the postgres system user then). */
+const startCluster = async (dir: string) => {
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, cmd), ...args]) : run(join(PG_BIN, cmd), args));
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const data = join(dir, 'pg');
+  await as('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c max_connections=200`;
+  await as('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-o', options, '-w', 'start']);
+  return {
+    url: (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+    stop: () => as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).then(() => undefined),
+  };
+};
+
+type Child = { child: ChildProcess; stop: () => Promise<void> };
+const stopChild = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+};
+
+/** A child process that is ready when `isReady(line)` holds for a line of its stdout; every other line is drained. */
+const startChild = (name: string, args: string[], env: Record<string, string>, isReady: (line: string) => boolean): Promise<Child> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (isReady(line)) resolve({ child, stop: () => stopChild(child) });
+      if (line.includes('"level":"error"') || line.includes('"level":"fatal"')) process.stderr.write(`[${name}] ${line.slice(0, 400)}\n`);
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)));
+  });
+
+const startService = async (databaseUrl: string, dataDir: string, extra: Record<string, string>) => {
+  const [publicPort, adminPort, wsPort] = [await freePort(), await freePort(), await freePort()];
+  // As in production: every role, the default LOG_LEVEL (every request logged), stdout read by the parent.
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, INTERNAL_API_TOKEN: TOKEN, PUBLIC_PORT: String(publicPort), ADMIN_PORT: String(adminPort),
+    WS_PORT: String(wsPort), APP_ENV: 'production', FRONTEND_ORIGIN: 'http://localhost:5173', LOG_LEVEL: '', ROLES: '', REDIS_URL: '', ...extra,
+  };
+  const service = await startChild('service', ['src/main.ts'], env, (line) => line.includes('"msg":"ready"'));
+  return { ...service, adminUrl: `http://127.0.0.1:${adminPort}` };
+};
+
+type Load = { requestsPerSec: number; total: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; statuses: Record<string, number> };
+/** The load generator in a process of its own. */
+const load = async (url: string, connections: number, seconds: number, users: number[]): Promise<Load> => {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/http.load.ts', JSON.stringify({ url, token: TOKEN, connections, seconds, users })],
+    { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Load;
+};
+
+/** Where a statement runs: on the command path (before the answer), the notify after the commit, or the followers. */
+const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
+  ['append (group commit, keys claimed in it)', /^\s*WITH req AS/],
+  ['ban and limits read', /is_banned, l\.state|user_access a ON/],
+  ['ledger keys (claim, owner)', /ledger_keys/],
+  ['user exists / username', /FROM user_access WHERE user_id/],
+  ['rates', /currency_rates/],
+  ['append losers resolved', /FROM events WHERE event_id = ANY|FROM streams WHERE stream_id = ANY/],
+  ['wallet stream read', /FROM events\s+WHERE stream_id = \$1/],
+];
+const NOTIFY = /pg_notify/;
+type StatementRow = { query: string; calls: string; total_exec_time: number };
+type Side = { statements: number; ms: number; rows: { what: string; perBet: number; msPerBet: number }[] };
+
+const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
+  (await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    WHERE d.datname = 'ledger' AND s.query NOT ILIKE '%pg_stat_statements%'`)).rows;
+
+const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
+  const command = new Map<string, { calls: number; ms: number }>();
+  const followers = { calls: 0, ms: 0, top: [] as { query: string; calls: number }[] };
+  let notify = 0;
+  for (const r of rows) {
+    const calls = Number(r.calls);
+    if (NOTIFY.test(r.query)) { notify += calls; continue; }
+    const hit = COMMAND_PATH.find(([, re]) => re.test(r.query));
+    if (hit) {
+      const c = command.get(hit[0]) ?? { calls: 0, ms: 0 };
+      command.set(hit[0], { calls: c.calls + calls, ms: c.ms + r.total_exec_time });
+    } else {
+      followers.calls += calls;
+      followers.ms += r.total_exec_time;
+      followers.top.push({ query: r.query.replace(/\s+/g, ' ').slice(0, 90), calls });
+    }
+  }
+  const commandSide: Side = {
+    statements: round([...command.values()].reduce((a, c) => a + c.calls, 0) / per),
+    ms: round([...command.values()].reduce((a, c) => a + c.ms, 0) / per, 3),
+    rows: [...command].map(([what, c]) => ({ what, perBet: round(c.calls / per), msPerBet: round(c.ms / per, 3) })),
+  };
+  const followerCalls = Math.max(0, followers.calls - idleCallsPerSecond * seconds);
+  return {
+    commandPath: commandSide,
+    notifyPerBet: round(notify / per),
+    followers: {
+      statements: round(followerCalls / per), ms: round(followers.ms / per, 3),
+      top: followers.top.sort((a, b) => b.calls - a.calls).slice(0, 8).map((t) => ({ ...t, perBet: round(t.calls / per) })),
+    },
+  };
+};
+
+const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
+const post = async (url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': TOKEN }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+const main = async (): Promise<void> => {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-http-'));
+  const cluster = await startCluster(dir);
+  const children: Child[] = [];
+  const report: Record<string, unknown> = { at: new Date().toISOString(), seconds: SECONDS, players: PLAYERS, levels: LEVELS, sequentialBets: SEQUENTIAL };
+  const admin = new pg.Pool({ connectionString: cluster.url('postgres'), max: 2 });
+  admin.on('error', () => undefined); // the cluster stops at the end under its idle connections
+  try {
+    await admin.query('CREATE DATABASE ledger');
+    await admin.query('CREATE DATABASE bare');
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const dataDir = join(dir, 'data');
+    await mkdir(dataDir, { recursive: true });
+
+    const barePort = await freePort();
+    const bare = await startChild('bare', ['bench/http.bare.ts'], { BARE_DATABASE_URL: cluster.url('bare'), BARE_PORT: String(barePort) }, (l) => l === 'ready');
+    children.push(bare);
+    const bareUrl = `http://127.0.0.1:${barePort}/bets`;
+
+    const stores: { name: string; env: Record<string, string> }[] = [{ name: 'postgres', env: { EVENT_STORE: 'postgres' } }];
+    if (process.env.EVENTSTORE_CONNECTION_STRING) {
+      stores.push({ name: 'eventstoredb', env: { EVENT_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING } });
+    }
+    const rows: Record<string, unknown>[] = [];
+    for (const [index, s] of stores.entries()) {
+      const service = await startService(cluster.url('ledger'), dataDir, s.env);
+      children.push(service);
+      const betsUrl = `${service.adminUrl}/internal/bets`;
+
+      // Players: registered through the users aggregate (same database), funded through the internal API.
+      const pool = new pg.Pool({ connectionString: cluster.url('ledger'), max: 4 });
+      pool.on('error', () => undefined);
+      const users = createUsers({ store: createPostgresEventStore({ pool }), pool });
+      const players: number[] = [];
+      for (let i = 0; i < PLAYERS; i += 1) {
+        const name = `b${index}p${i}`;
+        const registered = await users.register({
+          email: `${name}@bench.test`, username: name, passwordHash: 'x', country: 'DE', referrerCode: null, marketingOptIn: false, provider: 'password',
+          registration: { ip: null, userAgent: null, country: null, referrer: null },
+        });
+        if (!isRight(registered)) throw new Error(`register ${name}: ${JSON.stringify(registered.left)}`);
+        const userId = registered.right.userId;
+        const dep = await post(`${service.adminUrl}/internal/deposits`,
+          { externalId: `fund-${name}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '100000000' });
+        if (dep.status !== 201) throw new Error(`deposit ${name}: ${dep.status} ${JSON.stringify(dep.body)}`);
+        const done = await post(`${service.adminUrl}/internal/deposits/${String(dep.body.id)}/complete`, {});
+        if (done.status !== 200) throw new Error(`complete ${name}: ${done.status} ${JSON.stringify(done.body)}`);
+        players.push(userId);
+      }
+      await pool.end();
+      console.log(`\n== ${s.name}: service up, ${PLAYERS} players funded`);
+      await load(betsUrl, 4, 3, players); // warm-up: JIT, caches, pool connections
+
+      // Idle: no traffic at all, every statement counted.
+      await sleep(2_000);
+      await admin.query('SELECT pg_stat_statements_reset()');
+      await sleep(IDLE_SECONDS * 1000);
+      const idleCalls = (await readStatements(admin)).reduce((a, r) => a + Number(r.calls), 0);
+      const idlePerSecond = round(idleCalls / IDLE_SECONDS);
+
+      // Sequential bets: statements per bet on each side (followers net of the idle rate over the same window).
+      await admin.query('SELECT pg_stat_statements_reset()');
+      const t0 = performance.now();
+      for (let i = 0; i < SEQUENTIAL; i += 1) {
+        const r = await post(betsUrl, { id: `seq-${s.name}-${i}`, userId: players[i % players.length], roundId: `seq-${i}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
+        if (r.status !== 201) throw new Error(`sequential bet: ${r.status} ${JSON.stringify(r.body)}`);
+      }
+      const sequentialMs = (performance.now() - t0) / SEQUENTIAL;
+      await sleep(2_000); // let the followers take the last bets
+      const windowSeconds = (performance.now() - t0) / 1000;
+      const perBet = split(await readStatements(admin), SEQUENTIAL, idlePerSecond, windowSeconds);
+      console.log(`sequential bet through HTTP: ${round(sequentialMs)} ms end to end`);
+      console.log(`command path: ${perBet.commandPath.statements} statements per bet, ${perBet.commandPath.ms} ms of execution`);
+      for (const r of perBet.commandPath.rows) console.log(`  ${r.what.padEnd(44)} ${String(r.perBet).padStart(5)} /bet  ${r.msPerBet} ms`);
+      console.log(`  NOTIFY after the commit (rate-limited)      ${String(perBet.notifyPerBet).padStart(5)} /bet`);
+      console.log(`followers: ${perBet.followers.statements} statements per bet beyond the idle rate, ${perBet.followers.ms} ms of execution`);
+      console.log(`idle service: ${idlePerSecond} statements/s`);
+
+      const levels = [];
+      for (const c of LEVELS) {
+        const bareRun = await load(bareUrl, c, SECONDS, players);
+        const serviceRun = await load(betsUrl, c, SECONDS, players);
+        const row = {
+          concurrency: c,
+          bare: { betsPerSec: round(bareRun.requestsPerSec, 0), p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms, non2xx: bareRun.non2xx, errors: bareRun.errors },
+          service: { betsPerSec: round(serviceRun.requestsPerSec, 0), p50Ms: serviceRun.p50Ms, p99Ms: serviceRun.p99Ms, non2xx: serviceRun.non2xx, errors: serviceRun.errors },
+          throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
+          p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
+        };
+        levels.push(row);
+        console.log(`c=${String(c).padEnd(3)} bare ${String(row.bare.betsPerSec).padStart(6)}/s p50 ${row.bare.p50Ms} ms p99 ${row.bare.p99Ms} ms | `
+          + `service ${String(row.service.betsPerSec).padStart(6)}/s p50 ${row.service.p50Ms} ms p99 ${row.service.p99Ms} ms | `
+          + `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x${row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : ''}`);
+      }
+      rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
+      await service.stop();
+      children.splice(children.indexOf(service), 1);
+    }
+    report.stores = rows;
+    await mkdir('bench/results', { recursive: true });
+    const file = `bench/results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+    await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nreport: ${file}`);
+  } catch (error) {
+    console.error('bench:http failed:', error);
+    process.exitCode = 1;
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await admin.end();
+    await cluster.stop().catch((error: unknown) => console.error('stopping the bench cluster:', error));
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+await main();

@@ -1,0 +1,48 @@
+import { DeadlineExceededError, NotLeaderError, UnavailableError, CancelledError } from '@kurrent/kurrentdb-client';
+import type { AppendRequest, AppendResult, Position } from './event-store.port.js';
+
+/** One append attempt outlived its deadline (the client's own call may still be running: its event ids make that safe). */
+export class AttemptTimedOut extends Error {
+  override readonly name = 'AttemptTimedOut';
+}
+
+/**
+ * What the adapter does with an error from an append: `retry` (a leader change, a server not ready yet, an attempt
+ * past its deadline: the append's event ids make a second attempt safe), `unavailable` (the client found no node
+ * at all: answer 503 at once), or `fail` (anything else, thrown as it is).
+ */
+export type AppendFailure = 'retry' | 'unavailable' | 'fail';
+
+export const classifyAppendFailure = (error: unknown): AppendFailure => {
+  if (error instanceof NotLeaderError || error instanceof UnavailableError || error instanceof DeadlineExceededError) return 'retry';
+  if (error instanceof CancelledError || error instanceof AttemptTimedOut) return 'retry';
+  // The client's discovery gave up (no gossip seed answers): it already spent its own attempts.
+  if (error instanceof Error && error.constructor === Error && /^Failed to discover/.test(error.message)) return 'unavailable';
+  return 'fail';
+};
+
+/** `promise`, or AttemptTimedOut after `ms`. */
+export const withinDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AttemptTimedOut(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined); // a late failure after the deadline has no one to tell
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
+
+/**
+ * The outcome of a successful answer. A server that answers an idempotent write with the first write's position
+ * (EventStoreDB 23.10 and later) looks exactly like a fresh write; what tells them apart is whether the stream
+ * already held this request's events before the append (`storedBefore`, read by the adapter first).
+ */
+export const answerOutcome = (
+  request: AppendRequest,
+  answer: Readonly<{ nextExpectedRevision: bigint; position?: Position | undefined }>,
+  storedBefore: boolean,
+): AppendResult => ({
+  streamId: request.streamId,
+  nextExpectedRevision: answer.nextExpectedRevision,
+  position: answer.position ?? { commit: -1n, prepare: -1n },
+  idempotent: storedBefore,
+});
