@@ -4,6 +4,7 @@ import type { AccessRegistry } from './access.js';
 import { adminUserRoutes } from './admin-users.routes.js';
 import { affiliatesRoutes } from './affiliates.routes.js';
 import { chatAdminRoutes } from './chat-admin.routes.js';
+import { consoleRoutes } from './console.routes.js';
 import { configRoutes } from './config.routes.js';
 import { faqRoutes } from './faq.routes.js';
 import { apiKeysRoutes } from './api-keys.routes.js';
@@ -37,6 +38,8 @@ export type AdminAppDeps = AppDeps & Readonly<{
   /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
   metrics?: Metrics;
   metricsToken?: string | undefined;
+  /** The admin console's build served at /admin (default `console/dist`). */
+  consoleDist?: string;
 }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -47,6 +50,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
   if (deps.auth) {
+    app.use(consoleRoutes(deps.auth, deps.consoleDist));
     const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry };
     // Fixed paths (/user/stats/transactions) before parameterised ones (/user/:id).
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
