@@ -9,6 +9,9 @@ COPY src ./src
 COPY scripts ./scripts
 # Compiles src/ and scripts/ into dist/ and copies src/'s data files (common-passwords.txt) next to the code.
 RUN npm run build
+# The admin console (served at /admin by the back-office port).
+COPY console ./console
+RUN npx vite build --config console/vite.config.ts
 
 FROM node:20-slim
 ENV NODE_ENV=production DATA_DIR=/data
@@ -16,6 +19,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 # /app stays root-owned (read-only to the service); only the data volume (generated keys, embedded PostgreSQL) is writable.
 RUN mkdir -p /data/keys && chown -R node:node /data && chmod 700 /data/keys
 VOLUME ["/data"]

@@ -4,6 +4,7 @@ import type { AccessRegistry } from './access.js';
 import { adminUserRoutes } from './admin-users.routes.js';
 import { affiliatesRoutes } from './affiliates.routes.js';
 import { chatAdminRoutes } from './chat-admin.routes.js';
+import { consoleRoutes } from './console.routes.js';
 import { configRoutes } from './config.routes.js';
 import { faqRoutes } from './faq.routes.js';
 import { apiKeysRoutes } from './api-keys.routes.js';
@@ -42,6 +43,8 @@ export type AdminAppDeps = AppDeps & Readonly<{
   localProjector?: LocalProgress | undefined;
   /** How long a consistent back-office read waits for its read models (READ_CONSISTENCY_TIMEOUT_MS). */
   readConsistencyTimeoutMs?: number;
+  /** The admin console's build served at /admin (default `console/dist`). */
+  consoleDist?: string;
 }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -56,6 +59,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       waiter: createReadModelWaiter({ pool: deps.pool, store: deps.store, local: deps.localProjector }),
       timeoutMs: deps.readConsistencyTimeoutMs ?? 2_000,
     };
+    app.use(consoleRoutes(deps.auth, deps.consoleDist));
     const backOffice = { pool: deps.pool, store: deps.store, ledger: deps.ledger, auth: deps.auth, registry, reads };
     // Fixed paths (/user/stats/transactions) before parameterised ones (/user/:id).
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));

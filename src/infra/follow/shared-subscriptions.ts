@@ -161,6 +161,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
 
   return {
     kind: store.kind,
+    claimsKeys: store.claimsKeys,
     append: (r) => store.append(r),
     appendMany: (r) => store.appendMany(r),
     readStream: (id, o) => store.readStream(id, o),

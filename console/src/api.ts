@@ -1,0 +1,70 @@
+/** The one HTTP client of the console: same origin, cookies, one silent refresh on a 401, the API's error shape kept whole. */
+
+export type ApiErrorBody = { statusCode: number; code: string; message: string; details?: { field: string; message: string }[] };
+
+/** An API refusal; `body` is the API's `{statusCode, code, message, details}` (react-admin reads `status` and `body`). */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly body: ApiErrorBody) {
+    super(body.message || `HTTP ${status}`);
+  }
+}
+
+/** A JSON body sent as typed, for the few API fields that are JSON numbers (prizes): no float round trip. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+let refreshing: Promise<boolean> | undefined;
+
+/** POST /admin/auth/refresh once for all callers waiting on an expired access token. */
+export const refreshSession = (): Promise<boolean> => {
+  refreshing ??= fetch('/admin/auth/refresh', { method: 'POST', credentials: 'same-origin' })
+    .then((r) => r.ok, () => false)
+    .finally(() => { setTimeout(() => { refreshing = undefined; }, 0); });
+  return refreshing;
+};
+
+export type Answer<T> = { status: number; json: T; headers: Headers };
+
+const asError = async (res: Response): Promise<ApiError> => {
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as ApiErrorBody;
+    if (body && typeof body.code === 'string') return new ApiError(res.status, body);
+  } catch { /* not the API's shape */ }
+  return new ApiError(res.status, { statusCode: res.status, code: 'HTTP_ERROR', message: text.slice(0, 200) || res.statusText });
+};
+
+/**
+ * Calls the API; JSON bodies are parsed as the API sent them (money stays a decimal string: no number ever holds it).
+ * A 401 on a signed-in call is retried once after a refresh.
+ */
+export const api = async <T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retry = true): Promise<Answer<T>> => {
+  const res = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: body instanceof RawJson ? body.text : JSON.stringify(body) }),
+  });
+  if (res.status === 401 && retry && !path.startsWith('/admin/auth/') && (await refreshSession())) return api<T>(method, path, body, headers, false);
+  if (!res.ok) throw await asError(res);
+  const text = await res.text();
+  return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+};
+
+/** A query string; nested objects as bracketed keys (`where[status]=X`), the shape the API's GET lists read. */
+export const query = (params: Record<string, unknown>): string => {
+  const out = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (value === undefined || value === null || value === '') return;
+    if (Array.isArray(value)) value.forEach((v) => add(`${key}[]`, v));
+    else if (typeof value === 'object') Object.entries(value as Record<string, unknown>).forEach(([k, v]) => add(`${key}[${k}]`, v));
+    else out.append(key, String(value));
+  };
+  Object.entries(params).forEach(([k, v]) => add(k, v));
+  const s = out.toString();
+  return s ? `?${s}` : '';
+};
+
+/** A fresh Idempotency-Key for one money command (a retry of the same click reuses it). */
+export const idempotencyKey = (): string => crypto.randomUUID();

@@ -1,0 +1,117 @@
+import { useState } from 'react';
+import { Box, Button, MenuItem, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import { Title } from 'react-admin';
+import { api, ApiError, query } from '../api';
+import { can } from '../authProvider';
+import { ApiProblem, Money, useSession } from '../ui';
+
+type Balances = { userId: number; at: string; position: string | null; balances: { currencyId: string; amount: string }[] };
+type Movement = { id: string; type: string; currencyId: string; amount: string; beforeBalance: string; afterBalance: string; createdAt: string };
+
+/** A user's balances at any point in time (the event replay behind /accounting/balances) and the movements up to it. */
+const PointInTime = () => {
+  const me = useSession();
+  const [userId, setUserId] = useState('');
+  const [at, setAt] = useState('');
+  const [result, setResult] = useState<Balances | undefined>();
+  const [moves, setMoves] = useState<Movement[]>([]);
+  const [error, setError] = useState<unknown>();
+  const load = async () => {
+    setError(undefined);
+    try {
+      const point = at ? (at.includes('/') ? at : new Date(at).toISOString()) : undefined;
+      setResult((await api<Balances>('GET', `/accounting/balances${query({ userId, at: point })}`)).json);
+      if (can(me, 'superadmin')) {
+        const where = { userId: Number(userId), ...(point && !point.includes('/') ? { createdAt: { lte: point } } : {}) };
+        setMoves((await api<{ data: Movement[] }>('POST', '/accounting/transactions', { page: 1, take: 20, sortOrder: 'desc', where })).json.data);
+      }
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const fieldError = (f: string) => (error instanceof ApiError ? error.body.details?.find((d) => d.field.endsWith(f))?.message : undefined);
+  return (
+    <Box component="section" sx={{ my: 2 }}>
+      <Typography variant="h6" component="h2">Balances at a point in time</Typography>
+      <Box component="form" sx={{ display: 'flex', gap: 1, my: 1 }} onSubmit={(e) => { e.preventDefault(); void load(); }}>
+        <TextField size="small" label="User id" value={userId} onChange={(e) => setUserId(e.target.value.trim())} error={Boolean(fieldError('userId'))} helperText={fieldError('userId') ?? ' '} />
+        <TextField size="small" label="At (ISO time or position, empty = now)" value={at} onChange={(e) => setAt(e.target.value.trim())} sx={{ width: 340 }}
+          error={Boolean(fieldError('at'))} helperText={fieldError('at') ?? ' '} />
+        <Button type="submit" variant="contained" sx={{ alignSelf: 'flex-start' }}>Replay</Button>
+      </Box>
+      {error && !(error instanceof ApiError && error.body.details?.length) ? <ApiProblem error={error} /> : null}
+      {result ? (
+        <>
+          <Typography>User #{result.userId} at {result.at} (position {result.position ?? '—'})</Typography>
+          <Table size="small" aria-label="Balances at the point"><TableBody>
+            {result.balances.map((b) => <TableRow key={b.currencyId}><TableCell>{b.currencyId}</TableCell><TableCell><Money amount={b.amount} currency={b.currencyId} /></TableCell></TableRow>)}
+          </TableBody></Table>
+        </>
+      ) : null}
+      {moves.length ? (
+        <Table size="small" aria-label="Movements up to the point">
+          <TableHead><TableRow><TableCell>Time</TableCell><TableCell>Type</TableCell><TableCell>Amount</TableCell><TableCell>After</TableCell></TableRow></TableHead>
+          <TableBody>{moves.map((m) => (
+            <TableRow key={m.id}><TableCell>{m.createdAt}</TableCell><TableCell>{m.type}</TableCell>
+              <TableCell><Money amount={m.amount} currency={m.currencyId} /></TableCell><TableCell><Money amount={m.afterBalance} currency={m.currencyId} /></TableCell></TableRow>
+          ))}</TableBody>
+        </Table>
+      ) : null}
+    </Box>
+  );
+};
+
+type Manifest = { kind: string; format: string; rows: number; bytes: number; sha256: string };
+const KINDS = ['transactions', 'deposits', 'withdrawals', 'bets', 'tips'];
+
+/**
+ * GET /accounting/export streamed into a file; its manifest (rows, bytes, SHA-256 over the body) is computed here from the
+ * bytes received, the same figures the server sends as trailers (browsers do not expose trailers).
+ */
+const Exports = () => {
+  const [kind, setKind] = useState('transactions');
+  const [format, setFormat] = useState('csv');
+  const [manifest, setManifest] = useState<Manifest | undefined>();
+  const [error, setError] = useState<unknown>();
+  const run = async () => {
+    setError(undefined);
+    const res = await fetch(`/accounting/export${query({ kind, format })}`, { credentials: 'same-origin' });
+    if (!res.ok) { setError(new ApiError(res.status, await res.json().catch(() => ({ statusCode: res.status, code: 'HTTP_ERROR', message: res.statusText })))); return; }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+    const lines = new TextDecoder().decode(bytes).split('\n').filter((l) => l.length > 0).length;
+    setManifest({ kind, format, rows: format === 'csv' ? Math.max(0, lines - 1) : lines, bytes: bytes.length, sha256: digest });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes]));
+    a.download = `${kind}.${format}`;
+    a.click();
+  };
+  return (
+    <Box component="section" sx={{ my: 2 }}>
+      <Typography variant="h6" component="h2">Exports</Typography>
+      <Box sx={{ display: 'flex', gap: 1, my: 1 }}>
+        <TextField select size="small" label="Kind" value={kind} onChange={(e) => setKind(e.target.value)} sx={{ width: 180 }}>
+          {KINDS.map((k) => <MenuItem key={k} value={k}>{k}</MenuItem>)}
+        </TextField>
+        <TextField select size="small" label="Format" value={format} onChange={(e) => setFormat(e.target.value)} sx={{ width: 120 }}>
+          {['csv', 'ndjson'].map((k) => <MenuItem key={k} value={k}>{k}</MenuItem>)}
+        </TextField>
+        <Button variant="contained" onClick={() => void run()}>Export</Button>
+      </Box>
+      <ApiProblem error={error} />
+      {manifest ? <pre aria-label="Export manifest">{JSON.stringify(manifest, null, 2)}</pre> : null}
+    </Box>
+  );
+};
+
+export const LedgerPage = () => {
+  const me = useSession();
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title="Ledger" />
+      <Typography variant="h5" component="h1">Ledger</Typography>
+      {can(me, 'balance.view') ? <PointInTime /> : null}
+      {can(me, 'transaction.view') ? <Exports /> : null}
+    </Box>
+  );
+};

@@ -1,0 +1,110 @@
+import { useState } from 'react';
+import { Box, TextField as MuiTextField, Typography } from '@mui/material';
+import {
+  Confirm, Datagrid, DateField, FunctionField, SelectInput, TextField, TextInput, useListContext, useNotify, useRecordContext,
+  type RaRecord,
+} from 'react-admin';
+import { api, ApiError } from '../api';
+import { can } from '../authProvider';
+import { useSettle } from '../refresh';
+import { CommandButton, ConsoleList, Money, MoneyField, useSession } from '../ui';
+
+const STATUSES = ['PENDING', 'FAILED', 'CONFIRMED', 'COMPLETE', 'DENIED'].map((id) => ({ id, name: id }));
+const filters = [
+  <SelectInput key="s" source="status" choices={STATUSES} alwaysOn emptyText="Any status" />,
+  <TextInput key="u" source="username" label="Username (exact)" alwaysOn />,
+  <TextInput key="i" source="userId" label="User id" />,
+];
+
+const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) => {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const notify = useNotify();
+  const reject = async () => {
+    try {
+      await api('POST', '/withdraw/reject', { id: record.id, rejectReason: reason });
+      setOpen(false);
+      notify('Rejected: the funds are back in the user\'s wallet', { type: 'success' });
+      done();
+    } catch (e) {
+      const field = e instanceof ApiError ? e.body.details?.find((d) => d.field.endsWith('rejectReason')) : undefined;
+      setError(field ? field.message : e instanceof ApiError ? `${e.body.code}: ${e.body.message}` : String(e));
+    }
+  };
+  return (
+    <>
+      <CommandButton label="Reject" color="error" run={async () => setOpen(true)} />
+      <Confirm isOpen={open} title={`Reject withdrawal ${String(record.id)}`} confirm="Reject" onConfirm={() => void reject()} onClose={() => setOpen(false)}
+        content={(
+          <Box>
+            <Typography>Refund <Money amount={record.amount as string} currency={record.currencyId as string} /> to {(record.user as { username?: string })?.username}.</Typography>
+            <MuiTextField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} fullWidth margin="normal" required
+              error={Boolean(error)} helperText={error ?? ' '} slotProps={{ htmlInput: { 'aria-label': 'Reject reason' } }} />
+          </Box>
+        )} />
+    </>
+  );
+};
+
+/** Approve / reject / retry, each only for who holds its permission and only in a state where the ledger allows it. */
+const Actions = () => {
+  const record = useRecordContext();
+  const me = useSession();
+  const { refetch } = useListContext();
+  const settle = useSettle(refetch);
+  if (!record) return null;
+  const pending = record.status === 'PENDING';
+  const failed = record.status === 'FAILED';
+  const amount = <Money amount={record.amount as string} currency={record.currencyId as string} />;
+  return (
+    <Box sx={{ display: 'flex', gap: 1 }} onClick={(e) => e.stopPropagation()}>
+      {pending && can(me, 'withdrawals.approve') ? (
+        <CommandButton label="Approve" color="success" done={settle} run={() => api('POST', '/withdraw/approve', { id: record.id })}
+          confirm={<>Approve sending {amount} to {String(record.recipientAddress)}?</>} />
+      ) : null}
+      {(pending || failed) && can(me, 'withdrawals.reject') ? <RejectButton record={record} done={settle} /> : null}
+      {failed && can(me, 'withdrawals.retry') ? (
+        <CommandButton label="Retry" done={settle} run={() => api('POST', '/withdraw/retry', { id: record.id })}
+          confirm={<>Retry sending {amount}?</>} />
+      ) : null}
+    </Box>
+  );
+};
+
+/** The record in full: every field the API answers, and its history as the record's own timestamps and reasons tell it. */
+const Detail = () => {
+  const record = useRecordContext();
+  if (!record) return null;
+  const steps: [string, unknown][] = [
+    ['Requested', record.createdAt], ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`],
+    ['Rejected', record.rejectReason], ['Failed', record.failedReason], ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
+  ];
+  return (
+    <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
+      {steps.filter(([, v]) => v).map(([k, v]) => [<dt key={`${k}t`}><b>{k}</b></dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{String(v)}</dd>])}
+      {Object.entries(record).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [
+        <dt key={`${k}t`}>{k}</dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{v === null ? '—' : String(v)}</dd>])}
+    </Box>
+  );
+};
+
+/**
+ * The queue: PENDING first (the default filter), FAILED one click away. Live: the list refetches every 3 s, so a new or
+ * changed withdrawal appears without a reload (the gateway has no admin push for withdrawals; docs/console.md).
+ */
+export const WithdrawalList = () => (
+  <ConsoleList filters={filters} filterDefaultValues={{ status: 'PENDING' }} sort={{ field: 'createdAt', order: 'ASC' }} perPage={20}
+    queryOptions={{ refetchInterval: 3000 }} exporter={false} title="Withdrawals">
+    <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
+      <TextField source="id" />
+      <FunctionField label="User" render={(r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId)}`} />
+      <MoneyField source="amount" label="Amount" />
+      <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
+      <TextField source="status" />
+      <TextField source="recipientAddress" label="To" />
+      <DateField source="createdAt" showTime label="Requested" />
+      <Actions />
+    </Datagrid>
+  </ConsoleList>
+);

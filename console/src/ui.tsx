@@ -1,0 +1,123 @@
+import { useState, type ReactNode } from 'react';
+import { Alert, Box, Button, Typography } from '@mui/material';
+import { Confirm, Form, List, SaveButton, useListContext, useNotify, usePermissions, useRecordContext, type FieldProps, type ListProps } from 'react-admin';
+import { ApiError } from './api';
+import { can, type Session } from './authProvider';
+
+/** Money exactly as the API sent it: the decimal string and its currency, never through a JavaScript number. */
+export const Money = ({ amount, currency }: { amount: string | null | undefined; currency?: string | null | undefined }) => (
+  <span className="money">{amount ?? '—'}{currency ? ` ${currency}` : ''}</span>
+);
+
+/** A record's money field (`source`) with the currency field (`currencySource`, or a fixed `currency` such as USD). */
+export const MoneyField = ({ source, currencySource = 'currencyId', currency }: FieldProps & { source: string; currencySource?: string; currency?: string }) => {
+  const record = useRecordContext();
+  if (!record) return null;
+  return <Money amount={record[source] as string} currency={currency ?? (record[currencySource] as string)} />;
+};
+
+export const useSession = (): Session | undefined => usePermissions<Session>().permissions;
+
+/** Renders children only for an admin who holds `permission` (or, for 'superadmin', the role). */
+export const Allowed = ({ permission, children, fallback = null }: { permission: string; children: ReactNode; fallback?: ReactNode }) =>
+  (can(useSession(), permission) ? <>{children}</> : <>{fallback}</>);
+
+/** What a screen shows when the API refused it (403 and others), with the API's own code and message. */
+export const ApiProblem = ({ error }: { error: unknown }) => {
+  if (!error) return null;
+  const e = error instanceof ApiError ? error : undefined;
+  return (
+    <Alert severity={e?.status === 403 ? 'warning' : 'error'} role="alert" sx={{ m: 2 }}>
+      {e ? `${e.body.code}: ${e.body.message}` : String((error as Error).message ?? error)}
+    </Alert>
+  );
+};
+
+/** `{field: 'body.amount'}` details -> `{amount: message}` for the form, so each error shows next to its field. */
+export const fieldErrors = (error: unknown): Record<string, string> | undefined => {
+  if (!(error instanceof ApiError) || !error.body.details?.length) return undefined;
+  return Object.fromEntries(error.body.details.map((d) => [d.field.replace(/^(body|query|params)\./, ''), d.message]));
+};
+
+export type Command = Readonly<{
+  label: string;
+  /** Shown in the confirmation dialog before a destructive or money action; unset: runs at once. */
+  confirm?: ReactNode;
+  run: () => Promise<unknown>;
+  done?: (answer: unknown) => void;
+  color?: 'primary' | 'error' | 'warning' | 'success';
+  disabled?: boolean;
+}>;
+
+/** A button for one command: confirmation first when asked, then the API's answer or its error as a notification. */
+export const CommandButton = ({ label, confirm, run, done, color = 'primary', disabled }: Command) => {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const notify = useNotify();
+  const go = async () => {
+    setOpen(false);
+    setBusy(true);
+    try {
+      const answer = await run();
+      notify(`${label}: done`, { type: 'success' });
+      done?.(answer);
+    } catch (error) {
+      notify(error instanceof ApiError ? `${error.body.code}: ${error.body.message}` : String(error), { type: 'error' });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <Button size="small" variant="outlined" color={color} disabled={busy || disabled} onClick={() => (confirm ? setOpen(true) : void go())}>{label}</Button>
+      {confirm ? <Confirm isOpen={open} title={label} content={confirm} onConfirm={() => void go()} onClose={() => setOpen(false)} confirm="Confirm" /> : null}
+    </>
+  );
+};
+
+/**
+ * A small command form (react-admin Form): the API's field errors land next to their fields; money forms confirm first,
+ * showing exactly what will be sent.
+ */
+export const CommandForm = ({ title, children, submit, confirm, onDone, defaultValues, label = 'Send' }: {
+  title: string; children: ReactNode; submit: (values: Record<string, unknown>) => Promise<unknown>;
+  confirm?: (values: Record<string, unknown>) => ReactNode; onDone?: (answer: unknown) => void; defaultValues?: Record<string, unknown>; label?: string;
+}) => {
+  const notify = useNotify();
+  const [pending, setPending] = useState<{ values: Record<string, unknown>; resolve: (v: unknown) => void } | undefined>();
+  const send = async (values: Record<string, unknown>) => {
+    try {
+      const answer = await submit(values);
+      notify(`${title}: done`, { type: 'success' });
+      onDone?.(answer);
+      return undefined;
+    } catch (error) {
+      const fields = fieldErrors(error);
+      notify(error instanceof ApiError ? `${error.body.code}: ${error.body.message}` : String(error), { type: 'error' });
+      return fields;
+    }
+  };
+  const onSubmit = (values: Record<string, unknown>) => {
+    if (!confirm) return send(values);
+    return new Promise((resolve) => setPending({ values, resolve })).then((ok) => (ok ? send(values) : undefined));
+  };
+  return (
+    <Box component="section" aria-label={title} sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 2, my: 1, maxWidth: 560 }}>
+      <Typography variant="h6" component="h2">{title}</Typography>
+      {/* record: the form's own values only, never the page's record (a user's `notes: []` would become the tip's notes). */}
+      <Form onSubmit={onSubmit} record={defaultValues ?? {}} noValidate>
+        {children}
+        <SaveButton label={label} alwaysEnable icon={<span />} />
+      </Form>
+      {pending && confirm ? (
+        <Confirm isOpen title={title} content={confirm(pending.values)} confirm="Confirm"
+          onConfirm={() => { pending.resolve(true); setPending(undefined); }} onClose={() => { pending.resolve(false); setPending(undefined); }} />
+      ) : null}
+    </Box>
+  );
+};
+
+const ListProblem = () => <ApiProblem error={useListContext().error} />;
+
+/** react-admin's List with the API's refusal (a 403 on a typed URL) shown in place of the rows; filters stay when empty. */
+export const ConsoleList = (props: ListProps) => <List exporter={false} empty={false} error={<ListProblem />} {...props} />;

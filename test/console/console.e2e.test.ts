@@ -1,0 +1,216 @@
+import path from 'node:path';
+import { generate } from 'otplib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { BYPASS, bearer, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
+
+/** Sign-in over HTTP with the local captcha bypass (this env runs as APP_ENV=local, the default configuration). */
+const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
+  const reply = await call(base, 'POST', '/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'x-captcha-token': BYPASS } });
+  if (reply.status !== 200) throw new Error(`sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { accessToken: reply.cookies.access_token?.value ?? '', refreshToken: reply.cookies.refresh_token?.value ?? '' };
+};
+
+const SHOTS = path.resolve(import.meta.dirname, '../../docs/console');
+if (!chromiumFound) console.log(`admin console browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
+
+describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
+  let env: AuthEnv;
+  let browser: Browser;
+  let base: string;
+  const contexts: BrowserContext[] = [];
+  let superPage: Page;
+
+  /** A fresh browser context (own cookies) on the console. */
+  const newPage = async (): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
+    context.setDefaultTimeout(15_000);
+    contexts.push(context);
+    return context.newPage();
+  };
+  const expectAccessible = async (page: Page, screen: string) => {
+    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
+  };
+  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  const signInPassword = async (page: Page, user: { email: string; password: string }) => {
+    await page.goto('/admin/');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  /** The command form titled `name` on the page. */
+  const form = (page: Page, name: string) => page.getByRole('region', { name });
+  const confirm = (page: Page) => page.getByRole('dialog').getByRole('button', { name: /Confirm|Reject/ }).click();
+  const chooseCurrency = async (page: Page, formName: string, currency: string) => {
+    await form(page, formName).getByRole('combobox', { name: 'Currency' }).click();
+    await page.getByRole('option', { name: currency, exact: true }).click();
+  };
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    // APP_ENV=local: the console passes the captcha with the local bypass token, as with the default configuration.
+    env = await createAuthEnv('console', {
+      captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' }, secureCookies: false,
+    });
+    env.startProjector();
+    base = env.adminUrl;
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await env?.close();
+  });
+
+  it('when a SuperAdmin with MFA signs in, then the code step follows the password and the dashboard opens', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+    const { accessToken } = await signIn(env, admin, env.publicUrl);
+    const setup = await call(env.publicUrl, 'POST', '/auth/mfa/setup', { headers: bearer(accessToken) });
+    const secret = setup.body.secret as string;
+    const now = Math.floor(Date.now() / 1000);
+    expect((await call(env.publicUrl, 'POST', '/auth/mfa/enable', { headers: bearer(accessToken), body: { code: await generate({ secret, epoch: now - 30 }) } })).status).toBe(200);
+
+    superPage = await newPage();
+    await superPage.goto('/admin/');
+    await superPage.getByRole('button', { name: 'Sign in' }).waitFor();
+    await expectAccessible(superPage, 'sign-in');
+    await shoot(superPage, 'sign-in');
+    await signInPassword(superPage, admin);
+    await superPage.getByLabel('Authenticator code').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) }));
+    await superPage.getByRole('button', { name: 'Verify code' }).click();
+    await superPage.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await superPage.getByTestId('pending-count').getByText(/^\d+$/).waitFor();
+    await expectAccessible(superPage, 'dashboard');
+    await shoot(superPage, 'dashboard');
+  });
+
+  it('when a withdrawal is approved and another rejected, then both leave the PENDING queue, and a new one appears without reload', async () => {
+    const first = await pendingWithdrawal(env, '1.25');
+    const second = await pendingWithdrawal(env, '0.5');
+    const page = superPage;
+    await page.goto('/admin/#/withdrawals');
+    const row = (id: string) => page.getByRole('row').filter({ hasText: id });
+    await row(first.withdrawal.id).waitFor();
+    await row(second.withdrawal.id).waitFor();
+    await expect(row(first.withdrawal.id).getByText('1.25 BTC').isVisible()).resolves.toBe(true);
+    await expectAccessible(page, 'withdrawals');
+    await shoot(page, 'withdrawals');
+
+    await row(first.withdrawal.id).getByRole('button', { name: 'Approve' }).click();
+    await expect(page.getByRole('dialog').textContent()).resolves.toContain('1.25 BTC');
+    await confirm(page);
+    await row(first.withdrawal.id).waitFor({ state: 'detached' });
+
+    await row(second.withdrawal.id).getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('dialog').getByLabel('Reject reason').fill('address on a sanctions list');
+    await confirm(page);
+    await row(second.withdrawal.id).waitFor({ state: 'detached' });
+    expect(await balanceOf(env, second.user.id)).toBe('10');
+    const states = await call(env.adminUrl, 'GET', `/withdraw?page=1&take=20&sortBy=CREATED_AT&sortOrder=asc&userId=${first.user.id}`,
+      { headers: bearer((await signIn(env, (await env.makeUser({ roles: ['User', 'SuperAdmin'] })))).accessToken) });
+    expect(states.body.data[0].status).not.toBe('PENDING');
+
+    const third = await pendingWithdrawal(env, '0.75');
+    await row(third.withdrawal.id).waitFor();
+  });
+
+  it('when a tip is sent from the user page, then the recipient\'s balance on that page changes to the new exact amount', async () => {
+    const user = await fundedUser(env, '10', 'DBC');
+    const page = superPage;
+    await page.goto(`/admin/#/users/${user.id}/show`);
+    const balances = page.getByRole('table', { name: 'Balances' });
+    await balances.getByText('10 DBC', { exact: true }).waitFor();
+    await form(page, 'Send a tip').getByLabel('Amount').fill('2.5');
+    await form(page, 'Send a tip').getByLabel('Notes').fill('birthday');
+    await form(page, 'Send a tip').getByRole('button', { name: 'Send tip' }).click();
+    await expect(page.getByRole('dialog').textContent()).resolves.toContain('2.5 DBC');
+    await confirm(page);
+    await balances.getByText('12.5 DBC', { exact: true }).waitFor();
+    expect(await balanceOf(env, user.id, 'DBC')).toBe('12.5');
+    await expectAccessible(page, 'user');
+    await shoot(page, 'user');
+  });
+
+  it('when a tip of 18 decimals is sent, then the confirmation, the balance and the tips list show exactly the digits typed', async () => {
+    const user = await env.makeUser();
+    const amount = '0.123456789012345678';
+    const page = superPage;
+    await page.goto(`/admin/#/users/${user.id}/show`);
+    await page.getByRole('heading', { name: new RegExp(String(user.username)) }).waitFor();
+    await form(page, 'Send a tip').getByLabel('Amount').fill(amount);
+    await chooseCurrency(page, 'Send a tip', 'ETH');
+    await form(page, 'Send a tip').getByRole('button', { name: 'Send tip' }).click();
+    await expect(page.getByRole('dialog').textContent()).resolves.toContain(`${amount} ETH`);
+    await confirm(page);
+    await page.getByRole('table', { name: 'Balances' }).getByText(`${amount} ETH`, { exact: true }).waitFor();
+    expect(await balanceOf(env, user.id, 'ETH')).toBe(amount);
+    await page.goto(`/admin/#/admin-tips`);
+    await page.getByRole('row').filter({ hasText: String(user.username) }).getByText(`${amount} ETH`, { exact: true }).waitFor();
+    await expectAccessible(page, 'admin-tips');
+    await shoot(page, 'admin-tips');
+  });
+
+  it('when a user is banned from the console, then the page says so and the user\'s session no longer works', async () => {
+    const user = await env.makeUser();
+    const { accessToken } = await signIn(env, user);
+    expect((await call(env.publicUrl, 'GET', '/user/me', { headers: bearer(accessToken) })).status).toBe(200);
+    const page = superPage;
+    await page.goto(`/admin/#/users/${user.id}/show`);
+    await page.getByLabel('Ban reason').fill('chargeback fraud');
+    await page.getByRole('button', { name: 'Ban', exact: true }).click();
+    await confirm(page);
+    await page.getByText('Banned: chargeback fraud').waitFor();
+    const after = await call(env.publicUrl, 'GET', '/user/me', { headers: bearer(accessToken) });
+    expect([401, 403]).toContain(after.status);
+    expect((await call(env.publicUrl, 'POST', '/auth/refresh', { cookies: {} })).status).toBe(401);
+  });
+
+  it('when an Admin holds only withdrawals.view, then the queue shows without approve or reject, other screens are hidden, and a typed URL shows the 403', async () => {
+    const pending = await pendingWithdrawal(env, '0.3');
+    const viewer = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['withdrawals.view'] });
+    const page = await newPage();
+    await signInPassword(page, viewer);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.getByRole('menuitem', { name: 'Withdrawals' }).click();
+    const row = page.getByRole('row').filter({ hasText: pending.withdrawal.id });
+    await row.waitFor();
+    expect(await row.getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await page.getByRole('menuitem', { name: 'Users' }).count()).toBe(0);
+    expect(await page.getByRole('menuitem', { name: 'Audit log' }).count()).toBe(0);
+    await page.goto('/admin/#/admin-audit');
+    await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
+    await shoot(page, 'forbidden');
+  });
+
+  it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
+    const page = superPage;
+    const screens: [string, string, () => Promise<unknown>][] = [
+      ['users', '/admin/#/users', () => page.getByRole('columnheader', { name: 'Username' }).waitFor()],
+      ['deposits', '/admin/#/deposits', () => page.getByText(/^(No .+ found|Confirmed at)$/).first().waitFor()],
+      ['bets', '/admin/#/bets', () => page.getByText(/^(No .+ found|Multiplier)$/).first().waitFor()],
+      ['accounting', '/admin/#/transactions', () => page.getByText(/^(No .+ found|Before)$/).first().waitFor()],
+      ['ledger', '/admin/#/ledger', () => page.getByRole('heading', { name: 'Balances at a point in time' }).waitFor()],
+      ['leaderboards', '/admin/#/leaderboards', () => page.getByText(/^(No .+ found|Start date)$/).first().waitFor()],
+      ['schedules', '/admin/#/schedules', () => page.getByText(/^(No .+ found|Enabled)$/).first().waitFor()],
+      ['faq', '/admin/#/faq', () => page.getByRole('region', { name: 'New FAQ' }).waitFor()],
+      ['config', '/admin/#/config', () => page.getByRole('heading', { name: 'Site configuration', level: 1 }).waitFor()],
+      ['chat', '/admin/#/chat', () => page.getByRole('region', { name: 'Delete a message' }).waitFor()],
+      ['audit', '/admin/#/admin-audit', () => page.getByText(/^(No .+ found|Action)$/).first().waitFor()],
+      ['profile', '/admin/#/profile', () => page.getByText('Every permission (SuperAdmin).').waitFor()],
+    ];
+    const failures: string[] = [];
+    for (const [name, url, ready] of screens) {
+      await page.goto(url);
+      await ready().catch(async (e: unknown) => { console.log(`screen ${name} did not render; its text:`, await page.locator('body').innerText()); throw e; });
+      const violations = await seriousViolations(page);
+      if (violations.length > 0) failures.push(`${name}: ${JSON.stringify(violations)}`);
+      await shoot(page, name);
+    }
+    expect(failures).toEqual([]);
+  });
+});
