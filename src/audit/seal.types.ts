@@ -62,7 +62,7 @@ export type SealReport = Readonly<{
   sealedHead: string | undefined;
   /**
    * Events after the sealed head: appended but not sealed yet, including committed events not yet readable in global
-   * order (an older transaction is still open). Not a difference; the sealer is behind (or stopped).
+   * order (an older transaction is still open; those are still checked against sealed revisions). Not a difference; the sealer is behind (or stopped).
    */
   unsealed: number;
   /** Checkpoints whose MAC and chain hash both hold, and the sealed count of the last one (0n: none). */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import {
   comparePositions, formatPosition, START, type EventStore, type Position, type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
+import { toRecordedEvent } from '../infra/event-store/postgres/postgres.reads.js';
 import { assertSealKey, chainHash, eventHash, GENESIS, macMatches } from './seal.hash.js';
 import {
   readCheckpoints, readSeals, revisionKey, sealedRevisions, type SealCheckpoint, type SealRow,
@@ -54,13 +55,17 @@ async function* eventsOf(store: EventStore, until: Position, batchSize: number):
 /**
  * Committed events past the head the check read up to. The store shows events only below the oldest transaction
  * still open anywhere in the cluster (their order is final there), so a fresh commit can sit behind another
- * transaction for a while: not checkable yet, but stored and unsealed all the same.
+ * transaction for a while: it cannot be placed in the chain yet, but it is stored, unsealed, and can already be
+ * held against the seals of its stream revision.
  */
-const heldBackCount = async (pool: pg.Pool, after: Position): Promise<number> => {
+const heldBack = async (pool: pg.Pool, after: Position): Promise<RecordedEvent[]> => {
   const [commit, prepare] = after.commit < 0n ? ['0', '-1'] : [after.commit.toString(), after.prepare.toString()];
-  const { rows } = await pool.query<{ n: string }>(
-    'SELECT count(*)::text AS n FROM events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)', [commit, prepare]);
-  return Number(rows[0]?.n ?? 0);
+  const { rows } = await pool.query<Parameters<typeof toRecordedEvent>[0]>(
+    `SELECT global_position, transaction_id::text AS transaction_id, stream_id, stream_revision, event_id::text AS event_id,
+       type, data, metadata, created_at
+     FROM events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) ORDER BY transaction_id, global_position`,
+    [commit, prepare]);
+  return rows.map(toRecordedEvent);
 };
 
 /** Seals with seq <= upTo in sealing order, read ahead like the events. */
@@ -216,7 +221,8 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
     }
   }
   await checkUnsealed();
-  unsealed += await heldBackCount(pool, snap.eventsUntil);
+  pending = await heldBack(pool, snap.eventsUntil);
+  await checkUnsealed();
   deps.onProgress?.(done, total);
 
   for (const [count, list] of anchors) {

@@ -6,7 +6,7 @@ import { DuplicateEventId, comparePositions, type EventStore } from '../../src/i
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createTestDb, type TestDb } from '../support/db.js';
-import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, streamName } from './event-store.contract.js';
+import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, settledHead, streamName } from './event-store.contract.js';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('postgres event store', () => {
   afterAll(() => cleanup());
 
   it('when a transaction that appended first commits last, then readers wait for it and lose nothing', async () => {
-    const start = await store.headPosition();
+    const start = await settledHead(store);
     const sub = collect(store, start);
     const { client, held } = await holdOpenAppend(pool);
     let committed = false;
@@ -89,7 +89,7 @@ describe('postgres event store', () => {
   it('when a writer leaves its transaction idle, then PostgreSQL ends it and readers proceed', async () => {
     const short = await openStore({ idleInTransactionTimeoutMs: 500 });
     try {
-      const start = await short.store.headPosition();
+      const start = await settledHead(short.store);
       const sub = collect(short.store, start);
       const stuck = await holdOpenAppend(short.pool);
       const later = events(2);
@@ -112,7 +112,7 @@ describe('postgres event store', () => {
         fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 8 }),
         fc.integer({ min: 1, max: 20 }),
         async (writers, batchSize) => {
-          const start = await store.headPosition();
+          const start = await settledHead(store);
           const sub = collect(store, start, batchSize);
           const written = await Promise.all(
             writers.map(async (sizes, w) => {
@@ -174,7 +174,7 @@ describe('postgres event store', () => {
     const slow = await openStore({ pollIntervalMs: 60_000 });
     const writer = await openStore();
     try {
-      const sub = collect(slow.store, await slow.store.headPosition());
+      const sub = collect(slow.store, await settledHead(slow.store));
       await pause(200); // the LISTEN connection is up
       const started = Date.now();
       await writer.store.append({ streamId: streamName(), events: events(1), expectedRevision: 'any' });
@@ -196,7 +196,7 @@ describe('postgres event store', () => {
     const writerPool = db.pool();
     const writer = createPostgresEventStore({ pool: writerPool, notifyChannel: channel });
     try {
-      const sub = collect(slow, await slow.headPosition());
+      const sub = collect(slow, await settledHead(slow));
       const listening = `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN "${channel}"'`;
       await vi.waitFor(async () => expect((await pool.query(listening)).rows).toHaveLength(1));
       await pool.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) l`);

@@ -245,27 +245,47 @@ describe('ledger seals (tamper evidence)', () => {
     });
   });
 
-  it('when an event is appended behind the stopped sealer while an older transaction of the cluster is still open, then it is still counted as unsealed', async () => {
-    // What another test file (or any client) does to the whole cluster: an xid held open hides later commits from readAll.
+  /** What another test file (or any client) does to the whole cluster: an xid held open hides later commits from readAll. */
+  const withOlderTransactionOpen = async (run: () => Promise<void>): Promise<void> => {
     const holder = await pool.connect();
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_current_xact_id()');
-      await tampering(['events'], async () => {
-        await pool.query(
-          `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
-           SELECT stream_id, stream_revision + 1, $1, type, data, metadata FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
-          [uuidv4()],
-        );
-      }, async () => {
-        const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
-        expect(report.differences).toEqual([]);
-        expect(report.unsealed).toBe(1);
-      });
+      await run();
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
     }
+  };
+
+  it('when an event is appended behind the stopped sealer while an older transaction of the cluster is still open, then it is still counted as unsealed', async () => {
+    await withOlderTransactionOpen(() => tampering(['events'], async () => {
+      await pool.query(
+        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+         SELECT stream_id, stream_revision + 1, $1, type, data, metadata FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+        [uuidv4()],
+      );
+    }, async () => {
+      const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
+      expect(report.differences).toEqual([]);
+      expect(report.unsealed).toBe(1);
+    }));
+  });
+
+  it('when a duplicate-looking event takes a sealed revision while an older transaction of the cluster is still open, then verify still reports it as inserted', async () => {
+    const v = await victim('BetPlaced', 21);
+    await withOlderTransactionOpen(() => tampering(['events'], async () => {
+      await pool.query('ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_revision_key');
+      await pool.query(
+        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
+         SELECT stream_id, stream_revision, $2, type, data, metadata, created_at FROM events WHERE global_position = $1`,
+        [v.global_position, uuidv4()],
+      );
+    }, async () => {
+      const differences = await verify({ checkpointEvery: EVERY });
+      expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
+    }));
+    await pool.query('ALTER TABLE events ADD CONSTRAINT events_stream_id_stream_revision_key UNIQUE (stream_id, stream_revision)');
   });
 
   it('when a seal row is edited, then verify reports the broken chain at that seal', async () => {
