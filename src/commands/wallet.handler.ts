@@ -157,7 +157,16 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         }
         decided.push({ decision, state, lastIndex: events.length - 1 });
       }
-      if (events.length === 0) return decided.map((d) => ({ decision: d.decision, state: d.state, position: undefined }));
+      if (events.length === 0) {
+        // Nothing to append, so no expected revision catches a stale cache: another process (a second API) may have
+        // appended what this refusal says is missing (a deposit it created, funds it credited). Refuse only on fresh state.
+        if (decided.some((d) => isLeft(d.decision)) && attempt === 0) {
+          const cached = slot.revision;
+          await catchUp(slot);
+          if (slot.revision !== cached) continue;
+        }
+        return decided.map((d) => ({ decision: d.decision, state: d.state, position: undefined }));
+      }
 
       const outcome = await committer.submit({
         streamId: walletStream(slot.userId),
