@@ -191,6 +191,8 @@ describe('a scaled-out deployment', () => {
       const tally = await underLoad(async () => {
         const killedAt = Date.now();
         await victim.kill();
+        expect(victim.child.signalCode).toBe('SIGKILL');
+        await expect(health(victim)).rejects.toThrow(); // its /health is gone with it
         // The next command after the kill must reach the read models through the survivor.
         await deposit(d.apis[0]!.adminUrl!, player.userId, '6.66');
         const seen = await waitFor(async () => {
