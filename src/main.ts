@@ -26,6 +26,7 @@ import { createPostgresEventStore } from './infra/event-store/postgres/postgres.
 import { migrateEventStore } from './infra/event-store/postgres/postgres.migrations.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
+import { runWhileLeader } from './infra/leader.js';
 import { closeRedis, createRedis } from './infra/redis.js';
 import { allProjections, migrateReadModels, startProjector } from './projections/index.js';
 import { startGateway } from './realtime/gateway.js';
@@ -141,8 +142,12 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const followed = shareSubscriptions(store, { logger });
   cleanups.push({ name: 'shared subscriptions', run: () => followed.close() });
   if (roles.has('projector')) {
-    const publisher = await startLedgerPublisher({
-      store: followed, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
+    // One publisher among projector replicas: two would send every public feed message twice.
+    const publisher = await runWhileLeader({
+      pool, name: 'realtime-publisher', logger: logger.child({ component: 'realtime-publisher' }),
+      start: () => startLedgerPublisher({
+        store: followed, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
+      }),
     });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }

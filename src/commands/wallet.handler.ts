@@ -209,7 +209,16 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         decided.push({ pending: p, decision, state });
       }
       const untouched = (): Handled[] => answer(new Map(decided.map((d) => [d.pending, { decision: d.decision, state: d.state, position: undefined }])));
-      if (events.length === 0) return untouched();
+      if (events.length === 0) {
+        // Nothing to append, so no expected revision catches a stale cache: another process (a second API) may have
+        // appended what this refusal says is missing (a deposit it created, funds it credited). Refuse only on fresh state.
+        if (decided.some((d) => isLeft(d.decision)) && attempt === 0) {
+          const cached = slot.revision;
+          await catchUp(slot);
+          if (slot.revision !== cached) continue;
+        }
+        return untouched();
+      }
 
       const inAppend = claims.length > 0 && deps.store.claimsKeys;
       if (claims.length > 0 && !deps.store.claimsKeys && deps.claimKeys) {

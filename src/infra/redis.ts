@@ -14,7 +14,8 @@ export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis 
     maxRetriesPerRequest: 2,
     connectTimeout: 2_000,
     connectionName: `casino-ledger:${name}`,
-    retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 5_000),
+    // Capped at 1 s: a command issued during an outage waits at most two reconnect attempts (maxRetriesPerRequest), then fails.
+    retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 1_000),
   });
   // Log state changes, not every failed reconnect attempt.
   let healthy = true;

@@ -8,6 +8,11 @@ export type ServerEventBus = Readonly<{
   publish: (eventName: string, message: Readonly<Record<string, unknown>>) => Promise<void>;
   /** Every message on any server channel; returns an unsubscribe function. */
   subscribe: (handler: (eventName: string, message: Record<string, unknown>) => void) => Promise<() => Promise<void>>;
+  /**
+   * Calls `handler` each time the subscription is back after its connection was lost (what was published meanwhile
+   * never reached it); returns a function that stops it. Absent on the in-process bus, which cannot lose messages.
+   */
+  onResubscribed?: (handler: () => void) => () => void;
 }>;
 
 /**
@@ -27,6 +32,22 @@ export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = '')
     return async () => {
       subscriber.off('pmessage', listener);
       await subscriber.punsubscribe(pattern);
+    };
+  },
+  onResubscribed: (handler) => {
+    let lost = false;
+    const onClose = (): void => { lost = true; };
+    // ioredis re-sends the subscriptions on 'ready'; the PING answers after them, so the handler runs once they hold.
+    const onReady = (): void => {
+      if (!lost) return;
+      lost = false;
+      subscriber.ping().then(handler, () => { lost = true; });
+    };
+    subscriber.on('close', onClose);
+    subscriber.on('ready', onReady);
+    return () => {
+      subscriber.off('close', onClose);
+      subscriber.off('ready', onReady);
     };
   },
 });

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { Server, type Namespace } from 'socket.io';
 import type { Authenticator } from '../auth/authenticator.js';
 import { allowedOrigins, type Config } from '../infra/config.js';
-import type { Position } from '../infra/event-store/event-store.port.js';
+import { formatPosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { ServerEventBus } from './bus.js';
 import { startDeauthListener, type Deauth } from './deauth.js';
@@ -279,6 +279,16 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     }
   });
 
+  // Pub/sub keeps nothing for a subscriber that was away: when the subscription is back, every signed-in socket is
+  // caught up from the store after the last event it got (as a reconnecting client is; repeats are dropped by position).
+  const stopResync = deps.bus.onResubscribed?.(() => {
+    for (const s of events.sockets.values()) {
+      const socket = s as GatewaySocket;
+      const last = socket.data.delivery?.last;
+      if (socket.data.user && last) void recover(socket, formatPosition(last.position));
+    }
+  });
+
   const online = startOnlineTicker({
     events, intervalMs: config.ws.usersOnlineIntervalMs, gatewayId, redis: deps.redis, logger: log,
     key: deps.onlineKey ?? 'gateway:online',
@@ -302,6 +312,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     socketCount: () => events.sockets.size,
     close: async () => {
       clearInterval(sweepTimer);
+      stopResync?.();
       await online.stop();
       await unsubscribe();
       await listener.close();

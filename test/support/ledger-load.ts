@@ -98,10 +98,11 @@ export const startLedgerLoad = (o: LoadOptions): { tally: LoadTally; stop: () =>
         externalId, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1',
       }, { type: 'DepositRequested', field: 'externalId', value: externalId });
       const depositId = typeof deposit?.id === 'string' ? deposit.id : undefined;
-      if (depositId && !stopped) {
-        await command(`/deposits/${depositId}/complete`, { txHash: `0x${w}${i}` }, { type: 'DepositCompleted', field: 'depositId', value: depositId });
-      }
-      if (!stopped) {
+      const credited = depositId && !stopped
+        ? await command(`/deposits/${depositId}/complete`, { txHash: `0x${w}${i}` }, { type: 'DepositCompleted', field: 'depositId', value: depositId })
+        : undefined;
+      // A bet only on a credited deposit: every refusal left is then the outage's, not the wallet's.
+      if (credited && !stopped) {
         const betId = `bet-${randomUUID()}`;
         await command('/bets', { id: betId, userId, roundId: `r-${betId}`, gameId: 1, gameIdentity: GAME, currencyId: 'USDT', amount: '0.01' },
           { type: 'BetPlaced', field: 'betId', value: betId });

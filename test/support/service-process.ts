@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 /** A real `src/main.ts` process, with the URLs it logged when it listened (ports 0 = any free port). */
 export type ServiceProcess = Readonly<{
@@ -22,6 +21,9 @@ export type ServiceProcess = Readonly<{
   kill: () => Promise<void>;
 }>;
 
+const running = new Set<ChildProcess>();
+process.once('exit', () => { for (const child of running) child.kill('SIGKILL'); });
+
 export const SERVICE_TEST_ENV: Readonly<Record<string, string>> = {
   PUBLIC_PORT: '0', ADMIN_PORT: '0', WS_PORT: '0', APP_ENV: 'local', LOG_LEVEL: 'info',
   INTERNAL_API_TOKEN: 'internal-token-for-tests-0123456789', WS_THROTTLER_DISABLE: 'true',
@@ -29,15 +31,18 @@ export const SERVICE_TEST_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
- * Starts `node <tsx> src/main.ts` (or `command` with `args`) and waits for its `ready` line;
- * a process that exits first rejects with its last log lines.
+ * Starts `node --import tsx src/main.ts` (or `command` with `args`) and waits for its `ready` line. One process, no
+ * wrapper: a signal (SIGKILL above all) reaches the service itself, never leaving it orphaned. A process that exits
+ * first rejects with its last log lines. Whatever is still running when the caller's process exits is killed.
  */
 export const startService = async (name: string, env: Readonly<Record<string, string>>,
   opts: Readonly<{ command?: string; args?: string[]; cwd?: string; readyTimeoutMs?: number; uid?: number; gid?: number }> = {}): Promise<ServiceProcess> => {
-  const child = spawn(opts.command ?? TSX, opts.args ?? ['src/main.ts'], {
+  const child = spawn(opts.command ?? process.execPath, opts.args ?? ['--import', 'tsx', 'src/main.ts'], {
     cwd: opts.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.uid === undefined ? {} : { uid: opts.uid }), ...(opts.gid === undefined ? {} : { gid: opts.gid }),
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
