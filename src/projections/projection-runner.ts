@@ -25,6 +25,11 @@ export type ProjectorOptions = Readonly<{
    */
   independent?: boolean;
   batchSize?: number;
+  /**
+   * Batch transactions of this projector running at once (default 3): each holds a pool connection, and one waiting
+   * on a lock must not starve the pool that a rebuild's switch (or the API) needs.
+   */
+  maxConcurrentBatches?: number;
   logger?: ProjectorLogger;
   /** Backoff after a failure: first delay, doubling up to maxRetryDelayMs. */
   retryDelayMs?: number;
@@ -204,7 +209,25 @@ const BEYOND_ALL: Position = Object.freeze({ commit: 2n ** 64n, prepare: 2n ** 6
 
 type Group = Readonly<{ loop: FollowLoop; projections: readonly Projection[] }>;
 
-const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs): Group => {
+/** At most `n` holders at once; the others wait in order. */
+const semaphore = (n: number) => {
+  let free = n;
+  const queue: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => queue.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+};
+type Limit = ReturnType<typeof semaphore>;
+
+const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs, limit: Limit): Group => {
   const { store, pool, batchSize = 2000, logger = noopLogger } = o;
   const name = `projector (${projections.map((p) => p.name).join(', ')})`;
   const handles = new Set(projections.flatMap((p) => p.handles));
@@ -212,7 +235,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
     name, logger, retryDelayMs: o.retryDelayMs, maxRetryDelayMs: o.maxRetryDelayMs, onFailure: o.onFailure,
     planned: (error) => error instanceof CheckpointBehind,
     run: async ({ signal, advance, succeeded }) => {
-      const plan = await prepare(pool, projections, logger);
+      const plan = await limit(() => prepare(pool, projections, logger));
       const live = projections.filter((p) => !plan.retired.has(p.name));
       if (live.length === 0) {
         // Nothing here for this process to apply: whoever waits for these read models must not wait on it.
@@ -233,7 +256,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
         if (failed !== undefined) throw failed;
         const last = events.at(-1)!.position;
         if (comparePositions(last, committed) <= 0) return;
-        await applyBatch(pool, live, plan, committed, events, costs);
+        await limit(() => applyBatch(pool, live, plan, committed, events, costs));
         committed = last;
         lastWrite = performance.now();
       }).catch((error: unknown) => {
@@ -290,7 +313,8 @@ const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefin
 export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
-  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs)) : [startGroup(options, projections, costs)];
+  const limit = semaphore(Math.max(1, options.maxConcurrentBatches ?? 3));
+  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs, limit)) : [startGroup(options, projections, costs, limit)];
   const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
   options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
   const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);
