@@ -22,6 +22,12 @@ import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/projections/index.js';
 import { startProjector } from '../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';
+import { rebuildProjections } from '../src/projections/rebuild.js';
+import { COUNTED_LISTS } from '../src/projections/list-counts.js';
+
+/** Every kept count key whose value differs from a fresh count(*) (empty when the counts are right). */
+const COUNTS_CHECK_SQL = COUNTED_LISTS.map((l) => `(WITH counted AS (SELECT k AS key, count(*) AS n FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k)
+  SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`).join(' UNION ALL ');
 import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
 import { migrateReadModels } from '../src/projections/read-models.migrations.js';
 
@@ -246,6 +252,15 @@ const main = async (): Promise<void> => {
     report.summary = { bestRawInsertsPerSec: bestRaw, bestLedgerCommandsPerSec: bestLedger, ratio: round(bestLedger / bestRaw) };
     console.log('summary: ledger %d commands/s = %d x raw Node inserts (%d/s)', bestLedger, round(bestLedger / bestRaw), bestRaw);
     await projector.stop();
+
+    // A rebuild of every read model from the events of this run (truncate, replay to the head), and its counts checked.
+    const rebuildStart = performance.now();
+    const rebuilt = await rebuildProjections({ store, pool, projections: allProjections, batchSize: Number(process.env.BENCH_REBUILD_BATCH ?? 5000) });
+    const rebuildMs = performance.now() - rebuildStart;
+    const mismatches = (await pool.query<{ n: string }>(COUNTS_CHECK_SQL)).rows.length;
+    report.rebuild = { events: rebuilt.events, ms: round(rebuildMs), eventsPerSec: round(rebuilt.events / (rebuildMs / 1000), 0), countKeysDifferingFromCountStar: mismatches };
+    console.log('rebuild of every read model: %d events in %d ms = %d events/s; count keys differing from count(*): %d',
+      rebuilt.events, round(rebuildMs), round(rebuilt.events / (rebuildMs / 1000), 0), mismatches);
     await store.close();
   } finally {
     await pool.end();
