@@ -3,7 +3,8 @@
  * next to two baselines measured in the same run on the same server:
  *   1. raw single-row INSERTs of an event-sized row from Node (same driver, same pool size);
  *   2. pgbench doing the same INSERT (the server's own limit).
- * Also projection lag: from a command's append to its effect being visible in the read models.
+ * Also projection lag: from a command's append to its effect being visible in the read models, per read model and
+ * for all of them; each read model's cost per event; and "command acknowledged -> visible in a consistent read".
  * Writes bench/results/ledger-<timestamp>.json. Not a test: nothing here asserts a timing.
  */
 import { execFile } from 'node:child_process';
@@ -20,6 +21,14 @@ import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.mi
 import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/projections/index.js';
 import { startProjector } from '../src/projections/projection-runner.js';
+import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';
+import { rebuildProjections } from '../src/projections/rebuild.js';
+import { COUNTED_LISTS } from '../src/projections/list-counts.js';
+
+/** Every kept count key whose value differs from a fresh count(*) (empty when the counts are right). */
+const COUNTS_CHECK_SQL = COUNTED_LISTS.map((l) => `(WITH counted AS (SELECT k AS key, count(*) AS n FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k)
+  SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`).join(' UNION ALL ');
+import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
 import { migrateReadModels } from '../src/projections/read-models.migrations.js';
 
 const run = promisify(execFile);
@@ -107,7 +116,18 @@ const main = async (): Promise<void> => {
     const ledger = createLedger({ store, pool, keysPool });
     const batches: number[] = [];
     const batchTimes: number[] = [];
-    const projector = startProjector({ store, pool, projections: allProjections, onBatch: ({ events }) => { batches.push(events); batchTimes.push(performance.now()); } });
+    // As in production: every read model follows on its own, from one shared read of new events.
+    const followed = shareSubscriptions(store);
+    const projector = startProjector({ store: followed, pool, projections: allProjections, onBatch: ({ events }) => { batches.push(events); batchTimes.push(performance.now()); } });
+    const waiter = createReadModelWaiter({ pool, store, local: projector });
+    const lagPerModel = new Map<string, number[]>(allProjections.map((p) => [p.name, []]));
+    /** Lag of every read model and of all of them, from a command's acknowledgement. */
+    const sampleLag = (overall: number[]): void => {
+      const at = ledger.internals.handler.lastPosition();
+      const t0 = performance.now();
+      for (const [name, samples] of lagPerModel) void projector.waitForModels([name], at).then(() => samples.push(performance.now() - t0));
+      void projector.waitFor(at).then(() => overall.push(performance.now() - t0));
+    };
     console.log('funding %d wallets...', WALLETS);
     for (let u = 1; u <= WALLETS; u += 100) {
       await Promise.all(Array.from({ length: 100 }, async (_, k) => {
@@ -131,17 +151,24 @@ const main = async (): Promise<void> => {
         if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
         const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
         if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
-        if ((sampling += 1) % 25 === 0) {
-          // Projection lag: from the append being acknowledged to the read model having applied it.
-          const t0 = performance.now();
-          void projector.waitFor(ledger.internals.handler.lastPosition()).then(() => lag.push(performance.now() - t0));
-        }
+        // Projection lag: from the append being acknowledged to the read models having applied it.
+        if ((sampling += 1) % 25 === 0) sampleLag(lag);
         return 2;
       });
       // Per-command latency is half an iteration on average; report both.
       commands.push({ ...r, note: 'opsPerSec counts commands; p50/p99 are per place+settle pair' });
       console.log('  c=%d  %d commands/s  pair p50 %d ms  p99 %d ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
     }
+    /** Prints and returns p50/p99 of each read model's lag samples. */
+    const lagTable = (label: string) => {
+      const out: Record<string, { p50Ms: number; p99Ms: number; samples: number }> = {};
+      for (const [name, samples] of lagPerModel) {
+        const s = [...samples].sort((a, b) => a - b);
+        out[name] = { p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), samples: s.length };
+      }
+      console.log('lag per read model at %s: %s', label, Object.entries(out).map(([n, v]) => `${n} p50 ${v.p50Ms} p99 ${v.p99Ms}`).join('; '));
+      return out;
+    };
     const catchUpStart = performance.now();
     await projector.waitFor(ledger.internals.handler.lastPosition());
     report.projectorCatchUpMs = round(performance.now() - catchUpStart);
@@ -150,13 +177,17 @@ const main = async (): Promise<void> => {
     lag.sort((a, b) => a - b);
     report.ledgerCommands = commands;
     report.projectionLagAtSaturation = { samples: lag.length, p50Ms: round(percentile(lag, 50)), p99Ms: round(percentile(lag, 99)) };
-    console.log('projection lag at saturation: p50 %d ms  p99 %d ms (%d samples)', round(percentile(lag, 50)), round(percentile(lag, 99)), lag.length);
+    console.log('projection lag at saturation (all read models): p50 %d ms  p99 %d ms (%d samples)', round(percentile(lag, 50)), round(percentile(lag, 99)), lag.length);
+    report.lagPerReadModelAtSaturation = lagTable('saturation');
 
     // Projection lag at a steady load of half the raw Node insert rate (the throughput aim), open loop.
     const bestRawRate = Math.max(...raw.map((r) => r.opsPerSec));
     const target = Number(process.env.BENCH_STEADY_RATE ?? Math.round(bestRawRate / 2));
     const steadyLag: number[] = [];
+    const visible: number[] = [];
+    let staleReads = 0;
     const steady = { targetCommandsPerSec: target, achievedCommandsPerSec: 0, lagP50Ms: 0, lagP99Ms: 0 };
+    for (const samples of lagPerModel.values()) samples.length = 0;
     {
       const pairsPerSec = target / 2;
       const started = performance.now();
@@ -172,11 +203,18 @@ const main = async (): Promise<void> => {
             const id = `s${n}`;
             const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
             if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
-            await ledger.settleBet(id, { payout: n % 2 === 0 ? '3' : '0' });
-            if (n % 10 === 0) {
+            const settled = await ledger.settleBet(id, { payout: n % 2 === 0 ? '3' : '0' });
+            if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
+            if (n % 10 === 0) sampleLag(steadyLag);
+            if (n % 10 === 5) {
+              // Command acknowledged -> visible in a consistent read (what GET /bets does: wait for its read models, then read).
               const t0 = performance.now();
-              await projector.waitFor(ledger.internals.handler.lastPosition());
-              steadyLag.push(performance.now() - t0);
+              const reached = await waiter.reach(['bets', 'users'], undefined, 2_000);
+              const { rows } = await pool.query(`SELECT status FROM bets WHERE id = $1`, [id]);
+              // A stale answer (the 2 s bound hit) counts as a sample of 2 s and is reported; a consistent one must show the bet.
+              if (reached.stale) staleReads += 1;
+              else if (rows[0]?.status !== 'SETTLED') throw new Error(`bet ${id}: a consistent read did not show it settled`);
+              visible.push(performance.now() - t0);
             }
           })());
         }
@@ -195,14 +233,34 @@ const main = async (): Promise<void> => {
       steady.lagP50Ms = round(percentile(steadyLag, 50));
       steady.lagP99Ms = round(percentile(steadyLag, 99));
     }
-    report.steadyLoad = steady;
-    console.log('steady load %d commands/s (target %d): projection lag p50 %d ms  p99 %d ms; %j', steady.achievedCommandsPerSec, target, steady.lagP50Ms, steady.lagP99Ms, steady);
+    visible.sort((a, b) => a - b);
+    report.steadyLoad = { ...steady, ackToConsistentRead: { samples: visible.length, stale: staleReads, p50Ms: round(percentile(visible, 50)), p99Ms: round(percentile(visible, 99)) } };
+    console.log('steady load %d commands/s (target %d): projection lag (all read models) p50 %d ms  p99 %d ms; %j', steady.achievedCommandsPerSec, target, steady.lagP50Ms, steady.lagP99Ms, steady);
+    console.log('command acknowledged -> visible in a consistent read (bets list), at that load: p50 %d ms  p99 %d ms (%d samples, %d stale)',
+      round(percentile(visible, 50)), round(percentile(visible, 99)), visible.length, staleReads);
+    report.lagPerReadModelAtSteadyLoad = lagTable('steady load');
+
+    // What each read model costs: time in its statements per event handed to it, over the whole run.
+    report.projectionCosts = projector.costs().map((c) => ({ ...c, ms: round(c.ms), usPerEvent: round(c.events > 0 ? (c.ms * 1000) / c.events : 0, 1) }));
+    console.log('projection costs (whole run; time in its statements / events it handled):');
+    for (const c of report.projectionCosts as { name: string; events: number; statements: number; ms: number; usPerEvent: number }[]) {
+      console.log('  %s %d events  %d statements  %d ms  %d us/event', c.name.padEnd(22), c.events, c.statements, c.ms, c.usPerEvent);
+    }
 
     const bestRaw = Math.max(...raw.map((r) => r.opsPerSec));
     const bestLedger = Math.max(...commands.map((r) => r.opsPerSec));
     report.summary = { bestRawInsertsPerSec: bestRaw, bestLedgerCommandsPerSec: bestLedger, ratio: round(bestLedger / bestRaw) };
     console.log('summary: ledger %d commands/s = %d x raw Node inserts (%d/s)', bestLedger, round(bestLedger / bestRaw), bestRaw);
     await projector.stop();
+
+    // A rebuild of every read model from the events of this run (truncate, replay to the head), and its counts checked.
+    const rebuildStart = performance.now();
+    const rebuilt = await rebuildProjections({ store, pool, projections: allProjections, batchSize: Number(process.env.BENCH_REBUILD_BATCH ?? 5000) });
+    const rebuildMs = performance.now() - rebuildStart;
+    const mismatches = (await pool.query<{ n: string }>(COUNTS_CHECK_SQL)).rows.length;
+    report.rebuild = { events: rebuilt.events, ms: round(rebuildMs), eventsPerSec: round(rebuilt.events / (rebuildMs / 1000), 0), countKeysDifferingFromCountStar: mismatches };
+    console.log('rebuild of every read model: %d events in %d ms = %d events/s; count keys differing from count(*): %d',
+      rebuilt.events, round(rebuildMs), round(rebuilt.events / (rebuildMs / 1000), 0), mismatches);
     await store.close();
   } finally {
     await pool.end();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import {
-  comparePositions, formatPosition, START, type Position, type RecordedEvent, type Subscription,
-} from '../infra/event-store/event-store.port.js';
+import { comparePositions, formatPosition, START, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import { startFollowLoop } from '../infra/follow/follow-loop.js';
+import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { assertSealKey, chainHash, eventHash, GENESIS } from './seal.hash.js';
 import {
   checkpointOf, insertCheckpoints, insertSeals, lastCheckpointCount, readHead, SEAL_LOCK_SQL, streamHeads,
@@ -17,25 +17,7 @@ export { inspectSeals, verifySeals } from './seal.verify.js';
  * Runs `fn` in a transaction holding the seal lock. Asynchronous commit is safe: a batch lost in a crash
  * is sealed again from the durable events, and sealing is deterministic (same hashes, same checkpoint MACs).
  */
-const withSealLock = async <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-  const client = await pool.connect();
-  let destroy = false;
-  const onConnectionError = (): void => { destroy = true; };
-  client.on('error', onConnectionError);
-  try {
-    await client.query('BEGIN; SET LOCAL synchronous_commit TO off');
-    await client.query(SEAL_LOCK_SQL);
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => { destroy = true; });
-    throw error;
-  } finally {
-    client.off('error', onConnectionError);
-    client.release(destroy);
-  }
-};
+const withSealLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => withLockedTransaction(pool, SEAL_LOCK_SQL, fn);
 
 /** The stored head is behind where this sealer's subscription started: seals were removed. Restart from it. */
 class HeadBehind extends Error {
@@ -92,70 +74,38 @@ export const startSealer = (deps: SealerDeps): Sealer => {
   if (!Number.isSafeInteger(deps.checkpointEvery) || deps.checkpointEvery < 1) throw new TypeError('checkpointEvery: must be a positive integer');
   const { store, pool, key, batchSize = 2000, checkpointIntervalMs = 10_000 } = deps;
   const every = BigInt(deps.checkpointEvery);
-  const firstDelay = deps.retryDelayMs ?? 100;
-  const stopping = new AbortController();
-  let sealed: Position | undefined;
-  let delay = firstDelay;
-  let subscription: Subscription | undefined;
-  const waiters = new Set<{ position: Position; resolve: () => void; reject: (e: Error) => void }>();
-
-  const advance = (position: Position): void => {
-    sealed = position;
-    for (const w of waiters) {
-      if (comparePositions(position, w.position) >= 0) {
-        waiters.delete(w);
-        w.resolve();
-      }
-    }
-  };
-
   const shipped = (checkpoints: readonly SealCheckpoint[]): void => {
     for (const c of checkpoints) deps.onCheckpoint?.(c);
   };
+  const logger = deps.logger;
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const onAbort = (): void => { clearTimeout(timer); resolve(); };
-      const timer = setTimeout(() => { stopping.signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-      stopping.signal.addEventListener('abort', onAbort, { once: true });
-    });
-
-  const runOnce = async (): Promise<void> => {
-    let from = (await withSealLock(pool, readHead)).position;
-    advance(from);
-    subscription = store.subscribe({
-      after: from,
-      batchSize,
-      signal: stopping.signal,
-      onError: () => undefined,
-      onEvents: async (events) => {
-        if (events.length === 0) return;
-        const result = await sealBatch(pool, key, every, from, events);
-        from = events.at(-1)!.position;
-        advance(from);
-        delay = firstDelay;
-        shipped(result.checkpoints);
-        if (result.sealed > 0) deps.onBatch?.({ sealed: result.sealed, sealedCount: result.head.seq, position: result.head.position });
-      },
-    });
-    await subscription.done;
-  };
-
-  const loop = async (): Promise<void> => {
-    while (!stopping.signal.aborted) {
-      try {
-        await runOnce();
-      } catch (error) {
-        if (stopping.signal.aborted) break;
-        deps.onFailure?.(error);
-        deps.logger?.warn({ err: error, retryInMs: delay }, error instanceof HeadBehind ? 'ledger sealer: seals were removed; sealing again from the stored head' : 'ledger sealer restarting from the stored head');
-        await sleep(delay);
-        delay = Math.min(delay * 2, 5_000);
-      }
-    }
-    for (const w of waiters) w.reject(new Error('ledger sealer stopped'));
-    waiters.clear();
-  };
+  const follow = startFollowLoop({
+    name: 'ledger sealer',
+    retryDelayMs: deps.retryDelayMs ?? 100,
+    onFailure: deps.onFailure,
+    planned: (error) => error instanceof HeadBehind,
+    ...(logger ? { logger: { warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.warn(o, m) } } : {}),
+    run: async ({ signal, advance, succeeded }) => {
+      let from = (await withSealLock(pool, readHead)).position;
+      advance(from);
+      const subscription = store.subscribe({
+        after: from,
+        batchSize,
+        signal,
+        onError: () => undefined,
+        onEvents: async (events) => {
+          if (events.length === 0) return;
+          const result = await sealBatch(pool, key, every, from, events);
+          from = events.at(-1)!.position;
+          advance(from);
+          succeeded();
+          shipped(result.checkpoints);
+          if (result.sealed > 0) deps.onBatch?.({ sealed: result.sealed, sealedCount: result.head.seq, position: result.head.position });
+        },
+      });
+      await subscription.done;
+    },
+  });
 
   let ticking: Promise<void> = Promise.resolve();
   const tick = (): Promise<void> =>
@@ -164,22 +114,18 @@ export const startSealer = (deps: SealerDeps): Sealer => {
     }));
   const ticker = setInterval(() => void tick(), checkpointIntervalMs);
   ticker.unref();
-  const done = loop();
 
   return {
     stop: async () => {
       clearInterval(ticker);
-      stopping.abort();
-      await subscription?.stop();
-      await done;
+      await follow.stop();
       // A clean stop anchors the tail: everything sealed so far is covered by a checkpoint.
       await tick();
     },
     caughtUp: async () => {
       const target = await store.headPosition();
-      if (comparePositions(target, START) <= 0 || (sealed && comparePositions(sealed, target) >= 0)) return;
-      if (stopping.signal.aborted) throw new Error('ledger sealer stopped');
-      await new Promise<void>((resolve, reject) => waiters.add({ position: target, resolve, reject }));
+      if (comparePositions(target, START) <= 0) return;
+      await follow.waitFor(target);
     },
   };
 };

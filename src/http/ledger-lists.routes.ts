@@ -1,6 +1,7 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { guardedRoutes } from './access.js';
 import { consistentRead } from './ledger-position.js';
+import { dayRangePlan, SCAN, type TotalPlan } from './list-totals.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError, zodToHttp } from './errors.js';
 import { compileWhere, escapeLike, nestedQuery, SqlParams, type FieldMap } from './filters.js';
@@ -56,6 +57,37 @@ const TRANSACTION_FIELDS: FieldMap = {
   createdAt: { kind: 'date', column: 't.created_at' },
 };
 
+/** Which fields of an object are set (a filter matches a counter only when nothing else narrows it). */
+const setKeys = (o: object): string[] => Object.entries(o).filter(([, v]) => v !== undefined).map(([k]) => k);
+const only = (o: object, allowed: readonly string[]): boolean => setKeys(o).every((k) => allowed.includes(k));
+
+/** Lists kept counts by status and user (deposits, withdrawals). */
+const statusTotal = (counts: string, q: { status?: string | undefined; userId?: number | undefined }): TotalPlan => {
+  const key = [q.userId !== undefined ? `u:${q.userId}` : '', q.status ? `s:${q.status}` : ''].filter(Boolean).join('|');
+  return { kind: 'counter', counts, keys: [key] };
+};
+
+const tipsTotal = (q: z.output<typeof AdminTipsQuery>): TotalPlan => {
+  if (q.search || q.senderOrRecipientUserId !== undefined || (q.senderUserId !== undefined && q.recipientUserId !== undefined)) return SCAN;
+  const key = q.recipientUserId !== undefined ? `r:${q.recipientUserId}` : q.senderUserId !== undefined ? `x:${q.senderUserId}` : '';
+  return { kind: 'counter', counts: 'admin_tips_counts', keys: [key] };
+};
+
+/** Bets always filter a status (default SETTLED): by it alone, with a user, or with a createdAt range. */
+const betsTotal = (w: z.output<typeof BetsBody>['where']): TotalPlan => {
+  if (only(w, ['status'])) return { kind: 'counter', counts: 'bets_counts', keys: [`s:${w.status}`] };
+  if (only(w, ['status', 'userId'])) return { kind: 'counter', counts: 'bets_counts', keys: [`u:${w.userId}|s:${w.status}`] };
+  if (only(w, ['status', 'createdAt']) && w.createdAt) return dayRangePlan('bets_counts', `s:${w.status}|d:`, 'b.created_at', w.createdAt) ?? SCAN;
+  return SCAN;
+};
+
+const transactionsTotal = (w: z.output<typeof TransactionsBody>['where']): TotalPlan => {
+  if (only(w, [])) return { kind: 'counter', counts: 'transactions_counts', keys: [''] };
+  if (only(w, ['userId'])) return { kind: 'counter', counts: 'transactions_counts', keys: [`u:${w.userId}`] };
+  if (only(w, ['createdAt']) && w.createdAt) return dayRangePlan('transactions_counts', 'd:', 't.created_at', w.createdAt) ?? SCAN;
+  return SCAN;
+};
+
 const betRecord = (r: AnyRow) => ({
   id: r.id, userId: Number(r.user_id), roundId: r.round_id, gameId: r.game_id, currencyId: r.currency_id,
   amount: r.amount, payout: r.payout, usdAmount: r.usd_amount, usdPayout: r.usd_payout, status: r.status,
@@ -100,7 +132,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
       id: r.id, type: r.type, currencyId: r.currency_id, amount: r.amount, tag: r.tag, notes: r.notes, createdAt: iso(r.created_at),
       sender: { id: Number(r.sender_user_id), username: r.sender_username ?? '' },
       recipient: { id: Number(r.recipient_user_id), username: r.recipient_username ?? '' },
-    })));
+    }), tipsTotal(q), res));
   });
 
   route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, {
@@ -125,7 +157,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
       txHash: r.tx_hash, failedReason: r.failed_reason, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
       user: shortUser(r, 'u'), confirmedByUser: shortUser(r, 'c'),
       confirmedByUserId: r.confirmed_by_user_id === null ? null : Number(r.confirmed_by_user_id),
-    })));
+    }), q.username ? SCAN : statusTotal('withdrawals_counts', q), res));
   });
 
   route('get', '/deposit', { kind: 'perm', permission: 'deposits.view' }, {
@@ -150,29 +182,29 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
       payMemo: r.pay_memo, transactionId: r.transaction_id, affiliateAmount: r.affiliate_amount, depositBonus: r.deposit_bonus,
       affiliateCodeId: r.affiliate_code_id, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
       confirmedAt: iso(r.confirmed_at), completedAt: iso(r.completed_at), user: shortUser(r, 'u'),
-    })));
+    }), statusTotal('deposits_counts', q), res));
   });
 
-  const listBets = (q: z.output<typeof BetsBody>) => {
+  const listBets = (q: z.output<typeof BetsBody>, res: Response) => {
     const p = new SqlParams();
     const dir = direction(q.sortOrder);
     return listPage<AnyRow, unknown>(pool, {
       select: `b.*, ${['amount', 'usd_amount', 'payout', 'usd_payout', 'multiplier'].map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
       from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
       conditions: compileWhere(BET_FIELDS, q.where, p), orderBy: `${BET_SORT[q.sortBy]} ${dir} NULLS LAST, b.id ${dir}`,
-    }, p, q, betRecord);
+    }, p, q, betRecord, betsTotal(q.where), res);
   };
   route('get', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
     readModels: BETS_READS, summary: 'List bets', request: { query: BetsQuery },
     responses: { 200: { description: 'Paginated bets', schema: PaginatedBets } },
   }, consistentRead(deps.reads, BETS_READS), async (req, res) => {
-    res.json(await listBets(parseNestedQuery(BetsQuery, req)));
+    res.json(await listBets(parseNestedQuery(BetsQuery, req), res));
   });
   route('post', '/bets', { kind: 'perm', permission: 'user.bets.view' }, {
     readModels: BETS_READS, summary: 'List bets (filter in the body)', request: { body: BetsBody },
     responses: { 200: { description: 'Paginated bets', schema: PaginatedBets }, 201: { description: 'Declared by the spec; not sent' } },
   }, consistentRead(deps.reads, BETS_READS), async (req, res) => {
-    res.status(200).json(await listBets(parseBody(BetsBody, req)));
+    res.status(200).json(await listBets(parseBody(BetsBody, req), res));
   });
 
   route('post', '/accounting/transactions', { kind: 'superadmin' }, {
@@ -191,7 +223,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
       id: r.id, userId: Number(r.user_id), currencyId: r.currency_id, type: r.type, amount: r.amount, beforeBalance: r.before_balance,
       afterBalance: r.after_balance, originalId: r.original_id, adminUserId: r.admin_user_id === null ? null : Number(r.admin_user_id),
       createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
-    })));
+    }), transactionsTotal(q.where), res));
   });
 
   route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, {

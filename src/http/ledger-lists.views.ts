@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
 import type { DecimalString } from '../domain/money/money.js';
 import { SqlParams, whereClause } from './filters.js';
+import type { Response } from 'express';
+import { countTotal, SCAN, type TotalPlan } from './list-totals.js';
 import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
 
 /** A numeric column as the canonical decimal string of the APIs ("1.5", never "1.50000000"). */
@@ -24,9 +26,9 @@ export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUs
 
 export type ListQuery = Readonly<{ select: string; from: string; conditions: readonly string[]; orderBy: string }>;
 
-/** One page and the total; LIMIT and OFFSET are bound after the filter's values, the count uses only those. */
+/** One page and the total (by `total`: counters or a capped scan); `x-total-source` tells which. */
 export const listPage = async <R extends pg.QueryResultRow, T>(
-  pool: pg.Pool, q: ListQuery, p: SqlParams, page: PageRequest, map: (row: R) => T,
+  pool: pg.Pool, q: ListQuery, p: SqlParams, page: PageRequest, map: (row: R) => T, total: TotalPlan = SCAN, res?: Response,
 ): Promise<Page<T>> => {
   const where = whereClause(q.conditions);
   const countValues = [...p.values];
@@ -34,9 +36,10 @@ export const listPage = async <R extends pg.QueryResultRow, T>(
   const offset = p.add(offsetOf(page));
   const [rows, count] = await Promise.all([
     pool.query<R>(`SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT ${limit} OFFSET ${offset}`, p.values),
-    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${q.from} ${where}`, countValues),
+    countTotal(pool, total, q.from, where, countValues),
   ]);
-  return pageOf(rows.rows.map(map), count.rows[0]?.total ?? 0, page);
+  res?.setHeader('x-total-source', total.kind);
+  return pageOf(rows.rows.map(map), count, page);
 };
 
 export const direction = (sortOrder: 'asc' | 'desc'): 'ASC' | 'DESC' => (sortOrder === 'asc' ? 'ASC' : 'DESC');

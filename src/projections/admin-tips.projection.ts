@@ -1,3 +1,4 @@
+import { ADMIN_TIPS_COUNTS, counted } from './list-counts.js';
 import { insertRows, walletRecords, type Projection, type Row } from './projection.js';
 
 
@@ -5,9 +6,9 @@ const HANDLES: readonly string[] = ['AdminTipCredited', 'AdminTipDeducted'];
 /** Admin tips: ADD_BALANCE (AdminTipCredited) and DEDUCT_BALANCE (AdminTipDeducted); rows never change. */
 export const adminTipsProjection: Projection = {
   name: 'admin-tips',
-  version: 1,
+  version: 2,
   handles: HANDLES,
-  tables: ['admin_tips'],
+  tables: ['admin_tips', 'admin_tips_counts'],
   project(events) {
     const rows: Row[] = [];
     for (const { userId, event } of walletRecords(events, HANDLES)) {
@@ -19,6 +20,6 @@ export const adminTipsProjection: Projection = {
         recipient_user_id: userId, operation_key: d.operationKey, transaction_id: d.transactionId, created_at: d.at,
       });
     }
-    return insertRows('admin_tips', rows);
+    return counted(ADMIN_TIPS_COUNTS, rows, [], insertRows('admin_tips', rows));
   },
 };

@@ -1,3 +1,4 @@
+import { BETS_COUNTS, counted } from './list-counts.js';
 import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
 
 const HANDLES: readonly string[] = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'];
@@ -6,9 +7,9 @@ const PATCHABLE = ['status', 'payout', 'usd_payout', 'multiplier', 'error_detail
 /** Bets: CREATED (stake debited) -> SETTLED (payout, multiplier, settled_at) | ROLLBACK | ERROR (error_details). */
 export const betsProjection: Projection = {
   name: 'bets',
-  version: 1,
+  version: 2,
   handles: HANDLES,
-  tables: ['bets'],
+  tables: ['bets', 'bets_counts'],
   project(events) {
     const fold = new EntityFold();
     for (const { userId, event } of walletRecords(events, HANDLES)) {
@@ -37,6 +38,6 @@ export const betsProjection: Projection = {
           break;
       }
     }
-    return entityStatements('bets', 'id', fold, PATCHABLE);
+    return counted(BETS_COUNTS, fold.inserts(), fold.patches('id'), entityStatements('bets', 'id', fold, PATCHABLE));
   },
 };

@@ -1,3 +1,4 @@
+import { DEPOSITS_COUNTS, counted } from './list-counts.js';
 import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
 
 const HANDLES: readonly string[] = ['DepositRequested', 'DepositConfirmed', 'DepositCompleted', 'DepositFailed'];
@@ -6,9 +7,9 @@ const PATCHABLE = ['status', 'tx_hash', 'transaction_id', 'amount', 'usd_amount'
 /** Deposits: PENDING -> CONFIRMED -> COMPLETE (credited; transaction_id set), or FAILED. */
 export const depositsProjection: Projection = {
   name: 'deposits',
-  version: 1,
+  version: 2,
   handles: HANDLES,
-  tables: ['deposits'],
+  tables: ['deposits', 'deposits_counts'],
   project(events) {
     const fold = new EntityFold();
     for (const { userId, event } of walletRecords(events, HANDLES)) {
@@ -42,6 +43,6 @@ export const depositsProjection: Projection = {
           break;
       }
     }
-    return entityStatements('deposits', 'id', fold, PATCHABLE);
+    return counted(DEPOSITS_COUNTS, fold.inserts(), fold.patches('id'), entityStatements('deposits', 'id', fold, PATCHABLE));
   },
 };

@@ -25,6 +25,11 @@ export type ProjectorOptions = Readonly<{
    */
   independent?: boolean;
   batchSize?: number;
+  /**
+   * Batch transactions of this projector running at once (default 3): each holds a pool connection, and one waiting
+   * on a lock must not starve the pool that a rebuild's switch (or the API) needs.
+   */
+  maxConcurrentBatches?: number;
   logger?: ProjectorLogger;
   /** Backoff after a failure: first delay, doubling up to maxRetryDelayMs. */
   retryDelayMs?: number;
@@ -156,13 +161,45 @@ type Costs = Map<string, { events: number; statements: number; ms: number }>;
  * runs its statements for the events after its own checkpoint, then moves the checkpoints to the batch's end,
  * all in one transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
  */
+/** Names and positions are ours (checked names, digit positions): safe as literals, which saves round trips. */
+const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Runs one batch of a group in two round trips plus its statements: BEGIN, the locks and the checkpoints in one
+ * simple query; then the statements; then the checkpoint move and COMMIT in one. A connection that fails is destroyed.
+ */
+const inBatchTransaction = async (
+  pool: pg.Pool, projections: readonly Projection[], fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<string | undefined>,
+): Promise<void> => {
+  const client = await pool.connect();
+  let destroy = false;
+  const onConnectionError = (): void => { destroy = true; };
+  client.on('error', onConnectionError);
+  try {
+    const results = await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
+      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${projections.map((p) => literal(p.name)).join(', ')})`) as unknown as pg.QueryResult[];
+    const rows = results.at(-1)!.rows as { name: string; version: number; position: string }[];
+    const finish = await fn(client, new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }])));
+    await client.query(finish ? `${finish}; COMMIT` : 'COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => { destroy = true; });
+    throw error;
+  } finally {
+    client.off('error', onConnectionError);
+    client.release(destroy);
+  }
+};
+
+/**
+ * Applies one batch to a group: under its locks, reads the group's checkpoints and, for each projection, runs its
+ * statements for the events after its own checkpoint, then moves the checkpoints to the batch's end, all in one
+ * transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
+ */
 const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Plan, committed: Position, events: readonly RecordedEvent[], costs: Costs) =>
-  withLockedTransaction(pool, batchLockSql(projections), async (client) => {
-    const stored = await readCheckpoints(client, projections.map((p) => p.name));
+  inBatchTransaction(pool, projections, async (client, stored) => {
     if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
     const last = events.at(-1)!.position;
-    const names: string[] = [];
-    const versions: number[] = [];
+    const moved: Projection[] = [];
     for (const p of projections) {
       if (plan.retired.has(p.name) || plan.waiting.has(p.name)) continue;
       const cp = stored.get(p.name);
@@ -181,16 +218,11 @@ const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Pla
         cost.events += mine.length;
         cost.statements += statements.length;
       }
-      names.push(p.name);
-      versions.push(p.version);
+      moved.push(p);
     }
-    if (names.length > 0) {
-      await client.query(
-        `UPDATE projection_checkpoints AS c SET position = $3, updated_at = now()
-         FROM unnest($1::text[], $2::int[]) AS u(name, version) WHERE c.name = u.name AND c.version = u.version`,
-        [names, versions, formatPosition(last)],
-      );
-    }
+    if (moved.length === 0) return undefined;
+    return `UPDATE projection_checkpoints SET position = ${literal(formatPosition(last))}, updated_at = now()
+      WHERE ${moved.map((p) => `(name = ${literal(p.name)} AND version = ${Number(p.version)})`).join(' OR ')}`;
   });
 
 /**
@@ -204,7 +236,25 @@ const BEYOND_ALL: Position = Object.freeze({ commit: 2n ** 64n, prepare: 2n ** 6
 
 type Group = Readonly<{ loop: FollowLoop; projections: readonly Projection[] }>;
 
-const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs): Group => {
+/** At most `n` holders at once; the others wait in order. */
+const semaphore = (n: number) => {
+  let free = n;
+  const queue: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => queue.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+};
+type Limit = ReturnType<typeof semaphore>;
+
+const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs, limit: Limit): Group => {
   const { store, pool, batchSize = 2000, logger = noopLogger } = o;
   const name = `projector (${projections.map((p) => p.name).join(', ')})`;
   const handles = new Set(projections.flatMap((p) => p.handles));
@@ -212,7 +262,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
     name, logger, retryDelayMs: o.retryDelayMs, maxRetryDelayMs: o.maxRetryDelayMs, onFailure: o.onFailure,
     planned: (error) => error instanceof CheckpointBehind,
     run: async ({ signal, advance, succeeded }) => {
-      const plan = await prepare(pool, projections, logger);
+      const plan = await limit(() => prepare(pool, projections, logger));
       const live = projections.filter((p) => !plan.retired.has(p.name));
       if (live.length === 0) {
         // Nothing here for this process to apply: whoever waits for these read models must not wait on it.
@@ -233,7 +283,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
         if (failed !== undefined) throw failed;
         const last = events.at(-1)!.position;
         if (comparePositions(last, committed) <= 0) return;
-        await applyBatch(pool, live, plan, committed, events, costs);
+        await limit(() => applyBatch(pool, live, plan, committed, events, costs));
         committed = last;
         lastWrite = performance.now();
       }).catch((error: unknown) => {
@@ -249,7 +299,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
           if (events.length === 0) return;
           const last = events.at(-1)!.position;
           const relevant = plan.waiting.size > 0 || events.some((e) => handles.has(e.type));
-          if (relevant || performance.now() - lastWrite >= IDLE_CHECKPOINT_MS) {
+          if (relevant) {
             clearTimeout(idleTimer);
             idleTimer = undefined;
             await write(events);
@@ -258,7 +308,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
             idleTimer = setTimeout(() => {
               idleTimer = undefined;
               write([{ position: seen } as RecordedEvent]).catch(() => undefined);
-            }, IDLE_CHECKPOINT_MS);
+            }, Math.max(0, lastWrite + IDLE_CHECKPOINT_MS - performance.now()));
           }
           if (failed !== undefined) throw failed;
           seen = last;
@@ -290,7 +340,8 @@ const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefin
 export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
-  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs)) : [startGroup(options, projections, costs)];
+  const limit = semaphore(Math.max(1, options.maxConcurrentBatches ?? 3));
+  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs, limit)) : [startGroup(options, projections, costs, limit)];
   const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
   options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
   const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);

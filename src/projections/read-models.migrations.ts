@@ -10,6 +10,7 @@ import { notificationsMigrations } from './notifications.migrations.js';
 import { auditMigrations } from '../audit/audit.migrations.js';
 import { adminAuditMigrations } from './admin-audit.migrations.js';
 import { projectionOpsMigrations } from './projection-ops.migrations.js';
+import { listCountsMigration } from './list-counts.js';
 
 /**
  * Read-model tables. Money columns are `numeric` in major units (0.5 BTC is 0.5), exact; USD
@@ -305,6 +306,7 @@ export const readModelMigrations: Migration[] = [
       ALTER TABLE transactions ADD CONSTRAINT transactions_type_check CHECK (type IN ('DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET',
         'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT', 'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM'));`,
   },
+  listCountsMigration,
   ...backOfficeContentMigrations,
   ...gatewayMigrations,
   ...chatMigrations,

@@ -1,3 +1,4 @@
+import { TRANSACTIONS_COUNTS, counted } from './list-counts.js';
 import { formatPosition } from '../infra/event-store/event-store.port.js';
 import { fromMinor, toMinor } from '../domain/money/money.js';
 import { hasMovement, type WalletEvent } from '../domain/wallet/wallet.events.js';
@@ -54,9 +55,9 @@ const details = (e: WalletEvent): { reference: string | null; original: string |
  */
 export const transactionsProjection: Projection = {
   name: 'transactions',
-  version: 1,
+  version: 2,
   handles: HANDLES,
-  tables: ['transactions'],
+  tables: ['transactions', 'transactions_counts'],
   project(events) {
     const rows: Row[] = [];
     for (const { userId, event, recorded } of walletRecords(events, HANDLES)) {
@@ -75,6 +76,6 @@ export const transactionsProjection: Projection = {
         created_at: d.at, updated_at: d.at,
       });
     }
-    return insertRows('transactions', rows);
+    return counted(TRANSACTIONS_COUNTS, rows, [], insertRows('transactions', rows));
   },
 };

@@ -1,3 +1,4 @@
+import { WITHDRAWALS_COUNTS, counted } from './list-counts.js';
 import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
 
 const HANDLES: readonly string[] = [
@@ -12,9 +13,9 @@ const PATCHABLE = ['status', 'tx_hash', 'reject_reason', 'failed_reason', 'confi
  */
 export const withdrawalsProjection: Projection = {
   name: 'withdrawals',
-  version: 1,
+  version: 2,
   handles: HANDLES,
-  tables: ['withdrawals'],
+  tables: ['withdrawals', 'withdrawals_counts'],
   project(events) {
     const fold = new EntityFold();
     for (const { userId, event } of walletRecords(events, HANDLES)) {
@@ -50,6 +51,6 @@ export const withdrawalsProjection: Projection = {
           break;
       }
     }
-    return entityStatements('withdrawals', 'id', fold, PATCHABLE);
+    return counted(WITHDRAWALS_COUNTS, fold.inserts(), fold.patches('id'), entityStatements('withdrawals', 'id', fold, PATCHABLE));
   },
 };

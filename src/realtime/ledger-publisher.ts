@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import { formatPosition, parsePosition, START, type EventStore, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import { sleep, startFollowLoop } from '../infra/follow/follow-loop.js';
 import type { ServerEventBus } from './bus.js';
 import { DEFAULT_FEED_SETTINGS, feedEventsOf, publicBetOf, type FeedSettings } from './feeds.js';
 import { serverEventsOf, settledBetOf, type BetRecord } from './ledger-events.js';
@@ -36,7 +37,6 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
   const { rows } = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);
   // A new publisher starts at the head: sockets care about what happens from now on.
   const after = rows[0] ? parsePosition(rows[0].position) : await deps.store.headPosition();
-  const controller = new AbortController();
   const caches = newLookupCaches();
 
   const publishBatch = async (events: readonly RecordedEvent[]): Promise<void> => {
@@ -62,27 +62,34 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
     );
   };
 
-  const subscription = deps.store.subscribe({
-    after: after ?? START,
-    signal: controller.signal,
-    // A failed publish (Redis down) is retried with backoff: the checkpoint only moves once it went out.
-    onEvents: async (events) => {
-      for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
-        try {
-          return await publishBatch(events);
-        } catch (error) {
-          if (controller.signal.aborted) throw error;
-          deps.logger?.warn({ err: error, retryInMs: delay }, 'realtime publish failed; retrying');
-          await new Promise((r) => setTimeout(r, delay));
-        }
-      }
+  const logger = deps.logger;
+  let start = after ?? START;
+  const follow = startFollowLoop({
+    name: 'realtime publisher',
+    ...(logger ? { logger: { warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.warn(o, m) } } : {}),
+    run: async ({ signal, succeeded }) => {
+      const stored = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);
+      if (stored.rows[0]) start = parsePosition(stored.rows[0].position);
+      const subscription = deps.store.subscribe({
+        after: start,
+        signal,
+        // A failed publish (Redis down) is retried with backoff: the checkpoint only moves once it went out.
+        onEvents: async (events) => {
+          for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
+            try {
+              await publishBatch(events);
+              succeeded();
+              return;
+            } catch (error) {
+              if (signal.aborted) throw error;
+              logger?.warn({ err: error, retryInMs: delay }, 'realtime publish failed; retrying');
+              await sleep(delay, signal);
+            }
+          }
+        },
+      });
+      await subscription.done;
     },
-    onError: (error) => deps.logger?.warn({ err: error }, 'realtime publisher stopped'),
   });
-  return {
-    stop: async () => {
-      controller.abort();
-      await subscription.done.catch(() => undefined);
-    },
-  };
+  return { stop: () => follow.stop() };
 };

@@ -7,6 +7,7 @@ import { isBalanced, sumPostings, type Posting } from '../../src/domain/ledger/p
 import { walletStream } from '../../src/domain/wallet/wallet.events.js';
 import { allProjections } from '../../src/projections/index.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
+import { countsMismatches } from '../support/list-counts.js';
 import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Crash', slug: 'crash', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -150,5 +151,8 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
       'SELECT currency_id, sum(balance)::text AS total FROM account_balances GROUP BY currency_id',
     );
     for (const a of accounts) expect(toMinor(a.currency_id, a.total as DecimalString), `read-model accounts of ${a.currency_id}`).toBe(0n);
+
+    // The lists' kept counts equal a fresh count(*) of their rows, key by key.
+    expect(await countsMismatches(env.pool)).toEqual([]);
   }
 });

@@ -9,6 +9,7 @@ import type { Projection, Sql } from '../../src/projections/projection.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
+import { countKeys, countsMismatches } from '../support/list-counts.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
 
@@ -117,5 +118,8 @@ describe('projector crashes', () => {
     const result = await rebuildProjections({ store, pool, projections: allProjections, batchSize: 97 });
     expect(result.events).toBe(appended);
     expect(await dump(pool), `seed ${seed}`).toEqual(live);
+    // The lists' counts survived the crashes and the rebuild equal to a fresh count(*).
+    expect(await countsMismatches(pool), `seed ${seed}`).toEqual([]);
+    expect(await countKeys(pool)).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,0 +1,59 @@
+import type { Row, Sql } from './projection.js';
+
+/**
+ * Counts behind the back-office lists' `total`, kept by the projections in the same transaction as the rows
+ * (`<table>_counts`: one row per key). Keys: '' (the whole list), `s:<status>`, `u:<userId>`, `u:<userId>|s:<status>`,
+ * `s:<status>|d:<YYYY-MM-DD>` and `d:<YYYY-MM-DD>` (UTC days of created_at, for date ranges), `r:`/`x:` (tip recipient/sender).
+ */
+export type CountedList = Readonly<{
+  table: string;
+  counts: string;
+  idType: 'text' | 'integer';
+  /** SQL over the row alias `r` giving its keys (text[]). */
+  keys: string;
+}>;
+
+const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+
+/** Lists with a status: whole, by status, by user, by user and status, by status and day. */
+const statusKeys = `ARRAY['', 's:' || r.status, 'u:' || r.user_id, 'u:' || r.user_id || '|s:' || r.status, 's:' || r.status || '|d:' || ${day('r.created_at')}]`;
+
+export const BETS_COUNTS: CountedList = { table: 'bets', counts: 'bets_counts', idType: 'text', keys: statusKeys };
+export const DEPOSITS_COUNTS: CountedList = { table: 'deposits', counts: 'deposits_counts', idType: 'text', keys: statusKeys };
+export const WITHDRAWALS_COUNTS: CountedList = { table: 'withdrawals', counts: 'withdrawals_counts', idType: 'text', keys: statusKeys };
+export const TRANSACTIONS_COUNTS: CountedList = {
+  table: 'transactions', counts: 'transactions_counts', idType: 'text',
+  keys: `ARRAY['', 'u:' || r.user_id, 'd:' || ${day('r.created_at')}]`,
+};
+export const ADMIN_TIPS_COUNTS: CountedList = {
+  table: 'admin_tips', counts: 'admin_tips_counts', idType: 'integer', keys: `ARRAY['', 'r:' || r.recipient_user_id, 'x:' || r.sender_user_id]`,
+};
+
+export const COUNTED_LISTS: readonly CountedList[] = [BETS_COUNTS, DEPOSITS_COUNTS, WITHDRAWALS_COUNTS, TRANSACTIONS_COUNTS, ADMIN_TIPS_COUNTS];
+
+/** Adds `sign` for each key of the rows with these ids (one statement, grouped by key). */
+const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql => ({
+  text: `INSERT INTO ${list.counts} (key, n)
+    SELECT k, ${sign} * count(*) FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k
+    ON CONFLICT (key) DO UPDATE SET n = ${list.counts}.n + excluded.n`,
+  values: [ids.map(String)],
+});
+
+/**
+ * The row statements with the counts kept in step: the rows changed by `patched` leave their old keys before
+ * the statements and every touched row (`created` and `patched`) joins its new keys after them, so a status
+ * change moves one count whatever the state it came from.
+ */
+export const counted = (list: CountedList, created: readonly Row[], patched: readonly Row[], statements: readonly Sql[], id = 'id'): Sql[] => {
+  const before = patched.map((r) => r[id]);
+  const after = [...created.map((r) => r[id]), ...before];
+  if (before.length === 0) return [...statements, ...(after.length > 0 ? [adjust(list, after, 1)] : [])];
+  // A key the changed rows all left is dropped (found through the partial index on n = 0): a rebuild leaves none either.
+  return [adjust(list, before, -1), ...statements, adjust(list, after, 1), { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [] }];
+};
+
+export const listCountsMigration = {
+  id: '0170_list_counts',
+  sql: COUNTED_LISTS.map((l) => `CREATE TABLE ${l.counts} (key text PRIMARY KEY, n bigint NOT NULL);
+    CREATE INDEX ${l.counts}_emptied ON ${l.counts} (key) WHERE n = 0;`).join('\n'),
+};
