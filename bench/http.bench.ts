@@ -10,7 +10,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +150,21 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
   };
 };
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+const cpuSeconds = async (pid: number): Promise<number> => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+};
+
+/** A load run, with the CPU the target process used per request (less noisy than wall time on a shared machine). */
+const measured = async (pid: number, url: string, connections: number, seconds: number, users: number[]) => {
+  const before = await cpuSeconds(pid);
+  const result = await load(url, connections, seconds, users);
+  const cpuMsPerBet = round(((await cpuSeconds(pid)) - before) * 1000 / Math.max(1, result.total), 3);
+  return { ...result, cpuMsPerBet };
+};
+
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const post = async (url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': TOKEN }, body: JSON.stringify(body) });
@@ -175,7 +190,11 @@ const main = async (): Promise<void> => {
     children.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}/bets`;
 
-    const stores: { name: string; env: Record<string, string> }[] = [{ name: 'postgres', env: { EVENT_STORE: 'postgres' } }];
+    // The command path alone (no projector, publisher, sealer in the process) shows what the followers cost the rest.
+    const stores: { name: string; env: Record<string, string> }[] = [
+      { name: 'postgres', env: { EVENT_STORE: 'postgres' } },
+      { name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } },
+    ];
     if (process.env.EVENTSTORE_CONNECTION_STRING) {
       stores.push({ name: 'eventstoredb', env: { EVENT_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING } });
     }
@@ -220,7 +239,7 @@ const main = async (): Promise<void> => {
       await admin.query('SELECT pg_stat_statements_reset()');
       const t0 = performance.now();
       for (let i = 0; i < SEQUENTIAL; i += 1) {
-        const r = await post(betsUrl, { id: `seq-${s.name}-${i}`, userId: players[i % players.length], roundId: `seq-${i}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
+        const r = await post(betsUrl, { id: `seq-${index}-${i}`, userId: players[i % players.length], roundId: `seq-${i}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
         if (r.status !== 201) throw new Error(`sequential bet: ${r.status} ${JSON.stringify(r.body)}`);
       }
       const sequentialMs = (performance.now() - t0) / SEQUENTIAL;
@@ -236,19 +255,34 @@ const main = async (): Promise<void> => {
 
       const levels = [];
       for (const c of LEVELS) {
-        const bareRun = await load(bareUrl, c, SECONDS, players);
-        const serviceRun = await load(betsUrl, c, SECONDS, players);
+        const bareRun = await measured(bare.child.pid!, bareUrl, c, SECONDS, players);
+        await admin.query('SELECT pg_stat_statements_reset()');
+        const serviceRun = await measured(service.child.pid!, betsUrl, c, SECONDS, players);
+        const underLoad = split(await readStatements(admin), Math.max(1, serviceRun.total));
         const row = {
           concurrency: c,
-          bare: { betsPerSec: round(bareRun.requestsPerSec, 0), p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms, non2xx: bareRun.non2xx, errors: bareRun.errors },
-          service: { betsPerSec: round(serviceRun.requestsPerSec, 0), p50Ms: serviceRun.p50Ms, p99Ms: serviceRun.p99Ms, non2xx: serviceRun.non2xx, errors: serviceRun.errors },
+          bare: { betsPerSec: round(bareRun.requestsPerSec, 0), p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms, cpuMsPerBet: bareRun.cpuMsPerBet, non2xx: bareRun.non2xx, errors: bareRun.errors },
+          service: {
+            betsPerSec: round(serviceRun.requestsPerSec, 0), p50Ms: serviceRun.p50Ms, p99Ms: serviceRun.p99Ms, cpuMsPerBet: serviceRun.cpuMsPerBet,
+            non2xx: serviceRun.non2xx, errors: serviceRun.errors,
+          },
+          statementsPerBet: {
+            commandPath: underLoad.commandPath.statements, commandPathMs: underLoad.commandPath.ms,
+            appendMeanMs: round(underLoad.commandPath.ms / Math.max(0.001, underLoad.commandPath.statements), 3),
+            notify: underLoad.notifyPerBet, followers: underLoad.followers.statements, followersMs: underLoad.followers.ms,
+          },
           throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
           p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
         };
         levels.push(row);
         console.log(`c=${String(c).padEnd(3)} bare ${String(row.bare.betsPerSec).padStart(6)}/s p50 ${row.bare.p50Ms} ms p99 ${row.bare.p99Ms} ms | `
           + `service ${String(row.service.betsPerSec).padStart(6)}/s p50 ${row.service.p50Ms} ms p99 ${row.service.p99Ms} ms | `
-          + `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x${row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : ''}`);
+          + `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x`);
+        const failed = row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : '';
+        console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${failed}`);
+        const st = row.statementsPerBet;
+        console.log(`       under load, per bet: command path ${st.commandPath} statements (${st.commandPathMs} ms), notify ${st.notify}, `
+          + `followers ${st.followers} statements (${st.followersMs} ms)`);
       }
       rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
       await service.stop();

@@ -63,7 +63,7 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
   }));
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { concurrency, opsPerSec: round(ops / elapsed, 0), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
+  return { concurrency, opsPerSec: round(ops / elapsed, 0), p50Ms: round(percentile(latencies, 50), 3), p99Ms: round(percentile(latencies, 99), 3) };
 };
 
 const main = async (): Promise<void> => {
@@ -89,7 +89,7 @@ const main = async (): Promise<void> => {
         return i >= 0 ? 1 : 0;
       });
       raw.push(r);
-      console.log('  c=%d  %d inserts/s  p50 %d ms  p99 %d ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
+      console.log('  c=%d  %d inserts/s  p50 %s ms  p99 %s ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
     }
     report.rawInsertNode = raw;
 
@@ -140,24 +140,39 @@ const main = async (): Promise<void> => {
 
     console.log('ledger: place bet + settle (2 commands per iteration)');
     const commands = [];
+    const perCommand: { concurrency: number; placeP50Ms: number; settleP50Ms: number; rawInsertP50Ms: number | undefined }[] = [];
     const lag: number[] = [];
     let betSeq = 0;
     for (const c of LEVELS) {
       let sampling = 0;
+      const placeMs: number[] = [];
+      const settleMs: number[] = [];
       const r = await drive(c, SECONDS, async (client) => {
         const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
         const id = `b${(betSeq += 1)}`;
+        const t0 = performance.now();
         const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
         if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
+        const t1 = performance.now();
         const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
         if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
+        placeMs.push(t1 - t0);
+        settleMs.push(performance.now() - t1);
         // Projection lag: from the append being acknowledged to the read models having applied it.
         if ((sampling += 1) % 25 === 0) sampleLag(lag);
         return 2;
       });
-      // Per-command latency is half an iteration on average; report both.
-      commands.push({ ...r, note: 'opsPerSec counts commands; p50/p99 are per place+settle pair' });
-      console.log('  c=%d  %d commands/s  pair p50 %d ms  p99 %d ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
+      placeMs.sort((a, b) => a - b);
+      settleMs.sort((a, b) => a - b);
+      const rawAtC = raw.find((x) => x.concurrency === c);
+      const ratio = rawAtC ? round(r.opsPerSec / rawAtC.opsPerSec) : undefined;
+      const each = { concurrency: c, placeP50Ms: round(percentile(placeMs, 50), 3), settleP50Ms: round(percentile(settleMs, 50), 3), rawInsertP50Ms: rawAtC?.p50Ms };
+      perCommand.push(each);
+      commands.push({ ...r, ratioToRawInsertsAtSameConcurrency: ratio, placeP50Ms: each.placeP50Ms, settleP50Ms: each.settleP50Ms,
+        note: 'opsPerSec counts commands; p50/p99 are per place+settle pair' });
+      console.log('  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms  p99 %s ms', r.concurrency, r.opsPerSec,
+        ratio ?? '?', c, rawAtC?.opsPerSec ?? '?', r.p50Ms, r.p99Ms);
+      console.log('        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms', each.placeP50Ms, each.settleP50Ms, c, rawAtC?.p50Ms ?? '?');
     }
     /** Prints and returns p50/p99 of each read model's lag samples. */
     const lagTable = (label: string) => {
@@ -176,6 +191,7 @@ const main = async (): Promise<void> => {
     console.log('projector: %d batches, avg %d events, caught up %d ms after the load', batches.length, (report.projectorBatches as { avgEvents: number }).avgEvents, report.projectorCatchUpMs);
     lag.sort((a, b) => a - b);
     report.ledgerCommands = commands;
+    report.perCommandP50 = perCommand;
     report.projectionLagAtSaturation = { samples: lag.length, p50Ms: round(percentile(lag, 50)), p99Ms: round(percentile(lag, 99)) };
     console.log('projection lag at saturation (all read models): p50 %d ms  p99 %d ms (%d samples)', round(percentile(lag, 50)), round(percentile(lag, 99)), lag.length);
     report.lagPerReadModelAtSaturation = lagTable('saturation');
