@@ -10,7 +10,7 @@ import { dec, direction, iso, listPage, shortUser, shortUserColumns } from './le
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
 import { fullStats } from './user-full-stats.js';
 import { statsTransactions } from './stats-transactions.js';
-import { AdminStats, Paginated, PaginatedObjects, UntypedList } from './openapi.schemas.js';
+import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
 
@@ -95,7 +95,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
 
   route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, {
     summary: 'List withdrawals', request: { query: WithdrawalsQuery },
-    responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals') } },
+    responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals', WithdrawalRecord) } },
   }, async (req, res) => {
     const q = parseQuery(WithdrawalsQuery, req);
     const p = new SqlParams();
@@ -186,7 +186,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
 
   route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, {
     summary: 'Deposit or withdrawal totals per period', request: { query: StatsTransactionsQuery },
-    responses: { 200: { description: 'Paginated totals per period', schema: PaginatedObjects } },
+    responses: { 200: { description: 'Paginated totals per period', schema: Paginated('PaginatedTransactionBuckets', TransactionBucket) } },
   }, async (req, res) => {
     res.json(await statsTransactions(pool, parseQuery(StatsTransactionsQuery, req)));
   });

@@ -187,6 +187,19 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
     await shoot(page, 'forbidden');
   });
 
+  it('when an Admin with user.view searches part of a name, then the match opens its record without the SuperAdmin sections', async () => {
+    const target = await env.makeUser({ username: `find${Date.now().toString(36).slice(-6)}` });
+    const support = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.view'] });
+    const page = await newPage();
+    await signInPassword(page, support);
+    await page.getByRole('menuitem', { name: 'Users' }).click();
+    await page.getByLabel('Search name, e-mail or id').fill(String(target.username).slice(0, 8).toUpperCase());
+    await page.getByRole('row').filter({ hasText: String(target.username) }).click();
+    await page.getByRole('heading', { name: new RegExp(String(target.username)) }).waitFor();
+    expect(await page.getByRole('region', { name: 'Set balance' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
+  });
+
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
     const page = superPage;
     const screens: [string, string, () => Promise<unknown>][] = [

@@ -31,10 +31,23 @@ const FindById = () => {
   );
 };
 
-/** Every sort and filter of GET /user/all (SuperAdmin); others open a user by id. */
+/** Admins with user.view only: GET /user/search by part of the name or e-mail, or the id. */
+const UserSearch = () => (
+  <ConsoleList resource="user-search" filters={[<TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />]} title="Users" sort={{ field: 'id', order: 'DESC' }}>
+    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false}>
+      <NumberField source="id" sortable={false} />
+      <TextField source="username" sortable={false} />
+      <TextField source="email" sortable={false} />
+      <BooleanField source="isBanned" label="Banned" sortable={false} />
+      <DateField source="createdAt" label="Created" sortable={false} />
+    </Datagrid>
+  </ConsoleList>
+);
+
+/** Every sort and filter of GET /user/all (SuperAdmin); admins with user.view search (GET /user/search). */
 export const UserList = () => {
   const me = useSession();
-  if (!can(me, 'superadmin')) return <Box><Typography variant="h5" component="h1" sx={{ p: 2 }}>Users</Typography><FindById /></Box>;
+  if (!can(me, 'superadmin')) return <><FindById /><UserSearch /></>;
   return (
     <>
       <FindById />
