@@ -200,6 +200,35 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
   });
 
+  it('when the access token is gone, then the console refreshes silently; when the admin signs out, then the session ends', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['withdrawals.view'] });
+    const page = await newPage();
+    await signInPassword(page, admin);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    const refreshes: number[] = [];
+    page.on('response', (r) => { if (r.url().endsWith('/admin/auth/refresh')) refreshes.push(r.status()); });
+    await page.context().clearCookies({ name: 'access_token' });
+    await page.getByRole('menuitem', { name: 'Withdrawals' }).click();
+    await page.getByText(/^(No Withdrawals found.*|Requested)$/).first().waitFor();
+    expect(refreshes).toContain(200);
+    const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
+    expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(200);
+
+    await page.getByRole('button', { name: String(admin.username) }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(401);
+  });
+
+  it('when a User without a back-office role signs in, then the sign-in page shows the API\'s 403 and no session stays', async () => {
+    const user = await env.makeUser();
+    const page = await newPage();
+    await signInPassword(page, user);
+    await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
+    const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
+    expect((await call(env.publicUrl, 'GET', '/user/me', { cookies })).status).toBe(401);
+  });
+
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
     const page = superPage;
     const screens: [string, string, () => Promise<unknown>][] = [
