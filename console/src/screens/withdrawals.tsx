@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Box, TextField as MuiTextField, Typography } from '@mui/material';
+import { Box, Button, TextField as MuiTextField, Typography } from '@mui/material';
 import {
   Confirm, Datagrid, DateField, FunctionField, SelectInput, TextField, TextInput, useListContext, useNotify, useRecordContext,
   type RaRecord,
@@ -34,7 +34,7 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
   };
   return (
     <>
-      <CommandButton label="Reject" color="error" run={async () => setOpen(true)} />
+      <Button size="small" variant="outlined" color="error" onClick={() => setOpen(true)}>Reject</Button>
       <Confirm isOpen={open} title={`Reject withdrawal ${String(record.id)}`} confirm="Reject" onConfirm={() => void reject()} onClose={() => setOpen(false)}
         content={(
           <Box>
