@@ -40,8 +40,11 @@ export const authProvider: AuthProvider = {
       const answer = await api<{ mfaRequired?: boolean; mfaToken?: string }>('POST', '/admin/auth/sign-in', { email, password }, { 'x-captcha-token': token });
       if (answer.json.mfaRequired && answer.json.mfaToken) throw new MfaRequired(answer.json.mfaToken);
     }
-    const me = await loadSession();
-    if (!me.roles.includes('Admin') && !me.roles.includes('SuperAdmin')) throw new Error('This account has no back-office role');
+    // A signed-in user without a back-office role gets the API's 403 here; their new session is ended at once.
+    await loadSession().catch(async (error: unknown) => {
+      await api('DELETE', '/admin/session/log-out/current').catch(() => undefined);
+      throw error;
+    });
   },
   logout: async () => {
     session = undefined;

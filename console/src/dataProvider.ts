@@ -14,6 +14,8 @@ type ListSpec = Readonly<{
   unpaged?: (json: unknown) => RaRecord[];
   take?: number;
   extra?: Record<string, unknown>;
+  /** A filter the API requires: without it the list is empty (no call). */
+  requires?: string;
 }>;
 
 const clean = (o: Record<string, unknown>): Record<string, unknown> =>
@@ -42,6 +44,7 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
     sorts: Object.fromEntries(['id', 'username', 'email', 'createdAt', 'totalWagered', 'ggr', 'vipLevel', 'ltv', 'balance', 'lastLoginAt'].map((s) => [s, s])),
     filters: (f) => clean({ search: f.q, isBanned: f.isBanned, role: f.role,
       where: clean({ vipLevel: f.vipLevel !== undefined && f.vipLevel !== '' ? { equals: Number(f.vipLevel) } : undefined, createdAt: range(f, 'from', 'to') }) }) },
+  'user-search': { method: 'GET', path: '/user/search', requires: 'q', filters: (f) => clean({ search: f.q }) },
   'admin-audit': { method: 'GET', path: '/admin-audit',
     filters: (f) => clean({ adminId: num(f.adminId), userId: num(f.userId), action: f.action,
       from: f.from ? new Date(String(f.from)).toISOString() : undefined, to: f.to ? new Date(String(f.to)).toISOString() : undefined }) },
@@ -60,6 +63,7 @@ const withIds = (rows: RaRecord[]): RaRecord[] => rows.map((r, i) => (r.id === u
 export const fetchList = async (resource: string, params: Partial<GetListParams>): Promise<{ data: RaRecord[]; total: number }> => {
   const spec = LISTS[resource];
   if (!spec) throw new Error(`No list for ${resource}`);
+  if (spec.requires && !params.filter?.[spec.requires]) return { data: [], total: 0 };
   const { page = 1, perPage = 20 } = params.pagination ?? {};
   const sort = params.sort;
   const sortBy = sort && spec.sorts ? spec.sorts[sort.field] : undefined;

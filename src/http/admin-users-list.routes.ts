@@ -3,13 +3,13 @@ import { authOf } from '../auth/authenticator.js';
 import { hashPassword } from '../auth/passwords.js';
 import { ROLES } from '../domain/user/permissions.js';
 import { guardedRoutes } from './access.js';
-import { CreateAdminUserBody, UsersBody, UsersQuery, type UsersListRequest } from './admin-users-list.schemas.js';
+import { CreateAdminUserBody, UserSearchHit, UserSearchQuery, UsersBody, UsersQuery, type UsersListRequest } from './admin-users-list.schemas.js';
 import { BALANCE_USD_SQL, coreOfRow, EXTRA_COLUMNS, fullUser, fullUserOf, LAST_LOGIN_SQL, VIP_LEVEL_SQL } from './admin-users.view.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrowUser, zodToHttp } from './errors.js';
 import { compileWhere, escapeLike, nestedQuery, SqlParams, type FieldMap } from './filters.js';
 import { direction, listPage } from './ledger-lists.views.js';
-import { parseBody, type z } from './validate.js';
+import { parseBody, parseQuery, type z } from './validate.js';
 import { Paginated, UntypedList, UserRecord } from './openapi.schemas.js';
 
 type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -73,6 +73,23 @@ export const adminUsersListRoutes = (deps: BackOfficeDeps): Router => {
     responses: { 201: { description: 'Paginated users', schema: Paginated('PaginatedUsersBody', UserRecord) } },
   }, async (req, res) => {
     res.status(201).json(await listUsers(parseBody(UsersBody, req)));
+  });
+
+  // The full list is SuperAdmin-only; support admins with user.view still need to find a user by name to open the record.
+  route('get', '/user/search', { kind: 'perm', permission: 'user.view' }, {
+    summary: 'Search users by part of the name or e-mail, or the exact id', addition: true, request: { query: UserSearchQuery },
+    responses: { 200: { description: 'Matching users, newest first', schema: Paginated('PaginatedUserSearch', UserSearchHit) } },
+  }, async (req, res) => {
+    const q = parseQuery(UserSearchQuery, req);
+    const p = new SqlParams();
+    const like = p.add(`%${escapeLike(q.search)}%`);
+    const byId = /^\d{1,15}$/.test(q.search) ? ` OR u.id = ${p.add(q.search)}::bigint` : '';
+    res.json(await listPage<AnyRow, z.output<typeof UserSearchHit>>(pool, {
+      select: 'u.id, u.username, u.email, u.is_banned, u.roles, u.created_at',
+      from: 'users u', conditions: [`(u.username ILIKE ${like} ESCAPE '\\' OR u.email ILIKE ${like} ESCAPE '\\'${byId})`], orderBy: 'u.id DESC',
+    }, p, q, (r) => ({
+      id: Number(r.id), username: r.username, email: r.email, isBanned: r.is_banned, roles: r.roles, createdAt: (r.created_at as Date).toISOString(),
+    })));
   });
 
   route('get', '/user/get-all-roles-with-users', { kind: 'superadmin' }, {

@@ -47,3 +47,13 @@ export const CreateAdminUserBody = z.object({
   permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length).default([]),
   email: z.email().max(254).optional(),
 }).openapi('CreateAdminUserBody');
+
+/** GET /user/search: a user found by part of the name or e-mail, or the exact id (for admins with `user.view`). */
+export const UserSearchQuery = z.object({
+  search: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  ...paginationFields(20),
+}).openapi('UserSearchQuery');
+export const UserSearchHit = z.object({
+  id: z.number().int(), username: z.string().nullable(), email: z.string().nullable(), isBanned: z.boolean(), roles: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+}).openapi('UserSearchHit');

@@ -11,7 +11,7 @@ import type { BackOfficeDeps } from './back-office.deps.js';
 import { CHAT_ACTION_ARGS, ChatAdminActionBody } from './content.schemas.js';
 import { chatErrorToHttp } from './errors.js';
 import { parseBody, z } from './validate.js';
-import { UntypedObject } from './openapi.schemas.js';
+import { ChatModeration as ChatModerationSchema } from './openapi.schemas.js';
 
 /**
  * The body checked in two steps: `action` first (an unknown action is reported as <root>.action), then
@@ -42,7 +42,7 @@ export const chatAdminRoutes = (deps: BackOfficeDeps & Omit<ChatAdminDeps, 'pool
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   route('post', '/chat/admin-action', { kind: 'perm', permission: chatAdminAction.permission }, {
     summary: 'A chat admin action', request: { body: ChatAdminActionBody },
-    responses: { 201: { description: 'The applied action', schema: UntypedObject } },
+    responses: { 201: { description: 'The applied action', schema: ChatModerationSchema } },
   }, async (req, res) => {
     res.status(201).json(await chatAdminAction.run(deps, parseBody(chatAdminAction.schema, req), authOf(req).userId));
   });

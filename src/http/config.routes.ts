@@ -7,7 +7,7 @@ import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { ConfigEnvelope, ConfigQuery } from './content.schemas.js';
 import { parseBody, parseQuery } from './validate.js';
-import { UntypedObject } from './openapi.schemas.js';
+import { SiteConfigSection } from './openapi.schemas.js';
 
 /** `PUT /config?code=...` (SuperAdmin): replaces one section, validated by that section's own schema. */
 export const configRoutes = (deps: BackOfficeDeps): Router => {
@@ -18,7 +18,7 @@ export const configRoutes = (deps: BackOfficeDeps): Router => {
 
   route('put', '/config', { kind: 'superadmin' }, {
     summary: 'Replace a configuration section', request: { query: ConfigQuery, body: ConfigEnvelope },
-    responses: { 200: { description: 'The section', schema: UntypedObject } },
+    responses: { 200: { description: 'The section', schema: SiteConfigSection } },
   }, async (req, res) => {
     const { code } = parseQuery(ConfigQuery, req);
     const envelope = parseBody(ConfigEnvelope, req);

@@ -12,7 +12,7 @@ import { dec, direction, iso, listPage, shortUser, shortUserColumns } from './le
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
 import { fullStats } from './user-full-stats.js';
 import { statsTransactions } from './stats-transactions.js';
-import { AdminStats, Paginated, PaginatedObjects, UntypedList } from './openapi.schemas.js';
+import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
 
@@ -137,7 +137,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
 
   route('get', '/withdraw', { kind: 'perm', permission: 'withdrawals.view' }, {
     readModels: WITHDRAWALS_READS, summary: 'List withdrawals', request: { query: WithdrawalsQuery },
-    responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals') } },
+    responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals', WithdrawalRecord) } },
   }, consistentRead(deps.reads, WITHDRAWALS_READS), async (req, res) => {
     const q = parseQuery(WithdrawalsQuery, req);
     const p = new SqlParams();
@@ -228,7 +228,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
 
   route('get', '/user/stats/transactions', { kind: 'perm', permission: 'transaction.view' }, {
     readModels: STATS_READS, summary: 'Deposit or withdrawal totals per period', request: { query: StatsTransactionsQuery },
-    responses: { 200: { description: 'Paginated totals per period', schema: PaginatedObjects } },
+    responses: { 200: { description: 'Paginated totals per period', schema: Paginated('PaginatedTransactionBuckets', TransactionBucket) } },
   }, consistentRead(deps.reads, STATS_READS), async (req, res) => {
     res.json(await statsTransactions(pool, parseQuery(StatsTransactionsQuery, req)));
   });

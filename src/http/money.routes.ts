@@ -11,7 +11,7 @@ import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
 import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
-import { SuccessResponse, UntypedObject } from './openapi.schemas.js';
+import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
 
 /** Spec "Short user" from live user state; the VIP level from the user's wagered USD. */
 const shortUser = async ({ auth, pool }: MoneyDeps, id: number | null): Promise<ShortUser | null> => {
@@ -88,19 +88,19 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
 
   route('post', '/withdraw/approve', { kind: 'perm', permission: withdrawApprove.permission }, {
     summary: 'Approve a withdrawal', request: { body: WithdrawalIdBody },
-    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
   }, async (req, res) => {
     res.status(201).json(await withdrawApprove.run(deps, parseBody(withdrawApprove.schema, req), admin(req)));
   });
   route('post', '/withdraw/reject', { kind: 'perm', permission: withdrawReject.permission }, {
     summary: 'Reject a withdrawal', request: { body: WithdrawalRejectBody },
-    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
   }, async (req, res) => {
     res.status(201).json(await withdrawReject.run(deps, parseBody(withdrawReject.schema, req), admin(req)));
   });
   route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, {
     summary: 'Retry a failed withdrawal', request: { body: WithdrawalIdBody },
-    responses: { 201: { description: 'The withdrawal', schema: UntypedObject } },
+    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
   }, async (req, res) => {
     const { id } = parseBody(WithdrawalIdBody, req);
     res.status(201).json(await withdrawalRecord(deps, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
@@ -108,7 +108,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
 
   route('put', '/user/:id/balance', { kind: 'superadmin' }, {
     summary: 'Set a user\'s balance', request: { params: BalanceUserParams, body: SetBalanceBody, headers: IdempotencyKeyHeaders },
-    responses: { 200: { description: 'The new balance', schema: UntypedObject } },
+    responses: { 200: { description: 'The new balance', schema: BalanceRecord } },
   }, async (req, res) => {
     const { id } = parseParams(BalanceUserParams, req);
     const key = operationKey(req);

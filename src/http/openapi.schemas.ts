@@ -37,3 +37,35 @@ export const HealthResult = z.object({
   status: z.enum(['ok', 'error']), info: z.record(z.string(), z.unknown()), error: z.record(z.string(), z.unknown()),
   details: z.record(z.string(), z.unknown()),
 }).openapi('HealthResult');
+
+/** Spec "Short user" as the back office answers it (lists and withdrawal commands). */
+export const ShortUser = z.object({
+  id: z.number().int(), username: z.string(), isPrivate: z.boolean(), avatar: z.string(), vipLevel: z.number().int(), isBanned: z.boolean(),
+}).openapi('ShortUser');
+
+/** A withdrawal: GET /withdraw rows and the answer of approve, reject and retry. Money as decimal strings. */
+export const WithdrawalRecord = z.object({
+  id: z.string(), userId: z.number().int(), currencyId: z.string(), networkId: z.string(), providerId: z.string(), amount: decimal, usdAmount: decimal,
+  status: z.enum(['PENDING', 'CONFIRMED', 'COMPLETE', 'DENIED', 'FAILED']), recipientAddress: z.string(), recipientMemo: z.string().nullable(),
+  transactionId: z.string(), txHash: z.string().nullable(), rejectReason: z.string().nullable(), failedReason: z.string().nullable(),
+  confirmedAt: z.string().nullable(), confirmedByUserId: z.number().int().nullable(), confirmations: z.number().int(),
+  createdAt: z.string(), updatedAt: z.string(), user: ShortUser.nullable(), confirmedByUser: ShortUser.nullable(),
+}).openapi('WithdrawalRecord');
+
+/** PUT /user/{id}/balance: the wallet's balance as set. */
+export const BalanceRecord = z.object({ userId: z.number().int(), currencyId: z.string(), balance: decimal }).openapi('BalanceRecord');
+
+/** GET /user/stats/transactions: one period (UTC start), Σ usdAmount of the completed deposits or withdrawals and their count. */
+export const TransactionBucket = z.object({ period: z.string(), amount: decimal, count: z.number().int() }).openapi('TransactionBucket');
+
+export const FaqEntry = z.object({ id: z.number().int(), title: z.string(), text: z.string(), order: z.number().int() }).openapi('FaqEntry');
+export const FaqList = z.object({ data: z.array(FaqEntry) }).openapi('FaqList');
+
+export const ChatModeration = z.object({
+  id: z.string(), action: z.enum(['delete_message', 'set_rate_limit']), args: z.looseObject({}), adminUserId: z.number().int(),
+  createdAt: z.string(), appliedAt: z.string(),
+}).openapi('ChatModeration');
+
+export const SiteConfigSection = z.object({
+  code: z.string(), config: z.looseObject({}), revision: z.number().int(), updatedByUserId: z.number().int(), updatedAt: z.string(),
+}).openapi('SiteConfigSection');

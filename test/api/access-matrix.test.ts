@@ -29,6 +29,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
   // Users (issue 5)
   'get /user/all': () => ({ path: '/user/all?sortBy=id&sortOrder=asc&where[vipLevel][gte]=0' }),
+  'get /user/search': ({ username }) => ({ path: `/user/search?search=${username}` }),
   'post /user/all': () => ({ path: '/user/all', body: { sortBy: 'id', sortOrder: 'desc' } }),
   'get /user/get-all-roles-with-users': () => ({ path: '/user/get-all-roles-with-users' }),
   'get /user/get-admins-with-roles': () => ({ path: '/user/get-admins-with-roles' }),

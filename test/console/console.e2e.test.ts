@@ -17,7 +17,8 @@ const signIn = async (env: AuthEnv, user: { email: string; password: string }, b
 const SHOTS = path.resolve(import.meta.dirname, '../../docs/console');
 if (!chromiumFound) console.log(`admin console browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
 
-describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
+// Generous bounds, not sleeps: on a loaded 2-CPU machine Chromium and the projector can take many seconds per step.
+describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 }, () => {
   let env: AuthEnv;
   let browser: Browser;
   let base: string;
@@ -27,14 +28,14 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
   /** A fresh browser context (own cookies) on the console. */
   const newPage = async (): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(60_000);
     contexts.push(context);
     return context.newPage();
   };
   const expectAccessible = async (page: Page, screen: string) => {
     expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
   };
-  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  const shoot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
   const signInPassword = async (page: Page, user: { email: string; password: string }) => {
     await page.goto('/admin/');
     await page.getByLabel('E-mail').fill(user.email);
@@ -132,7 +133,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
     await balances.getByText('12.5 DBC', { exact: true }).waitFor();
     expect(await balanceOf(env, user.id, 'DBC')).toBe('12.5');
     await expectAccessible(page, 'user');
-    await shoot(page, 'user');
+    await shoot(page, 'user', true);
   });
 
   it('when a tip of 18 decimals is sent, then the confirmation, the balance and the tips list show exactly the digits typed', async () => {
@@ -187,14 +188,63 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', () => {
     await shoot(page, 'forbidden');
   });
 
+  it('when an Admin with user.view searches part of a name, then the match opens its record without the SuperAdmin sections', async () => {
+    const target = await env.makeUser({ username: `find${Date.now().toString(36).slice(-6)}` });
+    const support = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.view'] });
+    const page = await newPage();
+    await signInPassword(page, support);
+    await page.getByRole('menuitem', { name: 'Users' }).click();
+    await page.getByLabel('Search name, e-mail or id').fill(String(target.username).slice(0, 8).toUpperCase());
+    await page.getByRole('row').filter({ hasText: String(target.username) }).click();
+    await page.getByRole('heading', { name: new RegExp(String(target.username)) }).waitFor();
+    expect(await page.getByRole('region', { name: 'Set balance' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
+  });
+
+  it('when the access token is gone, then the console refreshes silently; when the admin signs out, then the session ends', async () => {
+    const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['withdrawals.view'] });
+    const page = await newPage();
+    await signInPassword(page, admin);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    const refreshes: number[] = [];
+    page.on('response', (r) => { if (r.url().endsWith('/admin/auth/refresh')) refreshes.push(r.status()); });
+    await page.context().clearCookies({ name: 'access_token' });
+    await page.getByRole('menuitem', { name: 'Withdrawals' }).click();
+    await page.getByText(/^(No Withdrawals found.*|Requested)$/).first().waitFor();
+    expect(refreshes).toContain(200);
+    const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
+    expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(200);
+
+    await page.getByRole('button', { name: String(admin.username) }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(401);
+  });
+
+  it('when a User without a back-office role signs in, then the sign-in page shows the API\'s 403 and no session stays', async () => {
+    const user = await env.makeUser();
+    const page = await newPage();
+    await signInPassword(page, user);
+    await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
+    const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
+    expect((await call(env.publicUrl, 'GET', '/user/me', { cookies })).status).toBe(401);
+  });
+
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
     const page = superPage;
+    const funded = await fundedUser(env, '3.5');
     const screens: [string, string, () => Promise<unknown>][] = [
       ['users', '/admin/#/users', () => page.getByRole('columnheader', { name: 'Username' }).waitFor()],
       ['deposits', '/admin/#/deposits', () => page.getByText(/^(No .+ found|Confirmed at)$/).first().waitFor()],
       ['bets', '/admin/#/bets', () => page.getByText(/^(No .+ found|Multiplier)$/).first().waitFor()],
       ['accounting', '/admin/#/transactions', () => page.getByText(/^(No .+ found|Before)$/).first().waitFor()],
-      ['ledger', '/admin/#/ledger', () => page.getByRole('heading', { name: 'Balances at a point in time' }).waitFor()],
+      ['ledger', '/admin/#/ledger', async () => {
+        await page.getByLabel('User id').fill(String(funded.id));
+        await page.getByRole('button', { name: 'Replay' }).click();
+        await page.getByRole('table', { name: 'Balances at the point' }).getByText('3.5 BTC', { exact: true }).waitFor();
+        await page.getByRole('button', { name: 'Export' }).click();
+        await page.getByLabel('Export manifest').getByText(/"sha256": "[0-9a-f]{64}"/).waitFor();
+      }],
       ['leaderboards', '/admin/#/leaderboards', () => page.getByText(/^(No .+ found|Start date)$/).first().waitFor()],
       ['schedules', '/admin/#/schedules', () => page.getByText(/^(No .+ found|Enabled)$/).first().waitFor()],
       ['faq', '/admin/#/faq', () => page.getByRole('region', { name: 'New FAQ' }).waitFor()],

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Box, Button, MenuItem, TextField as MuiTextField, Typography } from '@mui/material';
-import { Datagrid, NumberField, NumberInput, SelectInput, TextField, TextInput, Title, useListContext, useRecordContext } from 'react-admin';
+import { Confirm, Datagrid, NumberField, NumberInput, SelectInput, TextField, TextInput, Title, useListContext, useRecordContext } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { choices } from '../permissions';
@@ -62,6 +62,7 @@ export const ConfigPage = () => {
   const [text, setText] = useState('{}');
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState<string | undefined>();
+  const [asking, setAsking] = useState(false);
   useEffect(() => { setSaved(undefined); setError(undefined); }, [code]);
   if (!can(me, 'superadmin')) return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
   const save = async () => {
@@ -84,7 +85,9 @@ export const ConfigPage = () => {
       </MuiTextField>
       <MuiTextField label={`${code} configuration (JSON)`} value={text} onChange={(e) => setText(e.target.value)} fullWidth multiline minRows={8}
         error={Boolean(details?.length)} helperText={details?.map((d) => `${d.field}: ${d.message}`).join('; ') || 'e.g. {"enabled": true, "manualApprovalAboveUsd": "500"}'} />
-      <Button variant="contained" sx={{ my: 1 }} onClick={() => void save()}>Save section</Button>
+      <Button variant="contained" sx={{ my: 1 }} onClick={() => setAsking(true)}>Save section</Button>
+      <Confirm isOpen={asking} title={`Replace ${code}`} content={`Replace the whole ${code} section with this configuration?`} confirm="Replace"
+        onConfirm={() => { setAsking(false); void save(); }} onClose={() => setAsking(false)} />
       {saved ? <Typography role="status">{saved}</Typography> : null}
       {details?.length ? null : <ApiProblem error={error} />}
     </Box>

@@ -5,7 +5,7 @@ import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { ApiProblem, Money, useSession } from '../ui';
 
-type Balances = { userId: number; at: string; position: string | null; balances: { currencyId: string; amount: string }[] };
+type Balances = { userId: number; at: string | null; position: string | null; balances: { currencyId: string; amount: string }[] };
 type Movement = { id: string; type: string; currencyId: string; amount: string; beforeBalance: string; afterBalance: string; createdAt: string };
 
 /** A user's balances at any point in time (the event replay behind /accounting/balances) and the movements up to it. */
@@ -42,7 +42,7 @@ const PointInTime = () => {
       {error && !(error instanceof ApiError && error.body.details?.length) ? <ApiProblem error={error} /> : null}
       {result ? (
         <>
-          <Typography>User #{result.userId} at {result.at} (position {result.position ?? '—'})</Typography>
+          <Typography>User #{result.userId} at {result.at ?? (at || "now")} (position {result.position ?? "—"})</Typography>
           <Table size="small" aria-label="Balances at the point"><TableBody>
             {result.balances.map((b) => <TableRow key={b.currencyId}><TableCell>{b.currencyId}</TableCell><TableCell><Money amount={b.amount} currency={b.currencyId} /></TableCell></TableRow>)}
           </TableBody></Table>
@@ -62,6 +62,20 @@ const PointInTime = () => {
 };
 
 type Manifest = { kind: string; format: string; rows: number; bytes: number; sha256: string };
+/**
+ * Records in the bytes: line ends, outside double quotes for CSV (a quoted field may hold a newline; `""` toggles twice);
+ * NDJSON escapes newlines inside strings, so every line end counts.
+ */
+const records = (bytes: Uint8Array, csv: boolean): number => {
+  let quoted = false;
+  let count = 0;
+  bytes.forEach((b, i) => {
+    if (b === 0x22 && csv) quoted = !quoted;
+    else if (b === 0x0a && !quoted) count += 1;
+    else if (i === bytes.length - 1) count += 1;
+  });
+  return count;
+};
 const KINDS = ['transactions', 'deposits', 'withdrawals', 'bets', 'tips'];
 
 /**
@@ -79,8 +93,7 @@ const Exports = () => {
     if (!res.ok) { setError(new ApiError(res.status, await res.json().catch(() => ({ statusCode: res.status, code: 'HTTP_ERROR', message: res.statusText })))); return; }
     const bytes = new Uint8Array(await res.arrayBuffer());
     const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
-    const lines = new TextDecoder().decode(bytes).split('\n').filter((l) => l.length > 0).length;
-    setManifest({ kind, format, rows: format === 'csv' ? Math.max(0, lines - 1) : lines, bytes: bytes.length, sha256: digest });
+    setManifest({ kind, format, rows: format === 'csv' ? Math.max(0, records(bytes, true) - 1) : records(bytes, false), bytes: bytes.length, sha256: digest });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([bytes]));
     a.download = `${kind}.${format}`;

@@ -2,7 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Box, Button, Chip, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField as MuiTextField, Typography } from '@mui/material';
 import {
   BooleanField, BooleanInput, Datagrid, DateField, DateTimeInput, FunctionField, NumberField, NumberInput, SelectInput, Show, TextField, TextInput,
-  useRecordContext, useRedirect, useShowContext, type RaRecord,
+  Confirm, useNotify, useRecordContext, useRedirect, useShowContext, type RaRecord,
 } from 'react-admin';
 import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
@@ -31,10 +31,23 @@ const FindById = () => {
   );
 };
 
-/** Every sort and filter of GET /user/all (SuperAdmin); others open a user by id. */
+/** Admins with user.view only: GET /user/search by part of the name or e-mail, or the id. */
+const UserSearch = () => (
+  <ConsoleList resource="user-search" filters={[<TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />]} title="Users" sort={{ field: 'id', order: 'DESC' }}>
+    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false}>
+      <NumberField source="id" sortable={false} />
+      <TextField source="username" sortable={false} />
+      <TextField source="email" sortable={false} />
+      <BooleanField source="isBanned" label="Banned" sortable={false} />
+      <DateField source="createdAt" label="Created" sortable={false} />
+    </Datagrid>
+  </ConsoleList>
+);
+
+/** Every sort and filter of GET /user/all (SuperAdmin); admins with user.view search (GET /user/search). */
 export const UserList = () => {
   const me = useSession();
-  if (!can(me, 'superadmin')) return <Box><Typography variant="h5" component="h1" sx={{ p: 2 }}>Users</Typography><FindById /></Box>;
+  if (!can(me, 'superadmin')) return <><FindById /><UserSearch /></>;
   return (
     <>
       <FindById />
@@ -137,6 +150,22 @@ const ProfileForm = ({ user, settle }: { user: RaRecord; settle: () => void }) =
   </CommandForm>
 );
 
+/** A granted permission; its delete icon revokes it after a confirmation. */
+const RevocableChip = ({ user, permission, done }: { user: RaRecord; permission: string; done: () => void }) => {
+  const [open, setOpen] = useState(false);
+  const notify = useNotify();
+  const revoke = () => {
+    setOpen(false);
+    api('DELETE', `/user/${String(user.id)}/permissions/${permission}`).then(done, (e: unknown) => notify(String((e as Error).message), { type: 'error' }));
+  };
+  return (
+    <>
+      <Chip label={permission} onDelete={() => setOpen(true)} />
+      <Confirm isOpen={open} title="Revoke permission" content={`Revoke ${permission} from ${String(user.username)}?`} confirm="Revoke" onConfirm={revoke} onClose={() => setOpen(false)} />
+    </>
+  );
+};
+
 const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
   const roles = (user.roles as { role: string }[]).map((r) => r.role);
@@ -145,9 +174,7 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
     <Section title="Roles and permissions">
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1 }}>
         {roles.map((r) => <Chip key={r} label={r} color="primary" />)}
-        {perms.map((p) => (
-          <Chip key={p} label={p} {...(can(me, 'user.edit') ? { onDelete: () => void api('DELETE', `/user/${String(user.id)}/permissions/${p}`).then(settle) } : {})} />
-        ))}
+        {perms.map((p) => (can(me, 'user.edit') ? <RevocableChip key={p} user={user} permission={p} done={settle} /> : <Chip key={p} label={p} />))}
       </Stack>
       <Allowed permission="user.edit">
         <CommandForm title="Grant a permission" label="Grant" onDone={settle} submit={(v) => api('PUT', `/user/${String(user.id)}/permissions`, { permissions: v.permissions })}>
@@ -212,7 +239,7 @@ const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
           submit={(v) => api('POST', '/user-limits/user-exclusion', { userId: user.id, excludeUntil: new Date(String(v.excludeUntil)).toISOString() })}>
           <DateTimeInput source="excludeUntil" label="Until" />
         </CommandForm>
-        <CommandForm title="Bet limit" label="Set bet limit" onDone={done} submit={(v) => api('POST', '/user-limits/gambling-limits', { userId: user.id, betLimit: v.betLimit })}>
+        <CommandForm title="Bet limit" label="Set bet limit" onDone={done} confirm={(v) => `Limit each bet of ${String(user.username)} to ${String(v.betLimit)} USD?`} submit={(v) => api('POST', '/user-limits/gambling-limits', { userId: user.id, betLimit: v.betLimit })}>
           <TextInput source="betLimit" label="Bet limit (USD)" />
         </CommandForm>
       </Allowed>
@@ -259,7 +286,7 @@ const UserDetail = () => {
       <Typography variant="h5" component="h1">{String(user.username ?? user.email)} <small>#{String(user.id)}</small>{user.isBanned ? <Chip sx={{ ml: 1 }} color="error" label={`Banned: ${String(user.banReason)}`} /> : null}</Typography>
       <UserActions user={user} settle={settle} />
       <Section title="Balances"><Balances user={user} /></Section>
-      <Section title="USD stats"><KeyValues value={user.statsUsd as Record<string, unknown>} /></Section>
+      <Section title="USD stats (figures in USD)"><KeyValues value={user.statsUsd as Record<string, unknown>} /></Section>
       {can(me, 'superadmin') ? <Extra title="Full stats" path={`/user/${String(user.id)}/full/stats`} /> : null}
       <MoneyActions user={user} settle={settle} />
       <Allowed permission="user.edit"><ProfileForm user={user} settle={settle} /></Allowed>

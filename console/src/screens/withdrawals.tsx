@@ -1,10 +1,10 @@
-import { useState } from 'react';
-import { Box, TextField as MuiTextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { Box, Button, TextField as MuiTextField, Typography } from '@mui/material';
 import {
   Confirm, Datagrid, DateField, FunctionField, SelectInput, TextField, TextInput, useListContext, useNotify, useRecordContext,
   type RaRecord,
 } from 'react-admin';
-import { api, ApiError } from '../api';
+import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
 import { CommandButton, ConsoleList, Money, MoneyField, useSession } from '../ui';
@@ -34,7 +34,7 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
   };
   return (
     <>
-      <CommandButton label="Reject" color="error" run={async () => setOpen(true)} />
+      <Button size="small" variant="outlined" color="error" onClick={() => setOpen(true)}>Reject</Button>
       <Confirm isOpen={open} title={`Reject withdrawal ${String(record.id)}`} confirm="Reject" onConfirm={() => void reject()} onClose={() => setOpen(false)}
         content={(
           <Box>
@@ -72,19 +72,40 @@ const Actions = () => {
   );
 };
 
-/** The record in full: every field the API answers, and its history as the record's own timestamps and reasons tell it. */
+type AuditEntry = { id: string; action: string; createdAt: string; admin: { username: string }; details: Record<string, unknown> };
+
+/** The admin actions on this withdrawal, from the admin audit log (for admins who may read it). */
+const AdminActions = ({ record }: { record: RaRecord }) => {
+  const [entries, setEntries] = useState<AuditEntry[] | undefined>();
+  useEffect(() => {
+    api<{ data: AuditEntry[] }>('GET', `/admin-audit${query({ userId: record.userId, take: 20, page: 1 })}`)
+      .then((a) => setEntries(a.json.data.filter((e) => e.details.withdrawalId === record.id)), () => setEntries([]));
+  }, [record.id, record.userId, record.updatedAt]);
+  if (!entries?.length) return null;
+  return (
+    <Box component="ul" aria-label="Admin actions on this withdrawal" sx={{ m: 1 }}>
+      {entries.map((e) => <li key={e.id}>{e.createdAt}: {e.action} by {e.admin.username}{e.details.rejectReason ? ` (${String(e.details.rejectReason)})` : ''}</li>)}
+    </Box>
+  );
+};
+
+/** The record in full: every field the API answers, its history from its own timestamps and reasons, and the admin actions on it. */
 const Detail = () => {
   const record = useRecordContext();
+  const me = useSession();
   if (!record) return null;
   const steps: [string, unknown][] = [
     ['Requested', record.createdAt], ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`],
     ['Rejected', record.rejectReason], ['Failed', record.failedReason], ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
   ];
   return (
+    <Box>
+    {can(me, 'admin-users.view-admin-audit') ? <AdminActions record={record} /> : null}
     <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
       {steps.filter(([, v]) => v).map(([k, v]) => [<dt key={`${k}t`}><b>{k}</b></dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{String(v)}</dd>])}
       {Object.entries(record).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [
         <dt key={`${k}t`}>{k}</dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{v === null ? '—' : String(v)}</dd>])}
+    </Box>
     </Box>
   );
 };
