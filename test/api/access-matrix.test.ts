@@ -107,6 +107,16 @@ describe('back-office access matrix', () => {
 
   it('when each route is called by nobody, a User, an Admin without the permission, an Admin with exactly it and a SuperAdmin, then 401 / 403 / 403 / allowed / allowed (SA: 401 / 403 / 403 / 403 / allowed)', async () => {
     const failures: string[] = [];
+    // One signed-in Admin per permission (a sign-in hashes a password: the slow part when the machine is loaded).
+    const permTokens = new Map<string, Promise<string>>();
+    const tokenFor = (permission: string | undefined) => {
+      const key = permission ?? '';
+      if (!permTokens.has(key)) {
+        permTokens.set(key, env.makeUser({ roles: ['User', 'Admin'], permissions: permission ? [permission as Permission] : [] })
+          .then(async (user) => (await signIn(env, user)).accessToken));
+      }
+      return permTokens.get(key)!;
+    };
     for (const route of env.registry) {
       const key = `${route.method} ${route.path}`;
       const sample = SAMPLES[key];
@@ -115,8 +125,7 @@ describe('back-office access matrix', () => {
         continue;
       }
       const permission = route.access.kind === 'perm' ? route.access.permission : undefined;
-      const withPerm = await env.makeUser({ roles: ['User', 'Admin'], permissions: permission ? [permission as Permission] : [] });
-      const permToken = (await signIn(env, withPerm)).accessToken;
+      const permToken = await tokenFor(permission);
       for (const [actor, expected] of rowsFor(route)) {
         const target = await env.makeUser();
         const { path, body } = sample({ id: target.id, username: target.username! });
@@ -127,7 +136,7 @@ describe('back-office access matrix', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+  }, 120_000); // about 300 real requests: the budget is for a loaded 2-core machine, not a timing assertion
 
   it('when an Admin with user.edit grants a permission they do not hold, then 403; a SuperAdmin may', async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.edit'] });
