@@ -12,7 +12,7 @@ import {
 } from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
 import { parseBody, parseParams, z } from './validate.js';
-import { StringList, Text, UntypedObject, UserRecord } from './openapi.schemas.js';
+import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
 
 export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
 
@@ -161,7 +161,7 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
 
   route('get', '/registration-info/:userId', { kind: 'superadmin' }, {
     summary: 'A user\'s registration info', request: { params: RegistrationInfoParams },
-    responses: { 200: { description: 'Registration info', schema: UntypedObject } },
+    responses: { 200: { description: 'Registration info', schema: RegistrationInfo } },
   }, async (req, res) => {
     const { userId } = parseParams(RegistrationInfoParams, req);
     const { rows } = await pool.query<{ user_id: string; ip: string | null; user_agent: string | null; country: string | null; referrer: string | null; referrer_code: string | null; provider: string; created_at: Date }>(

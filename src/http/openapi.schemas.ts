@@ -69,3 +69,27 @@ export const ChatModeration = z.object({
 export const SiteConfigSection = z.object({
   code: z.string(), config: z.looseObject({}), revision: z.number().int(), updatedByUserId: z.number().int(), updatedAt: z.string(),
 }).openapi('SiteConfigSection');
+
+/** Nothing to show (no active self-exclusion, no bet limit, no API key): the routes answer `{}`. */
+const Nothing = z.strictObject({}).openapi('Nothing');
+
+export const SelfExclusion = z.object({
+  id: z.number().int(), userId: z.number().int(), expiresAt: z.string(), createdAt: z.string(), updatedAt: z.string(),
+}).openapi('SelfExclusion');
+export const SelfExclusionOrNothing = z.union([SelfExclusion, Nothing]);
+export const BetLimitRecord = z.object({
+  id: z.number().int(), userId: z.number().int(), betLimit: decimal.openapi({ description: 'USD' }), createdAt: z.string(), updatedAt: z.string(),
+}).openapi('BetLimit');
+export const BetLimitOrNothing = z.union([BetLimitRecord, Nothing]);
+
+export const ApiKeyRecord = z.object({
+  id: z.string(), userId: z.number().int(), prefix: z.string().nullable(), createdAt: z.string(), updatedAt: z.string(),
+}).openapi('ApiKey');
+export const ApiKeyOrNothing = z.union([ApiKeyRecord, Nothing]);
+/** The secret is in this answer only; it is stored hashed. */
+export const IssuedApiKey = ApiKeyRecord.extend({ key: z.string() }).openapi('IssuedApiKey');
+
+export const RegistrationInfo = z.object({
+  userId: z.number().int(), ip: z.string().nullable(), userAgent: z.string().nullable(), country: z.string().nullable(),
+  referrer: z.string().nullable(), referrerCode: z.string().nullable(), provider: z.string(), createdAt: z.string(),
+}).openapi('RegistrationInfo');
