@@ -127,7 +127,8 @@ describe('back-office access matrix', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+    // About 90 routes x 5 actors, each with a fresh user and sign-in: a bound for a loaded machine, not a wait.
+  }, 180_000);
 
   it('when an Admin with user.edit grants a permission they do not hold, then 403; a SuperAdmin may', async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.edit'] });
