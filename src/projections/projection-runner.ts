@@ -5,6 +5,7 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
+import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
 import type { Projection } from './projection.js';
 import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
@@ -341,7 +342,10 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
   const limit = semaphore(Math.max(1, options.maxConcurrentBatches ?? 3));
-  const groups = independent ? readGroups(projections).map((g) => startGroup(options, g, costs, limit)) : [startGroup(options, projections, costs, limit)];
+  // The groups read new events once between them (one subscription, not one per read model).
+  const shared = independent ? shareSubscriptions(options.store) : undefined;
+  const o = shared ? { ...options, store: shared } : options;
+  const groups = independent ? readGroups(projections).map((g) => startGroup(o, g, costs, limit)) : [startGroup(o, projections, costs, limit)];
   const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
   options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
   const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);
@@ -351,6 +355,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
     done,
     stop: async () => {
       await Promise.all(groups.map((g) => g.loop.stop()));
+      await shared?.close();
     },
     waitFor: (position) => waitForGroups(groups, position),
     progress: (name) => byName.get(name)?.loop.position(),

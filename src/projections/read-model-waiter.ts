@@ -71,6 +71,10 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       }
       const goal = target;
       let position = lowest(names, stored);
+      // A read model without a checkpoint has never been built by any projector: waiting cannot help.
+      if (names.some((n) => stored[n] === undefined && deps.local?.progress(n) === undefined)) {
+        return { target: goal, position, stale: comparePositions(position, goal) < 0 };
+      }
       const stop = new AbortController();
       // A projector in this process says at once when its read models moved; the poll covers the others.
       void deps.local?.waitForModels(names, goal).then(() => stop.abort(), () => undefined);

@@ -19,7 +19,9 @@ const POSITION = /^\d+\/\d+$/;
 describe('consistent back-office reads', { timeout: 600_000 }, () => {
   let env: AuthEnv;
   let server: Server;
+  let shortServer: Server;
   let base: string;
+  let shortBound: string;
   let admin: Record<string, string>;
   let seq = 0;
   const uid = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${++seq}`;
@@ -58,6 +60,11 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     const app = createAdminApp({ logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, ledger: env.ledger, internalApiToken: TOKEN });
     server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const short = createAdminApp({
+      logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, ledger: env.ledger, auth: env.kit, readConsistencyTimeoutMs: 300,
+    });
+    shortServer = await new Promise<Server>((resolve) => { const s = short.listen(0, () => resolve(s)); });
+    shortBound = `http://127.0.0.1:${(shortServer.address() as AddressInfo).port}`;
     const superadmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
     admin = bearer((await signIn(env, superadmin)).accessToken);
     await startLoad();
@@ -65,7 +72,7 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
   afterAll(async () => {
     loading = false;
     await Promise.all(load);
-    await new Promise((r) => { server.closeAllConnections(); server.close(r); });
+    for (const s of [server, shortServer]) await new Promise((r) => { s.closeAllConnections(); s.close(r); });
     await env?.close();
   });
 
@@ -156,8 +163,8 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     expect(optedOut.headers.get('x-read-consistency')).toBe('none');
     const malformed = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&position=abc`);
     expect(malformed).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ field: 'query.position' }] } });
-    // A position no read model will reach within the bound: answered anyway, marked stale.
-    const far = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, undefined, { 'x-ledger-position': '99999999999/1' });
+    // A position no read model will reach within the bound (here an app whose bound is 300 ms): answered anyway, marked stale.
+    const far = await call(shortBound, 'GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, { headers: { ...admin, 'x-ledger-position': '99999999999/1' } });
     expect(far.status).toBe(200);
     expect(far.headers.get('x-read-consistency')).toBe('stale');
     expect(far.body.total).toBe(1);

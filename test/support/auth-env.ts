@@ -100,7 +100,8 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   const kit = await createAuthKit({ users, pool, settings: { ...base, ...over } });
   const registry: AccessRegistry = [];
   const publicUrl = await publicWith({});
-  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry }));
+  // Consistent reads wait as long as the projector needs on a loaded machine: a test checks the state, not the speed.
+  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: 60_000 }));
   const passwordHash = await hashPassword(PASSWORD);
 
   return {

@@ -17,9 +17,11 @@ describe('transactions projection', () => {
     const deposit = w.depositCompleted(5, 'd1', 'BTC', '1.5', '150');
     const placed = w.betPlaced(5, 'b1', 'BTC', '0.25', '25');
     const events = recorded([deposit, placed, w.betRolledBack(5, 'b1', 'BTC', '0.25', placed.transactionId)]);
-    const [insert, ...rest] = transactionsProjection.project(events);
+    const [insert, counts, ...rest] = transactionsProjection.project(events);
     expect(rest).toEqual([]);
     expect(insert?.text).toMatch(/^INSERT INTO transactions/);
+    // The list's counts follow the inserted rows in the same transaction.
+    expect(counts?.text).toMatch(/^INSERT INTO transactions_counts/);
     const [credit, bet, rollback] = rows(insert);
     expect(credit).toMatchObject({ type: 'DEPOSIT', amount: '1.5', before_balance: '0', after_balance: '1.5', reference_id: 'd1', user_id: 5 });
     expect(bet).toMatchObject({ type: 'BET', amount: '-0.25', before_balance: '1.5', after_balance: '1.25', original_id: null });
@@ -69,7 +71,7 @@ describe('entity projections', () => {
     const w = new WalletScript();
     const events = recorded([w.depositRequested(3, 'd', 'BTC', '1', '100'), w.depositConfirmed(3, 'd', '0xabc'), w.depositCompleted(3, 'd', 'BTC', '1', '100')]);
     const statements = depositsProjection.project(events);
-    expect(statements).toHaveLength(1);
+    expect(statements.map((s) => s.text.split(' ').slice(0, 3).join(' '))).toEqual(['INSERT INTO deposits', 'INSERT INTO deposits_counts']);
     expect(rows(statements[0])).toEqual([expect.objectContaining({ id: 'd', status: 'COMPLETE', tx_hash: '0xd', confirmed_at: events[1]?.data.at, completed_at: events[2]?.data.at })]);
   });
 
@@ -77,7 +79,9 @@ describe('entity projections', () => {
     const w = new WalletScript();
     w.depositRequested(3, 'd', 'BTC', '1', '100');
     const events = recorded([w.depositConfirmed(3, 'd'), w.depositFailed(3, 'd', 'late')]);
-    const [patch] = depositsProjection.project(events);
+    const [leave, patch, join, emptied, ...rest] = depositsProjection.project(events);
+    // The changed row leaves its old count keys before the patch and joins its new ones after it.
+    expect([leave?.values, join?.values, emptied?.text, rest]).toEqual([[['d']], [['d']], 'DELETE FROM deposits_counts WHERE n = 0', []]);
     expect(patch?.text).toMatch(/^UPDATE deposits AS t SET/);
     expect(rows(patch)).toEqual([{ id: 'd', status: 'FAILED', confirmed_at: events[0]?.data.at, failed_reason: 'late', updated_at: events[1]?.data.at }]);
   });
