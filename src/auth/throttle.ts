@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from '../infra/redis.js';
-import { TooManyRequests } from '../http/errors.js';
+import type { AppError } from '../shared/app-error.js';
+import { tooManyAttempts } from './auth.errors.js';
 
 export type ThrottleConfig = Readonly<{
   /** Failed attempts per account (e-mail or user) within the window before it is blocked. */
@@ -10,8 +11,8 @@ export type ThrottleConfig = Readonly<{
 }>;
 
 export type Throttle = Readonly<{
-  /** Throws 429 (Retry-After) when the account or the address is blocked. */
-  check(account: string, address: string): Promise<void>;
+  /** The refusal (with its Retry-After) when the account or the address is blocked. */
+  check(account: string, address: string): Promise<AppError | undefined>;
   fail(account: string, address: string): Promise<void>;
   succeed(account: string): Promise<void>;
 }>;
@@ -32,7 +33,7 @@ export const createThrottle = (config: ThrottleConfig, redis?: Redis): Throttle 
     check: async (account, address) => {
       const [a, b] = await Promise.all([byAccount.get(account), byAddress.get(address)]);
       const wait = Math.max(blocked(a, config.maxFailuresPerAccount) ?? 0, blocked(b, config.maxFailuresPerAddress) ?? 0);
-      if (wait > 0) throw new TooManyRequests(wait);
+      return wait > 0 ? tooManyAttempts(wait) : undefined;
     },
     fail: async (account, address) => {
       // consume rejects once the limit is passed; the block is what we want, not an error.

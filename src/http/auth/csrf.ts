@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { authError } from '../http/errors.js';
+import { authError } from '../../auth/auth.errors.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
