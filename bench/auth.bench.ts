@@ -18,7 +18,7 @@ import { createLedger } from '../src/commands/ledger.js';
 import { migrateLedger } from '../src/commands/ledger.migrations.js';
 import { createUsers } from '../src/commands/users.js';
 import { migrateUsers } from '../src/commands/users.migrations.js';
-import { requireAuth } from '../src/http/auth/request-auth.js';
+import { requireAuth } from '../src/http/auth.adapter.js';
 import { errorHandler } from '../src/http/errors.js';
 import { createPublicApp } from '../src/http/public-app.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';

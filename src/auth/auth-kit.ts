@@ -8,11 +8,10 @@ import type { Redis } from '../infra/redis.js';
 import type { AppError, AppResult } from '../shared/app-error.js';
 import { authError } from './auth.errors.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
-import { createCaptcha, type CaptchaCheck, type CaptchaConfig } from './captcha.js';
+import { createCaptcha, createThrottle, type CaptchaCheck, type CaptchaConfig, type Throttle, type ThrottleConfig } from './guards.js';
 import { createMfa, type Mfa } from './mfa.js';
 import { createPasswordVerifier, type PasswordVerifier } from './passwords.js';
 import { createSessions, type Sessions } from './sessions.js';
-import { createThrottle, type Throttle, type ThrottleConfig } from './throttle.js';
 import { createTokens, type KeyPair, type Tokens } from './tokens.js';
 
 export type AuthSettings = Readonly<{

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import type { ZodObject, ZodType } from 'zod';
 import type { Authenticator } from '../auth/authenticator.js';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
-import { authenticateRequest } from './auth/request-auth.js';
+import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
 /** How a back-office route is guarded (decisions.md, Access). */

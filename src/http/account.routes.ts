@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import { publicUser, type AuthKit } from '../auth/auth-kit.js';
 import { mfaEnrolmentUseCases } from '../auth/use-cases/mfa-enrolment.js';
-import { authOf, requireAuth } from './auth/request-auth.js';
-import { valueOf } from './auth/translate.js';
+import { authOf, requireAuth, valueOf } from './auth.adapter.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { MfaCodeBody, SetupUsernameBody } from './auth.schemas.js';
 import { orThrowUser } from './errors.js';

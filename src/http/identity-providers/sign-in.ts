@@ -1,7 +1,7 @@
 import type { AuthKit } from '../../auth/auth-kit.js';
 import { identitySignInUseCases } from '../../auth/use-cases/identity-sign-in.js';
-import { cookiePolicy, setAuthCookies } from '../auth/cookies.js';
-import { clientOf, valueOf } from '../auth/translate.js';
+import { cookiePolicy, setAuthCookies } from '../auth.adapter.js';
+import { clientOf, valueOf } from '../auth.adapter.js';
 import type { OnIdentity } from './index.js';
 
 /** The provider flows' `OnIdentity`: sign in with the identity, set the session cookies, redirect to the front end. */
