@@ -18,6 +18,7 @@ import { createLedger } from '../src/commands/ledger.js';
 import { migrateLedger } from '../src/commands/ledger.migrations.js';
 import { createUsers } from '../src/commands/users.js';
 import { migrateUsers } from '../src/commands/users.migrations.js';
+import { requireAuth } from '../src/http/auth.adapter.js';
 import { errorHandler } from '../src/http/errors.js';
 import { createPublicApp } from '../src/http/public-app.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
@@ -82,7 +83,7 @@ const main = async (): Promise<void> => {
     const bare = express();
     bare.disable('x-powered-by');
     bare.get('/noop', (_req, res) => { res.json({ ok: true }); });
-    bare.get('/noop-auth', kit.authenticator.required('public'), (req, res) => { res.json({ ok: true, userId: req.auth?.userId }); });
+    bare.get('/noop-auth', requireAuth(kit.authenticator, 'public'), (req, res) => { res.json({ ok: true, userId: req.auth?.userId }); });
     bare.use(errorHandler(logger));
     const probe = await listen(bare);
 

@@ -1,16 +1,17 @@
-import type { Request, Response } from 'express';
+import { left, right } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
+import { createCredentials, type Credentials } from '../commands/user-credentials.js';
 import type { Users } from '../commands/users.js';
 import type { RegisteredUser } from '../domain/user/user.state.js';
-import { authError } from '../http/errors.js';
+import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
+import type { AppError, AppResult } from '../shared/app-error.js';
+import { authError } from './auth.errors.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
-import { createCaptcha, type CaptchaCheck, type CaptchaConfig } from './captcha.js';
-import { setAuthCookies, type CookiePolicy } from './cookies.js';
+import { createCaptcha, createThrottle, type CaptchaCheck, type CaptchaConfig, type Throttle, type ThrottleConfig } from './guards.js';
 import { createMfa, type Mfa } from './mfa.js';
 import { createPasswordVerifier, type PasswordVerifier } from './passwords.js';
 import { createSessions, type Sessions } from './sessions.js';
-import { createThrottle, type Throttle, type ThrottleConfig } from './throttle.js';
 import { createTokens, type KeyPair, type Tokens } from './tokens.js';
 
 export type AuthSettings = Readonly<{
@@ -30,10 +31,18 @@ export type AuthSettings = Readonly<{
   frontendOrigin: string;
 }>;
 
-/** Everything the auth routes, the identity-provider sign-in and the back office share. */
+/** Where a call comes from, as its transport saw it; `country` is the trusted proxy's header, untouched. */
+export type Client = Readonly<{
+  ip: string | null; userAgent: string | null; country: string | null; referrer: string | null; log?: Pick<Logger, 'warn'>;
+}>;
+
+export type SessionTokens = Readonly<{ accessToken: string; refreshToken: string }>;
+
+/** The auth services the use cases, the transports and the back office share. */
 export type AuthKit = Readonly<{
   users: Users;
   pool: pg.Pool;
+  credentials: Credentials;
   tokens: Tokens;
   sessions: Sessions;
   passwords: PasswordVerifier;
@@ -41,40 +50,50 @@ export type AuthKit = Readonly<{
   throttle: Throttle;
   captcha: CaptchaCheck;
   authenticator: Authenticator;
-  cookies: CookiePolicy;
   settings: AuthSettings;
-  geoCheck(req: Request): void;
-  /** Creates a session, sets both cookies, returns the tokens. */
-  startSession(userId: number, req: Request, res: Response): Promise<{ accessToken: string; refreshToken: string }>;
+  /** The refusal when the client's region is blocked. */
+  geoRefusal(client: Client): AppError | undefined;
+  /** Creates a session and signs its access token. */
+  startSession(userId: number, client: Client): Promise<SessionTokens>;
+  /** The registered user, refused when unknown or banned. */
+  activeUser(userId: number): Promise<AppResult<RegisteredUser>>;
 }>;
 
-export const createAuthKit = async (deps: Readonly<{ users: Users; pool: pg.Pool; redis?: Redis | undefined; settings: AuthSettings }>): Promise<AuthKit> => {
+export type AuthKitDeps = Readonly<{ users: Users; pool: pg.Pool; redis?: Redis | undefined; settings: AuthSettings }>;
+
+export const createAuthKit = async (deps: AuthKitDeps): Promise<AuthKit> => {
   const { settings } = deps;
-  const tokens = createTokens({ keys: settings.keys, accessTtlSeconds: settings.accessTtlSeconds, mfaTtlSeconds: settings.mfaChallengeTtlSeconds });
+  const tokens = createTokens({
+    keys: settings.keys, accessTtlSeconds: settings.accessTtlSeconds, mfaTtlSeconds: settings.mfaChallengeTtlSeconds,
+  });
   const sessions = createSessions({ pool: deps.pool, refreshTtlSeconds: settings.refreshTtlSeconds });
-  const cookies: CookiePolicy = { secure: settings.secureCookies, accessMaxAgeSeconds: settings.accessTtlSeconds, refreshMaxAgeSeconds: settings.refreshTtlSeconds };
+  const credentials = createCredentials(deps.pool);
   const blocked = new Set(settings.geoBlockedCountries.map((c) => c.toUpperCase()));
   return {
     users: deps.users,
     pool: deps.pool,
+    credentials,
     tokens,
     sessions,
     passwords: await createPasswordVerifier(),
-    mfa: createMfa({ pool: deps.pool, key: settings.mfaKey }),
+    mfa: createMfa({ credentials, key: settings.mfaKey }),
     throttle: createThrottle(settings.throttle, deps.redis),
     captcha: createCaptcha(settings.captcha),
     authenticator: createAuthenticator({ tokens, pool: deps.pool, allowedOrigins: settings.allowedOrigins }),
-    cookies,
     settings,
-    geoCheck: (req) => {
-      const country = req.get(settings.trustedCountryHeader)?.trim().toUpperCase();
-      if (country && blocked.has(country)) throw authError('geoBlocked');
+    geoRefusal: (client) => {
+      const country = client.country?.trim().toUpperCase();
+      return country && blocked.has(country) ? authError('geoBlocked') : undefined;
     },
-    startSession: async (userId, req, res) => {
-      const session = await sessions.create(userId, { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+    startSession: async (userId, client) => {
+      const session = await sessions.create(userId, { ip: client.ip, userAgent: client.userAgent });
       const accessToken = await tokens.signAccess({ userId, sessionId: session.id });
-      setAuthCookies(res, cookies, { accessToken, refreshToken: session.refreshToken });
       return { accessToken, refreshToken: session.refreshToken };
+    },
+    activeUser: async (userId) => {
+      const access = await deps.users.access(userId);
+      if (!access) return left(authError('unauthorized', 'Unknown user'));
+      return access.isBanned ? left(authError('banned')) : right(access.state);
     },
   };
 };

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
-import type pg from 'pg';
+import type { Credentials } from '../commands/user-credentials.js';
 
 /** Seals MFA secrets at rest with AES-256-GCM: the database alone does not give away second factors. */
 export const createSealer = (key: Buffer) => {
@@ -35,55 +35,34 @@ const ISSUER = 'Casino';
 /** One step (30 s) of clock drift either way. */
 const TOLERANCE = 30;
 
-export const createMfa = (deps: Readonly<{ pool: pg.Pool; key: Buffer; now?: () => number }>): Mfa => {
+export const createMfa = (deps: Readonly<{ credentials: Credentials; key: Buffer; now?: () => number }>): Mfa => {
   const sealer = createSealer(deps.key);
   const epoch = () => Math.floor((deps.now?.() ?? Date.now()) / 1000);
 
   const stepOf = async (secret: string, code: string, afterTimeStep: number | undefined): Promise<number | undefined> => {
     if (!/^\d{6}$/.test(code)) return undefined;
-    const result = await verify({ secret, token: code, epoch: epoch(), epochTolerance: TOLERANCE, ...(afterTimeStep === undefined ? {} : { afterTimeStep }) })
+    const after = afterTimeStep === undefined ? {} : { afterTimeStep };
+    const result = await verify({ secret, token: code, epoch: epoch(), epochTolerance: TOLERANCE, ...after })
       .catch(() => ({ valid: false as const }));
     return result.valid && 'timeStep' in result ? result.timeStep : undefined;
   };
 
-  /** Records the step only if it is newer than the last one: two concurrent uses of one code cannot both pass. */
-  const consume = async (userId: number, step: number, column: 'mfa_secret' | 'mfa_pending_secret', promote: boolean): Promise<boolean> => {
-    const { rowCount } = await deps.pool.query(
-      `UPDATE user_credentials SET last_totp_step = $2, updated_at = now()
-         ${promote ? ', mfa_secret = mfa_pending_secret, mfa_pending_secret = NULL' : ''}
-       WHERE user_id = $1 AND ${column} IS NOT NULL AND (last_totp_step IS NULL OR last_totp_step < $2)`,
-      [userId, step]);
-    return (rowCount ?? 0) > 0;
+  const checkAgainst = async (userId: number, code: string, which: 'active' | 'pending'): Promise<boolean> => {
+    const secrets = await deps.credentials.mfaSecrets(userId);
+    const sealed = secrets?.[which];
+    if (!secrets || !sealed) return false;
+    const step = await stepOf(sealer.open(sealed), code, secrets.lastStep);
+    return step !== undefined && deps.credentials.acceptStep(userId, step, which, which === 'pending');
   };
-
-  const load = async (userId: number) => (await deps.pool.query<{ mfa_secret: string | null; mfa_pending_secret: string | null; last_totp_step: string | null }>(
-    'SELECT mfa_secret, mfa_pending_secret, last_totp_step FROM user_credentials WHERE user_id = $1', [userId])).rows[0];
 
   return {
     setup: async (userId, label) => {
       const secret = generateSecret();
-      await deps.pool.query(
-        `INSERT INTO user_credentials (user_id, mfa_pending_secret) VALUES ($1, $2)
-         ON CONFLICT (user_id) DO UPDATE SET mfa_pending_secret = EXCLUDED.mfa_pending_secret, updated_at = now()`,
-        [userId, sealer.seal(secret)]);
+      await deps.credentials.savePendingMfa(userId, sealer.seal(secret));
       return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label, secret }) };
     },
-    confirmPending: async (userId, code) => {
-      const row = await load(userId);
-      if (!row?.mfa_pending_secret) return false;
-      const last = row.last_totp_step === null ? undefined : Number(row.last_totp_step);
-      const step = await stepOf(sealer.open(row.mfa_pending_secret), code, last);
-      return step !== undefined && consume(userId, step, 'mfa_pending_secret', true);
-    },
-    check: async (userId, code) => {
-      const row = await load(userId);
-      if (!row?.mfa_secret) return false;
-      const last = row.last_totp_step === null ? undefined : Number(row.last_totp_step);
-      const step = await stepOf(sealer.open(row.mfa_secret), code, last);
-      return step !== undefined && consume(userId, step, 'mfa_secret', false);
-    },
-    clear: async (userId) => {
-      await deps.pool.query('UPDATE user_credentials SET mfa_secret = NULL, mfa_pending_secret = NULL, updated_at = now() WHERE user_id = $1', [userId]);
-    },
+    confirmPending: (userId, code) => checkAgainst(userId, code, 'pending'),
+    check: (userId, code) => checkAgainst(userId, code, 'active'),
+    clear: (userId) => deps.credentials.clearMfa(userId),
   };
 };

@@ -12,6 +12,8 @@ const ISSUER = 'casino-ledger';
 /** Header `typ` keeps access and MFA challenge tokens apart: neither can pass as the other. */
 export const ACCESS_TYP = 'at+jwt';
 export const MFA_TYP = 'mfa-challenge+jwt';
+/** The cookie browsers carry the access token in, on the HTTP APIs and the realtime gateway alike. */
+export const ACCESS_COOKIE = 'access_token';
 
 export type KeyPair = Readonly<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
 export type AccessClaims = Readonly<{ userId: number; sessionId: string }>;

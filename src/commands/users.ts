@@ -7,13 +7,16 @@ import { evolve, initialUserState, type RegisteredUser, type UserState } from '.
 import type { Role } from '../domain/user/permissions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { createStreamHandler } from './stream.handler.js';
+import { createCredentials } from './user-credentials.js';
 
 export type UserKeyKind = 'email' | 'username' | 'google' | 'steam';
+
+export type LinkedIdentity = Readonly<{ provider: 'google' | 'steam'; subject: string; email: string | null }>;
 
 export type RegisterInput = Readonly<{
   email: string | null; username: string | null; passwordHash: string | null; country: string | null; referrerCode: string | null;
   marketingOptIn: boolean; registration: RegistrationInfo; provider: IdentityProvider; roles?: readonly Role[];
-  identity?: Readonly<{ provider: 'google' | 'steam'; subject: string; email: string | null }>;
+  identity?: LinkedIdentity;
   adminUserId?: number | null;
 }>;
 
@@ -26,6 +29,11 @@ export type Users = Readonly<{
   load(userId: number): Promise<UserState>;
   access(userId: number): Promise<UserAccess | undefined>;
   idByKey(kind: UserKeyKind, key: string): Promise<number | undefined>;
+  /**
+   * Links an external identity to an existing user. The identity key is claimed first so two concurrent first sign-ins
+   * cannot link twice: answers the user the identity belongs to, which is another one when that claim was lost.
+   */
+  linkIdentity(userId: number, identity: LinkedIdentity): Promise<Either<UserError, number>>;
   exists(userId: number): Promise<boolean>;
   /** Users without a username (identity-provider sign-ups) may not bet or withdraw. */
   canTransact(userId: number): Promise<boolean>;
@@ -36,6 +44,7 @@ export const normaliseKey = (value: string): string => value.trim().toLowerCase(
 
 export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; clock?: () => Date }>): Users => {
   const clock = deps.clock ?? (() => new Date());
+  const credentials = createCredentials(deps.pool);
   const handler = createStreamHandler<UserState, UserEvent, UserCommand, UserCommandMeta, UserError>(deps.store, {
     streamOf: userStream, initial: initialUserState, evolve, decide,
   });
@@ -93,9 +102,7 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
       return left({ _tag: 'UserExists', field: 'email' });
     }
     try {
-      if (input.passwordHash !== null) {
-        await deps.pool.query('INSERT INTO user_credentials (user_id, password_hash) VALUES ($1, $2)', [userId, input.passwordHash]);
-      }
+      if (input.passwordHash !== null) await credentials.savePassword(userId, input.passwordHash);
       const registered = await run(userId, {
         type: 'RegisterUser',
         data: {
@@ -126,6 +133,13 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
     return result;
   };
 
+  const linkIdentity: Users['linkIdentity'] = async (userId, identity) => {
+    const owner = await claim(identity.provider, identity.subject, userId);
+    if (owner !== userId) return right(owner);
+    const done = await run(userId, { type: 'LinkIdentity', data: identity }, null);
+    return isLeft(done) ? done : right(userId);
+  };
+
   const access: Users['access'] = async (userId) => {
     const { rows } = await deps.pool.query<{ state: RegisteredUser; roles: string[]; permissions: string[]; is_banned: boolean; username: string | null }>(
       'SELECT state, roles, permissions, is_banned, username FROM user_access WHERE user_id = $1', [userId]);
@@ -147,6 +161,7 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
     load: async (userId) => (await handler.load(userId)).state,
     access,
     idByKey,
+    linkIdentity,
     exists: async (userId) => known.has(userId)
       || (Number.isSafeInteger(userId) && userId > 0 && remember(known, userId, (await access(userId)) !== undefined)),
     canTransact: async (userId) => named.has(userId) || remember(named, userId, ((await access(userId))?.username ?? null) !== null),

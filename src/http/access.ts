@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import type { ZodObject, ZodType } from 'zod';
 import type { Authenticator } from '../auth/authenticator.js';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
+import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
 /** How a back-office route is guarded (decisions.md, Access). */
@@ -42,7 +43,7 @@ export type AccessRegistry = RegisteredRoute[];
 export const access = (authenticator: Authenticator, rule: Access): RequestHandler => async (req, _res, next) => {
   if (rule.kind === 'none') return next();
   try {
-    const auth = await authenticator.authenticate(req, 'admin');
+    const auth = await authenticateRequest(authenticator, req, 'admin');
     req.auth = auth;
     if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
     if (rule.kind === 'perm' && !holdsPermission(auth, rule.permission)) throw authError('forbidden', `Missing permission ${rule.permission}`);

@@ -1,22 +1,21 @@
 import { Router } from 'express';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { publicUser, type AuthKit } from '../auth/auth-kit.js';
-import { authOf } from '../auth/authenticator.js';
+import { mfaEnrolmentUseCases } from '../auth/use-cases/mfa-enrolment.js';
+import { authOf, requireAuth, valueOf } from './auth.adapter.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { MfaCodeBody, SetupUsernameBody } from './auth.schemas.js';
-import { HttpError, orThrowUser, userErrorToHttp } from './errors.js';
+import { orThrowUser } from './errors.js';
 import { parseBody } from './validate.js';
 import { documentedRoutes } from './openapi.js';
 import { PublicUser, UserResponse } from './api-docs.js';
 import { UntypedObject } from './openapi.schemas.js';
 
-const invalidCode = () => new HttpError(400, 'AUTH_INVALID_MFA_CODE', 'The two-factor code is invalid');
-
 /** GET /user/me, MFA enrolment, POST /auth/setup-username: all for the signed-in user. */
 export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): Router => {
   const router = Router();
   const route = documentedRoutes(router);
-  const auth = kit.authenticator.required('public');
+  const auth = requireAuth(kit.authenticator, 'public');
+  const mfa = mfaEnrolmentUseCases(kit);
 
   route('get', '/user/me', { kind: 'auth' }, {
     summary: 'The signed-in user (a session-validity probe)',
@@ -31,34 +30,25 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
     summary: 'Start two-factor enrolment', addition: true,
     responses: { 200: { description: 'The pending secret and its otpauth URL', schema: UntypedObject } },
   }, auth, async (req, res) => {
-    const { user, userId } = authOf(req);
-    if (user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaAlreadyEnabled', userId });
-    res.json(await kit.mfa.setup(userId, user.email ?? user.username ?? `user-${userId}`));
+    res.json(valueOf(await mfa.setup(authOf(req).user)));
   });
 
   route('post', '/auth/mfa/enable', { kind: 'auth' }, {
     summary: 'Confirm two-factor enrolment with a code', addition: true, request: { body: MfaCodeBody },
     responses: { 200: { description: 'The user', schema: UserResponse } },
   }, auth, async (req, res) => {
-    const { user, userId } = authOf(req);
+    const { user } = authOf(req);
     const { code } = parseBody(MfaCodeBody, req);
-    if (user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaAlreadyEnabled', userId });
-    if (!(await kit.mfa.confirmPending(userId, code))) throw invalidCode();
-    res.json({ user: publicUser(orThrowUser(await kit.users.execute(userId, { type: 'EnableMfa', data: {} }, null))) });
+    res.json({ user: publicUser(valueOf(await mfa.enable(user, code))) });
   });
 
   route('post', '/auth/mfa/disable', { kind: 'auth' }, {
     summary: 'Turn two-factor authentication off with a code', addition: true, request: { body: MfaCodeBody },
     responses: { 200: { description: 'The user', schema: UserResponse } },
   }, auth, async (req, res) => {
-    const { user, userId } = authOf(req);
+    const { user } = authOf(req);
     const { code } = parseBody(MfaCodeBody, req);
-    if (!user.mfaEnabled) throw userErrorToHttp({ _tag: 'MfaNotEnabled', userId });
-    if (!(await kit.mfa.check(userId, code))) throw invalidCode();
-    const done = await kit.users.execute(userId, { type: 'DisableMfa', data: {} }, null);
-    if (isLeft(done)) throw userErrorToHttp(done.left);
-    await kit.mfa.clear(userId);
-    res.json({ user: publicUser(done.right) });
+    res.json({ user: publicUser(valueOf(await mfa.disable(user, code))) });
   });
 
   route('post', '/auth/setup-username', { kind: 'auth' }, {

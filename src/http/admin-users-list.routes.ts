@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { hashPassword } from '../auth/passwords.js';
 import { ROLES } from '../domain/user/permissions.js';
 import { guardedRoutes } from './access.js';

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import type pg from 'pg';
-import { authOf, type Authenticator } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import type { Users } from '../commands/users.js';
 import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { createApiKeys } from '../commands/api-keys.js';
 import { guardedRoutes } from './access.js';
 import { ApiKeyBody, ApiKeyUserParams } from './api-keys.schemas.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { chatPublisher } from '../commands/chat.js';
 import { recordChatAdminAction, type ChatModeration } from '../commands/content.js';
 import type { Logger } from '../infra/logger.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import type { Rates } from '../commands/rates.js';
 import { putSiteConfig } from '../commands/site-config.js';
 import { SECTION_SCHEMAS } from '../domain/site-config/site-config.sections.js';

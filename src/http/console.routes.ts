@@ -4,6 +4,7 @@ import express, { Router, type RequestHandler } from 'express';
 import type { AuthKit } from '../auth/auth-kit.js';
 import { isStaff } from '../domain/user/permissions.js';
 import { authRoutes } from './auth.routes.js';
+import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
 /** Where `npm run build:console` writes the console (`console/dist`), from src/http (tsx) or dist/src/http (compiled). */
@@ -26,7 +27,7 @@ export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
 
   router.get('/admin/session', async (req, res, next) => {
     try {
-      const auth = await kit.authenticator.authenticate(req, 'admin');
+      const auth = await authenticateRequest(kit.authenticator, req, 'admin');
       if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
       res.set('cache-control', 'no-store').json({ id: auth.userId, username: auth.username, email: auth.user.email, roles: auth.roles, permissions: auth.permissions });
     } catch (error) {

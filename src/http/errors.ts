@@ -10,6 +10,10 @@ import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leade
 import type { Logger } from '../infra/logger.js';
 import { unavailableDependency } from '../infra/dependency-errors.js';
 import { AppendRefused, StoreUnavailable } from '../infra/event-store/event-store.port.js';
+import { AppError, type ErrorClass, type ErrorDetail } from '../shared/app-error.js';
+
+export { AUTH_ERRORS, authError } from '../auth/auth.errors.js';
+export type { ErrorDetail };
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -19,20 +23,34 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export type ErrorDetail = Readonly<{ field: string; message: string }>;
 /** The one error body of every API. */
 export type ErrorBody = Readonly<{ statusCode: number; code: string; message: string; details?: readonly ErrorDetail[]; requestId?: string }>;
 
-/** An error that leaves as exactly this response; routes throw it, the error middleware renders it. */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
+/** The one table from an AppError's class to its HTTP status. */
+export const HTTP_STATUS = {
+  invalid: 400, unauthenticated: 401, forbidden: 403, 'not-found': 404, conflict: 409, 'too-large': 413, unprocessable: 422,
+  'rate-limited': 429, unavailable: 503,
+} as const satisfies Record<ErrorClass, number>;
+
+const classOf = (status: number): ErrorClass =>
+  (Object.entries(HTTP_STATUS).find(([, s]) => s === status)?.[0] as ErrorClass | undefined) ?? (status >= 500 ? 'unavailable' : 'invalid');
+
+/** An AppError that leaves as exactly this response (its status may be one no class names, e.g. a body parser's 415). */
+export class HttpError extends AppError {
+  override readonly name: string = 'HttpError';
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    code: string,
     message: string,
-    readonly details?: readonly ErrorDetail[],
+    details?: readonly ErrorDetail[],
   ) {
-    super(message);
+    super(classOf(statusCode), code, message, details);
+  }
+
+  static of(error: AppError): HttpError {
+    if (error instanceof HttpError) return error;
+    const http = new HttpError(HTTP_STATUS[error.errorClass], error.code, error.message, error.details);
+    return Object.assign(http, { retryAfterSeconds: error.retryAfterSeconds });
   }
 
   toBody(): ErrorBody {
@@ -162,34 +180,6 @@ const chatMessage = (e: ChatError): string => {
 
 export const chatErrorToHttp = (e: ChatError): HttpError => new HttpError(CHAT_ERROR_HTTP[e._tag][0], CHAT_ERROR_HTTP[e._tag][1], chatMessage(e));
 
-/** Authentication and access refusals (platform spec, Errors; decisions.md). */
-export const AUTH_ERRORS = {
-  captchaMissing: [400, 'AUTH_RECAPTCHA_TOKEN_MISSING', 'The x-captcha-token header is required'],
-  captchaInvalid: [400, 'AUTH_INVALID_CAPTCHA', 'The captcha token was rejected'],
-  invalidCredentials: [401, 'AUTH_INVALID_CREDENTIALS', 'Invalid e-mail or password'],
-  mfaRequired: [401, 'AUTH_MFA_REQUIRED', 'Two-factor authentication must be completed'],
-  invalidMfaCode: [401, 'AUTH_INVALID_MFA_CODE', 'The two-factor code is invalid'],
-  geoBlocked: [403, 'AUTH_GEO_BLOCKED', 'Not available in your region'],
-  userExists: [409, 'AUTH_USER_EXISTS', 'E-mail or username already taken'],
-  unauthorized: [401, 'UNAUTHORIZED', 'Authentication required'],
-  forbidden: [403, 'FORBIDDEN', 'Forbidden'],
-  banned: [403, 'USER_BANNED', 'The account is banned'],
-  crossSite: [403, 'FORBIDDEN', 'Cross-site request refused'],
-  usernameRequired: [403, 'USERNAME_REQUIRED', 'Set a username first'],
-} as const satisfies Record<string, readonly [number, string, string]>;
-
-export const authError = (kind: keyof typeof AUTH_ERRORS, message?: string): HttpError => {
-  const [status, code, fallback] = AUTH_ERRORS[kind];
-  return new HttpError(status, code, message ?? fallback);
-};
-
-/** 429 with Retry-After (seconds), set by the error handler. */
-export class TooManyRequests extends HttpError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, 'TOO_MANY_REQUESTS', 'Too many attempts; try again later');
-  }
-}
-
 const assertNever = (x: never): never => {
   throw new Error(`unmapped ledger error: ${JSON.stringify(x)}`);
 };
@@ -267,14 +257,14 @@ export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unk
     return;
   }
   const log = req.log ?? logger;
-  const known = error instanceof HttpError ? error
+  const known = error instanceof AppError ? HttpError.of(error)
     : error instanceof ZodError ? zodToHttp(error, 'body')
     : error instanceof AppendRefused ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
     : error instanceof StoreUnavailable ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
     : error instanceof Error ? fromParser(error as ParserError) : undefined;
   if (known) {
     if (known.statusCode >= 500) log.warn({ err: error, reqId: req.id }, 'dependency unavailable');
-    if (known instanceof TooManyRequests) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+    if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     if (known.statusCode === 503) res.setHeader('Retry-After', '1');
     res.status(known.statusCode).json(known.toBody());
     return;

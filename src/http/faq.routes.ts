@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { createFaq, deleteFaq, listFaq, updateFaq, type Faq } from '../commands/content.js';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import type { LedgerError } from '../commands/ledger.types.js';
 import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import { createPrizes } from '../leaderboards/leaderboard.prizes.js';

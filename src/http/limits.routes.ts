@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { betLimitView, createLimits } from '../commands/limits.js';
 import type { LimitsError } from '../domain/limits/limits.errors.js';
 import { guardedRoutes } from './access.js';

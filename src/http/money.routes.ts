@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { authOf } from '../auth/authenticator.js';
+import { authOf } from './auth.adapter.js';
 import { scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, type DecimalString } from '../domain/money/money.js';
 import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';

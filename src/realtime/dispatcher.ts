@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z, ZodError } from 'zod';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
-import { HttpError } from '../http/errors.js';
 import { inspectInput } from '../http/input-policy.js';
 import type { Logger } from '../infra/logger.js';
+import { AppError } from '../shared/app-error.js';
+import { ackOf } from './ack-errors.js';
 import type { GatewaySocket, RecoveryResult } from './delivery.js';
 import type { MessageThrottle } from './protection/index.js';
 import type { Ack, ClientEventContext, ClientEventHandler, SocketUser } from './protocol.js';
@@ -150,9 +151,9 @@ export const createDispatcher = (deps: DispatcherDeps) => {
       const result = await withTimeout(handler.handle(parsed.data, context(socket, user)), deps.timeoutMs);
       reply?.({ status: 200, data: result ?? null });
     } catch (error) {
-      if (error instanceof HttpError) {
-        const answer = fail(error.statusCode, error.code, error.message, error.details);
-        return error.statusCode === 400 ? invalid(socket, answer, reply) : reply?.(answer);
+      if (error instanceof AppError) {
+        const answer = ackOf(error);
+        return error.errorClass === 'invalid' ? invalid(socket, answer, reply) : reply?.(answer);
       }
       if (error instanceof ZodError) return invalid(socket, validationFailed(error), reply);
       if (error instanceof HandlerTimeout) {

@@ -36,7 +36,7 @@ export type HandlerAccess = 'optional' | 'required' | Readonly<{ permission: str
 
 /**
  * One client-to-server event. `handle` returns the acknowledgement's data; expected failures are
- * thrown as HttpError (src/http/errors.ts), which the gateway turns into the envelope below.
+ * thrown as AppError (src/shared/app-error.ts; HttpError is one), which the gateway turns into the envelope below.
  */
 export type ClientEventHandler = Readonly<{
   event: string;

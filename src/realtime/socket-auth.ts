@@ -1,7 +1,8 @@
 import { parseCookie } from 'cookie';
-import { SESSION_ENDED, TOKEN_EXPIRED, type AuthContext } from '../auth/authenticator.js';
-import { ACCESS_COOKIE } from '../auth/cookies.js';
-import { HttpError } from '../http/errors.js';
+import { SESSION_ENDED, TOKEN_EXPIRED } from '../auth/auth.errors.js';
+import type { AuthContext } from '../auth/authenticator.js';
+import { ACCESS_COOKIE } from '../auth/tokens.js';
+import { AppError } from '../shared/app-error.js';
 import type { SocketUser } from './protocol.js';
 
 /** Cookie a front end may set for the gateway alone (read before `access_token`). */
@@ -50,7 +51,7 @@ export const socketUserOf = (auth: AuthContext): SocketUser => ({
 
 /** Maps the authenticator's refusals to AuthError codes; anything else (database down) is rethrown. */
 export const refusalCode = (error: unknown): AuthErrorCode => {
-  if (!(error instanceof HttpError)) throw error;
+  if (!(error instanceof AppError)) throw error;
   if (error.code === 'USER_BANNED') return 'BANNED';
   if (error.code === 'AUTH_MFA_REQUIRED') return 'MFA_REQUIRED';
   if (error.code !== 'UNAUTHORIZED') throw error;

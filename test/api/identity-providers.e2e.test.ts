@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInWithIdentity } from '../../src/auth/identity.js';
+import { createSignInWithIdentity } from '../../src/http/identity-providers/sign-in.js';
 import { createPostgresLoginStateStore, createPostgresSeenNonceStore, loginStatesMigration } from '../../src/http/identity-providers/login-state.js';
 import { steamRoutes } from '../../src/http/identity-providers/steam.js';
 import { createPublicApp } from '../../src/http/public-app.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorHandler, requestId } from '../../src/http/errors.js';
 import {
   createMemoryLoginStateStore, createMemorySeenNonceStore, createPostgresLoginStateStore, createPostgresSeenNonceStore,
-  googleRoutes, loginStatesMigration, steamRoutes, type LoginStateStore, type SeenNonceStore, type VerifiedIdentity,
+  googleRoutes, loginStatesMigration, steamRoutes, type LoginStateStore, type SeenNonceStore, type ExternalIdentity,
 } from '../../src/http/identity-providers/index.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { migrate } from '../../src/infra/migrate.js';
@@ -45,7 +45,7 @@ let base = '';
 let frontendFailureBase = '';
 let clockOffsetMs = 0;
 const servers: Server[] = [];
-const identities: VerifiedIdentity[] = [];
+const identities: ExternalIdentity[] = [];
 
 const listen = async (failureRedirect?: string): Promise<string> => {
   const server = createServer();
@@ -55,7 +55,7 @@ const listen = async (failureRedirect?: string): Promise<string> => {
   const pool = db.pool();
   const common = {
     stateStore: createPostgresLoginStateStore(pool),
-    onIdentity: async (identity: VerifiedIdentity, _req: express.Request, res: express.Response) => {
+    onIdentity: async (identity: ExternalIdentity, _req: express.Request, res: express.Response) => {
       identities.push(identity);
       res.status(200).json({ signedIn: identity.subject });
     },

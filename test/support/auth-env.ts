@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Router, type Express } from 'express';
 import type pg from 'pg';
 import { createAuthKit, type AuthKit, type AuthSettings } from '../../src/auth/auth-kit.js';
-import { createSignInWithIdentity, type ExternalIdentity } from '../../src/auth/identity.js';
+import { createSignInWithIdentity, type ExternalIdentity } from '../../src/http/identity-providers/index.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { generateKeys } from '../../src/auth/tokens.js';
 import { createLedger } from '../../src/commands/ledger.js';

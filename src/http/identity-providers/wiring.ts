@@ -1,11 +1,11 @@
 import type { Router } from 'express';
 import type pg from 'pg';
 import type { AuthKit } from '../../auth/auth-kit.js';
-import { createSignInWithIdentity } from '../../auth/identity.js';
 import type { Config } from '../../infra/config.js';
 import type { Logger } from '../../infra/logger.js';
 import { googleRoutes } from './google.js';
 import { createPostgresLoginStateStore, createPostgresSeenNonceStore } from './login-state.js';
+import { createSignInWithIdentity } from './sign-in.js';
 import { steamRoutes } from './steam.js';
 
 /**

@@ -1,0 +1,32 @@
+import { AppError, type ErrorClass } from '../shared/app-error.js';
+
+/** Authentication and access refusals (platform spec, Errors; decisions.md). */
+export const AUTH_ERRORS = {
+  captchaMissing: ['invalid', 'AUTH_RECAPTCHA_TOKEN_MISSING', 'The x-captcha-token header is required'],
+  captchaInvalid: ['invalid', 'AUTH_INVALID_CAPTCHA', 'The captcha token was rejected'],
+  invalidCredentials: ['unauthenticated', 'AUTH_INVALID_CREDENTIALS', 'Invalid e-mail or password'],
+  mfaRequired: ['unauthenticated', 'AUTH_MFA_REQUIRED', 'Two-factor authentication must be completed'],
+  invalidMfaCode: ['unauthenticated', 'AUTH_INVALID_MFA_CODE', 'The two-factor code is invalid'],
+  geoBlocked: ['forbidden', 'AUTH_GEO_BLOCKED', 'Not available in your region'],
+  userExists: ['conflict', 'AUTH_USER_EXISTS', 'E-mail or username already taken'],
+  unauthorized: ['unauthenticated', 'UNAUTHORIZED', 'Authentication required'],
+  forbidden: ['forbidden', 'FORBIDDEN', 'Forbidden'],
+  banned: ['forbidden', 'USER_BANNED', 'The account is banned'],
+  crossSite: ['forbidden', 'FORBIDDEN', 'Cross-site request refused'],
+  usernameRequired: ['forbidden', 'USERNAME_REQUIRED', 'Set a username first'],
+} as const satisfies Record<string, readonly [ErrorClass, string, string]>;
+
+export type AuthErrorKind = keyof typeof AUTH_ERRORS;
+
+export const authError = (kind: AuthErrorKind, message?: string): AppError => {
+  const [errorClass, code, fallback] = AUTH_ERRORS[kind];
+  return new AppError(errorClass, code, message ?? fallback);
+};
+
+/** Too many failed attempts for the account or the address. */
+export const tooManyAttempts = (retryAfterSeconds: number): AppError =>
+  new AppError('rate-limited', 'TOO_MANY_REQUESTS', 'Too many attempts; try again later', undefined, retryAfterSeconds);
+
+/** Messages of the 401s a caller may want to tell apart (the gateway maps them to its AuthError codes). */
+export const TOKEN_EXPIRED = 'Access token expired';
+export const SESSION_ENDED = 'Session ended';

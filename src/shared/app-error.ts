@@ -1,0 +1,29 @@
+import { left, type Either } from 'fp-ts/lib/Either.js';
+
+/**
+ * How a refusal is classed, whatever carries it. Each transport maps a class once: src/http/errors.ts to an
+ * HTTP status, src/realtime/ack-errors.ts to an acknowledgement status.
+ */
+export type ErrorClass =
+  | 'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
+
+export type ErrorDetail = Readonly<{ field: string; message: string }>;
+
+/** An expected refusal, transport-neutral: use cases answer it as a Left value or throw it. */
+export class AppError extends Error {
+  override readonly name: string = 'AppError';
+  constructor(
+    readonly errorClass: ErrorClass,
+    readonly code: string,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+    /** Set on `rate-limited`: when a retry may succeed. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+export type AppResult<T> = Either<AppError, T>;
+
+export const refuse = <T = never>(error: AppError): AppResult<T> => left(error);
