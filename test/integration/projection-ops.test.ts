@@ -36,7 +36,7 @@ const TRANSACTIONS = 'SELECT * FROM transactions ORDER BY position_commit, posit
 
 /** Folds `projections` from the first event into a new, empty schema: what a correct read model must equal. */
 const foldFromScratch = async (env: ListsEnv, projections: readonly Projection[], ddl: readonly string[] = []): Promise<{ db: TestDb; pool: pg.Pool }> => {
-  const db = await createTestDb('pops_scratch');
+  const db = await createTestDb('pops_scratch', { ownCluster: true });
   const pool = db.pool();
   await migrateReadModels(pool);
   for (const statement of ddl) await pool.query(statement);
@@ -76,7 +76,8 @@ describe('blue/green projection rebuilds', () => {
   const scratch: TestDb[] = [];
 
   beforeAll(async () => {
-    env = await createListsEnv('projection_ops');
+    // A switch holds its transaction (an xid) while it waits for the live tables' locks: a cluster of the file's own.
+    env = await createListsEnv('projection_ops', { ownCluster: true });
     pool = env.env.pool;
   });
   afterAll(async () => {

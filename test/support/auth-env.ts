@@ -22,7 +22,7 @@ import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres
 import { createLogger } from '../../src/infra/logger.js';
 import { allProjections, migrateReadModels, startProjector, type Projector } from '../../src/projections/index.js';
 import { CAPTCHA_SECRET, GOOD_CAPTCHA, startCaptchaStandIn, type CaptchaStandIn } from './captcha-server.js';
-import { createTestDb, type TestDb } from './db.js';
+import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
 
 export { GOOD_CAPTCHA };
 export const FRONTEND = 'http://front.test';
@@ -66,8 +66,8 @@ let seq = 0;
 export const unique = (prefix: string): string => `${prefix}${Date.now().toString(36)}${(++seq).toString(36)}`.slice(0, 16);
 export const PASSWORD = 'correct horse battery staple';
 
-export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}): Promise<AuthEnv> => {
-  const db = await createTestDb(label);
+export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, dbOptions: TestDbOptions = {}): Promise<AuthEnv> => {
+  const db = await createTestDb(label, dbOptions);
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);
