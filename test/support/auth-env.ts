@@ -56,6 +56,8 @@ export type AuthEnv = Readonly<{
   publicUrl: string; adminUrl: string; registry: AccessRegistry; captcha: CaptchaStandIn;
   /** Another public app on the same database with other settings. */
   publicWith: (over: Partial<AuthSettings>) => Promise<string>;
+  /** Another back-office server on this env whose consistent reads wait at most `readConsistencyTimeoutMs`. */
+  adminWithReadBound: (readConsistencyTimeoutMs: number) => Promise<string>;
   startProjector: () => Projector;
   /** A user created directly through the command side (fast), with roles and permissions. */
   makeUser: (opts?: { roles?: Role[]; permissions?: Permission[]; username?: string | null; password?: string }) => Promise<{ id: number; email: string; username: string | null; password: string }>;
@@ -100,11 +102,15 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   const kit = await createAuthKit({ users, pool, settings: { ...base, ...over } });
   const registry: AccessRegistry = [];
   const publicUrl = await publicWith({});
-  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry }));
+  // Tests assert what a consistent read shows, not how soon: on a loaded machine a projector can need seconds to reach
+  // a command, and the default bound (2 s) would answer 'stale' with older rows. A stale answer is tested on its own server.
+  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: 20_000 }));
+  const adminWithReadBound = (readConsistencyTimeoutMs: number): Promise<string> =>
+    serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: [], readConsistencyTimeoutMs }));
   const passwordHash = await hashPassword(PASSWORD);
 
   return {
-    db, pool, store, users, kit, ledger, publicUrl, adminUrl, registry, captcha, publicWith,
+    db, pool, store, users, kit, ledger, publicUrl, adminUrl, registry, captcha, publicWith, adminWithReadBound,
     startProjector: () => {
       const p = startProjector({ store, pool, projections: allProjections });
       projectors.push(p);
