@@ -68,8 +68,13 @@ let seq = 0;
 export const unique = (prefix: string): string => `${prefix}${Date.now().toString(36)}${(++seq).toString(36)}`.slice(0, 16);
 export const PASSWORD = 'correct horse battery staple';
 
-export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, dbOptions: TestDbOptions = {}): Promise<AuthEnv> => {
-  const db = await createTestDb(label, dbOptions);
+export type AuthEnvOptions = TestDbOptions & Readonly<{
+  /** How long the back office's consistent reads wait for the read models (the app's default without it). */
+  readConsistencyTimeoutMs?: number;
+}>;
+
+export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, options: AuthEnvOptions = {}): Promise<AuthEnv> => {
+  const db = await createTestDb(label, { ownCluster: options.ownCluster });
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);
@@ -102,9 +107,9 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   const kit = await createAuthKit({ users, pool, settings: { ...base, ...over } });
   const registry: AccessRegistry = [];
   const publicUrl = await publicWith({});
-  // Tests assert what a consistent read shows, not how soon: on a loaded machine a projector can need seconds to reach
-  // a command, and the default bound (2 s) would answer 'stale' with older rows. A stale answer is tested on its own server.
-  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: 20_000 }));
+  const adminUrl = await serve(createAdminApp({
+    logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: options.readConsistencyTimeoutMs,
+  }));
   const adminWithReadBound = (readConsistencyTimeoutMs: number): Promise<string> =>
     serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: [], readConsistencyTimeoutMs }));
   const passwordHash = await hashPassword(PASSWORD);
