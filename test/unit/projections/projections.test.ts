@@ -8,6 +8,9 @@ import { userStatsUsdProjection } from '../../../src/projections/user-stats-usd.
 import type { Sql } from '../../../src/projections/projection.js';
 import { recorded, WalletScript } from './wallet-fixtures.js';
 
+/** A projection's own statements, without the list-count bookkeeping (tested with the list totals). */
+const own = (statements: readonly Sql[]): Sql[] => statements.filter((s) => !/^\s*(INSERT INTO|UPDATE|DELETE FROM) \w+_counts\b/.test(s.text));
+
 /** The JSON rows a statement carries in parameter `i`. */
 const rows = (s: Sql | undefined, i = 0): Record<string, unknown>[] => JSON.parse(String(s?.values[i])) as Record<string, unknown>[];
 
@@ -17,7 +20,7 @@ describe('transactions projection', () => {
     const deposit = w.depositCompleted(5, 'd1', 'BTC', '1.5', '150');
     const placed = w.betPlaced(5, 'b1', 'BTC', '0.25', '25');
     const events = recorded([deposit, placed, w.betRolledBack(5, 'b1', 'BTC', '0.25', placed.transactionId)]);
-    const [insert, ...rest] = transactionsProjection.project(events);
+    const [insert, ...rest] = own(transactionsProjection.project(events));
     expect(rest).toEqual([]);
     expect(insert?.text).toMatch(/^INSERT INTO transactions/);
     const [credit, bet, rollback] = rows(insert);
@@ -68,7 +71,7 @@ describe('entity projections', () => {
   it('when a deposit is created and completed in one batch, then one full row is inserted and nothing patched', () => {
     const w = new WalletScript();
     const events = recorded([w.depositRequested(3, 'd', 'BTC', '1', '100'), w.depositConfirmed(3, 'd', '0xabc'), w.depositCompleted(3, 'd', 'BTC', '1', '100')]);
-    const statements = depositsProjection.project(events);
+    const statements = own(depositsProjection.project(events));
     expect(statements).toHaveLength(1);
     expect(rows(statements[0])).toEqual([expect.objectContaining({ id: 'd', status: 'COMPLETE', tx_hash: '0xd', confirmed_at: events[1]?.data.at, completed_at: events[2]?.data.at })]);
   });
@@ -77,7 +80,7 @@ describe('entity projections', () => {
     const w = new WalletScript();
     w.depositRequested(3, 'd', 'BTC', '1', '100');
     const events = recorded([w.depositConfirmed(3, 'd'), w.depositFailed(3, 'd', 'late')]);
-    const [patch] = depositsProjection.project(events);
+    const [patch] = own(depositsProjection.project(events));
     expect(patch?.text).toMatch(/^UPDATE deposits AS t SET/);
     expect(rows(patch)).toEqual([{ id: 'd', status: 'FAILED', confirmed_at: events[0]?.data.at, failed_reason: 'late', updated_at: events[1]?.data.at }]);
   });
