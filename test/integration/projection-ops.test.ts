@@ -206,7 +206,7 @@ describe('blue/green projection rebuilds', () => {
     const behind = async () => (await projectionStatus({ pool, store: env.env.store, projections: allProjections })).filter((s) => s.rebuild || s.lag.events > 0);
     await until('every stored checkpoint at the head', async () => (await behind()).length === 0).catch(() => undefined);
     expect(await behind()).toEqual([]);
-  });
+  }, 120_000); // 500 commands, then a load and a rebuild: the budget is for a loaded 2-core machine, not a timing assertion
 
   it('when a changed projection version is rebuilt, then projectors of that version wait for the switch instead of truncating, older projectors leave it alone afterwards, and the new tables equal a fold of the new version', async () => {
     const countBefore = Number((await rowsOf(pool, 'SELECT count(*) AS n FROM wallet_balances') as { n: string }[])[0]!.n);
