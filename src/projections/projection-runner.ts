@@ -277,6 +277,8 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
       advance(committed);
       let chain: Promise<void> = Promise.resolve();
       let idleTimer: NodeJS.Timeout | undefined;
+      let idleWriting = false;
+      let ended = false;
       let lastWrite = 0;
       let failed: unknown;
       /** Serialised: batches and idle checkpoint moves of one group never overlap. */
@@ -291,6 +293,23 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
         failed ??= error;
         throw error;
       }));
+      /**
+       * Moves the stored checkpoint to wherever this group has seen by then. At most one such move waits at a time:
+       * arming one per batch while earlier ones still waited for a transaction slot queued them up without bound
+       * under a steady stream of other events (seconds behind, and the busy groups' batches starved behind them).
+       */
+      const armIdleMove = (): void => {
+        if (idleTimer || idleWriting) return;
+        idleTimer = setTimeout(() => {
+          idleTimer = undefined;
+          idleWriting = true;
+          write([{ position: seen } as RecordedEvent]).catch(() => undefined).finally(() => {
+            idleWriting = false;
+            // What was seen while this move waited for its turn is stored by the next one.
+            if (!ended && failed === undefined && comparePositions(seen, committed) > 0) armIdleMove();
+          });
+        }, Math.max(0, lastWrite + IDLE_CHECKPOINT_MS - performance.now()));
+      };
       const subscription: Subscription = store.subscribe({
         after: committed,
         batchSize,
@@ -304,12 +323,8 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
             clearTimeout(idleTimer);
             idleTimer = undefined;
             await write(events);
-          } else if (!idleTimer) {
-            // Moves the stored checkpoint to wherever this group has seen by then.
-            idleTimer = setTimeout(() => {
-              idleTimer = undefined;
-              write([{ position: seen } as RecordedEvent]).catch(() => undefined);
-            }, Math.max(0, lastWrite + IDLE_CHECKPOINT_MS - performance.now()));
+          } else {
+            armIdleMove();
           }
           if (failed !== undefined) throw failed;
           seen = last;
@@ -321,6 +336,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
       try {
         await subscription.done;
       } finally {
+        ended = true;
         clearTimeout(idleTimer);
         await chain.catch(() => undefined);
       }

@@ -41,7 +41,7 @@ describe('POST /auth/sign-up', () => {
     const projector = env.startProjector();
     const sa = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
     const { accessToken } = await signIn(env, sa);
-    await expect.poll(async () => (await env.pool.query('SELECT 1 FROM welcome_bonus_jobs WHERE user_id = $1', [userId])).rowCount, { timeout: 10_000 }).toBe(1);
+    await expect.poll(async () => (await env.pool.query('SELECT 1 FROM welcome_bonus_jobs WHERE user_id = $1', [userId])).rowCount, { timeout: 20_000 }).toBe(1);
     const info = await call(env.adminUrl, 'GET', `/registration-info/${userId}`, { headers: bearer(accessToken) });
     expect(info.status).toBe(200);
     expect(info.body).toMatchObject({ userId, userAgent: 'vitest-ua', country: 'FR', referrerCode: 'FRIEND1', provider: 'password' });

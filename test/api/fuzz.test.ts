@@ -4,8 +4,12 @@ import { GOOD_CAPTCHA } from '../support/auth-env.js';
 import { internalOperations, leakIn, operationsOf, pathsOf, plausible, requestArb, setAt, type FuzzRequest, type Operation } from '../support/fuzz.js';
 import { createHostileEnv, INTERNAL_TOKEN, type HostileEnv } from '../support/hostile-env.js';
 
-/** `npm run fuzz` sets FUZZ_RUNS (20,000 by default there); the suite sends a few thousand. FUZZ_SEED replays a run. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2_500);
+/**
+ * `npm run fuzz` sets FUZZ_RUNS (20,000 by default there) and FUZZ_SWEEP=all (every out-of-range value in every field); the
+ * suite sends about a thousand requests: each place gets one out-of-range value, the values taken in turn. FUZZ_SEED replays a run.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
+const SWEEP_ALL = process.env.FUZZ_SWEEP === 'all';
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const CHUNK = 500;
 
@@ -94,16 +98,29 @@ describe('hostile requests to every operation (public, back office, internal)', 
     const started = Date.now();
     const send1 = (op: Operation, path: string, body: unknown) =>
       check({ op, method: op.method, path, body: op.method === 'GET' || body === undefined ? undefined : JSON.stringify(body), label: op.path }, tally, baseline);
+    let turn = 0;
+    /** Every out-of-range value (FUZZ_SWEEP=all), or the next one in turn: each place gets one, every value gets used. */
+    const valuesFor = (): readonly unknown[] => (SWEEP_ALL ? OUT_OF_RANGE : [OUT_OF_RANGE[turn++ % OUT_OF_RANGE.length]]);
+    const segmentOf = (value: unknown): string => {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return encodeURIComponent(text.slice(0, 2_000).replace(/[\ud800-\udfff]/g, '\ufffd')).replace('%EF%BF%BD', '%ED%A0%80');
+    };
     for (const op of ops) {
       const body = op.body === undefined ? undefined : plausible(op.body, op.components);
       const plainPath = op.params.reduce((p, name) => p.replace(`{${name}}`, encodeURIComponent(idFor(name))), op.path);
-      for (const value of OUT_OF_RANGE) {
-        const text = typeof value === 'string' ? value : JSON.stringify(value);
-        const segment = encodeURIComponent(text.slice(0, 2_000).replace(/[\ud800-\udfff]/g, '\ufffd')).replace('%EF%BF%BD', '%ED%A0%80');
-        for (const leaf of body === undefined ? [] : pathsOf(body).filter((p) => p.length > 0)) await send1(op, plainPath, setAt(body, leaf, value));
-        for (const q of op.query) await send1(op, `${plainPath}?${encodeURIComponent(q.name)}=${segment}`, body);
-        for (const name of op.params) await send1(op, op.path.replace(`{${name}}`, segment).replace(/\{(\w+)\}/g, (_m, n: string) => idFor(n)), body);
-        if (op.method === 'GET' && op.query.some((q) => q.name === 'where')) await send1(op, `${plainPath}?where[createdAt][lt]=${segment}`, body);
+      for (const leaf of body === undefined ? [] : pathsOf(body).filter((p) => p.length > 0)) {
+        for (const value of valuesFor()) await send1(op, plainPath, setAt(body, leaf, value));
+      }
+      for (const q of op.query) {
+        for (const value of valuesFor()) await send1(op, `${plainPath}?${encodeURIComponent(q.name)}=${segmentOf(value)}`, body);
+      }
+      for (const name of op.params) {
+        for (const value of valuesFor()) {
+          await send1(op, op.path.replace(`{${name}}`, segmentOf(value)).replace(/\{(\w+)\}/g, (_m, n: string) => idFor(n)), body);
+        }
+      }
+      if (op.method === 'GET' && op.query.some((q) => q.name === 'where')) {
+        for (const value of valuesFor()) await send1(op, `${plainPath}?where[createdAt][lt]=${segmentOf(value)}`, body);
       }
     }
     console.log(report('out of range', tally, Date.now() - started));

@@ -137,7 +137,7 @@ describe('startLeaderboardScheduler', () => {
   it('when started with an injected clock, then it ticks on its own until stopped', async () => {
     const scheduler = startLeaderboardScheduler({ pool: w.env.pool, store: w.env.store, ledger: w.env.ledger, clock: () => new Date('2031-06-15T12:00:00.000Z'), intervalMs: 10 });
     try {
-      await expect.poll(async () => (await w.boards('?status=ACTIVE&type=DAILY')).data.map((b) => (b as unknown as { startDate: string }).startDate), { timeout: 5000 })
+      await expect.poll(async () => (await w.boards('?status=ACTIVE&type=DAILY')).data.map((b) => (b as unknown as { startDate: string }).startDate), { timeout: 20_000 })
         .toEqual(['2031-06-15T00:00:00.000Z']);
     } finally {
       await scheduler.stop();

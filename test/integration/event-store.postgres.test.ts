@@ -10,7 +10,7 @@ import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, s
 
 let db: TestDb;
 beforeAll(async () => {
-  db = await createTestDb('event_store');
+  db = await createTestDb('event_store', { ownCluster: true }); // it holds writing transactions open
   await migrateEventStore(db.pool({ max: 1 }));
 });
 afterAll(() => db.drop());

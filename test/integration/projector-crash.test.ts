@@ -55,7 +55,7 @@ describe('projector crashes', () => {
   let appended = 0;
 
   beforeAll(async () => {
-    db = await createTestDb('projector_crash');
+    db = await createTestDb('projector_crash', { ownCluster: true }); // it kills projectors' backends mid-transaction
     pool = db.pool();
     await migrateEventStore(pool);
     await migrateReadModels(pool);

@@ -143,7 +143,7 @@ describe('ledger seals (tamper evidence)', () => {
     )).rows[0]!;
 
   beforeAll(async () => {
-    env = await createLedgerEnv('seal');
+    env = await createLedgerEnv('seal', { ownCluster: true }); // it holds an older transaction open
     pool = env.pool;
     await play(env.ledger, Array.from({ length: 25 }, (_, i) => i + 1), 6, seeded(7), 'seal');
     const sealer = startSealer({ store: env.store, pool, key: KEY, checkpointEvery: EVERY, checkpointIntervalMs: 60_000, onCheckpoint: (c) => shipped.push(c) });
@@ -380,7 +380,7 @@ describe('ledger sealer crashes', () => {
   let pool: pg.Pool;
   let store: EventStore;
   beforeAll(async () => {
-    db = await createTestDb('seal_crash');
+    db = await createTestDb('seal_crash', { ownCluster: true }); // it kills sealers' backends mid-transaction
     pool = db.pool();
     await migrateEventStore(pool);
     await migrateReadModels(pool);

@@ -296,9 +296,9 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     ];
     // gateway 0: users u, v = 2; gateway 1: user u + one anonymous = 2.
     const latest = (c: TestClient) => (c.all('UsersOnlineUpdated').at(-1)?.payload as { count: number } | undefined)?.count;
-    await env.eventually(() => expect(sockets.map(latest)).toEqual([4, 4, 4, 4, 4]), 10_000);
+    await env.eventually(() => expect(sockets.map(latest)).toEqual([4, 4, 4, 4, 4]));
     sockets.pop()!.close();
-    await env.eventually(() => expect(sockets.map(latest)).toEqual([3, 3, 3, 3]), 10_000);
+    await env.eventually(() => expect(sockets.map(latest)).toEqual([3, 3, 3, 3]));
     sockets.forEach((c) => c.close());
   });
 });

@@ -22,7 +22,7 @@ import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres
 import { createLogger } from '../../src/infra/logger.js';
 import { allProjections, migrateReadModels, startProjector, type Projector } from '../../src/projections/index.js';
 import { CAPTCHA_SECRET, GOOD_CAPTCHA, startCaptchaStandIn, type CaptchaStandIn } from './captcha-server.js';
-import { createTestDb, type TestDb } from './db.js';
+import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
 
 export { GOOD_CAPTCHA };
 export const FRONTEND = 'http://front.test';
@@ -56,6 +56,8 @@ export type AuthEnv = Readonly<{
   publicUrl: string; adminUrl: string; registry: AccessRegistry; captcha: CaptchaStandIn;
   /** Another public app on the same database with other settings. */
   publicWith: (over: Partial<AuthSettings>) => Promise<string>;
+  /** Another back-office server on this env whose consistent reads wait at most `readConsistencyTimeoutMs`. */
+  adminWithReadBound: (readConsistencyTimeoutMs: number) => Promise<string>;
   startProjector: () => Projector;
   /** A user created directly through the command side (fast), with roles and permissions. */
   makeUser: (opts?: { roles?: Role[]; permissions?: Permission[]; username?: string | null; password?: string }) => Promise<{ id: number; email: string; username: string | null; password: string }>;
@@ -66,8 +68,13 @@ let seq = 0;
 export const unique = (prefix: string): string => `${prefix}${Date.now().toString(36)}${(++seq).toString(36)}`.slice(0, 16);
 export const PASSWORD = 'correct horse battery staple';
 
-export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}): Promise<AuthEnv> => {
-  const db = await createTestDb(label);
+export type AuthEnvOptions = TestDbOptions & Readonly<{
+  /** How long the back office's consistent reads wait for the read models (the app's default without it). */
+  readConsistencyTimeoutMs?: number;
+}>;
+
+export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, options: AuthEnvOptions = {}): Promise<AuthEnv> => {
+  const db = await createTestDb(label, { ownCluster: options.ownCluster });
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);
@@ -100,12 +107,15 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   const kit = await createAuthKit({ users, pool, settings: { ...base, ...over } });
   const registry: AccessRegistry = [];
   const publicUrl = await publicWith({});
-  // Consistent reads wait as long as the projector needs on a loaded machine: a test checks the state, not the speed.
-  const adminUrl = await serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: 60_000 }));
+  const adminUrl = await serve(createAdminApp({
+    logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: options.readConsistencyTimeoutMs,
+  }));
+  const adminWithReadBound = (readConsistencyTimeoutMs: number): Promise<string> =>
+    serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: [], readConsistencyTimeoutMs }));
   const passwordHash = await hashPassword(PASSWORD);
 
   return {
-    db, pool, store, users, kit, ledger, publicUrl, adminUrl, registry, captcha, publicWith,
+    db, pool, store, users, kit, ledger, publicUrl, adminUrl, registry, captcha, publicWith, adminWithReadBound,
     startProjector: () => {
       const p = startProjector({ store, pool, projections: allProjections });
       projectors.push(p);

@@ -6,7 +6,7 @@ import { createPostgresEventStore } from '../../src/infra/event-store/postgres/p
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
 import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
-import { createTestDb, type TestDb } from './db.js';
+import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
 
 export type LedgerEnv = Readonly<{
   db: TestDb;
@@ -19,8 +19,8 @@ export type LedgerEnv = Readonly<{
 }>;
 
 /** A migrated schema on the real PostgreSQL with a real event store and ledger. */
-export const createLedgerEnv = async (label: string, options: { clock?: () => Date } = {}): Promise<LedgerEnv> => {
-  const db = await createTestDb(label);
+export const createLedgerEnv = async (label: string, { ownCluster, ...options }: { clock?: () => Date } & TestDbOptions = {}): Promise<LedgerEnv> => {
+  const db = await createTestDb(label, { ownCluster });
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);

@@ -2,6 +2,7 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv, type Reply } from './auth-env.js';
+import type { TestDbOptions } from './db.js';
 
 const ok = async <T>(result: Promise<Either<unknown, T>>): Promise<T> => {
   const r = await result;
@@ -17,8 +18,8 @@ const GAME = (slug: string, provider: string) => ({ name: slug.toUpperCase(), sl
  * A back-office test world: the auth env, a ledger with a settable clock (event times are known), the
  * projector, a SuperAdmin token, and seeding through the real ledger commands.
  */
-export const createListsEnv = async (label: string) => {
-  const env: AuthEnv = await createAuthEnv(label);
+export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {}) => {
+  const env: AuthEnv = await createAuthEnv(label, {}, dbOptions);
   let now = new Date('2026-03-02T10:00:00.000Z');
   const ledger = createLedger({ store: env.store, pool: env.pool, userExists: env.users.exists, canTransact: env.users.canTransact, clock: () => now });
   const projector = env.startProjector();

@@ -102,7 +102,8 @@ export type RealtimeEnv = AuthEnv & Readonly<{
 
 const randomAddress = (): string => `10.${[...randomBytes(3)].join('.')}`;
 
-export const eventually = async (check: () => void | Promise<void>, ms = 5_000): Promise<void> => {
+// The deadline only bounds a failing test (outcome, not timing): generous for a loaded machine, a passing check returns at once.
+export const eventually = async (check: () => void | Promise<void>, ms = 20_000): Promise<void> => {
   const deadline = Date.now() + ms;
   for (;;) {
     try {

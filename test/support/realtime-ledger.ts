@@ -11,7 +11,9 @@ export const must = <L, R>(result: Either<L, R>): R => {
   return result.right;
 };
 
-export const eventually = async (check: () => void | Promise<void>, ms = 8_000): Promise<void> => {
+// The deadline only bounds a failing test: what is checked is that a message arrives, not how soon (a loaded machine's
+// projector or publisher can need many seconds), and a passing check returns at once.
+export const eventually = async (check: () => void | Promise<void>, ms = 20_000): Promise<void> => {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
