@@ -338,6 +338,8 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
       } finally {
         ended = true;
         clearTimeout(idleTimer);
+        // A stopping group stores how far it has seen: the next follower resumes there, and no reader waits on a pending move.
+        if (failed === undefined && comparePositions(seen, committed) > 0) write([{ position: seen } as RecordedEvent]).catch(() => undefined);
         await chain.catch(() => undefined);
       }
       if (failed !== undefined) throw failed;
