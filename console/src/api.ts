@@ -35,19 +35,36 @@ const asError = async (res: Response): Promise<ApiError> => {
   return new ApiError(res.status, { statusCode: res.status, code: 'HTTP_ERROR', message: text.slice(0, 200) || res.statusText });
 };
 
+/** The highest ledger position a command of this tab reached (`commit/prepare`, as the API answers it). */
+let lastWrite: string | undefined;
+const POSITION = /^(\d+)\/(\d+)$/;
+const rememberPosition = (value: string | null): void => {
+  const next = value ? POSITION.exec(value) : null;
+  if (!next) return;
+  const known = lastWrite ? POSITION.exec(lastWrite) : null;
+  const later = !known || BigInt(next[1]!) > BigInt(known[1]!) || (BigInt(next[1]!) === BigInt(known[1]!) && BigInt(next[2]!) > BigInt(known[2]!));
+  if (later) lastWrite = value!;
+};
+
 /**
  * Calls the API; JSON bodies are parsed as the API sent them (money stays a decimal string: no number ever holds it).
  * A 401 on a signed-in call is retried once after a refresh.
  */
 export const api = async <T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retry = true): Promise<Answer<T>> => {
+  const reading = method === 'GET';
   const res = await fetch(path, {
     method,
     credentials: 'same-origin',
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      // A read after this admin's command waits until the read models have applied it (read-your-writes).
+      ...(reading && lastWrite ? { 'x-ledger-position': lastWrite } : {}), ...headers,
+    },
     ...(body === undefined ? {} : { body: body instanceof RawJson ? body.text : JSON.stringify(body) }),
   });
   if (res.status === 401 && retry && !path.startsWith('/admin/auth/') && (await refreshSession())) return api<T>(method, path, body, headers, false);
   if (!res.ok) throw await asError(res);
+  if (!reading) rememberPosition(res.headers.get('x-ledger-position'));
   const text = await res.text();
   return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
 };

@@ -7,5 +7,5 @@ import { useCallback } from 'react';
  */
 export const useSettle = (refetch: () => unknown) => useCallback(() => {
   void refetch();
-  for (const ms of [250, 600, 1200, 2500]) setTimeout(() => void refetch(), ms);
+  for (const ms of [250, 600, 1200, 2500, 5000, 10000]) setTimeout(() => void refetch(), ms);
 }, [refetch]);

@@ -67,7 +67,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
     app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }));
     app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
-    app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry }));
+    app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry, reads }));
   }
   app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));
   return finishApp(app, deps.logger);

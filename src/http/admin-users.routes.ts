@@ -7,6 +7,7 @@ import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/pe
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
 import { fullUserOf } from './admin-users.view.js';
 import { guardedRoutes, type AccessRegistry } from './access.js';
+import { consistentRead, type ConsistentReads } from './ledger-position.js';
 import type { AdminOperation } from './admin-operation.js';
 import {
   BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UpdateUserBody, UserIdParams,
@@ -15,7 +16,10 @@ import { authError, HttpError, orThrowUser } from './errors.js';
 import { parseBody, parseParams, z } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
 
-export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry }>;
+export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry; reads?: ConsistentReads }>;
+
+/** The record's balances and USD stats come from these read models (the rest is live user state). */
+const USER_READS = ['users', 'wallet-balances', 'user-stats-usd'];
 
 const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
   state.status === 'registered' && state.roles.includes('SuperAdmin');
@@ -46,7 +50,7 @@ export const banUser: AdminOperation<Pick<AdminUsersDeps, 'users' | 'pool'>, typ
 };
 
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
-export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminUsersDeps): Router => {
+export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }: AdminUsersDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
@@ -84,9 +88,9 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry }: AdminU
   });
 
   route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, {
-    summary: 'A user', request: { params: UserIdParams },
+    readModels: USER_READS, summary: 'A user', request: { params: UserIdParams },
     responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
+  }, consistentRead(reads, USER_READS), async (req, res) => {
     const { id } = parseParams(UserIdParams, req);
     const state = await users.load(id);
     if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
