@@ -85,8 +85,10 @@ const startService = async (databaseUrl: string, dataDir: string, extra: Record<
   // As in production: every role, the default LOG_LEVEL (every request logged), stdout read by the parent.
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, INTERNAL_API_TOKEN: TOKEN, PUBLIC_PORT: String(publicPort), ADMIN_PORT: String(adminPort),
-    WS_PORT: String(wsPort), APP_ENV: 'production', FRONTEND_ORIGIN: 'http://localhost:5173', LOG_LEVEL: '', ROLES: '', REDIS_URL: '', ...extra,
+    WS_PORT: String(wsPort), APP_ENV: 'production', FRONTEND_ORIGIN: 'http://localhost:5173', LOG_LEVEL: '', ROLES: '', REDIS_URL: '', CAPTCHA_SECRET: 'bench-captcha-secret', ...extra,
   };
+  // Production refuses to make keys: fill DATA_DIR/keys once, as a deployment does (`npm run keys`).
+  await run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts'], { env: { ...process.env, DATA_DIR: dataDir } });
   const service = await startChild('service', ['src/main.ts'], env, (line) => line.includes('"msg":"ready"'));
   return { ...service, adminUrl: `http://127.0.0.1:${adminPort}` };
 };
