@@ -32,9 +32,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const USERS = 64;
 
-const listen = (app: Express): Promise<{ server: Server; url: string }> => new Promise((resolve) => {
-  const server = app.listen(0, () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
-});
+const listen = (app: Express): Promise<{ server: Server; url: string }> =>
+  new Promise((resolve) => {
+    const server = app.listen(0, () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  });
 
 /** Runs `fire` from CONCURRENCY loops for SECONDS; counts successes per second. */
 const drive = async (name: string, fire: (i: number) => Promise<boolean>) => {
@@ -42,12 +43,14 @@ const drive = async (name: string, fire: (i: number) => Promise<boolean>) => {
   let ok = 0;
   let failed = 0;
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, worker) => {
-    for (let i = worker; Date.now() < end; i += CONCURRENCY) {
-      if (await fire(i)) ok += 1;
-      else failed += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+      for (let i = worker; Date.now() < end; i += CONCURRENCY) {
+        if (await fire(i)) ok += 1;
+        else failed += 1;
+      }
+    }),
+  );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const result = { name, ok, failed, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(ok / seconds) };
   console.log(JSON.stringify(result));
@@ -69,12 +72,21 @@ const main = async (): Promise<void> => {
     const users = createUsers({ store, pool });
     const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact });
     const kit = await createAuthKit({
-      users, pool,
+      users,
+      pool,
       settings: {
-        keys: await generateKeys(), mfaKey: randomBytes(32), accessTtlSeconds: 900, refreshTtlSeconds: 3600, mfaChallengeTtlSeconds: 300,
+        keys: await generateKeys(),
+        mfaKey: randomBytes(32),
+        accessTtlSeconds: 900,
+        refreshTtlSeconds: 3600,
+        mfaChallengeTtlSeconds: 300,
         captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: 'bench-bypass', appEnv: 'local' },
         throttle: { maxFailuresPerAccount: 1e9, maxFailuresPerAddress: 1e9, windowSeconds: 60 },
-        geoBlockedCountries: [], trustedCountryHeader: 'cf-ipcountry', allowedOrigins: [], secureCookies: false, frontendOrigin: 'http://localhost',
+        geoBlockedCountries: [],
+        trustedCountryHeader: 'cf-ipcountry',
+        allowedOrigins: [],
+        secureCookies: false,
+        frontendOrigin: 'http://localhost',
       },
     });
     const logger = createLogger({ level: 'silent' });
@@ -82,8 +94,12 @@ const main = async (): Promise<void> => {
 
     const bare = express();
     bare.disable('x-powered-by');
-    bare.get('/noop', (_req, res) => { res.json({ ok: true }); });
-    bare.get('/noop-auth', requireAuth(kit.authenticator, 'public'), (req, res) => { res.json({ ok: true, userId: req.auth?.userId }); });
+    bare.get('/noop', (_req, res) => {
+      res.json({ ok: true });
+    });
+    bare.get('/noop-auth', requireAuth(kit.authenticator, 'public'), (req, res) => {
+      res.json({ ok: true, userId: req.auth?.userId });
+    });
     bare.use(errorHandler(logger));
     const probe = await listen(bare);
 
@@ -91,12 +107,22 @@ const main = async (): Promise<void> => {
     const accounts: string[] = [];
     for (let i = 0; i < USERS; i += 1) {
       const email = `bench${i}@example.test`;
-      await users.register({ email, username: `bench${i}`, passwordHash, country: 'DE', referrerCode: null, marketingOptIn: false, provider: 'password', registration: { ip: null, userAgent: null, country: null, referrer: null } });
+      await users.register({
+        email,
+        username: `bench${i}`,
+        passwordHash,
+        country: 'DE',
+        referrerCode: null,
+        marketingOptIn: false,
+        provider: 'password',
+        registration: { ip: null, userAgent: null, country: null, referrer: null },
+      });
       accounts.push(email);
     }
     const signInOnce = async (i: number) => {
       const res = await fetch(`${publicApi.url}/auth/sign-in`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-captcha-token': 'bench-bypass' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-captcha-token': 'bench-bypass' },
         body: JSON.stringify({ email: accounts[i % USERS], password: 'bench password 123' }),
       });
       await res.arrayBuffer();
@@ -118,7 +144,10 @@ const main = async (): Promise<void> => {
     const bareRoute = await drive('no-op route, no authentication', get('/noop', false));
     const authRoute = await drive('no-op route, session-checked authentication', get('/noop-auth', true));
     const report = {
-      at: new Date().toISOString(), seconds: SECONDS, concurrency: CONCURRENCY, node: process.version,
+      at: new Date().toISOString(),
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+      node: process.version,
       signInPerSecond: signIns.perSecond,
       bareRequestsPerSecond: bareRoute.perSecond,
       authenticatedRequestsPerSecond: authRoute.perSecond,
@@ -131,7 +160,10 @@ const main = async (): Promise<void> => {
     await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`report: ${file}`);
     console.log(JSON.stringify(report, null, 2));
-    for (const s of [publicApi.server, probe.server]) { s.closeAllConnections(); s.close(); }
+    for (const s of [publicApi.server, probe.server]) {
+      s.closeAllConnections();
+      s.close();
+    }
     await store.close();
   } finally {
     await pool.end();

@@ -26,17 +26,23 @@ const main = async (): Promise<void> => {
   if (!chromiumFound) throw new Error(`bench:console needs Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
   ensureConsoleBuilt();
   const env = await createAuthEnv('bench_console', {
-    captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' }, secureCookies: false,
+    captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+    secureCookies: false,
   });
   env.startProjector();
   const browser = await launchChromium();
   try {
     const admin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
-    const signed = await call(env.adminUrl, 'POST', '/admin/auth/sign-in', { body: { email: admin.email, password: admin.password }, headers: { 'x-captcha-token': BYPASS } });
+    const signed = await call(env.adminUrl, 'POST', '/admin/auth/sign-in', {
+      body: { email: admin.email, password: admin.password },
+      headers: { 'x-captcha-token': BYPASS },
+    });
     const cookies = Object.entries(signed.cookies).map(([name, c]) => ({ name, value: c.value, url: env.adminUrl }));
     const ids = [];
     for (let i = 0; i < 20; i += 1) ids.push((await pendingWithdrawal(env, '0.01')).withdrawal.id);
-    const cookie = Object.entries(signed.cookies).map(([k, c]) => `${k}=${c.value}`).join('; ');
+    const cookie = Object.entries(signed.cookies)
+      .map(([k, c]) => `${k}=${c.value}`)
+      .join('; ');
     // The list is a projection: wait until it shows all 20 before timing anything.
     while ((await call(env.adminUrl, 'GET', LIST, { headers: { cookie } })).body.total < 20) await new Promise((r) => setTimeout(r, 50));
 
@@ -47,12 +53,18 @@ const main = async (): Promise<void> => {
       const page: Page = await context.newPage();
       const responses: Promise<{ url: string; type: string; bytes: number; encoding: string }>[] = [];
       page.on('requestfinished', (request) => {
-        responses.push((async () => {
-          const sizes = await request.sizes();
-          const response = await request.response();
-          return { url: request.url(), type: request.resourceType(), bytes: sizes.responseBodySize + sizes.responseHeadersSize,
-            encoding: (await response?.headerValue('content-encoding')) ?? '' };
-        })());
+        responses.push(
+          (async () => {
+            const sizes = await request.sizes();
+            const response = await request.response();
+            return {
+              url: request.url(),
+              type: request.resourceType(),
+              bytes: sizes.responseBodySize + sizes.responseHeadersSize,
+              encoding: (await response?.headerValue('content-encoding')) ?? '',
+            };
+          })(),
+        );
       });
       const started = performance.now();
       await page.goto('/admin/#/withdrawals');
@@ -60,8 +72,13 @@ const main = async (): Promise<void> => {
       const ms = performance.now() - started;
       const done = await Promise.all(responses);
       const js = done.filter((r) => r.type === 'script');
-      loads.push({ ms, bytes: done.reduce((s, r) => s + r.bytes, 0), jsBytes: js.reduce((s, r) => s + r.bytes, 0), requests: done.length,
-        gzipped: js.every((r) => r.encoding === 'gzip') });
+      loads.push({
+        ms,
+        bytes: done.reduce((s, r) => s + r.bytes, 0),
+        jsBytes: js.reduce((s, r) => s + r.bytes, 0),
+        requests: done.length,
+        gzipped: js.every((r) => r.encoding === 'gzip'),
+      });
       await context.close();
     }
 
@@ -70,39 +87,58 @@ const main = async (): Promise<void> => {
       const started = performance.now();
       const res = await fetch(`${env.adminUrl}${LIST}`, { headers: { cookie } });
       const body = await res.arrayBuffer();
-      api.push({ ms: performance.now() - started, bytes: body.byteLength, rows: (JSON.parse(Buffer.from(body).toString()) as { data: unknown[] }).data.length });
+      api.push({
+        ms: performance.now() - started,
+        bytes: body.byteLength,
+        rows: (JSON.parse(Buffer.from(body).toString()) as { data: unknown[] }).data.length,
+      });
     }
     const context = await browser.newContext({ baseURL: env.adminUrl });
     await context.addCookies(cookies);
     const page = await context.newPage();
     await page.goto('/admin/console-config');
-    const inPage = await page.evaluate(async ({ list, runs }) => {
-      const out = [];
-      for (let i = 0; i < runs; i += 1) {
-        const t = performance.now();
-        await (await fetch(list, { credentials: 'same-origin' })).text();
-        out.push(performance.now() - t);
-      }
-      return out;
-    }, { list: LIST, runs: RUNS });
+    const inPage = await page.evaluate(
+      async ({ list, runs }) => {
+        const out = [];
+        for (let i = 0; i < runs; i += 1) {
+          const t = performance.now();
+          await (await fetch(list, { credentials: 'same-origin' })).text();
+          out.push(performance.now() - t);
+        }
+        return out;
+      },
+      { list: LIST, runs: RUNS },
+    );
     await context.close();
 
     const report = {
-      at: new Date().toISOString(), runs: RUNS, chromium: CHROMIUM_PATH, list: LIST,
+      at: new Date().toISOString(),
+      runs: RUNS,
+      chromium: CHROMIUM_PATH,
+      list: LIST,
       console: {
-        firstLoadBytesMedian: median(loads.map((l) => l.bytes)), firstLoadKiB: round(median(loads.map((l) => l.bytes)) / 1024),
-        javascriptBytesMedian: median(loads.map((l) => l.jsBytes)), requestsMedian: median(loads.map((l) => l.requests)),
-        allJavascriptGzipped: loads.every((l) => l.gzipped), msToFirstRowMedian: round(median(loads.map((l) => l.ms))),
+        firstLoadBytesMedian: median(loads.map((l) => l.bytes)),
+        firstLoadKiB: round(median(loads.map((l) => l.bytes)) / 1024),
+        javascriptBytesMedian: median(loads.map((l) => l.jsBytes)),
+        requestsMedian: median(loads.map((l) => l.requests)),
+        allJavascriptGzipped: loads.every((l) => l.gzipped),
+        msToFirstRowMedian: round(median(loads.map((l) => l.ms))),
         msToFirstRow: loads.map((l) => round(l.ms)),
       },
       bareApi: {
-        bytes: api[0]!.bytes, rows: api[0]!.rows, msFromNodeMedian: round(median(api.map((a) => a.ms))),
+        bytes: api[0]!.bytes,
+        rows: api[0]!.rows,
+        msFromNodeMedian: round(median(api.map((a) => a.ms))),
         msFromPageMedian: round(median(inPage)),
       },
     };
-    console.log(`console first load of /admin/#/withdrawals: ${report.console.firstLoadKiB} KiB over the wire (${report.console.requestsMedian} requests, ` +
-      `JS ${round(report.console.javascriptBytesMedian / 1024)} KiB gzipped), first list row after ${report.console.msToFirstRowMedian} ms (median of ${RUNS})`);
-    console.log(`bare API ${LIST}: ${report.bareApi.bytes} bytes, ${report.bareApi.msFromNodeMedian} ms from Node, ${report.bareApi.msFromPageMedian} ms from the page (median)`);
+    console.log(
+      `console first load of /admin/#/withdrawals: ${report.console.firstLoadKiB} KiB over the wire (${report.console.requestsMedian} requests, ` +
+        `JS ${round(report.console.javascriptBytesMedian / 1024)} KiB gzipped), first list row after ${report.console.msToFirstRowMedian} ms (median of ${RUNS})`,
+    );
+    console.log(
+      `bare API ${LIST}: ${report.bareApi.bytes} bytes, ${report.bareApi.msFromNodeMedian} ms from Node, ${report.bareApi.msFromPageMedian} ms from the page (median)`,
+    );
     await mkdir('bench/results', { recursive: true });
     const file = `bench/results/console-${report.at.replace(/[:.]/g, '-')}.json`;
     await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
@@ -113,7 +149,10 @@ const main = async (): Promise<void> => {
   }
 };
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -31,7 +31,8 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const { values: args } = parseArgs({ options: { rows: { type: 'string' }, repeat: { type: 'string' } }, allowPositionals: true });
 const ROWS = Number(args.rows ?? process.env.BENCH_ROWS ?? 1_000_000);
 const REPEAT = Number(args.repeat ?? process.env.BENCH_REPEAT ?? 2);
-if (!Number.isInteger(ROWS) || ROWS < 10 || !Number.isInteger(REPEAT) || REPEAT < 1) throw new Error('--rows must be an integer >= 10, --repeat >= 1');
+if (!Number.isInteger(ROWS) || ROWS < 10 || !Number.isInteger(REPEAT) || REPEAT < 1)
+  throw new Error('--rows must be an integer >= 10, --repeat >= 1');
 const START = Date.parse('2024-01-01T00:00:00Z');
 const STEP_MS = 37;
 const MB = 1024 * 1024;
@@ -68,8 +69,14 @@ const sampled = async <T>(fn: () => Promise<T>): Promise<{ result: T; seconds: n
   try {
     const result = await fn();
     return {
-      result, seconds: (performance.now() - t0) / 1000,
-      memory: { rssPeakMb: round(rss / MB), rssDeltaMb: round((rss - base.rss) / MB), heapPeakMb: round(heap / MB), heapDeltaMb: round((heap - base.heapUsed) / MB) },
+      result,
+      seconds: (performance.now() - t0) / 1000,
+      memory: {
+        rssPeakMb: round(rss / MB),
+        rssDeltaMb: round((rss - base.rss) / MB),
+        heapPeakMb: round(heap / MB),
+        heapDeltaMb: round((heap - base.heapUsed) / MB),
+      },
     };
   } finally {
     clearInterval(timer);
@@ -77,22 +84,29 @@ const sampled = async <T>(fn: () => Promise<T>): Promise<{ result: T; seconds: n
 };
 
 /** A Writable sink that hashes what passes (the COPY baseline's side of "hash and write"). */
-const hashing = (hash: ReturnType<typeof createHash>, counter: { bytes: number }): Transform => new Transform({
-  transform(chunk: Buffer, _enc, done) {
-    hash.update(chunk);
-    counter.bytes += chunk.length;
-    done(null, chunk);
-  },
-});
+const hashing = (hash: ReturnType<typeof createHash>, counter: { bytes: number }): Transform =>
+  new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      counter.bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
 
 /** psql runs COPY; its stdout goes to `sink` (a file through Node) or straight to /dev/null. */
 const copyViaPsql = async (schema: string, sql: string, sink: 'node' | 'devnull', file: string) => {
-  const child = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', DATABASE_URL, '-c', `COPY (${sql}) TO STDOUT (FORMAT csv, HEADER)`], {
-    env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` },
-    stdio: ['ignore', sink === 'node' ? 'pipe' : 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    'psql',
+    ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', DATABASE_URL, '-c', `COPY (${sql}) TO STDOUT (FORMAT csv, HEADER)`],
+    {
+      env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` },
+      stdio: ['ignore', sink === 'node' ? 'pipe' : 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   const hash = createHash('sha256');
   const counter = { bytes: 0 };
@@ -106,15 +120,18 @@ const copyViaPsql = async (schema: string, sql: string, sink: 'node' | 'devnull'
 const lfHash = async (file: string): Promise<string> => {
   const hash = createHash('sha256');
   let carry = false;
-  await pipeline(createReadStream(file), new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      let text = (carry ? '\r' : '') + chunk.toString('latin1');
-      carry = text.endsWith('\r');
-      if (carry) text = text.slice(0, -1);
-      hash.update(Buffer.from(text.replace(/\r\n/g, '\n'), 'latin1'));
-      done();
-    },
-  }));
+  await pipeline(
+    createReadStream(file),
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        let text = (carry ? '\r' : '') + chunk.toString('latin1');
+        carry = text.endsWith('\r');
+        if (carry) text = text.slice(0, -1);
+        hash.update(Buffer.from(text.replace(/\r\n/g, '\n'), 'latin1'));
+        done();
+      },
+    }),
+  );
   return hash.digest('hex');
 };
 
@@ -126,7 +143,11 @@ const main = async (): Promise<void> => {
   const pool = createPool({ connectionString: DATABASE_URL, schema, max: 4 });
   const dir = await mkdtemp(join(tmpdir(), 'export-bench-'));
   const report: Record<string, unknown> = {
-    at: new Date().toISOString(), database: DATABASE_URL.replace(/\/\/[^@]*@/, '//'), rows: ROWS, repeat: REPEAT, node: process.version,
+    at: new Date().toISOString(),
+    database: DATABASE_URL.replace(/\/\/[^@]*@/, '//'),
+    rows: ROWS,
+    repeat: REPEAT,
+    node: process.version,
     copyClient: 'psql (COPY ... TO STDOUT) piped into Node; pg-copy-streams is not installed',
     seeding: 'INSERT ... SELECT generate_series straight into the transactions read model',
   };
@@ -146,7 +167,10 @@ const main = async (): Promise<void> => {
     const copySql = values.reduce((sql, v, i) => sql.replaceAll(`$${i + 1}::`, `${admin.escapeLiteral(v)}::`), text);
 
     const runs: Record<string, Array<{ seconds: number; rowsPerSec: number; bytes: number; memory?: Sample }>> = {
-      copyToNodeFile: [], copyToDevNull: [], exportCsv: [], exportNdjson: [],
+      copyToNodeFile: [],
+      copyToDevNull: [],
+      exportCsv: [],
+      exportNdjson: [],
     };
     const hashes: Record<string, string | null> = {};
     let exportBytes = { csv: 0, ndjson: 0 };
@@ -156,7 +180,12 @@ const main = async (): Promise<void> => {
       let seconds = (performance.now() - t0) / 1000;
       runs.copyToNodeFile!.push({ seconds: round(seconds, 3), rowsPerSec: Math.round(ROWS / seconds), bytes: viaNode.bytes });
       hashes.copy = viaNode.sha256;
-      console.log('COPY -> psql -> Node (sha256, file)  %d rows/s  %d s  %d MB', Math.round(ROWS / seconds), round(seconds), round(viaNode.bytes / MB));
+      console.log(
+        'COPY -> psql -> Node (sha256, file)  %d rows/s  %d s  %d MB',
+        Math.round(ROWS / seconds),
+        round(seconds),
+        round(viaNode.bytes / MB),
+      );
 
       t0 = performance.now();
       await copyViaPsql(schema, copySql, 'devnull', '');
@@ -172,20 +201,37 @@ const main = async (): Promise<void> => {
         runs[key]!.push({ seconds: round(s, 3), rowsPerSec: Math.round(ROWS / s), bytes: result.bytes, memory });
         exportBytes = { ...exportBytes, [format]: result.bytes };
         hashes[format] = result.sha256;
-        console.log('export %s -> file (+ manifest)       %d rows/s  %d s  %d MB  peak RSS +%d MB, heap +%d MB',
-          format.padEnd(6), Math.round(ROWS / s), round(s), round(result.bytes / MB), memory.rssDeltaMb, memory.heapDeltaMb);
+        console.log(
+          'export %s -> file (+ manifest)       %d rows/s  %d s  %d MB  peak RSS +%d MB, heap +%d MB',
+          format.padEnd(6),
+          Math.round(ROWS / s),
+          round(s),
+          round(result.bytes / MB),
+          memory.rssDeltaMb,
+          memory.heapDeltaMb,
+        );
       }
     }
 
     // Bounded memory: a tenth of the rows against all of them.
-    const small = await sampled(() => exportToFile({ pool, kind: 'transactions', format: 'csv', from: range.from, to: tenth, file: join(dir, 'tenth.csv') }));
+    const small = await sampled(() =>
+      exportToFile({ pool, kind: 'transactions', format: 'csv', from: range.from, to: tenth, file: join(dir, 'tenth.csv') }),
+    );
     const full = await sampled(() => exportToFile({ pool, kind: 'transactions', format: 'csv', ...range, file: join(dir, 'full.csv') }));
     report.memory = {
       note: 'peak during the export over the value just before it; the same peak for 10x the rows means bounded memory',
-      tenth: { rows: small.result.rows, ...small.memory }, all: { rows: full.result.rows, ...full.memory },
+      tenth: { rows: small.result.rows, ...small.memory },
+      all: { rows: full.result.rows, ...full.memory },
     };
-    console.log('memory: %d rows -> peak RSS +%d MB heap +%d MB; %d rows -> peak RSS +%d MB heap +%d MB',
-      small.result.rows, small.memory.rssDeltaMb, small.memory.heapDeltaMb, full.result.rows, full.memory.rssDeltaMb, full.memory.heapDeltaMb);
+    console.log(
+      'memory: %d rows -> peak RSS +%d MB heap +%d MB; %d rows -> peak RSS +%d MB heap +%d MB',
+      small.result.rows,
+      small.memory.rssDeltaMb,
+      small.memory.heapDeltaMb,
+      full.result.rows,
+      full.memory.rssDeltaMb,
+      full.memory.heapDeltaMb,
+    );
 
     const csvMatchesCopy = (await lfHash(join(dir, 'transactions.csv'))) === hashes.copy;
     const copyBytes = (await stat(join(dir, 'copy.csv'))).size;
@@ -197,15 +243,28 @@ const main = async (): Promise<void> => {
     const copyNull = best('copyToDevNull');
     report.runs = runs;
     report.summary = {
-      copyToNodeFileRowsPerSec: copyNode, copyToDevNullRowsPerSec: copyNull,
-      exportCsvRowsPerSec: best('exportCsv'), exportNdjsonRowsPerSec: best('exportNdjson'),
-      csvVsCopyToNode: round(best('exportCsv') / copyNode), ndjsonVsCopyToNode: round(best('exportNdjson') / copyNode),
-      csvVsCopyToDevNull: round(best('exportCsv') / copyNull), ndjsonVsCopyToDevNull: round(best('exportNdjson') / copyNull),
+      copyToNodeFileRowsPerSec: copyNode,
+      copyToDevNullRowsPerSec: copyNull,
+      exportCsvRowsPerSec: best('exportCsv'),
+      exportNdjsonRowsPerSec: best('exportNdjson'),
+      csvVsCopyToNode: round(best('exportCsv') / copyNode),
+      ndjsonVsCopyToNode: round(best('exportNdjson') / copyNode),
+      csvVsCopyToDevNull: round(best('exportCsv') / copyNull),
+      ndjsonVsCopyToDevNull: round(best('exportNdjson') / copyNull),
       aim: 'export >= 0.5 x COPY',
     };
-    console.log('summary (best of %d): COPY->Node %d rows/s, COPY->/dev/null %d rows/s; export csv %d rows/s = %d x COPY->Node (%d x /dev/null); ndjson %d rows/s = %d x COPY->Node (%d x /dev/null)',
-      REPEAT, copyNode, copyNull, best('exportCsv'), round(best('exportCsv') / copyNode), round(best('exportCsv') / copyNull),
-      best('exportNdjson'), round(best('exportNdjson') / copyNode), round(best('exportNdjson') / copyNull));
+    console.log(
+      'summary (best of %d): COPY->Node %d rows/s, COPY->/dev/null %d rows/s; export csv %d rows/s = %d x COPY->Node (%d x /dev/null); ndjson %d rows/s = %d x COPY->Node (%d x /dev/null)',
+      REPEAT,
+      copyNode,
+      copyNull,
+      best('exportCsv'),
+      round(best('exportCsv') / copyNode),
+      round(best('exportCsv') / copyNull),
+      best('exportNdjson'),
+      round(best('exportNdjson') / copyNode),
+      round(best('exportNdjson') / copyNull),
+    );
   } finally {
     await pool.end();
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);

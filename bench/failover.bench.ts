@@ -18,7 +18,13 @@ import { countFound, startLedgerLoad } from '../test/support/ledger-load.js';
 import { signUp } from '../test/support/ops-clients.js';
 import { SERVICE_TEST_ENV, waitFor } from '../test/support/service-process.js';
 
-const { values } = parseArgs({ options: { restarts: { type: 'string', default: '3' }, kills: { type: 'string', default: '3' }, workers: { type: 'string', default: '4' } } });
+const { values } = parseArgs({
+  options: {
+    restarts: { type: 'string', default: '3' },
+    kills: { type: 'string', default: '3' },
+    workers: { type: 'string', default: '4' },
+  },
+});
 const RESTARTS = Number(values.restarts);
 const KILLS = Number(values.kills);
 const WORKERS = Number(values.workers);
@@ -30,14 +36,25 @@ const median = (xs: number[]): number => {
 };
 
 const internal = async (base: string, path: string, body: unknown): Promise<Record<string, unknown>> => {
-  const res = await fetch(`${base}/internal${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': TOKEN }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/internal${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-token': TOKEN },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path} answered ${res.status}`);
   return (await res.json()) as Record<string, unknown>;
 };
 
 /** Requests and completes a deposit; returns its id and when it was acknowledged. */
 const deposit = async (base: string, userId: number): Promise<{ id: string; at: number }> => {
-  const created = await internal(base, '/deposits', { externalId: `bench-${Date.now()}-${Math.random()}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1' });
+  const created = await internal(base, '/deposits', {
+    externalId: `bench-${Date.now()}-${Math.random()}`,
+    userId,
+    providerId: 'TEST',
+    networkId: 'ETH',
+    currencyId: 'USDT',
+    amount: '1',
+  });
   const id = String(created.id);
   await internal(base, `/deposits/${id}/complete`, { txHash: '0x1' });
   return { id, at: Date.now() };
@@ -45,10 +62,14 @@ const deposit = async (base: string, userId: number): Promise<{ id: string; at: 
 
 /** Ms from `since` until the deposit is COMPLETE in the deposits read model. */
 const visibleAfter = async (db: pg.Pool, depositId: string, since: number): Promise<number> => {
-  const seen = await waitFor(async () => {
-    const { rows } = await db.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1', [depositId]);
-    return rows[0]?.status === 'COMPLETE' ? Date.now() : undefined;
-  }, 60_000, 10);
+  const seen = await waitFor(
+    async () => {
+      const { rows } = await db.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1', [depositId]);
+      return rows[0]?.status === 'COMPLETE' ? Date.now() : undefined;
+    },
+    60_000,
+    10,
+  );
   if (seen === undefined) throw new Error(`deposit ${depositId} never reached the read model`);
   return seen - since;
 };
@@ -67,7 +88,13 @@ const main = async (): Promise<void> => {
     let answered = 0;
     let found = 0;
     for (let r = 0; r < RESTARTS; r += 1) {
-      const load = startLedgerLoad({ adminUrls: [api.adminUrl!], serviceToken: TOKEN, userIds: users.map((u) => u.userId), workers: WORKERS, pauseMs: 5 });
+      const load = startLedgerLoad({
+        adminUrls: [api.adminUrl!],
+        serviceToken: TOKEN,
+        userIds: users.map((u) => u.userId),
+        workers: WORKERS,
+        pauseMs: 5,
+      });
       await new Promise((res) => setTimeout(res, 2_000));
       const started = Date.now();
       await d.pg.restart();
@@ -94,7 +121,13 @@ const main = async (): Promise<void> => {
     // Projector takeover under load, next to the read-model latency without a kill.
     const baseline: number[] = [];
     const takeovers: number[] = [];
-    const load = startLedgerLoad({ adminUrls: [api.adminUrl!], serviceToken: TOKEN, userIds: users.slice(1).map((u) => u.userId), workers: WORKERS, pauseMs: 5 });
+    const load = startLedgerLoad({
+      adminUrls: [api.adminUrl!],
+      serviceToken: TOKEN,
+      userIds: users.slice(1).map((u) => u.userId),
+      workers: WORKERS,
+      pauseMs: 5,
+    });
     for (let k = 0; k < KILLS; k += 1) {
       for (let i = 0; i < 3; i += 1) {
         const dep = await deposit(api.adminUrl!, probeUser);
@@ -106,7 +139,9 @@ const main = async (): Promise<void> => {
       const dep = await deposit(api.adminUrl!, probeUser);
       takeovers.push(await visibleAfter(db, dep.id, killedAt));
       d.projectors.push(await d.start(`projector-r${k + 1}`, { ROLES: 'projector', METRICS_PORT: '0' }));
-      process.stdout.write(`kill ${k + 1}: takeover ${takeovers.at(-1)} ms (read model after an ack without a kill: ${baseline.slice(-3).join(', ')} ms)\n`);
+      process.stdout.write(
+        `kill ${k + 1}: takeover ${takeovers.at(-1)} ms (read model after an ack without a kill: ${baseline.slice(-3).join(', ')} ms)\n`,
+      );
     }
     const tally = await load.stop();
     answered += tally.acknowledged.length;
@@ -123,7 +158,11 @@ const main = async (): Promise<void> => {
           healthOkAfterMs: median(restarts.map((r) => r.healthOkAfterMs)),
         },
       },
-      projectorTakeover: { takeoverMs: takeovers, baselineReadModelMs: baseline, median: { takeoverMs: median(takeovers), baselineReadModelMs: median(baseline) } },
+      projectorTakeover: {
+        takeoverMs: takeovers,
+        baselineReadModelMs: baseline,
+        median: { takeoverMs: median(takeovers), baselineReadModelMs: median(baseline) },
+      },
       commands: { answered2xx: answered, foundInStore: found },
     };
     console.table({

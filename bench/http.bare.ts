@@ -19,7 +19,8 @@ const server = createServer((req, res) => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; userId: number };
         const { rows } = await pool.query<{ id: string }>(
           'INSERT INTO bare_events (stream_id, type, data) VALUES ($1, $2, $3) RETURNING id',
-          [`wallet-${body.userId}`, 'BetPlaced', JSON.stringify(body)]);
+          [`wallet-${body.userId}`, 'BetPlaced', JSON.stringify(body)],
+        );
         res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: body.id, position: rows[0]!.id }));
       } catch (error) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: (error as Error).message }));

@@ -32,20 +32,22 @@ const TOKEN = randomBytes(24).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
-const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
-});
 
 /** A PostgreSQL cluster of the bench's own (initdb refuses root: run as the postgres system user then). */
 const startCluster = async (dir: string) => {
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
-  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, cmd), ...args]) : run(join(PG_BIN, cmd), args));
+  const as = (cmd: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, cmd), ...args]) : run(join(PG_BIN, cmd), args);
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -72,7 +74,10 @@ const stopChild = async (child: ChildProcess): Promise<void> => {
 /** A child process that is ready when `isReady(line)` holds for a line of its stdout; every other line is drained. */
 const startChild = (name: string, args: string[], env: Record<string, string>, isReady: (line: string) => boolean): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (isReady(line)) resolve({ child, stop: () => stopChild(child) });
       if (line.includes('"level":"error"') || line.includes('"level":"fatal"')) process.stderr.write(`[${name}] ${line.slice(0, 400)}\n`);
@@ -84,8 +89,19 @@ const startService = async (databaseUrl: string, dataDir: string, extra: Record<
   const [publicPort, adminPort, wsPort] = [await freePort(), await freePort(), await freePort()];
   // As in production: every role, the default LOG_LEVEL (every request logged), stdout read by the parent.
   const env: Record<string, string> = {
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, INTERNAL_API_TOKEN: TOKEN, PUBLIC_PORT: String(publicPort), ADMIN_PORT: String(adminPort),
-    WS_PORT: String(wsPort), APP_ENV: 'production', FRONTEND_ORIGIN: 'http://localhost:5173', LOG_LEVEL: '', ROLES: '', REDIS_URL: '', CAPTCHA_SECRET: 'bench-captcha-secret', ...extra,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    INTERNAL_API_TOKEN: TOKEN,
+    PUBLIC_PORT: String(publicPort),
+    ADMIN_PORT: String(adminPort),
+    WS_PORT: String(wsPort),
+    APP_ENV: 'production',
+    FRONTEND_ORIGIN: 'http://localhost:5173',
+    LOG_LEVEL: '',
+    ROLES: '',
+    REDIS_URL: '',
+    CAPTCHA_SECRET: 'bench-captcha-secret',
+    ...extra,
   };
   // Production refuses to make keys: fill DATA_DIR/keys once, as a deployment does (`npm run keys`).
   await run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts'], { env: { ...process.env, DATA_DIR: dataDir } });
@@ -93,11 +109,22 @@ const startService = async (databaseUrl: string, dataDir: string, extra: Record<
   return { ...service, adminUrl: `http://127.0.0.1:${adminPort}` };
 };
 
-type Load = { requestsPerSec: number; total: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; statuses: Record<string, number> };
+type Load = {
+  requestsPerSec: number;
+  total: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  statuses: Record<string, number>;
+};
 /** The load generator in a process of its own. */
 const load = async (url: string, connections: number, seconds: number, users: number[]): Promise<Load> => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/http.load.ts', JSON.stringify({ url, token: TOKEN, connections, seconds, users })],
-    { maxBuffer: 1 << 20 });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'bench/http.load.ts', JSON.stringify({ url, token: TOKEN, connections, seconds, users })],
+    { maxBuffer: 1 << 20 },
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Load;
 };
 
@@ -116,8 +143,10 @@ type StatementRow = { query: string; calls: string; total_exec_time: number };
 type Side = { statements: number; ms: number; rows: { what: string; perBet: number; msPerBet: number }[] };
 
 const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
-  (await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-    WHERE d.datname = 'ledger' AND s.query NOT ILIKE '%pg_stat_statements%'`)).rows;
+  (
+    await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    WHERE d.datname = 'ledger' AND s.query NOT ILIKE '%pg_stat_statements%'`)
+  ).rows;
 
 const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
   const command = new Map<string, { calls: number; ms: number }>();
@@ -125,7 +154,10 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
   let notify = 0;
   for (const r of rows) {
     const calls = Number(r.calls);
-    if (NOTIFY.test(r.query)) { notify += calls; continue; }
+    if (NOTIFY.test(r.query)) {
+      notify += calls;
+      continue;
+    }
     const hit = COMMAND_PATH.find(([, re]) => re.test(r.query));
     if (hit) {
       const c = command.get(hit[0]) ?? { calls: 0, ms: 0 };
@@ -146,8 +178,12 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
     commandPath: commandSide,
     notifyPerBet: round(notify / per),
     followers: {
-      statements: round(followerCalls / per), ms: round(followers.ms / per, 3),
-      top: followers.top.sort((a, b) => b.calls - a.calls).slice(0, 8).map((t) => ({ ...t, perBet: round(t.calls / per) })),
+      statements: round(followerCalls / per),
+      ms: round(followers.ms / per, 3),
+      top: followers.top
+        .sort((a, b) => b.calls - a.calls)
+        .slice(0, 8)
+        .map((t) => ({ ...t, perBet: round(t.calls / per) })),
     },
   };
 };
@@ -163,13 +199,17 @@ const cpuSeconds = async (pid: number): Promise<number> => {
 const measured = async (pid: number, url: string, connections: number, seconds: number, users: number[]) => {
   const before = await cpuSeconds(pid);
   const result = await load(url, connections, seconds, users);
-  const cpuMsPerBet = round(((await cpuSeconds(pid)) - before) * 1000 / Math.max(1, result.total), 3);
+  const cpuMsPerBet = round((((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, result.total), 3);
   return { ...result, cpuMsPerBet };
 };
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const post = async (url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': TOKEN }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-token': TOKEN },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -177,7 +217,13 @@ const main = async (): Promise<void> => {
   const dir = await mkdtemp(join(tmpdir(), 'bench-http-'));
   const cluster = await startCluster(dir);
   const children: Child[] = [];
-  const report: Record<string, unknown> = { at: new Date().toISOString(), seconds: SECONDS, players: PLAYERS, levels: LEVELS, sequentialBets: SEQUENTIAL };
+  const report: Record<string, unknown> = {
+    at: new Date().toISOString(),
+    seconds: SECONDS,
+    players: PLAYERS,
+    levels: LEVELS,
+    sequentialBets: SEQUENTIAL,
+  };
   const admin = new pg.Pool({ connectionString: cluster.url('postgres'), max: 2 });
   admin.on('error', () => undefined); // the cluster stops at the end under its idle connections
   try {
@@ -188,7 +234,12 @@ const main = async (): Promise<void> => {
     await mkdir(dataDir, { recursive: true });
 
     const barePort = await freePort();
-    const bare = await startChild('bare', ['bench/http.bare.ts'], { BARE_DATABASE_URL: cluster.url('bare'), BARE_PORT: String(barePort) }, (l) => l === 'ready');
+    const bare = await startChild(
+      'bare',
+      ['bench/http.bare.ts'],
+      { BARE_DATABASE_URL: cluster.url('bare'), BARE_PORT: String(barePort) },
+      (l) => l === 'ready',
+    );
     children.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}/bets`;
 
@@ -198,7 +249,10 @@ const main = async (): Promise<void> => {
       { name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } },
     ];
     if (process.env.EVENTSTORE_CONNECTION_STRING) {
-      stores.push({ name: 'eventstoredb', env: { EVENT_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING } });
+      stores.push({
+        name: 'eventstoredb',
+        env: { EVENT_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: process.env.EVENTSTORE_CONNECTION_STRING },
+      });
     }
     const rows: Record<string, unknown>[] = [];
     for (const [index, s] of stores.entries()) {
@@ -214,13 +268,25 @@ const main = async (): Promise<void> => {
       for (let i = 0; i < PLAYERS; i += 1) {
         const name = `b${index}p${i}`;
         const registered = await users.register({
-          email: `${name}@bench.test`, username: name, passwordHash: 'x', country: 'DE', referrerCode: null, marketingOptIn: false, provider: 'password',
+          email: `${name}@bench.test`,
+          username: name,
+          passwordHash: 'x',
+          country: 'DE',
+          referrerCode: null,
+          marketingOptIn: false,
+          provider: 'password',
           registration: { ip: null, userAgent: null, country: null, referrer: null },
         });
         if (!isRight(registered)) throw new Error(`register ${name}: ${JSON.stringify(registered.left)}`);
         const userId = registered.right.userId;
-        const dep = await post(`${service.adminUrl}/internal/deposits`,
-          { externalId: `fund-${name}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '100000000' });
+        const dep = await post(`${service.adminUrl}/internal/deposits`, {
+          externalId: `fund-${name}`,
+          userId,
+          providerId: 'TEST',
+          networkId: 'ETH',
+          currencyId: 'USDT',
+          amount: '100000000',
+        });
         if (dep.status !== 201) throw new Error(`deposit ${name}: ${dep.status} ${JSON.stringify(dep.body)}`);
         const done = await post(`${service.adminUrl}/internal/deposits/${String(dep.body.id)}/complete`, {});
         if (done.status !== 200) throw new Error(`complete ${name}: ${done.status} ${JSON.stringify(done.body)}`);
@@ -241,7 +307,15 @@ const main = async (): Promise<void> => {
       await admin.query('SELECT pg_stat_statements_reset()');
       const t0 = performance.now();
       for (let i = 0; i < SEQUENTIAL; i += 1) {
-        const r = await post(betsUrl, { id: `seq-${index}-${i}`, userId: players[i % players.length], roundId: `seq-${i}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
+        const r = await post(betsUrl, {
+          id: `seq-${index}-${i}`,
+          userId: players[i % players.length],
+          roundId: `seq-${i}`,
+          gameId: 7,
+          gameIdentity: game,
+          currencyId: 'USDT',
+          amount: '1',
+        });
         if (r.status !== 201) throw new Error(`sequential bet: ${r.status} ${JSON.stringify(r.body)}`);
       }
       const sequentialMs = (performance.now() - t0) / SEQUENTIAL;
@@ -252,7 +326,9 @@ const main = async (): Promise<void> => {
       console.log(`command path: ${perBet.commandPath.statements} statements per bet, ${perBet.commandPath.ms} ms of execution`);
       for (const r of perBet.commandPath.rows) console.log(`  ${r.what.padEnd(44)} ${String(r.perBet).padStart(5)} /bet  ${r.msPerBet} ms`);
       console.log(`  NOTIFY after the commit (rate-limited)      ${String(perBet.notifyPerBet).padStart(5)} /bet`);
-      console.log(`followers: ${perBet.followers.statements} statements per bet beyond the idle rate, ${perBet.followers.ms} ms of execution`);
+      console.log(
+        `followers: ${perBet.followers.statements} statements per bet beyond the idle rate, ${perBet.followers.ms} ms of execution`,
+      );
       console.log(`idle service: ${idlePerSecond} statements/s`);
 
       const levels = [];
@@ -263,28 +339,46 @@ const main = async (): Promise<void> => {
         const underLoad = split(await readStatements(admin), Math.max(1, serviceRun.total));
         const row = {
           concurrency: c,
-          bare: { betsPerSec: round(bareRun.requestsPerSec, 0), p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms, cpuMsPerBet: bareRun.cpuMsPerBet, non2xx: bareRun.non2xx, errors: bareRun.errors },
+          bare: {
+            betsPerSec: round(bareRun.requestsPerSec, 0),
+            p50Ms: bareRun.p50Ms,
+            p99Ms: bareRun.p99Ms,
+            cpuMsPerBet: bareRun.cpuMsPerBet,
+            non2xx: bareRun.non2xx,
+            errors: bareRun.errors,
+          },
           service: {
-            betsPerSec: round(serviceRun.requestsPerSec, 0), p50Ms: serviceRun.p50Ms, p99Ms: serviceRun.p99Ms, cpuMsPerBet: serviceRun.cpuMsPerBet,
-            non2xx: serviceRun.non2xx, errors: serviceRun.errors,
+            betsPerSec: round(serviceRun.requestsPerSec, 0),
+            p50Ms: serviceRun.p50Ms,
+            p99Ms: serviceRun.p99Ms,
+            cpuMsPerBet: serviceRun.cpuMsPerBet,
+            non2xx: serviceRun.non2xx,
+            errors: serviceRun.errors,
           },
           statementsPerBet: {
-            commandPath: underLoad.commandPath.statements, commandPathMs: underLoad.commandPath.ms,
+            commandPath: underLoad.commandPath.statements,
+            commandPathMs: underLoad.commandPath.ms,
             appendMeanMs: round(underLoad.commandPath.ms / Math.max(0.001, underLoad.commandPath.statements), 3),
-            notify: underLoad.notifyPerBet, followers: underLoad.followers.statements, followersMs: underLoad.followers.ms,
+            notify: underLoad.notifyPerBet,
+            followers: underLoad.followers.statements,
+            followersMs: underLoad.followers.ms,
           },
           throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
           p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
         };
         levels.push(row);
-        console.log(`c=${String(c).padEnd(3)} bare ${String(row.bare.betsPerSec).padStart(6)}/s p50 ${row.bare.p50Ms} ms p99 ${row.bare.p99Ms} ms | `
-          + `service ${String(row.service.betsPerSec).padStart(6)}/s p50 ${row.service.p50Ms} ms p99 ${row.service.p99Ms} ms | `
-          + `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x`);
+        console.log(
+          `c=${String(c).padEnd(3)} bare ${String(row.bare.betsPerSec).padStart(6)}/s p50 ${row.bare.p50Ms} ms p99 ${row.bare.p99Ms} ms | ` +
+            `service ${String(row.service.betsPerSec).padStart(6)}/s p50 ${row.service.p50Ms} ms p99 ${row.service.p99Ms} ms | ` +
+            `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x`,
+        );
         const failed = row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : '';
         console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${failed}`);
         const st = row.statementsPerBet;
-        console.log(`       under load, per bet: command path ${st.commandPath} statements (${st.commandPathMs} ms), notify ${st.notify}, `
-          + `followers ${st.followers} statements (${st.followersMs} ms)`);
+        console.log(
+          `       under load, per bet: command path ${st.commandPath} statements (${st.commandPathMs} ms), notify ${st.notify}, ` +
+            `followers ${st.followers} statements (${st.followersMs} ms)`,
+        );
       }
       rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
       await service.stop();

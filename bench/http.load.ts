@@ -16,41 +16,67 @@ const latencies: number[] = [];
 let n = 0;
 let errors = 0;
 
-const post = (body: string): Promise<number> => new Promise((resolve, reject) => {
-  const req = request({
-    agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-token': o.token },
-  }, (res) => {
-    res.on('data', () => undefined);
-    res.on('end', () => resolve(res.statusCode ?? 0));
-    res.on('error', reject);
+const post = (body: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-token': o.token },
+      },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
-  req.on('error', reject);
-  req.end(body);
-});
 
 const deadline = performance.now() + o.seconds * 1000;
 const started = performance.now();
-await Promise.all(Array.from({ length: o.connections }, async () => {
-  while (performance.now() < deadline) {
-    n += 1;
-    const body = JSON.stringify({ id: randomUUID(), userId: o.users[n % o.users.length], roundId: `r-${n}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
-    const t0 = performance.now();
-    try {
-      const status = await post(body);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      latencies.push(performance.now() - t0);
-    } catch {
-      errors += 1;
+await Promise.all(
+  Array.from({ length: o.connections }, async () => {
+    while (performance.now() < deadline) {
+      n += 1;
+      const body = JSON.stringify({
+        id: randomUUID(),
+        userId: o.users[n % o.users.length],
+        roundId: `r-${n}`,
+        gameId: 7,
+        gameIdentity: game,
+        currencyId: 'USDT',
+        amount: '1',
+      });
+      const t0 = performance.now();
+      try {
+        const status = await post(body);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors += 1;
+      }
     }
-  }
-}));
+  }),
+);
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const at = (p: number): number => Math.round((latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN) * 100) / 100;
+const at = (p: number): number =>
+  Math.round((latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN) * 100) / 100;
 const ok = [...statuses].filter(([s]) => s >= 200 && s < 300).reduce((a, [, c]) => a + c, 0);
 agent.destroy();
-console.log(JSON.stringify({
-  requestsPerSec: latencies.length / elapsed, total: latencies.length, p50Ms: at(50), p99Ms: at(99),
-  non2xx: latencies.length - ok, errors, statuses: Object.fromEntries(statuses),
-}));
+console.log(
+  JSON.stringify({
+    requestsPerSec: latencies.length / elapsed,
+    total: latencies.length,
+    p50Ms: at(50),
+    p99Ms: at(99),
+    non2xx: latencies.length - ok,
+    errors,
+    statuses: Object.fromEntries(statuses),
+  }),
+);

@@ -16,19 +16,22 @@ const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const WARM_SECONDS = Number(process.env.BENCH_IDLE_WARM ?? 10);
 const WINDOW_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
 
-const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const s = createServer();
-  s.listen(0, () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
   });
-  s.on('error', reject);
-});
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 /** PostgreSQL refuses to run as root: as root, its tools run as the postgres user. */
 const pgTool = (tool: string, args: string[]): void => {
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? 'runuser' : `${BIN}/${tool}`, asRoot ? ['-u', 'postgres', '--', `${BIN}/${tool}`, ...args] : args, { stdio: 'ignore' });
+  execFileSync(asRoot ? 'runuser' : `${BIN}/${tool}`, asRoot ? ['-u', 'postgres', '--', `${BIN}/${tool}`, ...args] : args, {
+    stdio: 'ignore',
+  });
 };
 
 type Row = { query: string; calls: string };
@@ -38,14 +41,21 @@ const snapshot = async (client: pg.Client): Promise<Map<string, number>> => {
   return new Map(rows.map((r) => [r.query, Number(r.calls)]));
 };
 const delta = (a: Map<string, number>, b: Map<string, number>): [string, number][] =>
-  [...b].map(([q, n]): [string, number] => [q, n - (a.get(q) ?? 0)]).filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]);
+  [...b]
+    .map(([q, n]): [string, number] => [q, n - (a.get(q) ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((x, y) => y[1] - x[1]);
 
 const measure = async (client: pg.Client, seconds: number) => {
   const before = await snapshot(client);
   await sleep(seconds * 1000);
   const d = delta(before, await snapshot(client));
   const total = d.reduce((s, [, n]) => s + n, 0);
-  return { statements: total, perSecond: Math.round((total / seconds) * 100) / 100, top: d.slice(0, 8).map(([q, n]) => ({ calls: n, query: q.replace(/\s+/g, ' ').slice(0, 160) })) };
+  return {
+    statements: total,
+    perSecond: Math.round((total / seconds) * 100) / 100,
+    top: d.slice(0, 8).map(([q, n]) => ({ calls: n, query: q.replace(/\s+/g, ' ').slice(0, 160) })),
+  };
 };
 
 const main = async (): Promise<void> => {
@@ -54,8 +64,16 @@ const main = async (): Promise<void> => {
   const data = join(dir, 'pg');
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
   pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  pgTool('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-w', '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all`, 'start']);
+  pgTool('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'pg.log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all`,
+    'start',
+  ]);
   let service: ChildProcess | undefined;
   const report: Record<string, unknown> = { at: new Date().toISOString(), warmSeconds: WARM_SECONDS, windowSeconds: WINDOW_SECONDS };
   try {
@@ -68,7 +86,16 @@ const main = async (): Promise<void> => {
     console.log('  %d statements/s', (report.baseline as { perSecond: number }).perSecond);
 
     service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, DATABASE_URL: url, PUBLIC_PORT: '0', ADMIN_PORT: '0', WS_PORT: '0', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        PUBLIC_PORT: '0',
+        ADMIN_PORT: '0',
+        WS_PORT: '0',
+        DATA_DIR: join(dir, 'data'),
+        LOG_LEVEL: 'info',
+        REDIS_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {
@@ -83,7 +110,11 @@ const main = async (): Promise<void> => {
     await sleep(WARM_SECONDS * 1000);
     report.idleService = await measure(client, WINDOW_SECONDS);
     const idle = report.idleService as { perSecond: number; top: { calls: number; query: string }[] };
-    console.log('idle service: %d statements/s (baseline %d/s); most called:', idle.perSecond, (report.baseline as { perSecond: number }).perSecond);
+    console.log(
+      'idle service: %d statements/s (baseline %d/s); most called:',
+      idle.perSecond,
+      (report.baseline as { perSecond: number }).perSecond,
+    );
     for (const t of idle.top) console.log('  %d  %s', t.calls, t.query);
     await client.end();
   } finally {

@@ -26,8 +26,10 @@ import { rebuildProjections } from '../src/projections/rebuild.js';
 import { COUNTED_LISTS } from '../src/projections/list-counts.js';
 
 /** Every kept count key whose value differs from a fresh count(*) (empty when the counts are right). */
-const COUNTS_CHECK_SQL = COUNTED_LISTS.map((l) => `(WITH counted AS (SELECT k AS key, count(*) AS n FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k)
-  SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`).join(' UNION ALL ');
+const COUNTS_CHECK_SQL = COUNTED_LISTS.map(
+  (l) => `(WITH counted AS (SELECT k AS key, count(*) AS n FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k)
+  SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`,
+).join(' UNION ALL ');
 import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
 import { migrateReadModels } from '../src/projections/read-models.migrations.js';
 
@@ -39,12 +41,24 @@ const POOL_SIZE = Number(process.env.BENCH_POOL ?? 10);
 const WALLETS = 2000;
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const EVENT_DATA = JSON.stringify({
-  transactionId: 'bet_0123456789', currencyId: 'USDT', amount: '1.5', usdAmount: '1.5', betId: '0123456789', roundId: 'r-1', gameId: 7,
-  gameIdentity: game, postings: [{ account: 'user:1', currencyId: 'USDT', amount: '-1.5' }, { account: 'house:bets', currencyId: 'USDT', amount: '1.5' }],
-  balanceAfter: '98.5', at: new Date().toISOString(),
+  transactionId: 'bet_0123456789',
+  currencyId: 'USDT',
+  amount: '1.5',
+  usdAmount: '1.5',
+  betId: '0123456789',
+  roundId: 'r-1',
+  gameId: 7,
+  gameIdentity: game,
+  postings: [
+    { account: 'user:1', currencyId: 'USDT', amount: '-1.5' },
+    { account: 'house:bets', currencyId: 'USDT', amount: '1.5' },
+  ],
+  balanceAfter: '98.5',
+  at: new Date().toISOString(),
 });
 
-const percentile = (sorted: number[], p: number): number => sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
 /** Runs `worker` on `concurrency` loops for `seconds`; returns ops/s and latency percentiles in ms. */
@@ -53,17 +67,24 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
   const latencies: number[] = [];
   let ops = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async (_, client) => {
-    for (let i = 0; performance.now() < deadline; i += 1) {
-      const t0 = performance.now();
-      const done = await worker(client, i); // not `ops += await ...`: that reads ops before awaiting
-      ops += done;
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, client) => {
+      for (let i = 0; performance.now() < deadline; i += 1) {
+        const t0 = performance.now();
+        const done = await worker(client, i); // not `ops += await ...`: that reads ops before awaiting
+        ops += done;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { concurrency, opsPerSec: round(ops / elapsed, 0), p50Ms: round(percentile(latencies, 50), 3), p99Ms: round(percentile(latencies, 99), 3) };
+  return {
+    concurrency,
+    opsPerSec: round(ops / elapsed, 0),
+    p50Ms: round(percentile(latencies, 50), 3),
+    p99Ms: round(percentile(latencies, 99), 3),
+  };
 };
 
 const main = async (): Promise<void> => {
@@ -73,19 +94,30 @@ const main = async (): Promise<void> => {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const pool = createPool({ connectionString: DATABASE_URL, schema, max: POOL_SIZE });
   const keysPool = createPool({ connectionString: DATABASE_URL, schema, max: 2, synchronousCommit: false });
-  const report: Record<string, unknown> = { at: new Date().toISOString(), database: DATABASE_URL.replace(/\/\/[^@]*@/, '//'), seconds: SECONDS, poolSize: POOL_SIZE };
+  const report: Record<string, unknown> = {
+    at: new Date().toISOString(),
+    database: DATABASE_URL.replace(/\/\/[^@]*@/, '//'),
+    seconds: SECONDS,
+    poolSize: POOL_SIZE,
+  };
   try {
     await migrateEventStore(pool);
     await migrateLedger(pool);
     await migrateReadModels(pool);
-    await pool.query(`CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+    await pool.query(
+      `CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+    );
 
     // Baseline 1: raw single-row INSERTs from Node, same driver and pool size.
     console.log('baseline: raw INSERT from Node (pg, pool of %d)', POOL_SIZE);
     const raw = [];
     for (const c of LEVELS) {
       const r = await drive(c, SECONDS, async (client, i) => {
-        await pool.query('INSERT INTO raw_events (stream_id, type, data) VALUES ($1, $2, $3)', [`wallet-${client}`, 'BetPlaced', EVENT_DATA]);
+        await pool.query('INSERT INTO raw_events (stream_id, type, data) VALUES ($1, $2, $3)', [
+          `wallet-${client}`,
+          'BetPlaced',
+          EVENT_DATA,
+        ]);
         return i >= 0 ? 1 : 0;
       });
       raw.push(r);
@@ -100,13 +132,34 @@ const main = async (): Promise<void> => {
     const pgbench = [];
     for (const c of [1, 16, 64].filter((x) => x <= 64)) {
       try {
-        const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-D', `data=${EVENT_DATA}`, '-c', String(Math.min(c, 64)), '-j', String(Math.min(2, c)), '-T', String(SECONDS), '-f', script, DATABASE_URL]);
+        const { stdout } = await run('pgbench', [
+          '-n',
+          '-M',
+          'prepared',
+          '-D',
+          `data=${EVENT_DATA}`,
+          '-c',
+          String(Math.min(c, 64)),
+          '-j',
+          String(Math.min(2, c)),
+          '-T',
+          String(SECONDS),
+          '-f',
+          script,
+          DATABASE_URL,
+        ]);
         const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
         const lat = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0);
         pgbench.push({ concurrency: c, opsPerSec: round(tps, 0), avgLatencyMs: lat });
         console.log('baseline: pgbench c=%d  %d inserts/s  avg %d ms', c, round(tps, 0), lat);
       } catch (error) {
-        console.log('pgbench failed: %s', String((error as { stderr?: string }).stderr ?? error).split('\n').slice(0, 3).join(' '));
+        console.log(
+          'pgbench failed: %s',
+          String((error as { stderr?: string }).stderr ?? error)
+            .split('\n')
+            .slice(0, 3)
+            .join(' '),
+        );
       }
     }
     report.pgbench = pgbench;
@@ -118,7 +171,15 @@ const main = async (): Promise<void> => {
     const batchTimes: number[] = [];
     // As in production: every read model follows on its own, from one shared read of new events.
     const followed = shareSubscriptions(store);
-    const projector = startProjector({ store: followed, pool, projections: allProjections, onBatch: ({ events }) => { batches.push(events); batchTimes.push(performance.now()); } });
+    const projector = startProjector({
+      store: followed,
+      pool,
+      projections: allProjections,
+      onBatch: ({ events }) => {
+        batches.push(events);
+        batchTimes.push(performance.now());
+      },
+    });
     const waiter = createReadModelWaiter({ pool, store, local: projector });
     const lagPerModel = new Map<string, number[]>(allProjections.map((p) => [p.name, []]));
     /** Lag of every read model and of all of them, from a command's acknowledgement. */
@@ -130,11 +191,20 @@ const main = async (): Promise<void> => {
     };
     console.log('funding %d wallets...', WALLETS);
     for (let u = 1; u <= WALLETS; u += 100) {
-      await Promise.all(Array.from({ length: 100 }, async (_, k) => {
-        const d = await ledger.requestDeposit({ externalId: `fund-${u + k}`, userId: u + k, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1000000' });
-        if (isLeft(d)) throw new Error(JSON.stringify(d.left));
-        await ledger.completeDeposit(d.right.deposit.id, {});
-      }));
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, k) => {
+          const d = await ledger.requestDeposit({
+            externalId: `fund-${u + k}`,
+            userId: u + k,
+            providerId: 'TEST',
+            networkId: 'ETH',
+            currencyId: 'USDT',
+            amount: '1000000',
+          });
+          if (isLeft(d)) throw new Error(JSON.stringify(d.left));
+          await ledger.completeDeposit(d.right.deposit.id, {});
+        }),
+      );
     }
     await projector.waitFor(ledger.internals.handler.lastPosition());
 
@@ -166,13 +236,37 @@ const main = async (): Promise<void> => {
       settleMs.sort((a, b) => a - b);
       const rawAtC = raw.find((x) => x.concurrency === c);
       const ratio = rawAtC ? round(r.opsPerSec / rawAtC.opsPerSec) : undefined;
-      const each = { concurrency: c, placeP50Ms: round(percentile(placeMs, 50), 3), settleP50Ms: round(percentile(settleMs, 50), 3), rawInsertP50Ms: rawAtC?.p50Ms };
+      const each = {
+        concurrency: c,
+        placeP50Ms: round(percentile(placeMs, 50), 3),
+        settleP50Ms: round(percentile(settleMs, 50), 3),
+        rawInsertP50Ms: rawAtC?.p50Ms,
+      };
       perCommand.push(each);
-      commands.push({ ...r, ratioToRawInsertsAtSameConcurrency: ratio, placeP50Ms: each.placeP50Ms, settleP50Ms: each.settleP50Ms,
-        note: 'opsPerSec counts commands; p50/p99 are per place+settle pair' });
-      console.log('  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms  p99 %s ms', r.concurrency, r.opsPerSec,
-        ratio ?? '?', c, rawAtC?.opsPerSec ?? '?', r.p50Ms, r.p99Ms);
-      console.log('        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms', each.placeP50Ms, each.settleP50Ms, c, rawAtC?.p50Ms ?? '?');
+      commands.push({
+        ...r,
+        ratioToRawInsertsAtSameConcurrency: ratio,
+        placeP50Ms: each.placeP50Ms,
+        settleP50Ms: each.settleP50Ms,
+        note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
+      });
+      console.log(
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms  p99 %s ms',
+        r.concurrency,
+        r.opsPerSec,
+        ratio ?? '?',
+        c,
+        rawAtC?.opsPerSec ?? '?',
+        r.p50Ms,
+        r.p99Ms,
+      );
+      console.log(
+        '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms',
+        each.placeP50Ms,
+        each.settleP50Ms,
+        c,
+        rawAtC?.p50Ms ?? '?',
+      );
     }
     /** Prints and returns p50/p99 of each read model's lag samples. */
     const lagTable = (label: string) => {
@@ -181,19 +275,39 @@ const main = async (): Promise<void> => {
         const s = [...samples].sort((a, b) => a - b);
         out[name] = { p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), samples: s.length };
       }
-      console.log('lag per read model at %s: %s', label, Object.entries(out).map(([n, v]) => `${n} p50 ${v.p50Ms} p99 ${v.p99Ms}`).join('; '));
+      console.log(
+        'lag per read model at %s: %s',
+        label,
+        Object.entries(out)
+          .map(([n, v]) => `${n} p50 ${v.p50Ms} p99 ${v.p99Ms}`)
+          .join('; '),
+      );
       return out;
     };
     const catchUpStart = performance.now();
     await projector.waitFor(ledger.internals.handler.lastPosition());
     report.projectorCatchUpMs = round(performance.now() - catchUpStart);
-    report.projectorBatches = { count: batches.length, avgEvents: round(batches.reduce((a, b) => a + b, 0) / Math.max(batches.length, 1), 1), max: Math.max(...batches) };
-    console.log('projector: %d batches, avg %d events, caught up %d ms after the load', batches.length, (report.projectorBatches as { avgEvents: number }).avgEvents, report.projectorCatchUpMs);
+    report.projectorBatches = {
+      count: batches.length,
+      avgEvents: round(batches.reduce((a, b) => a + b, 0) / Math.max(batches.length, 1), 1),
+      max: Math.max(...batches),
+    };
+    console.log(
+      'projector: %d batches, avg %d events, caught up %d ms after the load',
+      batches.length,
+      (report.projectorBatches as { avgEvents: number }).avgEvents,
+      report.projectorCatchUpMs,
+    );
     lag.sort((a, b) => a - b);
     report.ledgerCommands = commands;
     report.perCommandP50 = perCommand;
     report.projectionLagAtSaturation = { samples: lag.length, p50Ms: round(percentile(lag, 50)), p99Ms: round(percentile(lag, 99)) };
-    console.log('projection lag at saturation (all read models): p50 %d ms  p99 %d ms (%d samples)', round(percentile(lag, 50)), round(percentile(lag, 99)), lag.length);
+    console.log(
+      'projection lag at saturation (all read models): p50 %d ms  p99 %d ms (%d samples)',
+      round(percentile(lag, 50)),
+      round(percentile(lag, 99)),
+      lag.length,
+    );
     report.lagPerReadModelAtSaturation = lagTable('saturation');
 
     // Projection lag at a steady load of half the raw Node insert rate (the throughput aim), open loop.
@@ -214,25 +328,35 @@ const main = async (): Promise<void> => {
         const due = Math.floor(((performance.now() - started) / 1000) * pairsPerSec);
         for (; pairs < due; pairs += 1) {
           const n = pairs;
-          inFlight.push((async () => {
-            const userId = 1 + ((n * 7919) % WALLETS);
-            const id = `s${n}`;
-            const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
-            if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
-            const settled = await ledger.settleBet(id, { payout: n % 2 === 0 ? '3' : '0' });
-            if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
-            if (n % 10 === 0) sampleLag(steadyLag);
-            if (n % 10 === 5) {
-              // Command acknowledged -> visible in a consistent read (what GET /bets does: wait for its read models, then read).
-              const t0 = performance.now();
-              const reached = await waiter.reach(['bets', 'users'], undefined, 2_000);
-              const { rows } = await pool.query(`SELECT status FROM bets WHERE id = $1`, [id]);
-              // A stale answer (the 2 s bound hit) counts as a sample of 2 s and is reported; a consistent one must show the bet.
-              if (reached.stale) staleReads += 1;
-              else if (rows[0]?.status !== 'SETTLED') throw new Error(`bet ${id}: a consistent read did not show it settled`);
-              visible.push(performance.now() - t0);
-            }
-          })());
+          inFlight.push(
+            (async () => {
+              const userId = 1 + ((n * 7919) % WALLETS);
+              const id = `s${n}`;
+              const placed = await ledger.placeBet({
+                id,
+                userId,
+                roundId: id,
+                gameId: 7,
+                gameIdentity: game,
+                currencyId: 'USDT',
+                amount: '1.5',
+              });
+              if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
+              const settled = await ledger.settleBet(id, { payout: n % 2 === 0 ? '3' : '0' });
+              if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
+              if (n % 10 === 0) sampleLag(steadyLag);
+              if (n % 10 === 5) {
+                // Command acknowledged -> visible in a consistent read (what GET /bets does: wait for its read models, then read).
+                const t0 = performance.now();
+                const reached = await waiter.reach(['bets', 'users'], undefined, 2_000);
+                const { rows } = await pool.query(`SELECT status FROM bets WHERE id = $1`, [id]);
+                // A stale answer (the 2 s bound hit) counts as a sample of 2 s and is reported; a consistent one must show the bet.
+                if (reached.stale) staleReads += 1;
+                else if (rows[0]?.status !== 'SETTLED') throw new Error(`bet ${id}: a consistent read did not show it settled`);
+                visible.push(performance.now() - t0);
+              }
+            })(),
+          );
         }
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -250,14 +374,36 @@ const main = async (): Promise<void> => {
       steady.lagP99Ms = round(percentile(steadyLag, 99));
     }
     visible.sort((a, b) => a - b);
-    report.steadyLoad = { ...steady, ackToConsistentRead: { samples: visible.length, stale: staleReads, p50Ms: round(percentile(visible, 50)), p99Ms: round(percentile(visible, 99)) } };
-    console.log('steady load %d commands/s (target %d): projection lag (all read models) p50 %d ms  p99 %d ms; %j', steady.achievedCommandsPerSec, target, steady.lagP50Ms, steady.lagP99Ms, steady);
-    console.log('command acknowledged -> visible in a consistent read (bets list), at that load: p50 %d ms  p99 %d ms (%d samples, %d stale)',
-      round(percentile(visible, 50)), round(percentile(visible, 99)), visible.length, staleReads);
+    report.steadyLoad = {
+      ...steady,
+      ackToConsistentRead: {
+        samples: visible.length,
+        stale: staleReads,
+        p50Ms: round(percentile(visible, 50)),
+        p99Ms: round(percentile(visible, 99)),
+      },
+    };
+    console.log(
+      'steady load %d commands/s (target %d): projection lag (all read models) p50 %d ms  p99 %d ms; %j',
+      steady.achievedCommandsPerSec,
+      target,
+      steady.lagP50Ms,
+      steady.lagP99Ms,
+      steady,
+    );
+    console.log(
+      'command acknowledged -> visible in a consistent read (bets list), at that load: p50 %d ms  p99 %d ms (%d samples, %d stale)',
+      round(percentile(visible, 50)),
+      round(percentile(visible, 99)),
+      visible.length,
+      staleReads,
+    );
     report.lagPerReadModelAtSteadyLoad = lagTable('steady load');
 
     // What each read model costs: time in its statements per event handed to it, over the whole run.
-    report.projectionCosts = projector.costs().map((c) => ({ ...c, ms: round(c.ms), usPerEvent: round(c.events > 0 ? (c.ms * 1000) / c.events : 0, 1) }));
+    report.projectionCosts = projector
+      .costs()
+      .map((c) => ({ ...c, ms: round(c.ms), usPerEvent: round(c.events > 0 ? (c.ms * 1000) / c.events : 0, 1) }));
     console.log('projection costs (whole run; time in its statements / events it handled):');
     for (const c of report.projectionCosts as { name: string; events: number; statements: number; ms: number; usPerEvent: number }[]) {
       console.log('  %s %d events  %d statements  %d ms  %d us/event', c.name.padEnd(22), c.events, c.statements, c.ms, c.usPerEvent);
@@ -271,12 +417,27 @@ const main = async (): Promise<void> => {
 
     // A rebuild of every read model from the events of this run (truncate, replay to the head), and its counts checked.
     const rebuildStart = performance.now();
-    const rebuilt = await rebuildProjections({ store, pool, projections: allProjections, batchSize: Number(process.env.BENCH_REBUILD_BATCH ?? 5000) });
+    const rebuilt = await rebuildProjections({
+      store,
+      pool,
+      projections: allProjections,
+      batchSize: Number(process.env.BENCH_REBUILD_BATCH ?? 5000),
+    });
     const rebuildMs = performance.now() - rebuildStart;
     const mismatches = (await pool.query<{ n: string }>(COUNTS_CHECK_SQL)).rows.length;
-    report.rebuild = { events: rebuilt.events, ms: round(rebuildMs), eventsPerSec: round(rebuilt.events / (rebuildMs / 1000), 0), countKeysDifferingFromCountStar: mismatches };
-    console.log('rebuild of every read model: %d events in %d ms = %d events/s; count keys differing from count(*): %d',
-      rebuilt.events, round(rebuildMs), round(rebuilt.events / (rebuildMs / 1000), 0), mismatches);
+    report.rebuild = {
+      events: rebuilt.events,
+      ms: round(rebuildMs),
+      eventsPerSec: round(rebuilt.events / (rebuildMs / 1000), 0),
+      countKeysDifferingFromCountStar: mismatches,
+    };
+    console.log(
+      'rebuild of every read model: %d events in %d ms = %d events/s; count keys differing from count(*): %d',
+      rebuilt.events,
+      round(rebuildMs),
+      round(rebuilt.events / (rebuildMs / 1000), 0),
+      mismatches,
+    );
     await store.close();
   } finally {
     await pool.end();

@@ -32,9 +32,11 @@ const GAMES = `(VALUES (0, 1, 'Dice', 'dice', 'ORIGINALS', 'House'), (1, 2, 'Cra
   (10, 11, 'Blackjack', 'blackjack', 'LIVE', 'Evolution'), (11, 12, 'Dice Deluxe', 'dice-deluxe', 'SLOTS', 'Hacksaw Gaming'))
   AS games(k, game_id, name, slug, type, provider)`;
 // A tenth of the rows belong to 20 heavy players (deep per-user pages); the rest spread over 20,000 users.
-const userOf = (g: string) => `CASE WHEN ${g} % 10 = 0 THEN ${FIRST_USER} + (${g} / 10) % 20 ELSE ${FIRST_USER} + (${g}::bigint * 7919) % ${USERS} END`;
+const userOf = (g: string) =>
+  `CASE WHEN ${g} % 10 = 0 THEN ${FIRST_USER} + (${g} / 10) % 20 ELSE ${FIRST_USER} + (${g}::bigint * 7919) % ${USERS} END`;
 // Rows arrive in time order (as the projector appends them): created_at grows with g over 90 days, with jitter.
-const createdAt = (g: string, n: number) => `now() - interval '90 days' + (${g}::float8 / ${n}) * interval '90 days' + random() * interval '30 seconds'`;
+const createdAt = (g: string, n: number) =>
+  `now() - interval '90 days' + (${g}::float8 / ${n}) * interval '90 days' + random() * interval '30 seconds'`;
 
 const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
   const timed = async (sql: string): Promise<number> => {
@@ -63,7 +65,8 @@ const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
       CROSS JOIN LATERAL (SELECT CASE WHEN r < 0.95 THEN 'SETTLED' WHEN r < 0.97 THEN 'CREATED' WHEN r < 0.99 THEN 'ROLLBACK' ELSE 'ERROR' END AS status
         FROM (SELECT random() + g * 0 AS r) x) st
     ) s JOIN ${GAMES} ON games.k = s.k`);
-  const transactions = await timed(`INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, usd_amount, type,
+  const transactions =
+    await timed(`INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, usd_amount, type,
       original_id, admin_user_id, reference_id, event_id, position, position_commit, position_prepare, created_at, updated_at)
     SELECT 'tx_' || s.g, s.user_id, 'USDT', s.amount, 1000 + s.g % 5000, 1000 + s.g % 5000 + s.amount, abs(s.amount), s.type,
       NULL, CASE WHEN s.type IN ('ADMIN_TIP', 'ADMIN_DEDUCT') THEN ${FIRST_USER} END, 'ref' || s.g, gen_random_uuid(),
@@ -76,49 +79,100 @@ const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
         WHEN r < 0.98 THEN 'ROLLBACK_BET' WHEN r < 0.99 THEN 'ADMIN_TIP' ELSE 'LEADERBOARD_PRIZE' END AS type FROM (SELECT random() + g * 0 AS r) x) t
     ) s`);
   // The counts the projections keep in step with the rows, filled here from the loaded rows with the same keys.
-  const counts = await timed(COUNTED_LISTS.filter((l) => l.table === 'bets' || l.table === 'transactions').map((l) =>
-    `INSERT INTO ${l.counts} (key, n) SELECT k, count(*) FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k;`).join('\n'));
+  const counts = await timed(
+    COUNTED_LISTS.filter((l) => l.table === 'bets' || l.table === 'transactions')
+      .map((l) => `INSERT INTO ${l.counts} (key, n) SELECT k, count(*) FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k;`)
+      .join('\n'),
+  );
   // Autovacuum would have run on tables this size: the visibility map matters to index-only counts.
   const analyze = await timed('VACUUM ANALYZE users, bets, transactions, bets_counts, transactions_counts');
   return { users, bets, transactions, counts, analyze };
 };
 
 type Recorded = { text: string; values: unknown[] };
-const percentile = (sorted: number[], p: number): number => sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number): number => Math.round(n * 100) / 100;
 const stats = (samples: number[]) => {
   const s = [...samples].sort((a, b) => a - b);
   return { p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), maxMs: round(s.at(-1) ?? 0) };
 };
 
-type Case = Readonly<{ name: string; method: 'GET' | 'POST'; path: (page: number) => string; body?: (page: number) => unknown; pages?: 'spread' | 'deep' }>;
+type Case = Readonly<{
+  name: string;
+  method: 'GET' | 'POST';
+  path: (page: number) => string;
+  body?: (page: number) => unknown;
+  pages?: 'spread' | 'deep';
+}>;
 const betsGet = (sortBy: string, sortOrder: string, where?: unknown) => (page: number) =>
   `/bets?sortBy=${sortBy}&sortOrder=${sortOrder}&take=20&page=${page}${where === undefined ? '' : `&where=${encodeURIComponent(JSON.stringify(where))}`}`;
 
 const cases: Case[] = [
   { name: 'GET /bets CREATED_AT desc, page 100', method: 'GET', path: betsGet('CREATED_AT', 'desc'), pages: 'deep' },
-  ...['CREATED_AT', 'MULTIPLIER', 'USD_AMOUNT', 'USD_PAYOUT'].flatMap((sortBy) => ['desc', 'asc'].map((order): Case => (
-    { name: `GET /bets ${sortBy} ${order}`, method: 'GET', path: betsGet(sortBy, order) }))),
+  ...['CREATED_AT', 'MULTIPLIER', 'USD_AMOUNT', 'USD_PAYOUT'].flatMap((sortBy) =>
+    ['desc', 'asc'].map((order): Case => ({ name: `GET /bets ${sortBy} ${order}`, method: 'GET', path: betsGet(sortBy, order) })),
+  ),
   { name: 'GET /bets status ROLLBACK', method: 'GET', path: betsGet('CREATED_AT', 'desc', { status: 'ROLLBACK' }) },
-  { name: 'GET /bets userId (heavy player) + status', method: 'GET', path: betsGet('CREATED_AT', 'desc', { userId: FIRST_USER, status: 'SETTLED' }) },
-  { name: 'GET /bets createdAt range + status', method: 'GET',
-    path: (page) => `${betsGet('CREATED_AT', 'desc')(page)}&where[status]=SETTLED&where[createdAt][gte]=${encodeURIComponent(daysAgo(60))}`
-      + `&where[createdAt][lte]=${encodeURIComponent(daysAgo(10))}` },
-  { name: 'GET /bets gameIdentity.slug contains "DICE" insensitive', method: 'GET',
-    path: betsGet('CREATED_AT', 'desc', { gameIdentity: { slug: { contains: 'DICE', mode: 'insensitive' } } }) },
-  { name: 'GET /bets where[...] usdAmount gte + createdAt range + status (bracketed keys)', method: 'GET',
-    path: (page) => `${betsGet('USD_AMOUNT', 'desc')(page)}&where[status]=SETTLED&where[usdAmount][gte]=50`
-      + `&where[createdAt][gte]=${encodeURIComponent(daysAgo(60))}&where[createdAt][lte]=${encodeURIComponent(daysAgo(10))}` },
-  { name: 'POST /accounting/transactions (whole log)', method: 'POST', path: () => '/accounting/transactions',
-    body: (page) => ({ sortOrder: 'desc', take: 20, page }) },
-  { name: 'POST /accounting/transactions userId', method: 'POST', path: () => '/accounting/transactions',
-    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { userId: FIRST_USER } }) },
-  { name: 'POST /accounting/transactions userId + createdAt range', method: 'POST', path: () => '/accounting/transactions',
-    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { userId: FIRST_USER, createdAt: { gte: daysAgo(80), lte: daysAgo(1) } } }) },
-  { name: 'POST /accounting/transactions createdAt range only', method: 'POST', path: () => '/accounting/transactions',
-    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { createdAt: { gte: daysAgo(60), lte: daysAgo(30) } } }) },
-  { name: 'POST /accounting/transactions type BET', method: 'POST', path: () => '/accounting/transactions',
-    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { type: 'BET' } }) },
+  {
+    name: 'GET /bets userId (heavy player) + status',
+    method: 'GET',
+    path: betsGet('CREATED_AT', 'desc', { userId: FIRST_USER, status: 'SETTLED' }),
+  },
+  {
+    name: 'GET /bets createdAt range + status',
+    method: 'GET',
+    path: (page) =>
+      `${betsGet('CREATED_AT', 'desc')(page)}&where[status]=SETTLED&where[createdAt][gte]=${encodeURIComponent(daysAgo(60))}` +
+      `&where[createdAt][lte]=${encodeURIComponent(daysAgo(10))}`,
+  },
+  {
+    name: 'GET /bets gameIdentity.slug contains "DICE" insensitive',
+    method: 'GET',
+    path: betsGet('CREATED_AT', 'desc', { gameIdentity: { slug: { contains: 'DICE', mode: 'insensitive' } } }),
+  },
+  {
+    name: 'GET /bets where[...] usdAmount gte + createdAt range + status (bracketed keys)',
+    method: 'GET',
+    path: (page) =>
+      `${betsGet('USD_AMOUNT', 'desc')(page)}&where[status]=SETTLED&where[usdAmount][gte]=50` +
+      `&where[createdAt][gte]=${encodeURIComponent(daysAgo(60))}&where[createdAt][lte]=${encodeURIComponent(daysAgo(10))}`,
+  },
+  {
+    name: 'POST /accounting/transactions (whole log)',
+    method: 'POST',
+    path: () => '/accounting/transactions',
+    body: (page) => ({ sortOrder: 'desc', take: 20, page }),
+  },
+  {
+    name: 'POST /accounting/transactions userId',
+    method: 'POST',
+    path: () => '/accounting/transactions',
+    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { userId: FIRST_USER } }),
+  },
+  {
+    name: 'POST /accounting/transactions userId + createdAt range',
+    method: 'POST',
+    path: () => '/accounting/transactions',
+    body: (page) => ({
+      sortOrder: 'desc',
+      take: 20,
+      page,
+      where: { userId: FIRST_USER, createdAt: { gte: daysAgo(80), lte: daysAgo(1) } },
+    }),
+  },
+  {
+    name: 'POST /accounting/transactions createdAt range only',
+    method: 'POST',
+    path: () => '/accounting/transactions',
+    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { createdAt: { gte: daysAgo(60), lte: daysAgo(30) } } }),
+  },
+  {
+    name: 'POST /accounting/transactions type BET',
+    method: 'POST',
+    path: () => '/accounting/transactions',
+    body: (page) => ({ sortOrder: 'desc', take: 20, page, where: { type: 'BET' } }),
+  },
 ];
 
 /** The exact count(*) of the page query's rows (what every total cost before the counts): its FROM and WHERE, without LIMIT/OFFSET. */
@@ -130,7 +184,14 @@ const countOf = (page: Recorded): Recorded => {
 
 const main = async (): Promise<void> => {
   const env = await createAuthEnv('bench_queries');
-  const report: Record<string, unknown> = { at: new Date().toISOString(), bets: BETS, transactions: TRANSACTIONS, users: USERS, runs: RUNS, aimP99Ms: AIM_P99_MS };
+  const report: Record<string, unknown> = {
+    at: new Date().toISOString(),
+    bets: BETS,
+    transactions: TRANSACTIONS,
+    users: USERS,
+    runs: RUNS,
+    aimP99Ms: AIM_P99_MS,
+  };
   try {
     const { pool } = env;
     const superadmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
@@ -142,8 +203,11 @@ const main = async (): Promise<void> => {
     console.log('loading %d bets and %d transactions straight into the read models...', BETS, TRANSACTIONS);
     report.loadMs = await load(pool);
     console.log('loaded: %j', report.loadMs);
-    report.indexes = (await pool.query<{ indexdef: string }>(
-      `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('bets', 'transactions') ORDER BY indexname`)).rows.map((r) => r.indexdef);
+    report.indexes = (
+      await pool.query<{ indexdef: string }>(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('bets', 'transactions') ORDER BY indexname`,
+      )
+    ).rows.map((r) => r.indexdef);
 
     // Records what the route sends (the page, and the counts' statement when the total comes from them).
     const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
@@ -162,7 +226,8 @@ const main = async (): Promise<void> => {
       let total = 0;
       let source = '';
       let sql: Recorded[] = [];
-      for (let i = -1; i < RUNS; i += 1) { // i = -1 warms up
+      for (let i = -1; i < RUNS; i += 1) {
+        // i = -1 warms up
         const page = c.pages === 'deep' ? 100 : 1 + Math.round((Math.max(i, 0) * 99) / Math.max(RUNS - 1, 1));
         recorded = [];
         const t0 = performance.now();
@@ -183,18 +248,40 @@ const main = async (): Promise<void> => {
         if (counterSql) await query(counterSql.text, counterSql.values);
         const t5 = performance.now();
         total = (reply.body as { total: number }).total;
-        if (i >= 0) { http.push(t1 - t0); barePage.push(t3 - t2); bareCount.push(t4 - t3); if (counterSql) bareCounter.push(t5 - t4); }
+        if (i >= 0) {
+          http.push(t1 - t0);
+          barePage.push(t3 - t2);
+          bareCount.push(t4 - t3);
+          if (counterSql) bareCounter.push(t5 - t4);
+        }
       }
       const aim = source === 'counter' ? COUNTER_AIM_P99_MS : AIM_P99_MS;
       const row = {
-        name: c.name, total, totalSource: source, http: stats(http), barePage: stats(barePage), bareCountStar: stats(bareCount),
-        bareCounter: bareCounter.length > 0 ? stats(bareCounter) : null, aimP99Ms: aim, meetsAim: stats(http).p99Ms < aim,
-        sql: sql.map((q) => q.text.replace(/\s+/g, ' ')), values: sql[0]?.values,
+        name: c.name,
+        total,
+        totalSource: source,
+        http: stats(http),
+        barePage: stats(barePage),
+        bareCountStar: stats(bareCount),
+        bareCounter: bareCounter.length > 0 ? stats(bareCounter) : null,
+        aimP99Ms: aim,
+        meetsAim: stats(http).p99Ms < aim,
+        sql: sql.map((q) => q.text.replace(/\s+/g, ' ')),
+        values: sql[0]?.values,
       };
       results.push(row);
-      console.log('%s  total %d from %s | http p50 %d p99 %d ms | bare: page p99 %d, count(*) p99 %d%s ms%s', c.name.padEnd(66), total, source.padEnd(7),
-        row.http.p50Ms, row.http.p99Ms, row.barePage.p99Ms, row.bareCountStar.p99Ms, row.bareCounter ? `, counts p99 ${row.bareCounter.p99Ms}` : '',
-        row.meetsAim ? '' : `  (misses the ${aim} ms aim)`);
+      console.log(
+        '%s  total %d from %s | http p50 %d p99 %d ms | bare: page p99 %d, count(*) p99 %d%s ms%s',
+        c.name.padEnd(66),
+        total,
+        source.padEnd(7),
+        row.http.p50Ms,
+        row.http.p99Ms,
+        row.barePage.p99Ms,
+        row.bareCountStar.p99Ms,
+        row.bareCounter ? `, counts p99 ${row.bareCounter.p99Ms}` : '',
+        row.meetsAim ? '' : `  (misses the ${aim} ms aim)`,
+      );
     }
     report.queries = results;
   } finally {

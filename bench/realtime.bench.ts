@@ -39,7 +39,11 @@ import { LIVE_BETS_ROOM } from '../src/realtime/protocol.js';
 
 const { values: args } = parseArgs({
   options: {
-    sockets: { type: 'string' }, users: { type: 'string' }, ops: { type: 'string' }, concurrency: { type: 'string' }, feeds: { type: 'string' },
+    sockets: { type: 'string' },
+    users: { type: 'string' },
+    ops: { type: 'string' },
+    concurrency: { type: 'string' },
+    feeds: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -64,7 +68,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentiles = (samples: number[]) => {
   const s = [...samples].sort((a, b) => a - b);
   const at = (p: number) => round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN);
-  return { n: s.length, p50: at(50), p90: at(90), p99: at(99), max: round(s.at(-1) ?? NaN), mean: round(s.reduce((a, b) => a + b, 0) / s.length) };
+  return {
+    n: s.length,
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    max: round(s.at(-1) ?? NaN),
+    mean: round(s.reduce((a, b) => a + b, 0) / s.length),
+  };
 };
 
 /** A database of its own on the configured server, dropped at the end. */
@@ -76,28 +87,30 @@ const databaseUrl = (name: string): string => {
 
 type Service = { child: ChildProcess; stop: () => Promise<void> };
 /** src/main.ts in a child process; resolves on its "ready" log line (node --import tsx: the pid is the service itself). */
-const startService = (name: string, env: Record<string, string>): Promise<Service> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+const startService = (name: string, env: Record<string, string>): Promise<Service> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const stop = async (): Promise<void> => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+    };
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; level?: number };
+        if (entry.msg === 'ready') resolve({ child, stop });
+        if ((entry.level ?? 0) >= 50) process.stderr.write(`[${name}] ${line}\n`);
+      } catch {
+        // not a log line
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)));
   });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
-  };
-  const lines = createInterface({ input: child.stdout! });
-  lines.on('line', (line) => {
-    try {
-      const entry = JSON.parse(line) as { msg?: string; level?: number };
-      if (entry.msg === 'ready') resolve({ child, stop });
-      if ((entry.level ?? 0) >= 50) process.stderr.write(`[${name}] ${line}\n`);
-    } catch {
-      // not a log line
-    }
-  });
-  child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)));
-});
 
 const rssMb = async (pid: number): Promise<number> => {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -117,25 +130,32 @@ const steadyRssMb = async (pid: number): Promise<number> => {
   return last;
 };
 
-const connect = (url: string, token?: string): Promise<Socket> => new Promise((resolve, reject) => {
-  const socket = ioClient(`${url}/events`, {
-    transports: ['websocket'], reconnection: false, forceNew: true, timeout: 20_000,
-    extraHeaders: { origin: ORIGIN }, auth: token ? { socket_token: token } : {},
+const connect = (url: string, token?: string): Promise<Socket> =>
+  new Promise((resolve, reject) => {
+    const socket = ioClient(`${url}/events`, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      timeout: 20_000,
+      extraHeaders: { origin: ORIGIN },
+      auth: token ? { socket_token: token } : {},
+    });
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', reject);
   });
-  socket.once('connect', () => resolve(socket));
-  socket.once('connect_error', reject);
-});
 
 const inBatches = async <T>(count: number, width: number, make: (i: number) => Promise<T>): Promise<T[]> => {
   const out: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      out[i] = await make(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) {
+        const i = next;
+        next += 1;
+        out[i] = await make(i);
+      }
+    }),
+  );
   return out;
 };
 
@@ -149,9 +169,17 @@ const main = async (): Promise<void> => {
   const redisUrl = `${REDIS_URL.replace(/\/\d+$/, '')}/7`;
   const wsPort = 31_000 + Math.floor(Math.random() * 2_000);
   const common = {
-    DATABASE_URL: databaseUrl(dbName), REDIS_URL: redisUrl, DATA_DIR: dataDir, APP_ENV: 'local', FRONTEND_ORIGIN: ORIGIN,
-    SUPERADMIN_EMAIL: 'root@bench.test', SUPERADMIN_PASSWORD: 'bench superadmin password', SUPERADMIN_USERNAME: 'benchroot',
-    ADMIN_PORT: String(wsPort + 1), PUBLIC_PORT: String(wsPort + 2), WS_PORT: String(wsPort),
+    DATABASE_URL: databaseUrl(dbName),
+    REDIS_URL: redisUrl,
+    DATA_DIR: dataDir,
+    APP_ENV: 'local',
+    FRONTEND_ORIGIN: ORIGIN,
+    SUPERADMIN_EMAIL: 'root@bench.test',
+    SUPERADMIN_PASSWORD: 'bench superadmin password',
+    SUPERADMIN_USERNAME: 'benchroot',
+    ADMIN_PORT: String(wsPort + 1),
+    PUBLIC_PORT: String(wsPort + 2),
+    WS_PORT: String(wsPort),
   };
   const services: Service[] = [];
   const sockets: Socket[] = [];
@@ -164,7 +192,10 @@ const main = async (): Promise<void> => {
     // The service first: it migrates the database and writes the signing keys into DATA_DIR for the others.
     services.push(await startService('service', { ...common, ROLES: 'admin-api,public-api,projector' }));
     const gateway = await startService('gateway', {
-      ...common, ROLES: 'gateway', WS_THROTTLER_DISABLE: 'true', WS_MAX_CONNECTIONS_PER_IP: String(SOCKETS * 2),
+      ...common,
+      ROLES: 'gateway',
+      WS_THROTTLER_DISABLE: 'true',
+      WS_MAX_CONNECTIONS_PER_IP: String(SOCKETS * 2),
     });
     services.push(gateway);
     console.log(`services up in ${Date.now() - t0} ms (gateway pid ${gateway.child.pid}, ws://127.0.0.1:${wsPort}/events)`);
@@ -173,12 +204,21 @@ const main = async (): Promise<void> => {
     const users = createUsers({ store, pool });
     const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact });
     const kit = await createAuthKit({
-      users, pool,
+      users,
+      pool,
       settings: {
-        keys: await loadKeys({ dataDir }), mfaKey: randomBytes(32), accessTtlSeconds: 3600, refreshTtlSeconds: 3600, mfaChallengeTtlSeconds: 300,
+        keys: await loadKeys({ dataDir }),
+        mfaKey: randomBytes(32),
+        accessTtlSeconds: 3600,
+        refreshTtlSeconds: 3600,
+        mfaChallengeTtlSeconds: 300,
         captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: 'bench', appEnv: 'local' },
         throttle: { maxFailuresPerAccount: 1e9, maxFailuresPerAddress: 1e9, windowSeconds: 60 },
-        geoBlockedCountries: [], trustedCountryHeader: 'cf-ipcountry', allowedOrigins: [ORIGIN], secureCookies: false, frontendOrigin: ORIGIN,
+        geoBlockedCountries: [],
+        trustedCountryHeader: 'cf-ipcountry',
+        allowedOrigins: [ORIGIN],
+        secureCookies: false,
+        frontendOrigin: ORIGIN,
       },
     });
     const adminUserId = (await users.idByKey('email', 'root@bench.test'))!;
@@ -187,7 +227,13 @@ const main = async (): Promise<void> => {
     const passwordHash = await hashPassword(PASSWORD);
     const players = await inBatches(USERS, 8, async (i) => {
       const registered = await users.register({
-        email: `p${i}@bench.test`, username: `p${i}`, passwordHash, country: 'DE', referrerCode: null, marketingOptIn: false, provider: 'password',
+        email: `p${i}@bench.test`,
+        username: `p${i}`,
+        passwordHash,
+        country: 'DE',
+        referrerCode: null,
+        marketingOptIn: false,
+        provider: 'password',
         registration: { ip: null, userAgent: null, country: null, referrer: null },
       });
       if (!isRight(registered)) throw new Error(`register p${i}: ${JSON.stringify(registered.left)}`);
@@ -210,18 +256,27 @@ const main = async (): Promise<void> => {
     const connectSeconds = (performance.now() - connectStart) / 1000;
     const rssIdle = await steadyRssMb(gateway.child.pid!);
     const memory = {
-      rssBeforeMb: round(rssBefore), rssWithSocketsMb: round(rssIdle),
+      rssBeforeMb: round(rssBefore),
+      rssWithSocketsMb: round(rssIdle),
       perIdleSocketKb: round(((rssIdle - rssBefore) * 1024) / SOCKETS, 1),
-      authenticatedSockets: USERS, anonymousSockets: SOCKETS - USERS, connectPerSecond: Math.round(SOCKETS / connectSeconds),
+      authenticatedSockets: USERS,
+      anonymousSockets: SOCKETS - USERS,
+      connectPerSecond: Math.round(SOCKETS / connectSeconds),
     };
     console.log('memory', JSON.stringify(memory));
 
     // Each player socket hands BalanceUpdated (and the baseline's marker) to whoever waits for its user.
     const waiters = new Map<string, (at: number) => void>();
-    const await1 = (key: string): Promise<number> => new Promise((resolve) => { waiters.set(key, resolve); });
+    const await1 = (key: string): Promise<number> =>
+      new Promise((resolve) => {
+        waiters.set(key, resolve);
+      });
     players.forEach((p, i) => {
       const socket = sockets[i]!;
-      socket.on('BalanceUpdated', () => { waiters.get(`b${p.userId}`)?.(performance.now()); waiters.delete(`b${p.userId}`); });
+      socket.on('BalanceUpdated', () => {
+        waiters.get(`b${p.userId}`)?.(performance.now());
+        waiters.delete(`b${p.userId}`);
+      });
       socket.on('ProfileUpdated', (payload: { marker?: string }) => {
         const key = `m${payload.marker}`;
         waiters.get(key)?.(performance.now());
@@ -252,19 +307,21 @@ const main = async (): Promise<void> => {
     const fromAppend: number[] = [];
     const fromCommand: number[] = [];
     // Each worker owns the users w, w + CONCURRENCY, ...: one command in flight per user, so its next BalanceUpdated is that command's.
-    await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
-      for (let i = w; i < OPS; i += CONCURRENCY) {
-        const p = players[(i % Math.floor(USERS / CONCURRENCY)) * CONCURRENCY + w]!;
-        const got = await1(`b${p.userId}`);
-        const start = performance.now();
-        const tip = await ledger.tip({ recipientUserId: p.userId, adminUserId, currencyId: 'USDT', amount: '0.01', notes: 'bench' });
-        const appended = performance.now();
-        if (!isRight(tip)) throw new Error(`tip: ${JSON.stringify(tip.left)}`);
-        const at = await got;
-        fromAppend.push(at - appended);
-        fromCommand.push(at - start);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, w) => {
+        for (let i = w; i < OPS; i += CONCURRENCY) {
+          const p = players[(i % Math.floor(USERS / CONCURRENCY)) * CONCURRENCY + w]!;
+          const got = await1(`b${p.userId}`);
+          const start = performance.now();
+          const tip = await ledger.tip({ recipientUserId: p.userId, adminUserId, currencyId: 'USDT', amount: '0.01', notes: 'bench' });
+          const appended = performance.now();
+          if (!isRight(tip)) throw new Error(`tip: ${JSON.stringify(tip.left)}`);
+          const at = await got;
+          fromAppend.push(at - appended);
+          fromCommand.push(at - start);
+        }
+      }),
+    );
     const latency = {
       balanceUpdatedFromAppendMs: percentiles(fromAppend),
       balanceUpdatedFromCommandStartMs: percentiles(fromCommand),
@@ -279,22 +336,29 @@ const main = async (): Promise<void> => {
     const complete = new Map<string, () => void>();
     /** Every bet id the first socket has seen in a LatestBets (a message lists the batch's bets, newest first). */
     const seenBets = new Set<string>();
-    sockets[0]!.on('LatestBets', (payload: { id?: string }[]) => { for (const b of payload) if (b.id) seenBets.add(b.id); });
-    await inBatches(SOCKETS, 64, (i) => new Promise<void>((resolve) => {
-      const socket = sockets[i]!;
-      socket.on('LatestBets', (payload: { id?: string }[]) => {
-        const at = performance.now();
-        received.count += 1;
-        received.lastAt = at;
-        const key = payload[0]?.id ?? '?';
-        const m = perMessage.get(key) ?? { n: 0, lastAt: 0 };
-        m.n += 1;
-        m.lastAt = at;
-        perMessage.set(key, m);
-        if (m.n === SOCKETS) complete.get(key)?.();
-      });
-      socket.emit('LiveBetsJoin', {}, () => resolve());
-    }));
+    sockets[0]!.on('LatestBets', (payload: { id?: string }[]) => {
+      for (const b of payload) if (b.id) seenBets.add(b.id);
+    });
+    await inBatches(
+      SOCKETS,
+      64,
+      (i) =>
+        new Promise<void>((resolve) => {
+          const socket = sockets[i]!;
+          socket.on('LatestBets', (payload: { id?: string }[]) => {
+            const at = performance.now();
+            received.count += 1;
+            received.lastAt = at;
+            const key = payload[0]?.id ?? '?';
+            const m = perMessage.get(key) ?? { n: 0, lastAt: 0 };
+            m.n += 1;
+            m.lastAt = at;
+            perMessage.set(key, m);
+            if (m.n === SOCKETS) complete.get(key)?.();
+          });
+          socket.emit('LiveBetsJoin', {}, () => resolve());
+        }),
+    );
     const reset = (): void => {
       received.count = 0;
       perMessage.clear();
@@ -308,7 +372,8 @@ const main = async (): Promise<void> => {
     const cpuSeconds = async () => {
       const own = process.cpuUsage();
       return {
-        gateway: await processCpu(gateway.child.pid!), service: await processCpu(services[0]!.child.pid!),
+        gateway: await processCpu(gateway.child.pid!),
+        service: await processCpu(services[0]!.child.pid!),
         clients: (own.user + own.system) / 1e6,
       };
     };
@@ -339,8 +404,15 @@ const main = async (): Promise<void> => {
         const sent = performance.now();
         const all = await new Promise<boolean>((resolve) => {
           if ((perMessage.get(key)?.n ?? 0) >= SOCKETS) return resolve(true);
-          const timer = setTimeout(() => { complete.delete(key); resolve(false); }, 5_000);
-          complete.set(key, () => { clearTimeout(timer); complete.delete(key); resolve(true); });
+          const timer = setTimeout(() => {
+            complete.delete(key);
+            resolve(false);
+          }, 5_000);
+          complete.set(key, () => {
+            clearTimeout(timer);
+            complete.delete(key);
+            resolve(true);
+          });
         });
         if (all) toLast.push(perMessage.get(key)!.lastAt - sent);
         else timedOut += 1;
@@ -363,9 +435,19 @@ const main = async (): Promise<void> => {
       const seconds = (received.lastAt - start) / 1000;
       const used = await cpuSeconds();
       const result = {
-        name, sent: count, messagesDelivered: perMessage.size, deliveries: received.count, missing: perMessage.size * SOCKETS - received.count,
-        sendSeconds: round(sendSeconds, 3), seconds: round(seconds, 3), deliveriesPerSecond: Math.round(received.count / seconds),
-        cpuSeconds: { gateway: round(used.gateway - cpu.gateway), service: round(used.service - cpu.service), clients: round(used.clients - cpu.clients) },
+        name,
+        sent: count,
+        messagesDelivered: perMessage.size,
+        deliveries: received.count,
+        missing: perMessage.size * SOCKETS - received.count,
+        sendSeconds: round(sendSeconds, 3),
+        seconds: round(seconds, 3),
+        deliveriesPerSecond: Math.round(received.count / seconds),
+        cpuSeconds: {
+          gateway: round(used.gateway - cpu.gateway),
+          service: round(used.service - cpu.service),
+          clients: round(used.clients - cpu.clients),
+        },
       };
       console.log('fan-out burst', JSON.stringify(result));
       return result;
@@ -380,8 +462,13 @@ const main = async (): Promise<void> => {
       const p = bettors[n % bettors.length]!;
       const id = `bench-${runId}-${n}`;
       const placed = await ledger.placeBet({
-        id, userId: p.userId, roundId: `r-${runId}-${n}`, gameId: 1,
-        gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } }, currencyId: 'USDT', amount: '1',
+        id,
+        userId: p.userId,
+        roundId: `r-${runId}-${n}`,
+        gameId: 1,
+        gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } },
+        currencyId: 'USDT',
+        amount: '1',
       });
       if (!isRight(placed)) throw new Error(`bet: ${JSON.stringify(placed.left)}`);
       const settled = await ledger.settleBet(id, { payout: '2' });
@@ -397,22 +484,42 @@ const main = async (): Promise<void> => {
       pacedBaseline: await paced('LatestBets published straight on Redis (bare route)', (i) => straight(i, 'paced')),
       pacedLedger: await paced('a settled bet → publisher → Redis → gateway (full path)', () => bet()),
       burstBaseline: await burst('LatestBets published straight on Redis (bare route)', FEEDS * 5, (i) => straight(i, 'burst'), 1),
-      burstLedger: await burst('settled bets → publisher → Redis → gateway (full path; the publisher batches bets per message)', FEEDS * 5, () => bet(), CONCURRENCY),
+      burstLedger: await burst(
+        'settled bets → publisher → Redis → gateway (full path; the publisher batches bets per message)',
+        FEEDS * 5,
+        () => bet(),
+        CONCURRENCY,
+      ),
     };
 
     const report = {
-      at: new Date().toISOString(), node: process.version, sockets: SOCKETS, users: USERS, ops: OPS, feeds: FEEDS,
-      memory, latency, fanOut,
+      at: new Date().toISOString(),
+      node: process.version,
+      sockets: SOCKETS,
+      users: USERS,
+      ops: OPS,
+      feeds: FEEDS,
+      memory,
+      latency,
+      fanOut,
       aims: { p99FromAppendMs: 50, perIdleSocketKb: 30 },
       note: 'three service processes and the clients share this machine; LatestBets payloads are arrays of bets, the newest first',
     };
     await mkdir('bench/results', { recursive: true });
     const file = `bench/results/realtime-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
     await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`\nsockets ${SOCKETS} (${USERS} signed in); gateway RSS ${memory.rssBeforeMb} MB → ${memory.rssWithSocketsMb} MB: ${memory.perIdleSocketKb} KB per idle socket (aim < 30)`);
-    console.log(`BalanceUpdated from append: p50 ${latency.balanceUpdatedFromAppendMs.p50} ms, p99 ${latency.balanceUpdatedFromAppendMs.p99} ms (aim < 50); from command start p99 ${latency.balanceUpdatedFromCommandStartMs.p99} ms; bare Redis → socket p50 ${latency.baselineRedisToSocketMs.p50} ms, p99 ${latency.baselineRedisToSocketMs.p99} ms`);
-    console.log(`LatestBets to all ${SOCKETS} sockets, source → last socket: full path p50 ${fanOut.pacedLedger.sourceToLastSocketMs.p50} ms, p99 ${fanOut.pacedLedger.sourceToLastSocketMs.p99} ms; bare route p50 ${fanOut.pacedBaseline.sourceToLastSocketMs.p50} ms, p99 ${fanOut.pacedBaseline.sourceToLastSocketMs.p99} ms`);
-    console.log(`fan-out rate: bare route ${fanOut.burstBaseline.deliveriesPerSecond} deliveries/s; full path ${fanOut.burstLedger.deliveriesPerSecond} deliveries/s (${fanOut.burstLedger.messagesDelivered} messages for ${fanOut.burstLedger.sent} bets)`);
+    console.log(
+      `\nsockets ${SOCKETS} (${USERS} signed in); gateway RSS ${memory.rssBeforeMb} MB → ${memory.rssWithSocketsMb} MB: ${memory.perIdleSocketKb} KB per idle socket (aim < 30)`,
+    );
+    console.log(
+      `BalanceUpdated from append: p50 ${latency.balanceUpdatedFromAppendMs.p50} ms, p99 ${latency.balanceUpdatedFromAppendMs.p99} ms (aim < 50); from command start p99 ${latency.balanceUpdatedFromCommandStartMs.p99} ms; bare Redis → socket p50 ${latency.baselineRedisToSocketMs.p50} ms, p99 ${latency.baselineRedisToSocketMs.p99} ms`,
+    );
+    console.log(
+      `LatestBets to all ${SOCKETS} sockets, source → last socket: full path p50 ${fanOut.pacedLedger.sourceToLastSocketMs.p50} ms, p99 ${fanOut.pacedLedger.sourceToLastSocketMs.p99} ms; bare route p50 ${fanOut.pacedBaseline.sourceToLastSocketMs.p50} ms, p99 ${fanOut.pacedBaseline.sourceToLastSocketMs.p99} ms`,
+    );
+    console.log(
+      `fan-out rate: bare route ${fanOut.burstBaseline.deliveriesPerSecond} deliveries/s; full path ${fanOut.burstLedger.deliveriesPerSecond} deliveries/s (${fanOut.burstLedger.messagesDelivered} messages for ${fanOut.burstLedger.sent} bets)`,
+    );
     console.log(`report: ${file}`);
     await store.close();
   } finally {

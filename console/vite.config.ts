@@ -11,7 +11,8 @@ const gzipAssets = (): Plugin => ({
   closeBundle() {
     const dir = path.resolve(import.meta.dirname, 'dist/assets');
     for (const name of readdirSync(dir)) {
-      if (/\.(js|css|svg|json)$/.test(name)) writeFileSync(path.join(dir, `${name}.gz`), gzipSync(readFileSync(path.join(dir, name)), { level: 9 }));
+      if (/\.(js|css|svg|json)$/.test(name))
+        writeFileSync(path.join(dir, `${name}.gz`), gzipSync(readFileSync(path.join(dir, name)), { level: 9 }));
     }
   },
 });

@@ -10,11 +10,12 @@ const root = path.resolve(import.meta.dirname, '..');
 const consoleDir = path.join(root, 'console');
 const built = path.join(consoleDir, 'dist', 'index.html');
 
-const newest = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
-  if (e.name === 'dist' || e.name === 'node_modules') return m;
-  const p = path.join(dir, e.name);
-  return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-}, 0);
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+    if (e.name === 'dist' || e.name === 'node_modules') return m;
+    const p = path.join(dir, e.name);
+    return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }, 0);
 
 export const consoleBuildIsStale = (): boolean => {
   if (!existsSync(built)) return true;
@@ -24,8 +25,11 @@ export const consoleBuildIsStale = (): boolean => {
 
 export const ensureConsoleBuilt = (force = false): boolean => {
   if (!force && !consoleBuildIsStale()) return false;
-  execFileSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(consoleDir, 'vite.config.ts')],
-    { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(consoleDir, 'vite.config.ts')],
+    { cwd: root, stdio: 'inherit' },
+  );
   return true;
 };
 

@@ -8,9 +8,13 @@ import { connect } from 'node:net';
 
 const env = process.env;
 const roles = new Set((env.ROLES || 'public-api,admin-api,gateway,projector,scheduler').split(',').map((r) => r.trim()));
-const port = roles.has('admin-api') ? env.ADMIN_PORT || '3001'
-  : env.METRICS_PORT ? env.METRICS_PORT
-  : roles.has('public-api') ? env.PUBLIC_PORT || '3000' : undefined;
+const port = roles.has('admin-api')
+  ? env.ADMIN_PORT || '3001'
+  : env.METRICS_PORT
+    ? env.METRICS_PORT
+    : roles.has('public-api')
+      ? env.PUBLIC_PORT || '3000'
+      : undefined;
 
 const fail = (why: string): void => {
   process.stderr.write(`unhealthy: ${why}\n`);
@@ -27,8 +31,18 @@ if (port !== undefined) {
 } else if (roles.has('gateway')) {
   await new Promise<void>((resolve) => {
     const socket = connect({ host: '127.0.0.1', port: Number(env.WS_PORT || '3002') });
-    socket.setTimeout(4_000, () => { socket.destroy(); fail('gateway port timed out'); resolve(); });
-    socket.once('connect', () => { socket.end(); resolve(); });
-    socket.once('error', (error) => { fail(error.message); resolve(); });
+    socket.setTimeout(4_000, () => {
+      socket.destroy();
+      fail('gateway port timed out');
+      resolve();
+    });
+    socket.once('connect', () => {
+      socket.end();
+      resolve();
+    });
+    socket.once('error', (error) => {
+      fail(error.message);
+      resolve();
+    });
   });
 }

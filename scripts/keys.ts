@@ -16,7 +16,8 @@ try {
   await loadKeys({ dataDir });
   await loadSymmetricKey(undefined, dataDir, MFA_KEY_NAME);
   await loadSymmetricKey(undefined, dataDir, SEAL_KEY_NAME);
-  for (const file of [jwtKeyFile(dataDir), keyFile(dataDir, MFA_KEY_NAME), keyFile(dataDir, SEAL_KEY_NAME)]) process.stdout.write(`key ready: ${file}\n`);
+  for (const file of [jwtKeyFile(dataDir), keyFile(dataDir, MFA_KEY_NAME), keyFile(dataDir, SEAL_KEY_NAME)])
+    process.stdout.write(`key ready: ${file}\n`);
 } catch (error) {
   process.stderr.write(`keys: ${(error as Error).message}\n`);
   process.exitCode = 1;

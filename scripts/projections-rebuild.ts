@@ -31,12 +31,16 @@ const main = async (): Promise<void> => {
     bar.start(Number(rows[0]?.n ?? 0), 0);
     const started = Date.now();
     const result = await rebuildProjections({
-      store, pool, projections: allProjections,
+      store,
+      pool,
+      projections: allProjections,
       onProgress: ({ applied }) => bar.update(applied),
     });
     bar.update(result.events);
     bar.stop();
-    console.log(`rebuilt ${allProjections.length} projections from ${result.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `rebuilt ${allProjections.length} projections from ${result.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } catch (error) {
     bar.stop();
     console.error('rebuild failed:', error);

@@ -50,14 +50,26 @@ const printStatus = (rows: readonly ProjectionStatus[]): void => {
     ['projection', 'version', 'checkpoint', 'lag', 'rebuild'],
     ...rows.map((s) => [
       s.name,
-      s.storedVersion === null ? `${s.version} (never run)` : s.storedVersion === s.version ? String(s.version) : `${s.version} (live: ${s.storedVersion})`,
+      s.storedVersion === null
+        ? `${s.version} (never run)`
+        : s.storedVersion === s.version
+          ? String(s.version)
+          : `${s.version} (live: ${s.storedVersion})`,
       pos(s.position),
       lagText(s.lag),
-      s.rebuild ? `${s.rebuild.alive ? 'running' : 'STALE'} ${s.rebuild.id} v${s.rebuild.version} at ${pos(s.rebuild.position)} (${lagText(s.rebuild.lag)})` : '-',
+      s.rebuild
+        ? `${s.rebuild.alive ? 'running' : 'STALE'} ${s.rebuild.id} v${s.rebuild.version} at ${pos(s.rebuild.position)} (${lagText(s.rebuild.lag)})`
+        : '-',
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const r of table)
+    console.log(
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
   if (rows[0]) console.log(`head: ${formatPosition(rows[0].head)}`);
 };
 
@@ -100,7 +112,12 @@ const main = async (): Promise<void> => {
     if (store.kind === 'postgres') await migrateEventStore(pool);
     await migrateReadModels(pool);
     if (command === 'status') {
-      const rows = await projectionStatus({ pool, store, projections: allProjections, lagCap: positiveInt(values['lag-cap'], '--lag-cap') });
+      const rows = await projectionStatus({
+        pool,
+        store,
+        projections: allProjections,
+        lagCap: positiveInt(values['lag-cap'], '--lag-cap'),
+      });
       if (values.json) console.log(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2));
       else printStatus(rows);
       return;
@@ -108,7 +125,13 @@ const main = async (): Promise<void> => {
     if (command === 'abort') {
       if (!values.id) throw new Error('abort needs --id (see `status`)');
       const outcome = await abortRebuild(pool, values.id);
-      console.log({ aborted: 'aborted; its shadow tables are dropped', signalled: 'aborted; its process stops at its next batch', 'not-running': 'no running rebuild has that id' }[outcome]);
+      console.log(
+        {
+          aborted: 'aborted; its shadow tables are dropped',
+          signalled: 'aborted; its process stops at its next batch',
+          'not-running': 'no running rebuild has that id',
+        }[outcome],
+      );
       if (outcome === 'not-running') process.exitCode = 1;
       return;
     }
@@ -129,13 +152,20 @@ const main = async (): Promise<void> => {
         console.log(`rebuilt ${names} in place from ${result.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } else {
         const result = await rebuildBlueGreen({
-          store, pool, projections, batchSize, logger, resume: !values['no-resume'],
+          store,
+          pool,
+          projections,
+          batchSize,
+          logger,
+          resume: !values['no-resume'],
           switchLockTimeoutMs: positiveInt(values['switch-timeout'], '--switch-timeout'),
           onProgress: ({ applied }) => bar.update(applied),
         });
         bar.stop();
-        console.log(`rebuilt ${names} blue/green (${result.id}${result.resumed ? ', resumed' : ''}) from ${result.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s;`
-          + ` switched at ${formatPosition(result.position)} in ${result.switchMs} ms (attempt ${result.switchAttempts}, ${result.tail} events in the switch)`);
+        console.log(
+          `rebuilt ${names} blue/green (${result.id}${result.resumed ? ', resumed' : ''}) from ${result.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s;` +
+            ` switched at ${formatPosition(result.position)} in ${result.switchMs} ms (attempt ${result.switchAttempts}, ${result.tail} events in the switch)`,
+        );
       }
     } finally {
       bar.stop();

@@ -65,9 +65,13 @@ const closeServer = (server: Server): Promise<void> =>
 
 const portOf = (server: Server): number => (server.address() as AddressInfo).port;
 
-const openEventStore = async (config: Config, deps: { pool: Parameters<typeof createPostgresEventStore>[0]['pool']; logger: Logger }): Promise<EventStore> => {
+const openEventStore = async (
+  config: Config,
+  deps: { pool: Parameters<typeof createPostgresEventStore>[0]['pool']; logger: Logger },
+): Promise<EventStore> => {
   // NOTIFY wakes the followers at once; the poll only covers a lost notification, so it can be rare (idle cost).
-  if (config.eventStore.kind === 'postgres') return createPostgresEventStore({ pool: deps.pool, logger: deps.logger, pollIntervalMs: 2_000 });
+  if (config.eventStore.kind === 'postgres')
+    return createPostgresEventStore({ pool: deps.pool, logger: deps.logger, pollIntervalMs: 2_000 });
   // Loaded only when chosen, so the default setup never loads the KurrentDB client.
   const { createKurrentDbEventStore } = await import('./infra/event-store/kurrentdb.event-store.js');
   return createKurrentDbEventStore({ connectionString: config.eventStore.connectionString });
@@ -117,20 +121,52 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
-  const ledger = instrumentLedger(createLedger({ store, pool, keysPool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard }), metrics);
+  const ledger = instrumentLedger(
+    createLedger({
+      store,
+      pool,
+      keysPool,
+      userExists: users.exists,
+      canTransact: users.canTransact,
+      betGuard: createLimits({ store, pool }).betGuard,
+    }),
+    metrics,
+  );
   const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
   const a = config.auth;
-  if (a.superAdmin) logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');
+  if (a.superAdmin)
+    logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');
   const auth = await createAuthKit({
-    users, pool, redis,
+    users,
+    pool,
+    redis,
     settings: {
-      keys: await loadKeys({ privatePem: a.jwtPrivateKey, publicPem: a.jwtPublicKey, dataDir: config.dataDir, generate: mayGenerateKeys(config) }),
+      keys: await loadKeys({
+        privatePem: a.jwtPrivateKey,
+        publicPem: a.jwtPublicKey,
+        dataDir: config.dataDir,
+        generate: mayGenerateKeys(config),
+      }),
       mfaKey: await loadSymmetricKey(a.mfaEncryptionKey, config.dataDir, MFA_KEY_NAME, { generate: mayGenerateKeys(config) }),
-      accessTtlSeconds: a.accessTokenTtlSeconds, refreshTtlSeconds: a.refreshTokenTtlSeconds, mfaChallengeTtlSeconds: a.mfaChallengeTtlSeconds,
-      captcha: { verifyUrl: a.captchaVerifyUrl, secret: a.captchaSecret, localBypassToken: a.captchaLocalBypassToken, appEnv: config.appEnv },
-      throttle: { maxFailuresPerAccount: a.maxFailuresPerAccount, maxFailuresPerAddress: a.maxFailuresPerAddress, windowSeconds: a.failureWindowSeconds },
-      geoBlockedCountries: a.geoBlockedCountries, trustedCountryHeader: a.trustedCountryHeader,
-      allowedOrigins: allowedOrigins(config), secureCookies: config.appEnv !== 'local', frontendOrigin: config.frontendOrigin,
+      accessTtlSeconds: a.accessTokenTtlSeconds,
+      refreshTtlSeconds: a.refreshTokenTtlSeconds,
+      mfaChallengeTtlSeconds: a.mfaChallengeTtlSeconds,
+      captcha: {
+        verifyUrl: a.captchaVerifyUrl,
+        secret: a.captchaSecret,
+        localBypassToken: a.captchaLocalBypassToken,
+        appEnv: config.appEnv,
+      },
+      throttle: {
+        maxFailuresPerAccount: a.maxFailuresPerAccount,
+        maxFailuresPerAddress: a.maxFailuresPerAddress,
+        windowSeconds: a.failureWindowSeconds,
+      },
+      geoBlockedCountries: a.geoBlockedCountries,
+      trustedCountryHeader: a.trustedCountryHeader,
+      allowedOrigins: allowedOrigins(config),
+      secureCookies: config.appEnv !== 'local',
+      frontendOrigin: config.frontendOrigin,
     },
   });
 
@@ -144,36 +180,68 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   if (roles.has('projector')) {
     // One publisher among projector replicas: two would send every public feed message twice.
     const publisher = await runWhileLeader({
-      pool, name: 'realtime-publisher', logger: logger.child({ component: 'realtime-publisher' }),
-      start: () => startLedgerPublisher({
-        store: followed, pool, bus, rates: createRates({ pool }), feeds: config.feeds, logger: logger.child({ component: 'realtime-publisher' }),
-      }),
+      pool,
+      name: 'realtime-publisher',
+      logger: logger.child({ component: 'realtime-publisher' }),
+      start: () =>
+        startLedgerPublisher({
+          store: followed,
+          pool,
+          bus,
+          rates: createRates({ pool }),
+          feeds: config.feeds,
+          logger: logger.child({ component: 'realtime-publisher' }),
+        }),
     });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }
   let localProjector: Projector | undefined;
   if (roles.has('projector')) {
-    const projector = startProjector({ store: followed, pool, projections: allProjections, logger: logger.child({ component: 'projector' }) });
+    const projector = startProjector({
+      store: followed,
+      pool,
+      projections: allProjections,
+      logger: logger.child({ component: 'projector' }),
+    });
     cleanups.push({ name: 'projector', run: () => projector.stop() });
     localProjector = projector;
     logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
     // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
     // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
     const sealer = startSealer({
-      store: followed, pool, key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
-      checkpointEvery: config.audit.sealCheckpointEvery, logger: logger.child({ component: 'sealer' }),
-      onCheckpoint: (c) => logger.info({ sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') }, 'ledger seal checkpoint'),
+      store: followed,
+      pool,
+      key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
+      checkpointEvery: config.audit.sealCheckpointEvery,
+      logger: logger.child({ component: 'sealer' }),
+      onCheckpoint: (c) =>
+        logger.info(
+          { sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') },
+          'ledger seal checkpoint',
+        ),
     });
     cleanups.push({ name: 'sealer', run: sealer.stop });
   }
   if (roles.has('admin-api')) {
-    const server = await listen(createAdminApp({
-      ...appDeps, ledger, internalApiToken: config.internalApiToken, auth, bus, metrics, metricsToken: config.metricsToken,
-      localProjector, readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
-    }), config.adminPort);
+    const server = await listen(
+      createAdminApp({
+        ...appDeps,
+        ledger,
+        internalApiToken: config.internalApiToken,
+        auth,
+        bus,
+        metrics,
+        metricsToken: config.metricsToken,
+        localProjector,
+        readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
+      }),
+      config.adminPort,
+    );
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
-    logger.info({ role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
-      `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`);
+    logger.info(
+      { role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
+      `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`,
+    );
   }
   if (!roles.has('admin-api') && config.metricsPort !== undefined) {
     const server = await listen(createMetricsApp({ ...appDeps, metrics, metricsToken: config.metricsToken }), config.metricsPort);
@@ -184,14 +252,26 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     const routers = identityProviderRoutes({ config, auth, pool, logger });
     const server = await listen(createPublicApp({ ...appDeps, auth: { kit: auth, ledger }, routers }), config.publicPort);
     cleanups.push({ name: 'public-api', run: () => closeServer(server) });
-    logger.info({ role: 'public-api', url: `http://localhost:${portOf(server)}` }, `public-api: listening on http://localhost:${portOf(server)}`);
+    logger.info(
+      { role: 'public-api', url: `http://localhost:${portOf(server)}` },
+      `public-api: listening on http://localhost:${portOf(server)}`,
+    );
   }
   if (roles.has('gateway')) {
     const rates = createRates({ pool });
     const gateway = await startGateway({
-      port: config.wsPort, config, logger, pool, authenticator: auth.authenticator, bus, redis, onThrottled: metrics.onThrottled,
+      port: config.wsPort,
+      config,
+      logger,
+      pool,
+      authenticator: auth.authenticator,
+      bus,
+      redis,
+      onThrottled: metrics.onThrottled,
       handlers: [
-        ...liveHandlers(), ...chatHandlers({ pool, bus, logger }), ...notificationHandlers({ pool }),
+        ...liveHandlers(),
+        ...chatHandlers({ pool, bus, logger }),
+        ...notificationHandlers({ pool }),
         ...adminHandlers({ pool, store, ledger, auth, registry: [], bus, logger }),
       ],
       replay: (userId, since) => replayUserEvents({ store, pool, rates, maxEvents: config.ws.replayMaxEvents }, userId, since),
@@ -203,7 +283,10 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   }
   if (roles.has('scheduler')) {
     const scheduler = startLeaderboardScheduler({
-      pool, store, ledger, intervalMs: 30_000,
+      pool,
+      store,
+      ledger,
+      intervalMs: 30_000,
       onError: (err) => logger.error({ err }, 'leaderboard tick failed'),
     });
     cleanups.push({ name: 'scheduler', run: () => scheduler.stop() });

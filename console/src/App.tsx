@@ -1,6 +1,19 @@
 import { lazy } from 'react';
 import { Route } from 'react-router-dom';
-import { Admin, AppBar, CustomRoutes, defaultTheme, Layout, Logout, Menu, Resource, useGetIdentity, UserMenu, type LayoutProps, type RaThemeOptions } from 'react-admin';
+import {
+  Admin,
+  AppBar,
+  CustomRoutes,
+  defaultTheme,
+  Layout,
+  Logout,
+  Menu,
+  Resource,
+  useGetIdentity,
+  UserMenu,
+  type LayoutProps,
+  type RaThemeOptions,
+} from 'react-admin';
 import { authProvider, can } from './authProvider';
 import { dataProvider } from './dataProvider';
 import { LoginPage } from './Login';
@@ -29,12 +42,27 @@ const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
 const NEEDS: Readonly<Record<string, string>> = {
-  withdrawals: 'withdrawals.view', users: 'user.view', deposits: 'deposits.view', bets: 'user.bets.view', transactions: 'superadmin',
-  'admin-tips': 'admin-tips.view', leaderboards: 'leaderboard.view', schedules: 'leaderboard.view', 'admin-audit': 'admin-users.view-admin-audit',
+  withdrawals: 'withdrawals.view',
+  users: 'user.view',
+  deposits: 'deposits.view',
+  bets: 'user.bets.view',
+  transactions: 'superadmin',
+  'admin-tips': 'admin-tips.view',
+  leaderboards: 'leaderboard.view',
+  schedules: 'leaderboard.view',
+  'admin-audit': 'admin-users.view-admin-audit',
 };
 const LABELS: Readonly<Record<string, string>> = {
-  withdrawals: 'Withdrawals', users: 'Users', deposits: 'Deposits', bets: 'Bets', transactions: 'Accounting', 'admin-tips': 'Admin tips',
-  leaderboards: 'Leaderboards', schedules: 'Leaderboard schedules', faq: 'FAQ', 'admin-audit': 'Audit log',
+  withdrawals: 'Withdrawals',
+  users: 'Users',
+  deposits: 'Deposits',
+  bets: 'Bets',
+  transactions: 'Accounting',
+  'admin-tips': 'Admin tips',
+  leaderboards: 'Leaderboards',
+  schedules: 'Leaderboard schedules',
+  faq: 'FAQ',
+  'admin-audit': 'Audit log',
 };
 
 const ConsoleMenu = () => {
@@ -42,9 +70,11 @@ const ConsoleMenu = () => {
   return (
     <Menu>
       <Menu.DashboardItem />
-      {Object.entries(LABELS).filter(([name]) => !NEEDS[name] || can(me, NEEDS[name])).map(([name, label]) => (
-        <Menu.Item key={name} to={`/${name}`} primaryText={label} />
-      ))}
+      {Object.entries(LABELS)
+        .filter(([name]) => !NEEDS[name] || can(me, NEEDS[name]))
+        .map(([name, label]) => (
+          <Menu.Item key={name} to={`/${name}`} primaryText={label} />
+        ))}
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
@@ -55,7 +85,11 @@ const ConsoleMenu = () => {
 // The user menu is named by the admin's name, the text it shows (axe: label-content-name-mismatch).
 const ConsoleUserMenu = () => {
   const { identity } = useGetIdentity();
-  return <UserMenu label={String(identity?.fullName ?? 'Account')}><Logout /></UserMenu>;
+  return (
+    <UserMenu label={String(identity?.fullName ?? 'Account')}>
+      <Logout />
+    </UserMenu>
+  );
 };
 const ConsoleAppBar = () => <AppBar userMenu={<ConsoleUserMenu />} />;
 const ConsoleLayout = (props: LayoutProps) => <Layout {...props} menu={ConsoleMenu} appBar={ConsoleAppBar} />;
@@ -69,8 +103,17 @@ const theme: RaThemeOptions = {
 };
 
 export const App = () => (
-  <Admin title="casino-ledger console" authProvider={authProvider} dataProvider={dataProvider} loginPage={LoginPage} dashboard={Dashboard}
-    layout={ConsoleLayout} theme={theme} requireAuth disableTelemetry>
+  <Admin
+    title="casino-ledger console"
+    authProvider={authProvider}
+    dataProvider={dataProvider}
+    loginPage={LoginPage}
+    dashboard={Dashboard}
+    layout={ConsoleLayout}
+    theme={theme}
+    requireAuth
+    disableTelemetry
+  >
     {/* Every screen is routed (a typed URL shows the API's 403 cleanly); the menu hides what the admin may not open. */}
     <Resource name="withdrawals" list={WithdrawalList} />
     <Resource name="users" list={UserList} show={UserShow} recordRepresentation="username" />

@@ -4,7 +4,10 @@ export type ApiErrorBody = { statusCode: number; code: string; message: string; 
 
 /** An API refusal; `body` is the API's `{statusCode, code, message, details}` (react-admin reads `status` and `body`). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: ApiErrorBody) {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
     super(body.message || `HTTP ${status}`);
   }
 }
@@ -19,8 +22,15 @@ let refreshing: Promise<boolean> | undefined;
 /** POST /admin/auth/refresh once for all callers waiting on an expired access token. */
 export const refreshSession = (): Promise<boolean> => {
   refreshing ??= fetch('/admin/auth/refresh', { method: 'POST', credentials: 'same-origin' })
-    .then((r) => r.ok, () => false)
-    .finally(() => { setTimeout(() => { refreshing = undefined; }, 0); });
+    .then(
+      (r) => r.ok,
+      () => false,
+    )
+    .finally(() => {
+      setTimeout(() => {
+        refreshing = undefined;
+      }, 0);
+    });
   return refreshing;
 };
 
@@ -31,7 +41,9 @@ const asError = async (res: Response): Promise<ApiError> => {
   try {
     const body = JSON.parse(text) as ApiErrorBody;
     if (body && typeof body.code === 'string') return new ApiError(res.status, body);
-  } catch { /* not the API's shape */ }
+  } catch {
+    /* not the API's shape */
+  }
   return new ApiError(res.status, { statusCode: res.status, code: 'HTTP_ERROR', message: text.slice(0, 200) || res.statusText });
 };
 
@@ -42,7 +54,8 @@ const rememberPosition = (value: string | null): void => {
   const next = value ? POSITION.exec(value) : null;
   if (!next) return;
   const known = lastWrite ? POSITION.exec(lastWrite) : null;
-  const later = !known || BigInt(next[1]!) > BigInt(known[1]!) || (BigInt(next[1]!) === BigInt(known[1]!) && BigInt(next[2]!) > BigInt(known[2]!));
+  const later =
+    !known || BigInt(next[1]!) > BigInt(known[1]!) || (BigInt(next[1]!) === BigInt(known[1]!) && BigInt(next[2]!) > BigInt(known[2]!));
   if (later) lastWrite = value!;
 };
 
@@ -50,19 +63,28 @@ const rememberPosition = (value: string | null): void => {
  * Calls the API; JSON bodies are parsed as the API sent them (money stays a decimal string: no number ever holds it).
  * A 401 on a signed-in call is retried once after a refresh.
  */
-export const api = async <T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retry = true): Promise<Answer<T>> => {
+export const api = async <T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  retry = true,
+): Promise<Answer<T>> => {
   const reading = method === 'GET';
   const res = await fetch(path, {
     method,
     credentials: 'same-origin',
     headers: {
-      accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       // A read after this admin's command waits until the read models have applied it (read-your-writes).
-      ...(reading && lastWrite ? { 'x-ledger-position': lastWrite } : {}), ...headers,
+      ...(reading && lastWrite ? { 'x-ledger-position': lastWrite } : {}),
+      ...headers,
     },
     ...(body === undefined ? {} : { body: body instanceof RawJson ? body.text : JSON.stringify(body) }),
   });
-  if (res.status === 401 && retry && !path.startsWith('/admin/auth/') && (await refreshSession())) return api<T>(method, path, body, headers, false);
+  if (res.status === 401 && retry && !path.startsWith('/admin/auth/') && (await refreshSession()))
+    return api<T>(method, path, body, headers, false);
   if (!res.ok) throw await asError(res);
   if (!reading) rememberPosition(res.headers.get('x-ledger-position'));
   const text = await res.text();

@@ -37,7 +37,12 @@ export const authProvider: AuthProvider = {
         const config = await consoleConfig();
         token = config.captcha.mode === 'bypass' ? config.captcha.token : '';
       }
-      const answer = await api<{ mfaRequired?: boolean; mfaToken?: string }>('POST', '/admin/auth/sign-in', { email, password }, { 'x-captcha-token': token });
+      const answer = await api<{ mfaRequired?: boolean; mfaToken?: string }>(
+        'POST',
+        '/admin/auth/sign-in',
+        { email, password },
+        { 'x-captcha-token': token },
+      );
       if (answer.json.mfaRequired && answer.json.mfaToken) throw new MfaRequired(answer.json.mfaToken);
     }
     // A signed-in user without a back-office role gets the API's 403 here; their new session is ended at once.

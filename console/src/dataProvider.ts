@@ -22,43 +22,114 @@ const clean = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null));
 const num = (v: unknown): number | undefined => (v === undefined || v === '' || v === null ? undefined : Number(v));
 const range = (f: Record<string, unknown>, from: string, to: string) =>
-  f[from] || f[to] ? clean({ gte: f[from] ? new Date(String(f[from])).toISOString() : undefined, lt: f[to] ? new Date(String(f[to])).toISOString() : undefined }) : undefined;
+  f[from] || f[to]
+    ? clean({
+        gte: f[from] ? new Date(String(f[from])).toISOString() : undefined,
+        lt: f[to] ? new Date(String(f[to])).toISOString() : undefined,
+      })
+    : undefined;
 
 /** Every list of the API the console shows, with its exact parameters (docs/back-office.md). */
 export const LISTS: Readonly<Record<string, ListSpec>> = {
-  withdrawals: { method: 'GET', path: '/withdraw', sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT' },
-    filters: (f) => clean({ status: f.status, userId: num(f.userId), username: f.username }) },
-  deposits: { method: 'GET', path: '/deposit', sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT', completedAt: 'COMPLETED_AT', confirmedAt: 'CONFIRMED_AT' },
-    filters: (f) => clean({ status: f.status, userId: num(f.userId) }) },
-  bets: { method: 'POST', path: '/bets', sorts: { createdAt: 'CREATED_AT', multiplier: 'MULTIPLIER', usdAmount: 'USD_AMOUNT', usdPayout: 'USD_PAYOUT' },
-    filters: (f) => ({ where: clean({
-      status: f.status, userId: num(f.userId), gameId: num(f.gameId),
-      usdAmount: f.minUsdAmount ? { gte: String(f.minUsdAmount) } : undefined,
-      gameIdentity: f.gameSlug ? { slug: { equals: f.gameSlug } } : undefined, createdAt: range(f, 'from', 'to'),
-    }) }) },
-  transactions: { method: 'POST', path: '/accounting/transactions',
-    filters: (f) => ({ where: clean({ userId: num(f.userId), currencyId: f.currencyId, type: f.type, createdAt: range(f, 'from', 'to') }) }) },
-  'admin-tips': { method: 'GET', path: '/admin-tips', sorts: { amount: 'AMOUNT', createdAt: 'CREATED_AT', id: 'ID' },
-    filters: (f) => clean({ recipientUserId: num(f.recipientUserId), senderUserId: num(f.senderUserId), search: f.q }) },
-  users: { method: 'GET', path: '/user/all', extra: { withBalance: true, withStatsUsd: true, withRoles: true },
-    sorts: Object.fromEntries(['id', 'username', 'email', 'createdAt', 'totalWagered', 'ggr', 'vipLevel', 'ltv', 'balance', 'lastLoginAt'].map((s) => [s, s])),
-    filters: (f) => clean({ search: f.q, isBanned: f.isBanned, role: f.role,
-      where: clean({ vipLevel: f.vipLevel !== undefined && f.vipLevel !== '' ? { equals: Number(f.vipLevel) } : undefined, createdAt: range(f, 'from', 'to') }) }) },
+  withdrawals: {
+    method: 'GET',
+    path: '/withdraw',
+    sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT' },
+    filters: (f) => clean({ status: f.status, userId: num(f.userId), username: f.username }),
+  },
+  deposits: {
+    method: 'GET',
+    path: '/deposit',
+    sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT', completedAt: 'COMPLETED_AT', confirmedAt: 'CONFIRMED_AT' },
+    filters: (f) => clean({ status: f.status, userId: num(f.userId) }),
+  },
+  bets: {
+    method: 'POST',
+    path: '/bets',
+    sorts: { createdAt: 'CREATED_AT', multiplier: 'MULTIPLIER', usdAmount: 'USD_AMOUNT', usdPayout: 'USD_PAYOUT' },
+    filters: (f) => ({
+      where: clean({
+        status: f.status,
+        userId: num(f.userId),
+        gameId: num(f.gameId),
+        usdAmount: f.minUsdAmount ? { gte: String(f.minUsdAmount) } : undefined,
+        gameIdentity: f.gameSlug ? { slug: { equals: f.gameSlug } } : undefined,
+        createdAt: range(f, 'from', 'to'),
+      }),
+    }),
+  },
+  transactions: {
+    method: 'POST',
+    path: '/accounting/transactions',
+    filters: (f) => ({
+      where: clean({ userId: num(f.userId), currencyId: f.currencyId, type: f.type, createdAt: range(f, 'from', 'to') }),
+    }),
+  },
+  'admin-tips': {
+    method: 'GET',
+    path: '/admin-tips',
+    sorts: { amount: 'AMOUNT', createdAt: 'CREATED_AT', id: 'ID' },
+    filters: (f) => clean({ recipientUserId: num(f.recipientUserId), senderUserId: num(f.senderUserId), search: f.q }),
+  },
+  users: {
+    method: 'GET',
+    path: '/user/all',
+    extra: { withBalance: true, withStatsUsd: true, withRoles: true },
+    sorts: Object.fromEntries(
+      ['id', 'username', 'email', 'createdAt', 'totalWagered', 'ggr', 'vipLevel', 'ltv', 'balance', 'lastLoginAt'].map((s) => [s, s]),
+    ),
+    filters: (f) =>
+      clean({
+        search: f.q,
+        isBanned: f.isBanned,
+        role: f.role,
+        where: clean({
+          vipLevel: f.vipLevel !== undefined && f.vipLevel !== '' ? { equals: Number(f.vipLevel) } : undefined,
+          createdAt: range(f, 'from', 'to'),
+        }),
+      }),
+  },
   'user-search': { method: 'GET', path: '/user/search', requires: 'q', filters: (f) => clean({ search: f.q }) },
-  'admin-audit': { method: 'GET', path: '/admin-audit',
-    filters: (f) => clean({ adminId: num(f.adminId), userId: num(f.userId), action: f.action,
-      from: f.from ? new Date(String(f.from)).toISOString() : undefined, to: f.to ? new Date(String(f.to)).toISOString() : undefined }) },
+  'admin-audit': {
+    method: 'GET',
+    path: '/admin-audit',
+    filters: (f) =>
+      clean({
+        adminId: num(f.adminId),
+        userId: num(f.userId),
+        action: f.action,
+        from: f.from ? new Date(String(f.from)).toISOString() : undefined,
+        to: f.to ? new Date(String(f.to)).toISOString() : undefined,
+      }),
+  },
   leaderboards: { method: 'GET', path: '/leaderboards', sorts: { createdAt: 'created' }, filters: (f) => clean({ status: f.status }) },
-  schedules: { method: 'GET', path: '/leaderboards/schedule', unpaged: (j) => (Array.isArray(j) ? j : ((j as { data?: RaRecord[] }).data ?? [])) },
+  schedules: {
+    method: 'GET',
+    path: '/leaderboards/schedule',
+    unpaged: (j) => (Array.isArray(j) ? j : ((j as { data?: RaRecord[] }).data ?? [])),
+  },
   faq: { method: 'GET', path: '/faq', unpaged: (j) => (j as { data: RaRecord[] }).data },
-  'stats-deposits': { method: 'GET', path: '/user/stats/transactions', take: 30, extra: { transactionType: 'DEPOSIT' }, sorts: { amount: 'amount' },
-    filters: (f) => clean({ dataRange: f.dataRange }) },
-  'stats-withdrawals': { method: 'GET', path: '/user/stats/transactions', take: 30, extra: { transactionType: 'WITHDRAW' }, sorts: { amount: 'amount' },
-    filters: (f) => clean({ dataRange: f.dataRange }) },
+  'stats-deposits': {
+    method: 'GET',
+    path: '/user/stats/transactions',
+    take: 30,
+    extra: { transactionType: 'DEPOSIT' },
+    sorts: { amount: 'amount' },
+    filters: (f) => clean({ dataRange: f.dataRange }),
+  },
+  'stats-withdrawals': {
+    method: 'GET',
+    path: '/user/stats/transactions',
+    take: 30,
+    extra: { transactionType: 'WITHDRAW' },
+    sorts: { amount: 'amount' },
+    filters: (f) => clean({ dataRange: f.dataRange }),
+  },
 };
 
 /** Records without an id of their own get one (stats buckets by period). */
-const withIds = (rows: RaRecord[]): RaRecord[] => rows.map((r, i) => (r.id === undefined ? { ...r, id: (r as { period?: string }).period ?? i } : r));
+const withIds = (rows: RaRecord[]): RaRecord[] =>
+  rows.map((r, i) => (r.id === undefined ? { ...r, id: (r as { period?: string }).period ?? i } : r));
 
 export const fetchList = async (resource: string, params: Partial<GetListParams>): Promise<{ data: RaRecord[]; total: number }> => {
   const spec = LISTS[resource];
@@ -68,13 +139,16 @@ export const fetchList = async (resource: string, params: Partial<GetListParams>
   const sort = params.sort;
   const sortBy = sort && spec.sorts ? spec.sorts[sort.field] : undefined;
   const fields = clean({
-    page, take: Math.min(perPage, spec.take ?? 20), ...spec.extra,
+    page,
+    take: Math.min(perPage, spec.take ?? 20),
+    ...spec.extra,
     ...(spec.sorts ? { sortBy: sortBy ?? Object.values(spec.sorts)[0], sortOrder: sort?.order === 'ASC' ? 'asc' : 'desc' } : {}),
     ...(spec.method === 'POST' && !spec.sorts ? { sortOrder: sort?.order === 'ASC' ? 'asc' : 'desc' } : {}),
     ...(spec.filters ? spec.filters(params.filter ?? {}) : {}),
   });
   if (fields.where && Object.keys(fields.where as object).length === 0) delete fields.where;
-  const answer = spec.method === 'GET' ? await api<unknown>('GET', `${spec.path}${query(fields)}`) : await api<unknown>('POST', spec.path, fields);
+  const answer =
+    spec.method === 'GET' ? await api<unknown>('GET', `${spec.path}${query(fields)}`) : await api<unknown>('POST', spec.path, fields);
   if (spec.unpaged) {
     const rows = withIds(spec.unpaged(answer.json));
     return { data: rows, total: rows.length };
@@ -104,11 +178,23 @@ export const dataProvider: DataProvider = {
     if (!found) throw new Error('Not found');
     return { data: found } as never;
   },
-  getMany: async (resource, params) => ({ data: await Promise.all(params.ids.map(async (id) => (await dataProvider.getOne(resource, { id })).data)) }) as never,
-  getManyReference: (resource, params) => fetchList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } }) as never,
-  create: async () => { throw new Error('Use the screen\'s action'); },
-  update: async () => { throw new Error('Use the screen\'s action'); },
-  updateMany: async () => { throw new Error('Use the screen\'s action'); },
-  delete: async () => { throw new Error('Use the screen\'s action'); },
-  deleteMany: async () => { throw new Error('Use the screen\'s action'); },
+  getMany: async (resource, params) =>
+    ({ data: await Promise.all(params.ids.map(async (id) => (await dataProvider.getOne(resource, { id })).data)) }) as never,
+  getManyReference: (resource, params) =>
+    fetchList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } }) as never,
+  create: async () => {
+    throw new Error("Use the screen's action");
+  },
+  update: async () => {
+    throw new Error("Use the screen's action");
+  },
+  updateMany: async () => {
+    throw new Error("Use the screen's action");
+  },
+  delete: async () => {
+    throw new Error("Use the screen's action");
+  },
+  deleteMany: async () => {
+    throw new Error("Use the screen's action");
+  },
 };

@@ -5,7 +5,8 @@ import { useCallback } from 'react';
  * answer is live). With a read-your-writes position header from the API one refetch would do; without it this settles
  * within the projector's lag (normally well under a second).
  */
-export const useSettle = (refetch: () => unknown) => useCallback(() => {
-  void refetch();
-  for (const ms of [250, 600, 1200, 2500, 5000, 10000]) setTimeout(() => void refetch(), ms);
-}, [refetch]);
+export const useSettle = (refetch: () => unknown) =>
+  useCallback(() => {
+    void refetch();
+    for (const ms of [250, 600, 1200, 2500, 5000, 10000]) setTimeout(() => void refetch(), ms);
+  }, [refetch]);

@@ -1,16 +1,34 @@
 import { useState, type ReactNode } from 'react';
 import { Alert, Box, Button, Typography } from '@mui/material';
-import { Confirm, Form, List, SaveButton, useListContext, useNotify, usePermissions, useRecordContext, type FieldProps, type ListProps } from 'react-admin';
+import {
+  Confirm,
+  Form,
+  List,
+  SaveButton,
+  useListContext,
+  useNotify,
+  usePermissions,
+  useRecordContext,
+  type FieldProps,
+  type ListProps,
+} from 'react-admin';
 import { ApiError } from './api';
 import { can, type Session } from './authProvider';
 
 /** Money exactly as the API sent it: the decimal string and its currency, never through a JavaScript number. */
 export const Money = ({ amount, currency }: { amount: string | null | undefined; currency?: string | null | undefined }) => (
-  <span className="money">{amount ?? '—'}{currency ? ` ${currency}` : ''}</span>
+  <span className="money">
+    {amount ?? '—'}
+    {currency ? ` ${currency}` : ''}
+  </span>
 );
 
 /** A record's money field (`source`) with the currency field (`currencySource`, or a fixed `currency` such as USD). */
-export const MoneyField = ({ source, currencySource = 'currencyId', currency }: FieldProps & { source: string; currencySource?: string; currency?: string }) => {
+export const MoneyField = ({
+  source,
+  currencySource = 'currencyId',
+  currency,
+}: FieldProps & { source: string; currencySource?: string; currency?: string }) => {
   const record = useRecordContext();
   if (!record) return null;
   return <Money amount={record[source] as string} currency={currency ?? (record[currencySource] as string)} />;
@@ -20,7 +38,7 @@ export const useSession = (): Session | undefined => usePermissions<Session>().p
 
 /** Renders children only for an admin who holds `permission` (or, for 'superadmin', the role). */
 export const Allowed = ({ permission, children, fallback = null }: { permission: string; children: ReactNode; fallback?: ReactNode }) =>
-  (can(useSession(), permission) ? <>{children}</> : <>{fallback}</>);
+  can(useSession(), permission) ? <>{children}</> : <>{fallback}</>;
 
 /** What a screen shows when the API refused it (403 and others), with the API's own code and message. */
 export const ApiProblem = ({ error }: { error: unknown }) => {
@@ -69,8 +87,25 @@ export const CommandButton = ({ label, confirm, run, done, color = 'primary', di
   };
   return (
     <>
-      <Button size="small" variant="outlined" color={color} disabled={busy || disabled} onClick={() => (confirm ? setOpen(true) : void go())}>{label}</Button>
-      {confirm ? <Confirm isOpen={open} title={label} content={confirm} onConfirm={() => void go()} onClose={() => setOpen(false)} confirm="Confirm" /> : null}
+      <Button
+        size="small"
+        variant="outlined"
+        color={color}
+        disabled={busy || disabled}
+        onClick={() => (confirm ? setOpen(true) : void go())}
+      >
+        {label}
+      </Button>
+      {confirm ? (
+        <Confirm
+          isOpen={open}
+          title={label}
+          content={confirm}
+          onConfirm={() => void go()}
+          onClose={() => setOpen(false)}
+          confirm="Confirm"
+        />
+      ) : null}
     </>
   );
 };
@@ -79,9 +114,22 @@ export const CommandButton = ({ label, confirm, run, done, color = 'primary', di
  * A small command form (react-admin Form): the API's field errors land next to their fields; money forms confirm first,
  * showing exactly what will be sent.
  */
-export const CommandForm = ({ title, children, submit, confirm, onDone, defaultValues, label = 'Send' }: {
-  title: string; children: ReactNode; submit: (values: Record<string, unknown>) => Promise<unknown>;
-  confirm?: (values: Record<string, unknown>) => ReactNode; onDone?: (answer: unknown) => void; defaultValues?: Record<string, unknown>; label?: string;
+export const CommandForm = ({
+  title,
+  children,
+  submit,
+  confirm,
+  onDone,
+  defaultValues,
+  label = 'Send',
+}: {
+  title: string;
+  children: ReactNode;
+  submit: (values: Record<string, unknown>) => Promise<unknown>;
+  confirm?: (values: Record<string, unknown>) => ReactNode;
+  onDone?: (answer: unknown) => void;
+  defaultValues?: Record<string, unknown>;
+  label?: string;
 }) => {
   const notify = useNotify();
   const [pending, setPending] = useState<{ values: Record<string, unknown>; resolve: (v: unknown) => void } | undefined>();
@@ -103,15 +151,29 @@ export const CommandForm = ({ title, children, submit, confirm, onDone, defaultV
   };
   return (
     <Box component="section" aria-label={title} sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 2, my: 1, maxWidth: 560 }}>
-      <Typography variant="h6" component="h2">{title}</Typography>
+      <Typography variant="h6" component="h2">
+        {title}
+      </Typography>
       {/* record: the form's own values only, never the page's record (a user's `notes: []` would become the tip's notes). */}
       <Form onSubmit={onSubmit} record={defaultValues ?? {}} noValidate>
         {children}
         <SaveButton label={label} alwaysEnable icon={<span />} />
       </Form>
       {pending && confirm ? (
-        <Confirm isOpen title={title} content={confirm(pending.values)} confirm="Confirm"
-          onConfirm={() => { pending.resolve(true); setPending(undefined); }} onClose={() => { pending.resolve(false); setPending(undefined); }} />
+        <Confirm
+          isOpen
+          title={title}
+          content={confirm(pending.values)}
+          confirm="Confirm"
+          onConfirm={() => {
+            pending.resolve(true);
+            setPending(undefined);
+          }}
+          onClose={() => {
+            pending.resolve(false);
+            setPending(undefined);
+          }}
+        />
       ) : null}
     </Box>
   );

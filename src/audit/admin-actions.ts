@@ -8,12 +8,31 @@ import type pg from 'pg';
  */
 export const EVENT_ACTIONS = [
   // wallet (money)
-  'tip', 'deduct-balance', 'set-balance', 'leaderboard.give-prize', 'withdrawal.approve', 'withdrawal.reject', 'withdrawal.retry',
+  'tip',
+  'deduct-balance',
+  'set-balance',
+  'leaderboard.give-prize',
+  'withdrawal.approve',
+  'withdrawal.reject',
+  'withdrawal.retry',
   // users
-  'user.create', 'user.set-username', 'user.update-profile', 'user.ban', 'user.unban', 'user.disable-mfa',
-  'role.add', 'role.remove', 'permission.add', 'permission.remove',
+  'user.create',
+  'user.set-username',
+  'user.update-profile',
+  'user.ban',
+  'user.unban',
+  'user.disable-mfa',
+  'role.add',
+  'role.remove',
+  'permission.add',
+  'permission.remove',
   // responsible-gambling limits, API keys, site configuration
-  'limits.set-self-exclusion', 'limits.lift-self-exclusion', 'limits.set-bet-limit', 'api-key.issue', 'api-key.revoke', 'config.update',
+  'limits.set-self-exclusion',
+  'limits.lift-self-exclusion',
+  'limits.set-bet-limit',
+  'api-key.issue',
+  'api-key.revoke',
+  'config.update',
 ] as const;
 export const RECORDED_ACTIONS = ['faq.create', 'faq.update', 'faq.delete', 'leaderboard.update-schedule'] as const;
 export const CHAT_ACTIONS = ['chat.delete-message', 'chat.set-rate-limit'] as const;
@@ -35,7 +54,10 @@ export type AdminActionRecord = Readonly<{
  * the change: both commit or neither does. The time is the database's clock at the write.
  */
 export const recordAdminAction = async (db: Pick<pg.ClientBase, 'query'>, record: AdminActionRecord): Promise<void> => {
-  await db.query(
-    'INSERT INTO admin_audit_records (admin_user_id, action, target_user_id, details) VALUES ($1, $2, $3, $4)',
-    [record.adminUserId, record.action, record.targetUserId ?? null, JSON.stringify(record.details)]);
+  await db.query('INSERT INTO admin_audit_records (admin_user_id, action, target_user_id, details) VALUES ($1, $2, $3, $4)', [
+    record.adminUserId,
+    record.action,
+    record.targetUserId ?? null,
+    JSON.stringify(record.details),
+  ]);
 };

@@ -37,14 +37,15 @@ export const csvField = (value: string | null): string => {
   return NEEDS_QUOTES.test(value) ? `"${value.replace(QUOTE, '""')}"` : value;
 };
 
-const textColumns = (columns: readonly ExportColumn[]): number[] =>
-  columns.flatMap((col, i) => (col.type === 'text' ? [i] : []));
+const textColumns = (columns: readonly ExportColumn[]): number[] => columns.flatMap((col, i) => (col.type === 'text' ? [i] : []));
 
 const csv = (columns: readonly ExportColumn[]): RowFormatter => {
   // Digits, decimals and timestamps can hold none of [",\r\n]: only text columns are inspected.
   const text = textColumns(columns);
   return {
-    format: 'csv', contentType: 'text/csv; charset=utf-8', extension: 'csv',
+    format: 'csv',
+    contentType: 'text/csv; charset=utf-8',
+    extension: 'csv',
     header: `${columns.map((col) => csvField(col.name)).join(',')}\r\n`,
     newline: '\r\n',
     line(row) {
@@ -61,18 +62,23 @@ const ndjson = (columns: readonly ExportColumn[]): RowFormatter => {
   const n = columns.length;
   // One reusable array: [`{"id":`, value, `,"userId":`, value, ..., '}'], joined per row.
   const parts = new Array<string>(2 * n + 1);
-  columns.forEach((col, i) => { parts[2 * i] = `${i === 0 ? '{' : ','}${JSON.stringify(col.name)}:`; });
+  columns.forEach((col, i) => {
+    parts[2 * i] = `${i === 0 ? '{' : ','}${JSON.stringify(col.name)}:`;
+  });
   parts[2 * n] = '}';
   const types = columns.map((col) => col.type);
   return {
-    format: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', extension: 'ndjson',
+    format: 'ndjson',
+    contentType: 'application/x-ndjson; charset=utf-8',
+    extension: 'ndjson',
     header: '',
     newline: '\n',
     line(row) {
       for (let i = 0; i < n; i += 1) {
         const v = row[i] ?? null;
         // int: already a JSON integer literal (digits, maybe a sign); decimals, ISO timestamps and most text need no escaping.
-        parts[2 * i + 1] = v === null ? 'null' : types[i] === 'int' ? v : types[i] !== 'text' || !JSON_ESCAPES.test(v) ? `"${v}"` : JSON.stringify(v);
+        parts[2 * i + 1] =
+          v === null ? 'null' : types[i] === 'int' ? v : types[i] !== 'text' || !JSON_ESCAPES.test(v) ? `"${v}"` : JSON.stringify(v);
       }
       return parts.join('');
     },
@@ -80,4 +86,4 @@ const ndjson = (columns: readonly ExportColumn[]): RowFormatter => {
 };
 
 export const formatterFor = (format: ExportFormat, columns: readonly ExportColumn[]): RowFormatter =>
-  (format === 'csv' ? csv(columns) : ndjson(columns));
+  format === 'csv' ? csv(columns) : ndjson(columns);

@@ -47,7 +47,10 @@ export class ExportStream extends Readable implements pg.Submittable {
   ) {
     super({ highWaterMark: 2 * CHUNK_CHARS });
     this.prefix = formatter.header;
-    this.started = new Promise<void>((resolve, reject) => { this.start = resolve; this.failStart = reject; });
+    this.started = new Promise<void>((resolve, reject) => {
+      this.start = resolve;
+      this.failStart = reject;
+    });
     this.started.catch(() => undefined); // awaited by the owner; never an unhandled rejection
   }
 
@@ -73,7 +76,12 @@ export class ExportStream extends Readable implements pg.Submittable {
     if (this.destroyed) return;
     let line: string;
     // Never throw into pg's message loop.
-    try { line = this.formatter.line(message.fields); } catch (error) { this.destroy(error as Error); return; }
+    try {
+      line = this.formatter.line(message.fields);
+    } catch (error) {
+      this.destroy(error as Error);
+      return;
+    }
     this.lines.push(line);
     this.chars += line.length;
     this.rows += 1;

@@ -64,11 +64,13 @@ export type OpenedExport = Readonly<{
 /** A bad range: `field` is 'from' or 'to'. */
 export class ExportRangeError extends Error {
   override readonly name = 'ExportRangeError';
-  constructor(readonly field: 'from' | 'to', message: string) {
+  constructor(
+    readonly field: 'from' | 'to',
+    message: string,
+  ) {
     super(message);
   }
 }
-
 
 const toDate = (value: Date | string | undefined, field: 'from' | 'to'): Date | undefined => {
   if (value === undefined) return undefined;
@@ -88,8 +90,12 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
   const range = exportRange(options.from, options.to);
   const columns = exportColumns(options.kind);
   const formatter = formatterFor(options.format, columns);
-  if (options.batchSize !== undefined && (!Number.isInteger(options.batchSize) || options.batchSize < 1)) throw new RangeError('batchSize must be a positive integer');
-  const rows = new ExportStream(exportQuery(options.kind, range), formatter, { stallTimeoutMs: options.stallTimeoutMs ?? 60_000, maxRows: options.batchSize });
+  if (options.batchSize !== undefined && (!Number.isInteger(options.batchSize) || options.batchSize < 1))
+    throw new RangeError('batchSize must be a positive integer');
+  const rows = new ExportStream(exportQuery(options.kind, range), formatter, {
+    stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+    maxRows: options.batchSize,
+  });
 
   // A statement that fails (a value the server refuses, a dropped connection) destroys the stream with an error,
   // possibly before anyone pipes it: without a listener that 'error' event would end the process. The failure
@@ -119,9 +125,15 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
   }
 
   return {
-    kind: options.kind, format: options.format, columns: columns.map((col) => col.name),
-    contentType: formatter.contentType, extension: formatter.extension,
-    close: async () => { rows.destroy(); release(); },
+    kind: options.kind,
+    format: options.format,
+    columns: columns.map((col) => col.name),
+    contentType: formatter.contentType,
+    extension: formatter.extension,
+    close: async () => {
+      rows.destroy();
+      release();
+    },
     pipeTo: async (output, pipeOptions = {}) => {
       try {
         await pipeline(rows, output, { end: pipeOptions.end ?? true });
@@ -144,8 +156,15 @@ export const runExport = async (options: ExportOptions & Readonly<{ output: Writ
 };
 
 export type ExportManifest = Readonly<{
-  kind: ExportKind; format: ExportFormat; from: string | null; to: string | null;
-  rows: number; bytes: number; sha256: string; columns: readonly string[]; createdAt: string;
+  kind: ExportKind;
+  format: ExportFormat;
+  from: string | null;
+  to: string | null;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  columns: readonly string[];
+  createdAt: string;
 }>;
 export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestFile: string; manifest: ExportManifest }>;
 
@@ -168,8 +187,14 @@ export const exportToFile = async (options: ExportOptions & Readonly<{ file: str
     throw error;
   }
   const manifest: ExportManifest = {
-    kind: options.kind, format: options.format, from: range.from?.toISOString() ?? null, to: range.to?.toISOString() ?? null,
-    rows: result.rows, bytes: result.bytes, sha256: result.sha256, columns: opened.columns,
+    kind: options.kind,
+    format: options.format,
+    from: range.from?.toISOString() ?? null,
+    to: range.to?.toISOString() ?? null,
+    rows: result.rows,
+    bytes: result.bytes,
+    sha256: result.sha256,
+    columns: opened.columns,
     createdAt: (options.now ?? (() => new Date()))().toISOString(),
   };
   const manifestFile = manifestPathOf(options.file);

@@ -17,7 +17,8 @@ export const readLegs = (event: RecordedEvent): { legs: StoredLeg[] } | { proble
   for (const [i, p] of raw.entries()) {
     const leg = p as { account?: unknown; currencyId?: unknown; amount?: unknown } | null;
     if (typeof leg?.account !== 'string' || leg.account === '') return { problem: `posting ${i}: no account` };
-    if (typeof leg.currencyId !== 'string' || !isCurrencyId(leg.currencyId)) return { problem: `posting ${i}: unknown currency ${String(leg.currencyId)}` };
+    if (typeof leg.currencyId !== 'string' || !isCurrencyId(leg.currencyId))
+      return { problem: `posting ${i}: unknown currency ${String(leg.currencyId)}` };
     if (typeof leg.amount !== 'string') return { problem: `posting ${i}: amount is not a decimal string` };
     const amount = parseDecimal(leg.amount, scaleOf(leg.currencyId));
     if (isParseError(amount)) return { problem: `posting ${i}: amount "${leg.amount}": ${amount.message}` };

@@ -5,7 +5,13 @@ import { isWalletEventType, walletStream, type WalletEvent } from '../domain/wal
 import { evolve } from '../domain/wallet/wallet.evolve.js';
 import { initialWalletState } from '../domain/wallet/wallet.state.js';
 import {
-  comparePositions, formatPosition, parsePosition, START, type EventStore, type Position, type RecordedEvent,
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
 import { laterOf, legSums, placeOf, readLegs } from './postings.js';
 
@@ -13,10 +19,7 @@ import { laterOf, legSums, placeOf, readLegs } from './postings.js';
  * A point in the ledger's history. `time`: every event recorded (the store's `createdAt`) at or before it;
  * `position`: every event at or before that global position; `now`: everything readable when the read starts.
  */
-export type PointInTime =
-  | Readonly<{ kind: 'now' }>
-  | Readonly<{ kind: 'time'; at: Date }>
-  | Readonly<{ kind: 'position'; at: Position }>;
+export type PointInTime = Readonly<{ kind: 'now' }> | Readonly<{ kind: 'time'; at: Date }> | Readonly<{ kind: 'position'; at: Position }>;
 
 export const NOW: PointInTime = Object.freeze({ kind: 'now' });
 
@@ -44,8 +47,10 @@ export const formatPointInTime = (p: PointInTime): string | null =>
  * position order (an event may sort after another yet carry an earlier time). Times compare at millisecond precision.
  */
 export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
-  point.kind === 'now' ? true
-    : point.kind === 'time' ? e.createdAt.getTime() <= point.at.getTime()
+  point.kind === 'now'
+    ? true
+    : point.kind === 'time'
+      ? e.createdAt.getTime() <= point.at.getTime()
       : comparePositions(e.position, point.at) <= 0;
 
 export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>;
@@ -81,7 +86,9 @@ export type UserReplay = Readonly<{
 const PAGE = 1_000;
 
 const sortedAmounts = (balances: Iterable<[CurrencyId, Minor]>): Amount[] =>
-  [...balances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
+  [...balances]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
 
 /**
  * A user's balance per currency at a point in time, folded from the wallet stream alone (never a read
@@ -111,10 +118,15 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
       for (const [currencyId, delta] of mine) {
         const data = e.data as { at?: unknown; transactionId?: unknown };
         movements.push({
-          position: formatPosition(e.position), revision: e.revision.toString(), recordedAt: e.createdAt.toISOString(),
-          decidedAt: typeof data.at === 'string' ? data.at : null, type: e.type,
+          position: formatPosition(e.position),
+          revision: e.revision.toString(),
+          recordedAt: e.createdAt.toISOString(),
+          decidedAt: typeof data.at === 'string' ? data.at : null,
+          type: e.type,
           transactionId: typeof data.transactionId === 'string' ? data.transactionId : null,
-          currencyId, amount: fromMinor(currencyId, delta), balance: fromMinor(currencyId, state.balances.get(currencyId) ?? 0n),
+          currencyId,
+          amount: fromMinor(currencyId, delta),
+          balance: fromMinor(currencyId, state.balances.get(currencyId) ?? 0n),
         });
       }
     }
@@ -122,8 +134,12 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
     from = page[page.length - 1]!.revision + 1n;
   }
   return {
-    userId, at: formatPointInTime(point), position: last ? formatPosition(last) : null, events,
-    balances: sortedAmounts(state.balances.entries()), movements,
+    userId,
+    at: formatPointInTime(point),
+    position: last ? formatPosition(last) : null,
+    events,
+    balances: sortedAmounts(state.balances.entries()),
+    movements,
   };
 };
 
@@ -153,7 +169,11 @@ export type HouseBalancesOptions = Readonly<{
  * Every account's balance per currency at a point in time and the trial balance, from the postings of
  * every event in the store (read in global order, up to the head as it was when the read started).
  */
-export const houseBalances = async (deps: Readonly<{ store: EventStore }>, point: PointInTime = NOW, options: HouseBalancesOptions = {}): Promise<HouseBalances> => {
+export const houseBalances = async (
+  deps: Readonly<{ store: EventStore }>,
+  point: PointInTime = NOW,
+  options: HouseBalancesOptions = {},
+): Promise<HouseBalances> => {
   const head = await deps.store.headPosition();
   const end = point.kind === 'position' && comparePositions(point.at, head) < 0 ? point.at : head;
   const sums = new Map<string, { account: string; currencyId: CurrencyId; sum: Minor }>();
@@ -184,11 +204,15 @@ export const houseBalances = async (deps: Readonly<{ store: EventStore }>, point
     after = batch[batch.length - 1]!.position;
     options.onProgress?.(read, after);
   }
-  const accounts = [...sums.values()].sort((a, b) => (a.currencyId === b.currencyId ? (a.account < b.account ? -1 : 1) : a.currencyId < b.currencyId ? -1 : 1));
+  const accounts = [...sums.values()].sort((a, b) =>
+    a.currencyId === b.currencyId ? (a.account < b.account ? -1 : 1) : a.currencyId < b.currencyId ? -1 : 1,
+  );
   const trialSums = new Map<CurrencyId, Minor>();
   for (const a of accounts) trialSums.set(a.currencyId, (trialSums.get(a.currencyId) ?? 0n) + a.sum);
   return {
-    at: formatPointInTime(point), position: last ? formatPosition(last) : null, events,
+    at: formatPointInTime(point),
+    position: last ? formatPosition(last) : null,
+    events,
     accounts: accounts.map((a) => ({ account: a.account, currencyId: a.currencyId, balance: fromMinor(a.currencyId, a.sum) })),
     trial: sortedAmounts(trialSums.entries()),
     balanced: [...trialSums.values()].every((s) => s === 0n),

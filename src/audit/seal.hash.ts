@@ -56,7 +56,9 @@ export type CheckpointFields = Readonly<{ position: string; chainHash: Buffer; s
 
 /** HMAC-SHA256(key, "position|chain_hash hex|sealed_count"): what an attacker without the key cannot forge. */
 export const checkpointMac = (key: Buffer, c: CheckpointFields): Buffer =>
-  createHmac('sha256', key).update(`${c.position}|${c.chainHash.toString('hex')}|${c.sealedCount}`).digest();
+  createHmac('sha256', key)
+    .update(`${c.position}|${c.chainHash.toString('hex')}|${c.sealedCount}`)
+    .digest();
 
 export const macMatches = (key: Buffer, c: CheckpointFields, mac: Buffer): boolean => {
   const expected = checkpointMac(key, c);

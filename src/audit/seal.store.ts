@@ -25,8 +25,15 @@ export const EMPTY_HEAD: SealHead = Object.freeze({ seq: 0n, position: START, ch
 export const SEAL_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-seals'))`;
 
 type SealDbRow = {
-  seq: string; commit_position: string; prepare_position: string; event_id: string; stream_id: string; revision: string;
-  prev_hash: Buffer; hash: Buffer; chain_hash: Buffer;
+  seq: string;
+  commit_position: string;
+  prepare_position: string;
+  event_id: string;
+  stream_id: string;
+  revision: string;
+  prev_hash: Buffer;
+  hash: Buffer;
+  chain_hash: Buffer;
 };
 const SEAL_COLUMNS = `seq::text AS seq, commit_position::text AS commit_position, prepare_position::text AS prepare_position,
   event_id::text AS event_id, stream_id, revision::text AS revision, prev_hash, hash, chain_hash`;
@@ -122,12 +129,20 @@ export const readCheckpoints = async (client: pg.ClientBase): Promise<SealCheckp
   const { rows } = await client.query<{ sealed_count: string; position: string; chain_hash: Buffer; mac: Buffer; created_at: Date }>(
     'SELECT sealed_count::text AS sealed_count, position, chain_hash, mac, created_at FROM seal_checkpoints ORDER BY seal_checkpoints.sealed_count',
   );
-  return rows.map((r) => ({ sealedCount: BigInt(r.sealed_count), position: r.position, chainHash: r.chain_hash, mac: r.mac, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    sealedCount: BigInt(r.sealed_count),
+    position: r.position,
+    chainHash: r.chain_hash,
+    mac: r.mac,
+    createdAt: r.created_at,
+  }));
 };
 
 /** Sealed events among `keys` (stream id + revision) with seq <= upTo: a second event at a sealed revision. */
 export const sealedRevisions = async (
-  pool: pg.Pool, keys: readonly Readonly<{ streamId: string; revision: bigint }>[], upTo: bigint,
+  pool: pg.Pool,
+  keys: readonly Readonly<{ streamId: string; revision: bigint }>[],
+  upTo: bigint,
 ): Promise<Map<string, Readonly<{ eventId: string; seq: bigint }>>> => {
   if (keys.length === 0) return new Map();
   const { rows } = await pool.query<{ stream_id: string; revision: string; event_id: string; seq: string }>(

@@ -4,8 +4,16 @@ import { startFollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { assertSealKey, chainHash, eventHash, GENESIS } from './seal.hash.js';
 import {
-  checkpointOf, insertCheckpoints, insertSeals, lastCheckpointCount, readHead, SEAL_LOCK_SQL, streamHeads,
-  type SealCheckpoint, type SealHead, type SealRow,
+  checkpointOf,
+  insertCheckpoints,
+  insertSeals,
+  lastCheckpointCount,
+  readHead,
+  SEAL_LOCK_SQL,
+  streamHeads,
+  type SealCheckpoint,
+  type SealHead,
+  type SealRow,
 } from './seal.store.js';
 import type { Sealer, SealerDeps } from './seal.types.js';
 
@@ -17,7 +25,8 @@ export { inspectSeals, verifySeals } from './seal.verify.js';
  * Runs `fn` in a transaction holding the seal lock. Asynchronous commit is safe: a batch lost in a crash
  * is sealed again from the durable events, and sealing is deterministic (same hashes, same checkpoint MACs).
  */
-const withSealLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => withLockedTransaction(pool, SEAL_LOCK_SQL, fn);
+const withSealLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+  withLockedTransaction(pool, SEAL_LOCK_SQL, fn);
 
 /** The stored head is behind where this sealer's subscription started: seals were removed. Restart from it. */
 class HeadBehind extends Error {
@@ -51,7 +60,10 @@ const sealBatch = (pool: pg.Pool, key: Buffer, every: bigint, from: Position, ev
       return { seq, position: e.position, eventId: e.id, streamId: e.streamId, revision: e.revision, prevHash, hash, chainHash: chain };
     });
     await insertSeals(client, seals);
-    const checkpoints = await insertCheckpoints(client, seals.filter((s) => s.seq % every === 0n).map((s) => checkpointOf(key, s)));
+    const checkpoints = await insertCheckpoints(
+      client,
+      seals.filter((s) => s.seq % every === 0n).map((s) => checkpointOf(key, s)),
+    );
     return { head: seals.at(-1)!, sealed: seals.length, checkpoints };
   });
 
@@ -71,7 +83,8 @@ const checkpointHead = (pool: pg.Pool, key: Buffer): Promise<SealCheckpoint[]> =
  */
 export const startSealer = (deps: SealerDeps): Sealer => {
   assertSealKey(deps.key);
-  if (!Number.isSafeInteger(deps.checkpointEvery) || deps.checkpointEvery < 1) throw new TypeError('checkpointEvery: must be a positive integer');
+  if (!Number.isSafeInteger(deps.checkpointEvery) || deps.checkpointEvery < 1)
+    throw new TypeError('checkpointEvery: must be a positive integer');
   const { store, pool, key, batchSize = 2000, checkpointIntervalMs = 10_000 } = deps;
   const every = BigInt(deps.checkpointEvery);
   const shipped = (checkpoints: readonly SealCheckpoint[]): void => {
@@ -109,9 +122,11 @@ export const startSealer = (deps: SealerDeps): Sealer => {
 
   let ticking: Promise<void> = Promise.resolve();
   const tick = (): Promise<void> =>
-    (ticking = ticking.then(() => checkpointHead(pool, key)).then(shipped, (error: unknown) => {
-      deps.logger?.warn({ err: error }, 'ledger sealer: checkpoint failed');
-    }));
+    (ticking = ticking
+      .then(() => checkpointHead(pool, key))
+      .then(shipped, (error: unknown) => {
+        deps.logger?.warn({ err: error }, 'ledger sealer: checkpoint failed');
+      }));
   const ticker = setInterval(() => void tick(), checkpointIntervalMs);
   ticker.unref();
 

@@ -33,7 +33,10 @@ export type SealerDeps = Readonly<{
   onFailure?: (error: unknown) => void;
 }>;
 
-export type Sealer = Readonly<{ stop: () => Promise<void>; /** Resolves once the store's head position when called (what readers can see) is sealed. */ caughtUp: () => Promise<void> }>;
+export type Sealer = Readonly<{
+  stop: () => Promise<void>;
+  /** Resolves once the store's head position when called (what readers can see) is sealed. */ caughtUp: () => Promise<void>;
+}>;
 
 /** A checkpoint known from outside the database (shipped off-box by `onCheckpoint`): trusted without its MAC. */
 export type SealAnchor = Readonly<{ sealedCount: bigint; position: string; chainHash: string }>;

@@ -1,12 +1,15 @@
 import type pg from 'pg';
 import {
-  comparePositions, formatPosition, START, type EventStore, type Position, type RecordedEvent,
+  comparePositions,
+  formatPosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
 import { toRecordedEvent } from '../infra/event-store/postgres/postgres.reads.js';
 import { assertSealKey, chainHash, eventHash, GENESIS, macMatches } from './seal.hash.js';
-import {
-  readCheckpoints, readSeals, revisionKey, sealedRevisions, type SealCheckpoint, type SealRow,
-} from './seal.store.js';
+import { readCheckpoints, readSeals, revisionKey, sealedRevisions, type SealCheckpoint, type SealRow } from './seal.store.js';
 import type { SealDifference, SealReport, VerifySealsDeps } from './seal.types.js';
 
 type Snapshot = Readonly<{ last: SealRow | undefined; checkpoints: SealCheckpoint[]; eventsUntil: Position }>;
@@ -64,7 +67,8 @@ const heldBack = async (pool: pg.Pool, after: Position): Promise<RecordedEvent[]
     `SELECT global_position, transaction_id::text AS transaction_id, stream_id, stream_revision, event_id::text AS event_id,
        type, data, metadata, created_at
      FROM events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) ORDER BY transaction_id, global_position`,
-    [commit, prepare]);
+    [commit, prepare],
+  );
   return rows.map(toRecordedEvent);
 };
 
@@ -82,7 +86,11 @@ async function* sealsOf(pool: pg.Pool, upTo: bigint, batchSize: number): AsyncGe
 }
 
 const at = (p: Position): string => formatPosition(p);
-const where = (s: Pick<SealRow, 'streamId' | 'revision' | 'position'>) => ({ streamId: s.streamId, revision: s.revision.toString(), position: at(s.position) });
+const where = (s: Pick<SealRow, 'streamId' | 'revision' | 'position'>) => ({
+  streamId: s.streamId,
+  revision: s.revision.toString(),
+  position: at(s.position),
+});
 
 /** A checkpoint to hold the chain against: from the table (MAC checked) or an off-box anchor (trusted). */
 type Anchor = Readonly<{ sealedCount: bigint; position: string; chainHash: Buffer; source: string; macOk: boolean }>;
@@ -97,23 +105,43 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
   assertSealKey(deps.key);
   const { store, pool, key, batchSize = 2000 } = deps;
   const differences: SealDifference[] = [];
-  const report = (d: SealDifference): void => { differences.push(d); };
+  const report = (d: SealDifference): void => {
+    differences.push(d);
+  };
   const snap = await snapshot(pool, store);
   const sealedCount = snap.last?.seq ?? 0n;
   const sealedHead = snap.last?.position ?? START;
 
   const anchors = new Map<bigint, Anchor[]>();
-  const addAnchor = (a: Anchor): void => { anchors.set(a.sealedCount, [...(anchors.get(a.sealedCount) ?? []), a]); };
+  const addAnchor = (a: Anchor): void => {
+    anchors.set(a.sealedCount, [...(anchors.get(a.sealedCount) ?? []), a]);
+  };
   for (const c of snap.checkpoints) {
     const macOk = macMatches(key, c, c.mac);
-    if (!macOk) report({ kind: 'checkpoint-forged', position: c.position, detail: `checkpoint at sealed count ${c.sealedCount}: its MAC does not match (written or changed without the key)` });
+    if (!macOk)
+      report({
+        kind: 'checkpoint-forged',
+        position: c.position,
+        detail: `checkpoint at sealed count ${c.sealedCount}: its MAC does not match (written or changed without the key)`,
+      });
     addAnchor({ sealedCount: c.sealedCount, position: c.position, chainHash: c.chainHash, source: 'checkpoint', macOk });
   }
-  for (const a of deps.anchors ?? []) addAnchor({ sealedCount: a.sealedCount, position: a.position, chainHash: Buffer.from(a.chainHash, 'hex'), source: 'off-box anchor', macOk: true });
+  for (const a of deps.anchors ?? [])
+    addAnchor({
+      sealedCount: a.sealedCount,
+      position: a.position,
+      chainHash: Buffer.from(a.chainHash, 'hex'),
+      source: 'off-box anchor',
+      macOk: true,
+    });
   for (const [count, list] of anchors) {
     if (count <= sealedCount) continue;
     for (const a of list) {
-      report({ kind: 'checkpoint-forged', position: a.position, detail: `${a.source} at sealed count ${count}, but only ${sealedCount} seals are stored: seals were removed` });
+      report({
+        kind: 'checkpoint-forged',
+        position: a.position,
+        detail: `${a.source} at sealed count ${count}, but only ${sealedCount} seals are stored: seals were removed`,
+      });
     }
   }
 
@@ -127,10 +155,17 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
       const matches = a.position === at(s.position) && a.chainHash.equals(s.chainHash);
       if (!matches) {
         const since = lastHeld ? `after the one at sealed count ${lastHeld.count} (${lastHeld.position})` : 'from the first seal';
-        report({ kind: 'checkpoint-forged', position: a.position, detail: `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ${since} up to here` });
+        report({
+          kind: 'checkpoint-forged',
+          position: a.position,
+          detail: `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ${since} up to here`,
+        });
       } else if (a.macOk) {
         lastHeld = { count: a.sealedCount, position: a.position };
-        if (a.source === 'checkpoint') { lastValid = a.sealedCount; valid += 1; }
+        if (a.source === 'checkpoint') {
+          lastValid = a.sealedCount;
+          valid += 1;
+        }
       }
     }
   };
@@ -142,7 +177,11 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
   let expectedSeq = 1n;
   const checkSeal = (s: SealRow): void => {
     if (s.seq !== expectedSeq) {
-      report({ kind: 'deleted', position: at(s.position), detail: `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): sealed events were removed with their seals` });
+      report({
+        kind: 'deleted',
+        position: at(s.position),
+        detail: `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): sealed events were removed with their seals`,
+      });
     }
     expectedSeq = s.seq + 1n;
     if (comparePositions(s.position, prevPosition) <= 0) {
@@ -162,8 +201,10 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
 
   const checkSealed = (e: RecordedEvent, s: SealRow): void => {
     if (eventHash(s.prevHash, e).equals(s.hash)) return;
-    const moved = e.id.toLowerCase() !== s.eventId || e.streamId !== s.streamId || e.revision !== s.revision
-      ? ` (sealed as event ${s.eventId}, ${s.streamId}@${s.revision}; stored: event ${e.id}, ${e.streamId}@${e.revision})` : '';
+    const moved =
+      e.id.toLowerCase() !== s.eventId || e.streamId !== s.streamId || e.revision !== s.revision
+        ? ` (sealed as event ${s.eventId}, ${s.streamId}@${s.revision}; stored: event ${e.id}, ${e.streamId}@${e.revision})`
+        : '';
     report({ kind: 'edited', ...where(s), detail: `the stored event (${e.type}) no longer matches its seal #${s.seq}${moved}` });
   };
 
@@ -171,11 +212,21 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
   let unsealed = 0;
   let pending: RecordedEvent[] = [];
   const checkUnsealed = async (): Promise<void> => {
-    const found = await sealedRevisions(pool, pending.map((e) => ({ streamId: e.streamId, revision: e.revision })), sealedCount);
+    const found = await sealedRevisions(
+      pool,
+      pending.map((e) => ({ streamId: e.streamId, revision: e.revision })),
+      sealedCount,
+    );
     for (const e of pending) {
       const sealed = found.get(revisionKey(e.streamId, e.revision));
       if (sealed && sealed.eventId !== e.id.toLowerCase()) {
-        report({ kind: 'inserted', streamId: e.streamId, revision: e.revision.toString(), position: at(e.position), detail: `event ${e.id} (${e.type}) takes a revision already sealed for event ${sealed.eventId} (seal #${sealed.seq})` });
+        report({
+          kind: 'inserted',
+          streamId: e.streamId,
+          revision: e.revision.toString(),
+          position: at(e.position),
+          detail: `event ${e.id} (${e.type}) takes a revision already sealed for event ${sealed.eventId} (seal #${sealed.seq})`,
+        });
       } else unsealed += 1;
     }
     pending = [];
@@ -183,7 +234,13 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
 
   const onEvent = async (e: RecordedEvent): Promise<void> => {
     if (comparePositions(e.position, sealedHead) < 0) {
-      report({ kind: 'inserted', streamId: e.streamId, revision: e.revision.toString(), position: at(e.position), detail: `event ${e.id} (${e.type}) lies inside the sealed history but has no seal` });
+      report({
+        kind: 'inserted',
+        streamId: e.streamId,
+        revision: e.revision.toString(),
+        position: at(e.position),
+        detail: `event ${e.id} (${e.type}) lies inside the sealed history but has no seal`,
+      });
       return;
     }
     pending.push(e);
@@ -227,13 +284,30 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
 
   for (const [count, list] of anchors) {
     if (count > sealedCount || held.has(count)) continue;
-    for (const a of list) report({ kind: 'checkpoint-forged', position: a.position, detail: `${a.source} at sealed count ${count}: seal #${count} is missing, nothing to hold it against` });
+    for (const a of list)
+      report({
+        kind: 'checkpoint-forged',
+        position: a.position,
+        detail: `${a.source} at sealed count ${count}: seal #${count} is missing, nothing to hold it against`,
+      });
   }
   const every = deps.checkpointEvery;
   if (every !== undefined && sealedCount - lastValid > 2n * BigInt(every)) {
-    report({ kind: 'checkpoint-forged', position: at(sealedHead), detail: `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were removed or no longer match` });
+    report({
+      kind: 'checkpoint-forged',
+      position: at(sealedHead),
+      detail: `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were removed or no longer match`,
+    });
   }
-  return { differences, events: done, sealed: sealedCount, sealedHead: snap.last ? at(sealedHead) : undefined, unsealed, checkpoints: valid, lastCheckpoint: lastValid };
+  return {
+    differences,
+    events: done,
+    sealed: sealedCount,
+    sealedHead: snap.last ? at(sealedHead) : undefined,
+    unsealed,
+    checkpoints: valid,
+    lastCheckpoint: lastValid,
+  };
 };
 
 /** Recomputes every chain from the stored events and lists each difference (empty = intact). */

@@ -45,7 +45,11 @@ export type Difference = Readonly<{
 export const formatDifference = (d: Difference): string => `${d.kind}: ${d.where}: ${d.detail}`;
 
 const at = (e: RecordedEvent): Pick<Difference, 'where' | 'streamId' | 'revision' | 'position' | 'eventId'> => ({
-  where: placeOf(e), streamId: e.streamId, revision: e.revision.toString(), position: formatPosition(e.position), eventId: e.id,
+  where: placeOf(e),
+  streamId: e.streamId,
+  revision: e.revision.toString(),
+  position: formatPosition(e.position),
+  eventId: e.id,
 });
 
 const HOUSE: ReadonlySet<string> = new Set(HOUSE_ACCOUNTS);
@@ -72,18 +76,30 @@ const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string =
     return typeof v === 'bigint' ? -v : v;
   };
   switch (type) {
-    case 'DepositCompleted': case 'BetRolledBack': case 'BetErrored': case 'WithdrawalRejected':
-    case 'AdminTipCredited': case 'LeaderboardPrizeCredited': case 'AffiliateCommissionClaimed': return plus('amount');
-    case 'BetPlaced': case 'WithdrawalRequested': case 'AdminTipDeducted': return minus('amount');
-    case 'BetSettled': return plus('payout');
-    case 'WithdrawalCompleted': return 0n;
+    case 'DepositCompleted':
+    case 'BetRolledBack':
+    case 'BetErrored':
+    case 'WithdrawalRejected':
+    case 'AdminTipCredited':
+    case 'LeaderboardPrizeCredited':
+    case 'AffiliateCommissionClaimed':
+      return plus('amount');
+    case 'BetPlaced':
+    case 'WithdrawalRequested':
+    case 'AdminTipDeducted':
+      return minus('amount');
+    case 'BetSettled':
+      return plus('payout');
+    case 'WithdrawalCompleted':
+      return 0n;
     case 'BalanceSet': {
       const balance = plus('balance');
       const previous = plus('previousBalance');
       if (typeof balance !== 'bigint') return balance;
       return typeof previous === 'bigint' ? balance - previous : previous;
     }
-    default: return `no rule for ${type}`;
+    default:
+      return `no rule for ${type}`;
   }
 };
 
@@ -125,7 +141,8 @@ export class LedgerFold {
     const legs = read && 'legs' in read ? read.legs : undefined;
     if (legs) {
       for (const [c, sum] of legSums(legs)) {
-        if (sum !== 0n) this.differences.push({ kind: 'postings-unbalanced', ...at(e), detail: `postings sum to ${fmt(c, sum)}, not zero` });
+        if (sum !== 0n)
+          this.differences.push({ kind: 'postings-unbalanced', ...at(e), detail: `postings sum to ${fmt(c, sum)}, not zero` });
         this.trial.set(c, (this.trial.get(c) ?? 0n) + sum);
       }
     }
@@ -142,19 +159,29 @@ export class LedgerFold {
     const own = userAccount(userId);
     const d = e.data as Data;
     const stranger = legs.find((l) => l.account !== own && !HOUSE.has(l.account));
-    if (stranger) this.differences.push({ kind: 'postings-invalid', ...at(e), detail: `posting to ${stranger.account}, neither this wallet's account nor a house account` });
+    if (stranger)
+      this.differences.push({
+        kind: 'postings-invalid',
+        ...at(e),
+        detail: `posting to ${stranger.account}, neither this wallet's account nor a house account`,
+      });
     const c = d.currencyId;
     if (typeof c !== 'string' || !isCurrencyId(c)) {
       this.differences.push({ kind: 'postings-invalid', ...at(e), detail: `currencyId ${String(c)} is unknown` });
       return;
     }
     const foreign = legs.find((l) => l.currencyId !== c);
-    if (foreign) this.differences.push({ kind: 'postings-invalid', ...at(e), detail: `a posting in ${foreign.currencyId} on a ${c} event` });
+    if (foreign)
+      this.differences.push({ kind: 'postings-invalid', ...at(e), detail: `a posting in ${foreign.currencyId} on a ${c} event` });
     const delta = legs.filter((l) => l.account === own && l.currencyId === c).reduce((sum, l) => sum + l.amount, 0n);
     const stated = statedUserDelta(e.type, d, c);
     if (typeof stated === 'string') this.differences.push({ kind: 'amount-mismatch', ...at(e), detail: stated });
     else if (stated !== delta) {
-      this.differences.push({ kind: 'amount-mismatch', ...at(e), detail: `the user's postings move ${fmt(c, delta)}, the event states ${fmt(c, stated)}` });
+      this.differences.push({
+        kind: 'amount-mismatch',
+        ...at(e),
+        detail: `the user's postings move ${fmt(c, delta)}, the event states ${fmt(c, stated)}`,
+      });
     }
     const k = key(userId, c);
     const run = this.running.get(k) ?? { balance: 0n, offset: 0n };
@@ -169,10 +196,12 @@ export class LedgerFold {
     const offset = after - balance;
     if (offset !== run.offset) {
       this.differences.push({
-        kind: 'balance-after', ...at(e),
-        detail: offset === 0n
-          ? `balanceAfter ${fmt(c, after)} agrees with the fold again, after a difference of ${fmt(c, run.offset)} on the events before`
-          : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}; later events keep this difference unless reported again`,
+        kind: 'balance-after',
+        ...at(e),
+        detail:
+          offset === 0n
+            ? `balanceAfter ${fmt(c, after)} agrees with the fold again, after a difference of ${fmt(c, run.offset)} on the events before`
+            : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}; later events keep this difference unless reported again`,
       });
     }
     this.running.set(k, { balance, offset });
@@ -184,9 +213,13 @@ export class LedgerFold {
   }
 
   trialDifferences(): Difference[] {
-    return [...this.trial].filter(([, sum]) => sum !== 0n).map(([c, sum]) => ({
-      kind: 'trial-balance' as const, where: `currency ${c}`, detail: `all accounts sum to ${fmt(c, sum)}, not zero`,
-    }));
+    return [...this.trial]
+      .filter(([, sum]) => sum !== 0n)
+      .map(([c, sum]) => ({
+        kind: 'trial-balance' as const,
+        where: `currency ${c}`,
+        detail: `all accounts sum to ${fmt(c, sum)}, not zero`,
+      }));
   }
 }
 
@@ -250,7 +283,12 @@ export const transactionsExpectation = () => {
       const own = userAccount(userId);
       const mine = legs.filter((l) => l.account === own);
       if (!type || mine.length === 0 || typeof c !== 'string' || !isCurrencyId(c)) return;
-      tally(groups, type, c, mine.reduce((sum, l) => sum + l.amount, 0n));
+      tally(
+        groups,
+        type,
+        c,
+        mine.reduce((sum, l) => sum + l.amount, 0n),
+      );
     },
   };
   return { expectation, groups };
@@ -275,18 +313,37 @@ export const adminTipsExpectation = () => {
 
 /** Status of each deposit / withdrawal / bet, as its projection sets it; a transition of an unknown id changes nothing. */
 const STATUS_RULES = {
-  deposits: { projection: 'deposits', id: 'depositId', create: { DepositRequested: 'PENDING' }, move: { DepositConfirmed: 'CONFIRMED', DepositCompleted: 'COMPLETE', DepositFailed: 'FAILED' } },
-  withdrawals: {
-    projection: 'withdrawals', id: 'withdrawalId', create: { WithdrawalRequested: 'PENDING' },
-    move: { WithdrawalApproved: 'CONFIRMED', WithdrawalRetried: 'CONFIRMED', WithdrawalRejected: 'DENIED', WithdrawalCompleted: 'COMPLETE', WithdrawalFailed: 'FAILED' },
+  deposits: {
+    projection: 'deposits',
+    id: 'depositId',
+    create: { DepositRequested: 'PENDING' },
+    move: { DepositConfirmed: 'CONFIRMED', DepositCompleted: 'COMPLETE', DepositFailed: 'FAILED' },
   },
-  bets: { projection: 'bets', id: 'betId', create: { BetPlaced: 'CREATED' }, move: { BetSettled: 'SETTLED', BetRolledBack: 'ROLLBACK', BetErrored: 'ERROR' } },
+  withdrawals: {
+    projection: 'withdrawals',
+    id: 'withdrawalId',
+    create: { WithdrawalRequested: 'PENDING' },
+    move: {
+      WithdrawalApproved: 'CONFIRMED',
+      WithdrawalRetried: 'CONFIRMED',
+      WithdrawalRejected: 'DENIED',
+      WithdrawalCompleted: 'COMPLETE',
+      WithdrawalFailed: 'FAILED',
+    },
+  },
+  bets: {
+    projection: 'bets',
+    id: 'betId',
+    create: { BetPlaced: 'CREATED' },
+    move: { BetSettled: 'SETTLED', BetRolledBack: 'ROLLBACK', BetErrored: 'ERROR' },
+  },
 } as const satisfies Record<string, { projection: string; id: string; create: Record<string, string>; move: Record<string, string> }>;
 export type StatusTable = keyof typeof STATUS_RULES;
 export const STATUS_TABLES = Object.keys(STATUS_RULES) as StatusTable[];
 
 export const statusExpectation = (table: StatusTable) => {
-  const rule: { projection: string; id: string; create: Readonly<Record<string, string>>; move: Readonly<Record<string, string>> } = STATUS_RULES[table];
+  const rule: { projection: string; id: string; create: Readonly<Record<string, string>>; move: Readonly<Record<string, string>> } =
+    STATUS_RULES[table];
   const statuses = new Map<string, string>();
   const expectation: Expectation = {
     projection: rule.projection,

@@ -2,12 +2,25 @@ import type pg from 'pg';
 import { isCurrencyId, scaleOf, type CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, type Minor } from '../domain/money/money.js';
 import {
-  comparePositions, formatPosition, parsePosition, START, type EventStore, type Position,
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
 } from '../infra/event-store/event-store.port.js';
 import { verifySeals, type SealAnchor } from './seal.js';
 import {
-  accountBalancesExpectation, adminTipsExpectation, LedgerFold, STATUS_TABLES, statusExpectation, transactionsExpectation,
-  walletBalancesExpectation, type Difference, type Expectation, type Tally,
+  accountBalancesExpectation,
+  adminTipsExpectation,
+  LedgerFold,
+  STATUS_TABLES,
+  statusExpectation,
+  transactionsExpectation,
+  walletBalancesExpectation,
+  type Difference,
+  type Expectation,
+  type Tally,
 } from './verify.fold.js';
 
 export { formatDifference, type Difference, type DifferenceKind } from './verify.fold.js';
@@ -49,12 +62,20 @@ const stored = (c: string, v: string | null): Minor | string => {
   return isParseError(m) ? `"${v}": ${m.message}` : m;
 };
 
-const rowDiff = (table: string, row: string, detail: string): Difference =>
-  ({ kind: 'read-model', where: `table ${table} row (${row})`, detail, table, row });
+const rowDiff = (table: string, row: string, detail: string): Difference => ({
+  kind: 'read-model',
+  where: `table ${table} row (${row})`,
+  detail,
+  table,
+  row,
+});
 
 /** Rows keyed by `k`, each with a balance: missing, unexpected and different rows. */
 const compareBalances = <R extends { currencyId: CurrencyId; balance: Minor }>(
-  table: string, expected: ReadonlyMap<string, R>, actual: readonly { k: string; row: string; currencyId: string; balance: string | null }[], rowOf: (r: R) => string,
+  table: string,
+  expected: ReadonlyMap<string, R>,
+  actual: readonly { k: string; row: string; currencyId: string; balance: string | null }[],
+  rowOf: (r: R) => string,
 ): Difference[] => {
   const out: Difference[] = [];
   const seen = new Set<string>();
@@ -64,15 +85,25 @@ const compareBalances = <R extends { currencyId: CurrencyId; balance: Minor }>(
     const got = stored(a.currencyId, a.balance);
     if (!want) out.push(rowDiff(table, a.row, `balance ${a.balance ?? 'NULL'} in the read model, but no event moves it`));
     else if (typeof got === 'string') out.push(rowDiff(table, a.row, `balance ${got}`));
-    else if (got !== want.balance) out.push(rowDiff(table, a.row, `balance ${fmt(want.currencyId, got)} in the read model, the events give ${fmt(want.currencyId, want.balance)}`));
+    else if (got !== want.balance)
+      out.push(
+        rowDiff(
+          table,
+          a.row,
+          `balance ${fmt(want.currencyId, got)} in the read model, the events give ${fmt(want.currencyId, want.balance)}`,
+        ),
+      );
   }
-  for (const [k, want] of expected) if (!seen.has(k)) out.push(rowDiff(table, rowOf(want), `missing; the events give a balance of ${fmt(want.currencyId, want.balance)}`));
+  for (const [k, want] of expected)
+    if (!seen.has(k)) out.push(rowDiff(table, rowOf(want), `missing; the events give a balance of ${fmt(want.currencyId, want.balance)}`));
   return out;
 };
 
 /** Grouped counts (and sums) of a table against the fold's. */
 const compareTallies = (
-  table: string, column: string, expected: ReadonlyMap<string, Tally & { group: string; currencyId: CurrencyId }>,
+  table: string,
+  column: string,
+  expected: ReadonlyMap<string, Tally & { group: string; currencyId: CurrencyId }>,
   actual: readonly { grp: string; currency_id: string; n: string; total: string | null }[],
 ): Difference[] => {
   const out: Difference[] = [];
@@ -85,10 +116,24 @@ const compareTallies = (
     const sum = stored(a.currency_id, a.total);
     if (BigInt(a.n) !== want.count) out.push(rowDiff(table, row, `${plural(a.n, 'row')}, the events give ${want.count}`));
     if (typeof sum === 'string') out.push(rowDiff(table, row, `sum(amount) ${sum}`));
-    else if (sum !== want.sum) out.push(rowDiff(table, row, `sum(amount) ${fmt(a.currency_id as CurrencyId, sum)}, the events give ${fmt(a.currency_id as CurrencyId, want.sum)}`));
+    else if (sum !== want.sum)
+      out.push(
+        rowDiff(
+          table,
+          row,
+          `sum(amount) ${fmt(a.currency_id as CurrencyId, sum)}, the events give ${fmt(a.currency_id as CurrencyId, want.sum)}`,
+        ),
+      );
   }
   for (const [k, want] of expected) {
-    if (!seen.has(k)) out.push(rowDiff(table, `${column}=${want.group}, currency_id=${want.currencyId}`, `no rows, the events give ${plural(want.count, 'row')} summing to ${fmt(want.currencyId, want.sum)}`));
+    if (!seen.has(k))
+      out.push(
+        rowDiff(
+          table,
+          `${column}=${want.group}, currency_id=${want.currencyId}`,
+          `no rows, the events give ${plural(want.count, 'row')} summing to ${fmt(want.currencyId, want.sum)}`,
+        ),
+      );
   }
   return out;
 };
@@ -106,36 +151,76 @@ const readModelChecks = (): ReadModelCheck[] => {
     {
       expectation: wallets.expectation,
       compare: async (client) => {
-        const { rows } = await client.query<{ user_id: string; currency_id: string; balance: string | null }>('SELECT user_id, currency_id, balance FROM wallet_balances');
-        return compareBalances('wallet_balances', wallets.rows,
-          rows.map((r) => ({ k: key(Number(r.user_id), r.currency_id), row: `user_id=${r.user_id}, currency_id=${r.currency_id}`, currencyId: r.currency_id, balance: r.balance })),
-          (w) => `user_id=${w.userId}, currency_id=${w.currencyId}`);
+        const { rows } = await client.query<{ user_id: string; currency_id: string; balance: string | null }>(
+          'SELECT user_id, currency_id, balance FROM wallet_balances',
+        );
+        return compareBalances(
+          'wallet_balances',
+          wallets.rows,
+          rows.map((r) => ({
+            k: key(Number(r.user_id), r.currency_id),
+            row: `user_id=${r.user_id}, currency_id=${r.currency_id}`,
+            currencyId: r.currency_id,
+            balance: r.balance,
+          })),
+          (w) => `user_id=${w.userId}, currency_id=${w.currencyId}`,
+        );
       },
     },
     {
       expectation: accounts.expectation,
       compare: async (client) => {
-        const { rows } = await client.query<{ account: string; currency_id: string; balance: string | null }>('SELECT account, currency_id, balance FROM account_balances');
-        return compareBalances('account_balances', accounts.rows,
-          rows.map((r) => ({ k: key(r.account, r.currency_id), row: `account=${r.account}, currency_id=${r.currency_id}`, currencyId: r.currency_id, balance: r.balance })),
-          (a) => `account=${a.account}, currency_id=${a.currencyId}`);
+        const { rows } = await client.query<{ account: string; currency_id: string; balance: string | null }>(
+          'SELECT account, currency_id, balance FROM account_balances',
+        );
+        return compareBalances(
+          'account_balances',
+          accounts.rows,
+          rows.map((r) => ({
+            k: key(r.account, r.currency_id),
+            row: `account=${r.account}, currency_id=${r.currency_id}`,
+            currencyId: r.currency_id,
+            balance: r.balance,
+          })),
+          (a) => `account=${a.account}, currency_id=${a.currencyId}`,
+        );
       },
     },
     {
       expectation: transactions.expectation,
-      compare: async (client) => compareTallies('transactions', 'type', transactions.groups, (await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-        'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM transactions GROUP BY 1, 2')).rows),
+      compare: async (client) =>
+        compareTallies(
+          'transactions',
+          'type',
+          transactions.groups,
+          (
+            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
+              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM transactions GROUP BY 1, 2',
+            )
+          ).rows,
+        ),
     },
     {
       expectation: tips.expectation,
-      compare: async (client) => compareTallies('admin_tips', 'type', tips.groups, (await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-        'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM admin_tips GROUP BY 1, 2')).rows),
+      compare: async (client) =>
+        compareTallies(
+          'admin_tips',
+          'type',
+          tips.groups,
+          (
+            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
+              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM admin_tips GROUP BY 1, 2',
+            )
+          ).rows,
+        ),
     },
     ...statuses.map(({ table, expectation, counts }): ReadModelCheck => ({
       expectation,
       compare: async (client) => {
         // The table name comes from the fixed STATUS_TABLES list, never from input.
-        const { rows } = await client.query<{ status: string; n: string }>(`SELECT status, count(*)::text AS n FROM ${table} GROUP BY status`);
+        const { rows } = await client.query<{ status: string; n: string }>(
+          `SELECT status, count(*)::text AS n FROM ${table} GROUP BY status`,
+        );
         const want = counts();
         const out: Difference[] = [];
         for (const status of new Set([...want.keys(), ...rows.map((r) => r.status)])) {
@@ -157,8 +242,15 @@ const locateGaps = async (store: EventStore, streamId: string): Promise<Differen
     const page = await store.readStream(streamId, { fromRevision: from, maxCount: 1000 });
     for (const e of page) {
       if (e.revision > expected) {
-        const missing = e.revision - expected === 1n ? `revision ${expected} is missing` : `revisions ${expected}..${e.revision - 1n} are missing`;
-        out.push({ kind: 'stream-gap', where: `stream ${streamId} before revision ${e.revision} (position ${formatPosition(e.position)})`, detail: missing, streamId, revision: expected.toString() });
+        const missing =
+          e.revision - expected === 1n ? `revision ${expected} is missing` : `revisions ${expected}..${e.revision - 1n} are missing`;
+        out.push({
+          kind: 'stream-gap',
+          where: `stream ${streamId} before revision ${e.revision} (position ${formatPosition(e.position)})`,
+          detail: missing,
+          streamId,
+          revision: expected.toString(),
+        });
       }
       expected = e.revision + 1n;
     }
@@ -175,10 +267,17 @@ const streamHeads = async (client: Client): Promise<Difference[]> => {
     FROM streams s FULL JOIN (SELECT stream_id, max(stream_revision) AS last FROM events GROUP BY stream_id) e ON e.stream_id = s.stream_id
     WHERE s.revision IS DISTINCT FROM e.last ORDER BY 1`);
   return rows.map((r) => ({
-    kind: 'stream-head' as const, where: `stream ${r.stream_id}`, streamId: r.stream_id, table: 'streams', row: `stream_id=${r.stream_id}`,
-    detail: r.head === null ? `events up to revision ${r.last} but no streams row`
-      : r.last === null ? `streams row at revision ${r.head} but no events`
-        : `streams row says revision ${r.head}, the last event is revision ${r.last}`,
+    kind: 'stream-head' as const,
+    where: `stream ${r.stream_id}`,
+    streamId: r.stream_id,
+    table: 'streams',
+    row: `stream_id=${r.stream_id}`,
+    detail:
+      r.head === null
+        ? `events up to revision ${r.last} but no streams row`
+        : r.last === null
+          ? `streams row at revision ${r.head} but no events`
+          : `streams row says revision ${r.head}, the last event is revision ${r.last}`,
   }));
 };
 
@@ -190,7 +289,9 @@ const duplicateTransactions = async (client: Client): Promise<Difference[]> => {
         ORDER BY transaction_id, global_position) AS places
     FROM events WHERE data ? 'transactionId' GROUP BY 1 HAVING count(*) > 1 ORDER BY 1`);
   return rows.map((r) => ({
-    kind: 'duplicate-transaction' as const, where: `transaction ${r.tx}`, detail: `carried by ${r.places.length} events: ${r.places.join('; ')}`,
+    kind: 'duplicate-transaction' as const,
+    where: `transaction ${r.tx}`,
+    detail: `carried by ${r.places.length} events: ${r.places.join('; ')}`,
   }));
 };
 
@@ -218,7 +319,8 @@ export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport
     };
     const expectations = checks.map((c) => ({ cutoff: cutoffOf(c.expectation.projection), expectation: c.expectation }));
     const head = await store.headPosition();
-    const total = store.kind === 'postgres' ? Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]?.n ?? 0) : undefined;
+    const total =
+      store.kind === 'postgres' ? Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]?.n ?? 0) : undefined;
     const fold = new LedgerFold(expectations);
     options.onProgress?.({ phase: 'events', done: 0, total });
     for (let after = START; comparePositions(after, head) < 0;) {
@@ -230,7 +332,9 @@ export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport
     }
     const differences: Difference[] = [];
     // No spread: a badly damaged ledger can have more differences than a call takes arguments.
-    const add = (found: Iterable<Difference>): void => { for (const d of found) differences.push(d); };
+    const add = (found: Iterable<Difference>): void => {
+      for (const d of found) differences.push(d);
+    };
     add(fold.differences);
     for (const { streamId } of fold.gappedStreams()) add(await locateGaps(store, streamId));
     add(fold.trialDifferences());
@@ -242,26 +346,40 @@ export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport
     await snapshot.query('COMMIT');
     if (options.seals) {
       const seals = await verifySeals({
-        store, pool, key: options.seals.key,
+        store,
+        pool,
+        key: options.seals.key,
         ...(options.seals.checkpointEvery === undefined ? {} : { checkpointEvery: options.seals.checkpointEvery }),
         ...(options.seals.anchors ? { anchors: options.seals.anchors } : {}),
         onProgress: (done, sealTotal) => options.onProgress?.({ phase: 'seals', done, total: sealTotal }),
       });
       for (const s of seals) {
-        const where = [s.streamId && `stream ${s.streamId}`, s.revision && `revision ${s.revision}`, s.position && `position ${s.position}`].filter(Boolean).join(' ');
+        const where = [s.streamId && `stream ${s.streamId}`, s.revision && `revision ${s.revision}`, s.position && `position ${s.position}`]
+          .filter(Boolean)
+          .join(' ');
         differences.push({
-          kind: 'seal', where: where || 'seals', detail: `${s.kind}: ${s.detail}`,
-          ...(s.streamId ? { streamId: s.streamId } : {}), ...(s.revision ? { revision: s.revision } : {}), ...(s.position ? { position: s.position } : {}),
+          kind: 'seal',
+          where: where || 'seals',
+          detail: `${s.kind}: ${s.detail}`,
+          ...(s.streamId ? { streamId: s.streamId } : {}),
+          ...(s.revision ? { revision: s.revision } : {}),
+          ...(s.position ? { position: s.position } : {}),
         });
       }
     }
     return {
-      ok: differences.length === 0, head: formatPosition(head), events: fold.events, streams: fold.streams.size,
+      ok: differences.length === 0,
+      head: formatPosition(head),
+      events: fold.events,
+      streams: fold.streams.size,
       readModels: Object.fromEntries(expectations.map((x) => [x.expectation.projection, formatPosition(x.cutoff)])),
-      sealsChecked: options.seals !== false, differences,
+      sealsChecked: options.seals !== false,
+      differences,
     };
   } catch (error) {
-    await snapshot.query('ROLLBACK').catch(() => { destroy = true; });
+    await snapshot.query('ROLLBACK').catch(() => {
+      destroy = true;
+    });
     throw error;
   } finally {
     snapshot.release(destroy);

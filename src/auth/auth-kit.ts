@@ -33,7 +33,11 @@ export type AuthSettings = Readonly<{
 
 /** Where a call comes from, as its transport saw it; `country` is the trusted proxy's header, untouched. */
 export type Client = Readonly<{
-  ip: string | null; userAgent: string | null; country: string | null; referrer: string | null; log?: Pick<Logger, 'warn'>;
+  ip: string | null;
+  userAgent: string | null;
+  country: string | null;
+  referrer: string | null;
+  log?: Pick<Logger, 'warn'>;
 }>;
 
 export type SessionTokens = Readonly<{ accessToken: string; refreshToken: string }>;
@@ -64,7 +68,9 @@ export type AuthKitDeps = Readonly<{ users: Users; pool: pg.Pool; redis?: Redis 
 export const createAuthKit = async (deps: AuthKitDeps): Promise<AuthKit> => {
   const { settings } = deps;
   const tokens = createTokens({
-    keys: settings.keys, accessTtlSeconds: settings.accessTtlSeconds, mfaTtlSeconds: settings.mfaChallengeTtlSeconds,
+    keys: settings.keys,
+    accessTtlSeconds: settings.accessTtlSeconds,
+    mfaTtlSeconds: settings.mfaChallengeTtlSeconds,
   });
   const sessions = createSessions({ pool: deps.pool, refreshTtlSeconds: settings.refreshTtlSeconds });
   const credentials = createCredentials(deps.pool);
@@ -100,5 +106,11 @@ export const createAuthKit = async (deps: AuthKitDeps): Promise<AuthKit> => {
 
 /** The user as the public API shows it to its owner. */
 export const publicUser = (u: RegisteredUser) => ({
-  id: u.userId, email: u.email, username: u.username, country: u.country, roles: u.roles, mfaEnabled: u.mfaEnabled, createdAt: u.createdAt,
+  id: u.userId,
+  email: u.email,
+  username: u.username,
+  country: u.country,
+  roles: u.roles,
+  mfaEnabled: u.mfaEnabled,
+  createdAt: u.createdAt,
 });

@@ -21,7 +21,12 @@ export type AuthContext = Readonly<{
 export type AuthenticatorDeps = Readonly<{ tokens: Tokens; pool: pg.Pool; allowedOrigins: readonly string[] }>;
 
 type AccessRow = {
-  user_id: string; state: RegisteredUser; roles: string[]; permissions: string[]; is_banned: boolean; username: string | null;
+  user_id: string;
+  state: RegisteredUser;
+  roles: string[];
+  permissions: string[];
+  is_banned: boolean;
+  username: string | null;
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,7 +43,8 @@ export const createAuthenticator = (deps: AuthenticatorDeps) => {
       `SELECT a.user_id, a.state, a.roles, a.permissions, a.is_banned, a.username
        FROM sessions s JOIN user_access a ON a.user_id = s.user_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()`,
-      [sessionId, userId]);
+      [sessionId, userId],
+    );
     return rows[0];
   };
 
@@ -61,7 +67,8 @@ export const createAuthenticator = (deps: AuthenticatorDeps) => {
     const { rows } = await deps.pool.query<AccessRow>(
       `SELECT a.user_id, a.state, a.roles, a.permissions, a.is_banned, a.username
        FROM api_keys k JOIN user_access a ON a.user_id = k.user_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [sha256(key)]);
+      [sha256(key)],
+    );
     if (!rows[0]) throw authError('unauthorized', 'Invalid API key');
     return context(rows[0], null, 'api-key');
   };

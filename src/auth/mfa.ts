@@ -42,8 +42,9 @@ export const createMfa = (deps: Readonly<{ credentials: Credentials; key: Buffer
   const stepOf = async (secret: string, code: string, afterTimeStep: number | undefined): Promise<number | undefined> => {
     if (!/^\d{6}$/.test(code)) return undefined;
     const after = afterTimeStep === undefined ? {} : { afterTimeStep };
-    const result = await verify({ secret, token: code, epoch: epoch(), epochTolerance: TOLERANCE, ...after })
-      .catch(() => ({ valid: false as const }));
+    const result = await verify({ secret, token: code, epoch: epoch(), epochTolerance: TOLERANCE, ...after }).catch(() => ({
+      valid: false as const,
+    }));
     return result.valid && 'timeStep' in result ? result.timeStep : undefined;
   };
 

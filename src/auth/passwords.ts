@@ -12,7 +12,12 @@ export const PASSWORD_MAX = 128;
 let common: ReadonlySet<string> | undefined;
 /** The shipped list of breached / most common passwords, compared case-insensitively. */
 const commonPasswords = (): ReadonlySet<string> => {
-  common ??= new Set(readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8').split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean));
+  common ??= new Set(
+    readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .map((l) => l.trim().toLowerCase())
+      .filter(Boolean),
+  );
   return common;
 };
 

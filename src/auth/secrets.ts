@@ -14,8 +14,12 @@ export const keyFile = (dataDir: string, name: string): string => join(dataDir, 
  * A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`,
  * the default) generated once and kept there; with `generate: false` a missing file throws MissingKeyError.
  */
-export const loadSymmetricKey = async (given: string | undefined, dataDir: string, name: string,
-  options: Readonly<{ generate?: boolean }> = {}): Promise<Buffer> => {
+export const loadSymmetricKey = async (
+  given: string | undefined,
+  dataDir: string,
+  name: string,
+  options: Readonly<{ generate?: boolean }> = {},
+): Promise<Buffer> => {
   if (given) {
     const key = /^[0-9a-f]{64}$/i.test(given) ? Buffer.from(given, 'hex') : Buffer.from(given, 'base64');
     if (key.length !== 32) throw new Error(`${name}: must be 32 bytes in hex or base64`);

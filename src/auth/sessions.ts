@@ -58,7 +58,9 @@ export const createSessions = (deps: Readonly<{ pool: pg.Pool; refreshTtlSeconds
 
   isActive: async (sessionId, userId) => {
     const { rows } = await deps.pool.query(
-      'SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()', [sessionId, userId]);
+      'SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()',
+      [sessionId, userId],
+    );
     return rows.length > 0;
   },
 
@@ -67,6 +69,9 @@ export const createSessions = (deps: Readonly<{ pool: pg.Pool; refreshTtlSeconds
   },
 
   revokeAllOf: async (userId, reason) => {
-    await deps.pool.query('UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL', [userId, reason]);
+    await deps.pool.query('UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL', [
+      userId,
+      reason,
+    ]);
   },
 });

@@ -3,7 +3,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MissingKeyError } from './secrets.js';
 import {
-  SignJWT, exportJWK, generateKeyPair, importJWK, importPKCS8, importSPKI, jwtVerify, errors as joseErrors, type CryptoKey, type JWK,
+  SignJWT,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+  importSPKI,
+  jwtVerify,
+  errors as joseErrors,
+  type CryptoKey,
+  type JWK,
 } from 'jose';
 
 /** Signing is pinned to one asymmetric algorithm; verification accepts only it (no `none`, no HMAC confusion). */
@@ -40,7 +49,9 @@ export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jw
  * The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once
  * and kept there; with `generate: false` a missing file throws MissingKeyError.
  */
-export const loadKeys = async (opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>): Promise<KeyPair> => {
+export const loadKeys = async (
+  opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>,
+): Promise<KeyPair> => {
   if (opts.privatePem && opts.publicPem) {
     return { privateKey: await importPKCS8(opts.privatePem, JWT_ALG), publicKey: await importSPKI(opts.publicPem, JWT_ALG) };
   }
@@ -49,7 +60,7 @@ export const loadKeys = async (opts: Readonly<{ privatePem?: string | undefined;
   const read = async (): Promise<KeyPair> => {
     const jwk = JSON.parse(await readFile(file, 'utf8')) as JWK;
     const { d: _d, ...pub } = jwk;
-    return { privateKey: await importJWK(jwk, JWT_ALG) as CryptoKey, publicKey: await importJWK(pub, JWT_ALG) as CryptoKey };
+    return { privateKey: (await importJWK(jwk, JWT_ALG)) as CryptoKey, publicKey: (await importJWK(pub, JWT_ALG)) as CryptoKey };
   };
   try {
     return await read();
@@ -73,8 +84,14 @@ const refusal = (error: unknown): TokenRefusal => (error instanceof joseErrors.J
 
 export const createTokens = (deps: Readonly<{ keys: KeyPair; accessTtlSeconds: number; mfaTtlSeconds: number }>): Tokens => {
   const sign = (typ: string, sub: number, ttl: number, extra: Record<string, unknown>, jti: string = randomUUID()) =>
-    new SignJWT(extra).setProtectedHeader({ alg: JWT_ALG, typ }).setSubject(String(sub)).setIssuer(ISSUER)
-      .setIssuedAt().setExpirationTime(`${ttl}s`).setJti(jti).sign(deps.keys.privateKey);
+    new SignJWT(extra)
+      .setProtectedHeader({ alg: JWT_ALG, typ })
+      .setSubject(String(sub))
+      .setIssuer(ISSUER)
+      .setIssuedAt()
+      .setExpirationTime(`${ttl}s`)
+      .setJti(jti)
+      .sign(deps.keys.privateKey);
 
   const verify = async (token: string, typ: string) =>
     jwtVerify(token, deps.keys.publicKey, { algorithms: [JWT_ALG], issuer: ISSUER, typ, requiredClaims: ['sub', 'exp', 'jti'] });
@@ -107,7 +124,10 @@ export const createTokens = (deps: Readonly<{ keys: KeyPair; accessTtlSeconds: n
       } catch (error) {
         // Right signature, wrong type: the caller presented the challenge token as an access token.
         if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'typ') {
-          return (await verify(token, MFA_TYP).then(() => 'mfa' as const, () => 'invalid' as const));
+          return await verify(token, MFA_TYP).then(
+            () => 'mfa' as const,
+            () => 'invalid' as const,
+          );
         }
         return refusal(error);
       }

@@ -8,7 +8,13 @@ import type { EventStore } from '../infra/event-store/event-store.port.js';
 export const apiKeysStream = (userId: number): string => `api-keys-${userId}`;
 
 type Row = { id: string; user_id: string; prefix: string | null; created_at: Date; updated_at: Date };
-const view = (r: Row) => ({ id: r.id, userId: Number(r.user_id), prefix: r.prefix, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() });
+const view = (r: Row) => ({
+  id: r.id,
+  userId: Number(r.user_id),
+  prefix: r.prefix,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
 export type ApiKeyView = ReturnType<typeof view>;
 
 /**
@@ -17,11 +23,19 @@ export type ApiKeyView = ReturnType<typeof view>;
  */
 export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore }>) => {
   const audit = (userId: number, type: 'ApiKeyIssued' | 'ApiKeysRevoked', data: Record<string, unknown>) =>
-    deps.store.append({ streamId: apiKeysStream(userId), expectedRevision: 'any', events: [{ id: uuidv7(), type, data, metadata: { adminUserId: data['adminUserId'] } }] });
+    deps.store.append({
+      streamId: apiKeysStream(userId),
+      expectedRevision: 'any',
+      events: [{ id: uuidv7(), type, data, metadata: { adminUserId: data['adminUserId'] } }],
+    });
 
   const revokeAll = async (client: pg.Pool | pg.PoolClient, userId: number, adminUserId: number): Promise<string[]> =>
-    (await client.query<{ id: string }>(
-      'UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id', [userId, adminUserId])).rows.map((r) => r.id);
+    (
+      await client.query<{ id: string }>(
+        'UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+        [userId, adminUserId],
+      )
+    ).rows.map((r) => r.id);
 
   return {
     issue: async (userId: number, adminUserId: number): Promise<ApiKeyView & { key: string }> => {
@@ -33,9 +47,13 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
       try {
         await client.query('BEGIN');
         revoked = await revokeAll(client, userId, adminUserId);
-        row = (await client.query<Row>(
-          `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
-           RETURNING id, user_id, prefix, created_at, updated_at`, [id, userId, sha256(key), key.slice(0, 8), adminUserId])).rows[0]!;
+        row = (
+          await client.query<Row>(
+            `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
+           RETURNING id, user_id, prefix, created_at, updated_at`,
+            [id, userId, sha256(key), key.slice(0, 8), adminUserId],
+          )
+        ).rows[0]!;
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
@@ -43,12 +61,20 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
       } finally {
         client.release();
       }
-      await audit(userId, 'ApiKeyIssued', { apiKeyId: id, prefix: row.prefix, revokedApiKeyIds: revoked, adminUserId, at: row.created_at.toISOString() });
+      await audit(userId, 'ApiKeyIssued', {
+        apiKeyId: id,
+        prefix: row.prefix,
+        revokedApiKeyIds: revoked,
+        adminUserId,
+        at: row.created_at.toISOString(),
+      });
       return { ...view(row), key };
     },
     active: async (userId: number): Promise<ApiKeyView | undefined> => {
       const { rows } = await deps.pool.query<Row>(
-        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`, [userId]);
+        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        [userId],
+      );
       return rows[0] && view(rows[0]);
     },
     /** Idempotent: revoking when no key is active changes nothing. */

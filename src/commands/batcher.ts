@@ -15,10 +15,7 @@ export type BatcherOptions = Readonly<{
 
 type Waiter<I, O> = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
 
-export const createBatcher = <I, O>(
-  flush: (items: readonly I[]) => Promise<readonly O[]>,
-  options: BatcherOptions = {},
-): Batcher<I, O> => {
+export const createBatcher = <I, O>(flush: (items: readonly I[]) => Promise<readonly O[]>, options: BatcherOptions = {}): Batcher<I, O> => {
   const maxBatch = options.maxBatch ?? 500;
   const concurrency = options.concurrency ?? 2;
   const queue: Waiter<I, O>[] = [];
@@ -28,9 +25,12 @@ export const createBatcher = <I, O>(
     if (!options.keyOf) return queue.splice(0, maxBatch);
     const seen = new Set<string>();
     const batch: Waiter<I, O>[] = [];
-    for (let i = 0; i < queue.length && batch.length < maxBatch; ) {
+    for (let i = 0; i < queue.length && batch.length < maxBatch;) {
       const key = options.keyOf(queue[i]!.item);
-      if (seen.has(key)) { i += 1; continue; }
+      if (seen.has(key)) {
+        i += 1;
+        continue;
+      }
       seen.add(key);
       batch.push(queue.splice(i, 1)[0]!);
     }
@@ -42,12 +42,10 @@ export const createBatcher = <I, O>(
       const batch = take();
       inFlight += 1;
       flush(batch.map((w) => w.item))
-        .then(
-          (outputs) => {
-            if (outputs.length !== batch.length) throw new Error(`batch flush returned ${outputs.length} results for ${batch.length} items`);
-            batch.forEach((w, i) => w.resolve(outputs[i]!));
-          },
-        )
+        .then((outputs) => {
+          if (outputs.length !== batch.length) throw new Error(`batch flush returned ${outputs.length} results for ${batch.length} items`);
+          batch.forEach((w, i) => w.resolve(outputs[i]!));
+        })
         .catch((error: unknown) => batch.forEach((w) => w.reject(error)))
         .finally(() => {
           inFlight -= 1;

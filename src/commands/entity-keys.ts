@@ -26,9 +26,10 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
     cache.set(k, owner);
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
   };
-  const claims = createBatcher<Claim, number>(async (items) => {
-    const { rows } = await deps.pool.query<{ owner: string | null }>(
-      `WITH input AS (
+  const claims = createBatcher<Claim, number>(
+    async (items) => {
+      const { rows } = await deps.pool.query<{ owner: string | null }>(
+        `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS t(kind, key, user_id, ord)
        ), ins AS (
          INSERT INTO ledger_keys (kind, key, user_id)
@@ -41,25 +42,29 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
        LEFT JOIN ins ON ins.kind = i.kind AND ins.key = i.key
        LEFT JOIN ledger_keys k ON k.kind = i.kind AND k.key = i.key
        ORDER BY i.ord`,
-      [items.map((c) => c.kind), items.map((c) => c.key), items.map((c) => c.userId)],
-    );
-    const owners = rows.map((r) => (r.owner === null ? undefined : Number(r.owner)));
-    // A key inserted by a concurrent batch that committed after this statement's snapshot was taken:
-    // ON CONFLICT waited for it but the join cannot see it. A new statement (new snapshot) can.
-    const unseen = items.filter((_, i) => owners[i] === undefined);
-    if (unseen.length > 0) {
-      const { rows: later } = await deps.pool.query<{ kind: string; key: string; user_id: string }>(
-        'SELECT kind, key, user_id FROM ledger_keys WHERE (kind, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
-        [unseen.map((c) => c.kind), unseen.map((c) => c.key)],
+        [items.map((c) => c.kind), items.map((c) => c.key), items.map((c) => c.userId)],
       );
-      const found = new Map(later.map((r) => [`${r.kind}:${r.key}`, Number(r.user_id)]));
-      items.forEach((c, i) => { owners[i] ??= found.get(`${c.kind}:${c.key}`); });
-    }
-    return owners.map((o, i) => {
-      if (o === undefined) throw new Error(`ledger_keys: no owner for ${items[i]!.kind}:${items[i]!.key}`);
-      return o;
-    });
-  }, { maxBatch: 500, concurrency: 2 });
+      const owners = rows.map((r) => (r.owner === null ? undefined : Number(r.owner)));
+      // A key inserted by a concurrent batch that committed after this statement's snapshot was taken:
+      // ON CONFLICT waited for it but the join cannot see it. A new statement (new snapshot) can.
+      const unseen = items.filter((_, i) => owners[i] === undefined);
+      if (unseen.length > 0) {
+        const { rows: later } = await deps.pool.query<{ kind: string; key: string; user_id: string }>(
+          'SELECT kind, key, user_id FROM ledger_keys WHERE (kind, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+          [unseen.map((c) => c.kind), unseen.map((c) => c.key)],
+        );
+        const found = new Map(later.map((r) => [`${r.kind}:${r.key}`, Number(r.user_id)]));
+        items.forEach((c, i) => {
+          owners[i] ??= found.get(`${c.kind}:${c.key}`);
+        });
+      }
+      return owners.map((o, i) => {
+        if (o === undefined) throw new Error(`ledger_keys: no owner for ${items[i]!.kind}:${items[i]!.key}`);
+        return o;
+      });
+    },
+    { maxBatch: 500, concurrency: 2 },
+  );
 
   return {
     remember: (kind, key, userId) => remember(`${kind}:${key}`, userId),
@@ -75,7 +80,10 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
       const k = `${kind}:${key}`;
       const known = cache.get(k);
       if (known !== undefined) return known;
-      const { rows } = await deps.pool.query<{ user_id: string }>('SELECT user_id FROM ledger_keys WHERE kind = $1 AND key = $2', [kind, key]);
+      const { rows } = await deps.pool.query<{ user_id: string }>('SELECT user_id FROM ledger_keys WHERE kind = $1 AND key = $2', [
+        kind,
+        key,
+      ]);
       if (rows[0] === undefined) return undefined;
       const owner = Number(rows[0].user_id);
       remember(k, owner);

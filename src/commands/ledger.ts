@@ -42,7 +42,8 @@ const invalid = (field: string, message: string): LedgerError => ({ _tag: 'Inval
 const amountOf = (currencyId: CurrencyId, value: string, field: string, positive = true): Either<LedgerError, Minor> => {
   const minor = parseDecimal(value, scaleOf(currencyId));
   if (isParseError(minor)) return left(invalid(field, `${minor.message} (${currencyId} has ${scaleOf(currencyId)} decimals)`));
-  if (minor < 0n || (positive && minor === 0n)) return left(invalid(field, positive ? 'must be greater than zero' : 'must not be negative'));
+  if (minor < 0n || (positive && minor === 0n))
+    return left(invalid(field, positive ? 'must be greater than zero' : 'must not be negative'));
   return right(minor);
 };
 
@@ -52,16 +53,18 @@ const amountOf = (currencyId: CurrencyId, value: string, field: string, positive
  */
 export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInternals } => {
   const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
-  const handler = deps.handler ?? createWalletHandler({
-    store: deps.store,
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
-    claimKeys: async (claims) => {
-      const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
-      return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
-    },
-    onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
-  });
+  const handler =
+    deps.handler ??
+    createWalletHandler({
+      store: deps.store,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
+      claimKeys: async (claims) => {
+        const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
+        return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
+      },
+      onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
+    });
   const rates = deps.rates ?? createRates({ pool: deps.pool });
   const now = deps.clock ?? (() => new Date());
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
@@ -70,9 +73,15 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     if (!(await userExists(userId))) return { _tag: 'UserNotFound', userId };
     return (await canTransact(userId)) ? undefined : { _tag: 'UsernameRequired', userId };
   };
-  const tipIds = async (): Promise<number> => Number((await deps.pool.query<{ id: string }>(`SELECT nextval('admin_tip_id_seq') AS id`)).rows[0]!.id);
+  const tipIds = async (): Promise<number> =>
+    Number((await deps.pool.query<{ id: string }>(`SELECT nextval('admin_tip_id_seq') AS id`)).rows[0]!.id);
 
-  const usdOf = async (currencyId: CurrencyId, amount: Minor, given: string | undefined, field: string): Promise<Either<LedgerError, Minor>> => {
+  const usdOf = async (
+    currencyId: CurrencyId,
+    amount: Minor,
+    given: string | undefined,
+    field: string,
+  ): Promise<Either<LedgerError, Minor>> => {
     if (given === undefined) return right(toUsdMinor(currencyId, amount, await rates.usdRate(currencyId)));
     const usd = parseDecimal(given, USD_SCALE);
     if (isParseError(usd)) return left(invalid(field, usd.message));
@@ -90,7 +99,10 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     guards: readonly BetGuardCheck[] = [],
   ): LedgerResult<T> => {
     if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
-    const handled: Handled = await handler.handle(userId, command, actor, { claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })), guards });
+    const handled: Handled = await handler.handle(userId, command, actor, {
+      claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })),
+      guards,
+    });
     return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
   };
 
@@ -99,13 +111,19 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     return userId === undefined ? left(notFound) : right(userId);
   };
 
-  const depositTransition = async (depositId: string, make: (depositId: string) => WalletCommand): LedgerResult<ReturnType<typeof depositView>> => {
+  const depositTransition = async (
+    depositId: string,
+    make: (depositId: string) => WalletCommand,
+  ): LedgerResult<ReturnType<typeof depositView>> => {
     const userId = await owner('deposit', depositId, { _tag: 'DepositNotFound', depositId });
     if (isLeft(userId)) return userId;
     return run(userId.right, make(depositId), (s) => depositView(userId.right, s.deposits.get(depositId)!));
   };
 
-  const betTransition = async (betId: string, make: (currencyId: CurrencyId) => Promise<Either<LedgerError, WalletCommand>>): LedgerResult<ReturnType<typeof betView>> => {
+  const betTransition = async (
+    betId: string,
+    make: (currencyId: CurrencyId) => Promise<Either<LedgerError, WalletCommand>>,
+  ): LedgerResult<ReturnType<typeof betView>> => {
     const userId = await owner('bet', betId, { _tag: 'BetNotFound', betId });
     if (isLeft(userId)) return userId;
     // A bet's currency never changes: a cached wallet that knows the bet is enough.
@@ -116,10 +134,19 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     return run(userId.right, command.right, (s) => betView(userId.right, s.bets.get(betId)!));
   };
 
-  const withdrawalTransition = async (withdrawalId: string, command: WalletCommand, adminUserId?: number): LedgerResult<ReturnType<typeof withdrawalView>> => {
+  const withdrawalTransition = async (
+    withdrawalId: string,
+    command: WalletCommand,
+    adminUserId?: number,
+  ): LedgerResult<ReturnType<typeof withdrawalView>> => {
     const userId = await owner('withdrawal', withdrawalId, { _tag: 'WithdrawalNotFound', withdrawalId });
     if (isLeft(userId)) return userId;
-    return run(userId.right, command, (s) => withdrawalView(userId.right, s.withdrawals.get(withdrawalId)!), adminUserId === undefined ? undefined : { adminUserId });
+    return run(
+      userId.right,
+      command,
+      (s) => withdrawalView(userId.right, s.withdrawals.get(withdrawalId)!),
+      adminUserId === undefined ? undefined : { adminUserId },
+    );
   };
 
   const ledger: Ledger = {
@@ -130,20 +157,40 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(usdAmount)) return usdAmount;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = uuidv7();
-      return run(input.userId, {
-        type: 'RequestDeposit',
-        data: {
-          depositId, externalId: input.externalId, providerId: input.providerId, networkId: input.networkId, currencyId: input.currencyId,
-          amount: amount.right, usdAmount: usdAmount.right, txHash: input.txHash ?? null, payAddress: input.payAddress ?? null, payMemo: input.payMemo ?? null,
+      return run(
+        input.userId,
+        {
+          type: 'RequestDeposit',
+          data: {
+            depositId,
+            externalId: input.externalId,
+            providerId: input.providerId,
+            networkId: input.networkId,
+            currencyId: input.currencyId,
+            amount: amount.right,
+            usdAmount: usdAmount.right,
+            txHash: input.txHash ?? null,
+            payAddress: input.payAddress ?? null,
+            payMemo: input.payMemo ?? null,
+          },
         },
-      }, (s) => {
-        const id = s.depositsByExternalKey.get(externalKey)!;
-        return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
-      }, undefined, [['deposit-ext', externalKey], ['deposit', depositId]]);
+        (s) => {
+          const id = s.depositsByExternalKey.get(externalKey)!;
+          return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
+        },
+        undefined,
+        [
+          ['deposit-ext', externalKey],
+          ['deposit', depositId],
+        ],
+      );
     },
-    confirmDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'ConfirmDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
-    completeDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'CompleteDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
-    failDeposit: (depositId, input) => depositTransition(depositId, (id) => ({ type: 'FailDeposit', data: { depositId: id, reason: input.reason } })),
+    confirmDeposit: (depositId, input) =>
+      depositTransition(depositId, (id) => ({ type: 'ConfirmDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
+    completeDeposit: (depositId, input) =>
+      depositTransition(depositId, (id) => ({ type: 'CompleteDeposit', data: { depositId: id, txHash: input.txHash ?? null } })),
+    failDeposit: (depositId, input) =>
+      depositTransition(depositId, (id) => ({ type: 'FailDeposit', data: { depositId: id, reason: input.reason } })),
 
     placeBet: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');
@@ -159,10 +206,26 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
         if (refusal) return left(refusal);
       }
       const guards = folded ? [{ userId: input.userId, usdAmount: usdFromMinor(usdAmount.right), at: now() }] : [];
-      const place = () => run(input.userId, {
-        type: 'PlaceBet',
-        data: { betId: input.id, roundId: input.roundId, gameId: input.gameId, gameIdentity: input.gameIdentity, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }), undefined, [['bet', input.id]], guards);
+      const place = () =>
+        run(
+          input.userId,
+          {
+            type: 'PlaceBet',
+            data: {
+              betId: input.id,
+              roundId: input.roundId,
+              gameId: input.gameId,
+              gameIdentity: input.gameIdentity,
+              currencyId: input.currencyId,
+              amount: amount.right,
+              usdAmount: usdAmount.right,
+            },
+          },
+          (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }),
+          undefined,
+          [['bet', input.id]],
+          guards,
+        );
       if (!folded) return place();
       for (let attempt = 1; ; attempt += 1) {
         try {
@@ -177,15 +240,17 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
         }
       }
     },
-    settleBet: (betId, input) => betTransition(betId, async (currencyId) => {
-      const payout = amountOf(currencyId, input.payout, 'payout', false);
-      if (isLeft(payout)) return payout;
-      const usdPayout = await usdOf(currencyId, payout.right, input.usdPayout, 'usdPayout');
-      if (isLeft(usdPayout)) return usdPayout;
-      return right({ type: 'SettleBet', data: { betId, payout: payout.right, usdPayout: usdPayout.right } });
-    }),
+    settleBet: (betId, input) =>
+      betTransition(betId, async (currencyId) => {
+        const payout = amountOf(currencyId, input.payout, 'payout', false);
+        if (isLeft(payout)) return payout;
+        const usdPayout = await usdOf(currencyId, payout.right, input.usdPayout, 'usdPayout');
+        if (isLeft(usdPayout)) return usdPayout;
+        return right({ type: 'SettleBet', data: { betId, payout: payout.right, usdPayout: usdPayout.right } });
+      }),
     rollbackBet: (betId) => betTransition(betId, async () => right({ type: 'RollbackBet', data: { betId } })),
-    errorBet: (betId, input) => betTransition(betId, async () => right({ type: 'ErrorBet', data: { betId, errorDetails: input.errorDetails } })),
+    errorBet: (betId, input) =>
+      betTransition(betId, async () => right({ type: 'ErrorBet', data: { betId, errorDetails: input.errorDetails } })),
 
     requestWithdrawal: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');
@@ -196,22 +261,40 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const operationKey = input.operationKey ?? withdrawalId;
       const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
-      return run(input.userId, {
-        type: 'RequestWithdrawal',
-        data: {
-          withdrawalId, operationKey, currencyId: input.currencyId, networkId: input.networkId, providerId: input.providerId,
-          amount: amount.right, usdAmount: usdAmount.right, recipientAddress: input.recipientAddress, recipientMemo: input.recipientMemo ?? null,
+      return run(
+        input.userId,
+        {
+          type: 'RequestWithdrawal',
+          data: {
+            withdrawalId,
+            operationKey,
+            currencyId: input.currencyId,
+            networkId: input.networkId,
+            providerId: input.providerId,
+            amount: amount.right,
+            usdAmount: usdAmount.right,
+            recipientAddress: input.recipientAddress,
+            recipientMemo: input.recipientMemo ?? null,
+          },
         },
-      }, (s) => {
-        const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
-        return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
-      }, undefined, [['withdrawal', withdrawalId]]);
+        (s) => {
+          const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
+          return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
+        },
+        undefined,
+        [['withdrawal', withdrawalId]],
+      );
     },
-    approveWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
-    rejectWithdrawal: (id, adminUserId, rejectReason) => withdrawalTransition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
-    retryWithdrawal: (id, adminUserId) => withdrawalTransition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
-    completeWithdrawal: (id, input) => withdrawalTransition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash } }),
-    failWithdrawal: (id, input) => withdrawalTransition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason } }),
+    approveWithdrawal: (id, adminUserId) =>
+      withdrawalTransition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    rejectWithdrawal: (id, adminUserId, rejectReason) =>
+      withdrawalTransition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
+    retryWithdrawal: (id, adminUserId) =>
+      withdrawalTransition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    completeWithdrawal: (id, input) =>
+      withdrawalTransition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash } }),
+    failWithdrawal: (id, input) =>
+      withdrawalTransition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason } }),
 
     tip: (input) => adminTip('TipUser', input),
     deductBalance: (input) => adminTip('DeductBalance', input),
@@ -220,9 +303,19 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const balance = amountOf(input.currencyId, input.balance, 'balance', false);
       if (isLeft(balance)) return balance;
       const operationKey = input.operationKey ?? uuidv7();
-      return run(input.userId, { type: 'SetBalance', data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right } },
-        (s) => ({ userId: input.userId, currencyId: input.currencyId, balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n) }),
-        { adminUserId: input.adminUserId });
+      return run(
+        input.userId,
+        {
+          type: 'SetBalance',
+          data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right },
+        },
+        (s) => ({
+          userId: input.userId,
+          currencyId: input.currencyId,
+          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
+        }),
+        { adminUserId: input.adminUserId },
+      );
     },
     creditPrize: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');
@@ -230,11 +323,27 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
       const operationKey = input.operationKey ?? uuidv7();
-      return run(input.userId, {
-        type: 'CreditPrize',
-        data: { adminUserId: input.adminUserId, operationKey, leaderboardId: input.leaderboardId, leaderboardUserId: input.leaderboardUserId, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s) => ({ userId: input.userId, currencyId: input.currencyId, balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n) }),
-      { adminUserId: input.adminUserId });
+      return run(
+        input.userId,
+        {
+          type: 'CreditPrize',
+          data: {
+            adminUserId: input.adminUserId,
+            operationKey,
+            leaderboardId: input.leaderboardId,
+            leaderboardUserId: input.leaderboardUserId,
+            currencyId: input.currencyId,
+            amount: amount.right,
+            usdAmount: usdAmount.right,
+          },
+        },
+        (s) => ({
+          userId: input.userId,
+          currencyId: input.currencyId,
+          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
+        }),
+        { adminUserId: input.adminUserId },
+      );
     },
     claimAffiliateCommission: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');
@@ -242,20 +351,31 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
       const operationKey = `affiliate-claim:${input.claimId}`;
-      return run(input.userId, {
-        type: 'ClaimAffiliateCommission',
-        data: { claimId: input.claimId, operationKey, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
-      }, (s, appended) => {
-        // The claim as first paid (a repeat answers the same, whatever usdAmount it sent or the balance did since).
-        const c = s.claims.get(input.claimId)!;
-        return {
-          claim: {
-            claimId: input.claimId, userId: input.userId, currencyId: c.currencyId, amount: fromMinor(c.currencyId, c.amount),
-            usdAmount: usdFromMinor(c.usdAmount), transactionId: c.transactionId, balance: fromMinor(c.currencyId, c.balanceAfter),
-          },
-          created: appended,
-        };
-      }, undefined, [['affiliate-claim', input.claimId]]);
+      return run(
+        input.userId,
+        {
+          type: 'ClaimAffiliateCommission',
+          data: { claimId: input.claimId, operationKey, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right },
+        },
+        (s, appended) => {
+          // The claim as first paid (a repeat answers the same, whatever usdAmount it sent or the balance did since).
+          const c = s.claims.get(input.claimId)!;
+          return {
+            claim: {
+              claimId: input.claimId,
+              userId: input.userId,
+              currencyId: c.currencyId,
+              amount: fromMinor(c.currencyId, c.amount),
+              usdAmount: usdFromMinor(c.usdAmount),
+              transactionId: c.transactionId,
+              balance: fromMinor(c.currencyId, c.balanceAfter),
+            },
+            created: appended,
+          };
+        },
+        undefined,
+        [['affiliate-claim', input.claimId]],
+      );
     },
 
     balances: async (userId) => balanceViews(await handler.load(userId)),
@@ -268,16 +388,30 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     if (isLeft(usdAmount)) return usdAmount;
     const tipId = await tipIds();
     const operationKey = input.operationKey ?? `tip-${tipId}`;
-    return run(input.recipientUserId, {
-      type,
-      data: { adminUserId: input.adminUserId, operationKey, tipId, currencyId: input.currencyId, amount: amount.right, usdAmount: usdAmount.right, tag: input.tag ?? null, notes: input.notes },
-    }, (s) => ({
-      id: Number(s.operations.get(operationKey)?.ref ?? tipId),
-      recipientUserId: input.recipientUserId,
-      currencyId: input.currencyId,
-      amount: fromMinor(input.currencyId, amount.right),
-      type: type === 'TipUser' ? 'ADD_BALANCE' : 'DEDUCT_BALANCE',
-    }), { adminUserId: input.adminUserId });
+    return run(
+      input.recipientUserId,
+      {
+        type,
+        data: {
+          adminUserId: input.adminUserId,
+          operationKey,
+          tipId,
+          currencyId: input.currencyId,
+          amount: amount.right,
+          usdAmount: usdAmount.right,
+          tag: input.tag ?? null,
+          notes: input.notes,
+        },
+      },
+      (s) => ({
+        id: Number(s.operations.get(operationKey)?.ref ?? tipId),
+        recipientUserId: input.recipientUserId,
+        currencyId: input.currencyId,
+        amount: fromMinor(input.currencyId, amount.right),
+        type: type === 'TipUser' ? 'ADD_BALANCE' : 'DEDUCT_BALANCE',
+      }),
+      { adminUserId: input.adminUserId },
+    );
   }
 
   return { ...ledger, internals: { handler, keys, rates } };

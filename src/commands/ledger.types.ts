@@ -6,31 +6,80 @@ import type { AdminTipTag, BetStatus, DepositStatus, GameIdentity, WithdrawalSta
 
 /** Records as the APIs show them (spec field names; money as decimal strings). */
 export type DepositView = Readonly<{
-  id: string; userId: number; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId;
-  amount: DecimalString; usdAmount: DecimalString; status: DepositStatus; txHash: string | null;
-  payAddress: string | null; payMemo: string | null; transactionId: string | null;
-  affiliateAmount: null; depositBonus: null; affiliateCodeId: null;
-  createdAt: string; updatedAt: string;
+  id: string;
+  userId: number;
+  externalId: string;
+  providerId: string;
+  networkId: string;
+  currencyId: CurrencyId;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+  status: DepositStatus;
+  txHash: string | null;
+  payAddress: string | null;
+  payMemo: string | null;
+  transactionId: string | null;
+  affiliateAmount: null;
+  depositBonus: null;
+  affiliateCodeId: null;
+  createdAt: string;
+  updatedAt: string;
 }>;
 
 export type BetView = Readonly<{
-  id: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId;
-  amount: DecimalString; usdAmount: DecimalString; payout: DecimalString; usdPayout: DecimalString; status: BetStatus;
-  multiplier: number | null; errorDetails: string | null; createdAt: string; updatedAt: string; settledAt: string | null;
+  id: string;
+  userId: number;
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+  payout: DecimalString;
+  usdPayout: DecimalString;
+  status: BetStatus;
+  multiplier: number | null;
+  errorDetails: string | null;
+  createdAt: string;
+  updatedAt: string;
+  settledAt: string | null;
 }>;
 
 export type WithdrawalView = Readonly<{
-  id: string; userId: number; currencyId: CurrencyId; networkId: string; providerId: string; amount: DecimalString; usdAmount: DecimalString;
-  status: WithdrawalStatus; recipientAddress: string; recipientMemo: string | null; transactionId: string; txHash: string | null;
-  rejectReason: string | null; failedReason: string | null; confirmedAt: string | null; confirmedByUserId: number | null;
-  confirmations: number; createdAt: string; updatedAt: string;
+  id: string;
+  userId: number;
+  currencyId: CurrencyId;
+  networkId: string;
+  providerId: string;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+  status: WithdrawalStatus;
+  recipientAddress: string;
+  recipientMemo: string | null;
+  transactionId: string;
+  txHash: string | null;
+  rejectReason: string | null;
+  failedReason: string | null;
+  confirmedAt: string | null;
+  confirmedByUserId: number | null;
+  confirmations: number;
+  createdAt: string;
+  updatedAt: string;
 }>;
 
-export type TipView = Readonly<{ id: number; recipientUserId: number; currencyId: CurrencyId; amount: DecimalString; type: 'ADD_BALANCE' | 'DEDUCT_BALANCE' }>;
+export type TipView = Readonly<{
+  id: number;
+  recipientUserId: number;
+  currencyId: CurrencyId;
+  amount: DecimalString;
+  type: 'ADD_BALANCE' | 'DEDUCT_BALANCE';
+}>;
 export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; balance: DecimalString }>;
 
 /** Errors beyond the decider's: the user does not exist (after the identity issue), an id owned by another wallet. */
-export type LedgerError = WalletError | Readonly<{ _tag: 'UserNotFound'; userId: number }>
+export type LedgerError =
+  | WalletError
+  | Readonly<{ _tag: 'UserNotFound'; userId: number }>
   /** Identity-provider users must set a username before they bet or withdraw. */
   | Readonly<{ _tag: 'UsernameRequired'; userId: number }>
   /** Bets refused by the user's limits or ban (decisions.md, Money and ledger). */
@@ -42,27 +91,65 @@ export type LedgerResult<T> = Promise<Either<LedgerError, T>>;
 
 /** Amounts arrive as decimal strings already shape-checked by the route's zod schema; the ledger checks the currency's scale. */
 export type DepositInput = Readonly<{
-  externalId: string; userId: number; providerId: string; networkId: string; currencyId: CurrencyId; amount: string;
-  usdAmount?: string | undefined; txHash?: string | null | undefined; payAddress?: string | null | undefined; payMemo?: string | null | undefined;
+  externalId: string;
+  userId: number;
+  providerId: string;
+  networkId: string;
+  currencyId: CurrencyId;
+  amount: string;
+  usdAmount?: string | undefined;
+  txHash?: string | null | undefined;
+  payAddress?: string | null | undefined;
+  payMemo?: string | null | undefined;
 }>;
 export type BetInput = Readonly<{
-  id: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId; amount: string; usdAmount?: string | undefined;
+  id: string;
+  userId: number;
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: string;
+  usdAmount?: string | undefined;
 }>;
 export type WithdrawalInput = Readonly<{
-  userId: number; currencyId: CurrencyId; networkId: string; providerId: string; amount: string; usdAmount?: string | undefined;
-  recipientAddress: string; recipientMemo?: string | null | undefined;
+  userId: number;
+  currencyId: CurrencyId;
+  networkId: string;
+  providerId: string;
+  amount: string;
+  usdAmount?: string | undefined;
+  recipientAddress: string;
+  recipientMemo?: string | null | undefined;
   /** Idempotency-Key header; a fresh key is generated when absent. */
   operationKey?: string | undefined;
 }>;
 export type AdminTipInput = Readonly<{
-  recipientUserId: number; adminUserId: number; currencyId: CurrencyId; amount: string; tag?: AdminTipTag | null | undefined; notes: string;
+  recipientUserId: number;
+  adminUserId: number;
+  currencyId: CurrencyId;
+  amount: string;
+  tag?: AdminTipTag | null | undefined;
+  notes: string;
   operationKey?: string | undefined;
 }>;
 
-export type AffiliateClaimInput = Readonly<{ claimId: string; userId: number; currencyId: CurrencyId; amount: string; usdAmount?: string | undefined }>;
+export type AffiliateClaimInput = Readonly<{
+  claimId: string;
+  userId: number;
+  currencyId: CurrencyId;
+  amount: string;
+  usdAmount?: string | undefined;
+}>;
 /** A claim as first paid, with the wallet's balance in that currency right after it (a repeat answers the same). */
 export type AffiliateClaimView = Readonly<{
-  claimId: string; userId: number; currencyId: CurrencyId; amount: DecimalString; usdAmount: DecimalString; transactionId: string; balance: DecimalString;
+  claimId: string;
+  userId: number;
+  currencyId: CurrencyId;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+  transactionId: string;
+  balance: DecimalString;
 }>;
 
 /** The ledger's command side: every balance change of the platform goes through here. */
@@ -87,10 +174,22 @@ export interface Ledger {
 
   tip(input: AdminTipInput): LedgerResult<TipView>;
   deductBalance(input: AdminTipInput): LedgerResult<TipView>;
-  setBalance(input: { userId: number; adminUserId: number; currencyId: CurrencyId; balance: string; operationKey?: string | undefined }): LedgerResult<BalanceView>;
+  setBalance(input: {
+    userId: number;
+    adminUserId: number;
+    currencyId: CurrencyId;
+    balance: string;
+    operationKey?: string | undefined;
+  }): LedgerResult<BalanceView>;
   creditPrize(input: {
-    userId: number; adminUserId: number; leaderboardId: string; leaderboardUserId: string; currencyId: CurrencyId; amount: string;
-    usdAmount?: string | undefined; operationKey?: string | undefined;
+    userId: number;
+    adminUserId: number;
+    leaderboardId: string;
+    leaderboardUserId: string;
+    currencyId: CurrencyId;
+    amount: string;
+    usdAmount?: string | undefined;
+    operationKey?: string | undefined;
   }): LedgerResult<BalanceView>;
 
   /**

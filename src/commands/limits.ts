@@ -12,8 +12,20 @@ import type { LedgerError } from './ledger.types.js';
 import { createStreamHandler } from './stream.handler.js';
 
 /** Spec resources "Self-exclusion" and "Gambling limits". */
-export const exclusionView = (userId: number, e: Exclusion) => ({ id: e.id, userId, expiresAt: e.expiresAt, createdAt: e.createdAt, updatedAt: e.updatedAt });
-export const betLimitView = (userId: number, l: BetLimit) => ({ betLimit: l.betLimit, userId, id: l.id, createdAt: l.createdAt, updatedAt: l.updatedAt });
+export const exclusionView = (userId: number, e: Exclusion) => ({
+  id: e.id,
+  userId,
+  expiresAt: e.expiresAt,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+});
+export const betLimitView = (userId: number, l: BetLimit) => ({
+  betLimit: l.betLimit,
+  userId,
+  id: l.id,
+  createdAt: l.createdAt,
+  updatedAt: l.updatedAt,
+});
 export type ExclusionView = ReturnType<typeof exclusionView>;
 export type BetLimitView = ReturnType<typeof betLimitView>;
 
@@ -36,7 +48,10 @@ export type Limits = Readonly<{
 export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; clock?: () => Date }>): Limits => {
   const clock = deps.clock ?? (() => new Date());
   const handler = createStreamHandler<LimitsState, LimitsEvent, LimitsCommand, LimitsMeta, LimitsError>(deps.store, {
-    streamOf: limitsStream, initial: initialLimitsState, evolve, decide,
+    streamOf: limitsStream,
+    initial: initialLimitsState,
+    evolve,
+    decide,
   });
   const nextId = async (sequence: 'self_exclusion_id_seq' | 'bet_limit_id_seq'): Promise<number> =>
     Number((await deps.pool.query<{ id: string }>(`SELECT nextval('${sequence}') AS id`)).rows[0]!.id);
@@ -48,7 +63,8 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
       await deps.pool.query(
         `INSERT INTO user_limits (user_id, revision, state) VALUES ($1, $2, $3)
          ON CONFLICT (user_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state WHERE user_limits.revision < EXCLUDED.revision`,
-        [userId, handled.revision.toString(), JSON.stringify(handled.state)]);
+        [userId, handled.revision.toString(), JSON.stringify(handled.state)],
+      );
     }
     return right(handled.state);
   };
@@ -57,7 +73,11 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
   return {
     setExclusion: async (userId, excludeUntil, adminUserId) => {
       const exclusionId = await nextId('self_exclusion_id_seq');
-      const result = await run(userId, { type: 'SetSelfExclusion', data: { exclusionId, excludeUntil: excludeUntil.toISOString() } }, adminUserId);
+      const result = await run(
+        userId,
+        { type: 'SetSelfExclusion', data: { exclusionId, excludeUntil: excludeUntil.toISOString() } },
+        adminUserId,
+      );
       return isLeft(result) ? result : right(exclusionView(userId, result.right.exclusion!));
     },
     liftExclusion: async (userId, adminUserId) => {
@@ -76,18 +96,23 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
       const state = await load(userId);
       return isExcluded(state, clock()) ? exclusionView(userId, state.exclusion!) : undefined;
     },
-    betGuard: Object.assign(async (userId: number, usdAmount: Minor): Promise<LedgerError | undefined> => {
-      const { rows } = await deps.pool.query<{ is_banned: boolean | null; state: LimitsState | null }>(
-        `SELECT a.is_banned, l.state FROM (SELECT $1::bigint AS user_id) u
-         LEFT JOIN user_access a ON a.user_id = u.user_id LEFT JOIN user_limits l ON l.user_id = u.user_id`, [userId]);
-      const row = rows[0];
-      if (row?.is_banned) return { _tag: 'UserBanned', userId };
-      const state = row?.state;
-      if (!state) return undefined;
-      if (isExcluded(state, clock())) return { _tag: 'UserSelfExcluded', userId, expiresAt: state.exclusion!.expiresAt };
-      const limit = state.betLimit && parseDecimal(state.betLimit.betLimit, USD_SCALE);
-      if (typeof limit === 'bigint' && usdAmount > limit) return { _tag: 'BetLimitExceeded', userId, betLimit: state.betLimit!.betLimit };
-      return undefined;
-    }, { inAppend: true }),
+    betGuard: Object.assign(
+      async (userId: number, usdAmount: Minor): Promise<LedgerError | undefined> => {
+        const { rows } = await deps.pool.query<{ is_banned: boolean | null; state: LimitsState | null }>(
+          `SELECT a.is_banned, l.state FROM (SELECT $1::bigint AS user_id) u
+         LEFT JOIN user_access a ON a.user_id = u.user_id LEFT JOIN user_limits l ON l.user_id = u.user_id`,
+          [userId],
+        );
+        const row = rows[0];
+        if (row?.is_banned) return { _tag: 'UserBanned', userId };
+        const state = row?.state;
+        if (!state) return undefined;
+        if (isExcluded(state, clock())) return { _tag: 'UserSelfExcluded', userId, expiresAt: state.exclusion!.expiresAt };
+        const limit = state.betLimit && parseDecimal(state.betLimit.betLimit, USD_SCALE);
+        if (typeof limit === 'bigint' && usdAmount > limit) return { _tag: 'BetLimitExceeded', userId, betLimit: state.betLimit!.betLimit };
+        return undefined;
+      },
+      { inAppend: true },
+    ),
   };
 };

@@ -13,7 +13,9 @@ export const createRates = (deps: { pool: pg.Pool; ttlMs?: number; clock?: () =>
 
   const load = async (): Promise<Map<string, DecimalString>> => {
     // numeric::text keeps every digit: the rate never passes through a float.
-    const { rows } = await deps.pool.query<{ currency_id: string; usd_rate: string }>('SELECT currency_id, usd_rate::text AS usd_rate FROM currency_rates');
+    const { rows } = await deps.pool.query<{ currency_id: string; usd_rate: string }>(
+      'SELECT currency_id, usd_rate::text AS usd_rate FROM currency_rates',
+    );
     const rates = new Map(rows.map((r) => [r.currency_id, r.usd_rate as DecimalString]));
     cached = { at: now(), rates };
     return rates;
@@ -23,11 +25,15 @@ export const createRates = (deps: { pool: pg.Pool; ttlMs?: number; clock?: () =>
     usdRate: async (currencyId) => {
       let rates = cached && now() - cached.at < ttl ? cached.rates : undefined;
       if (!rates) {
-        loading ??= load().finally(() => { loading = undefined; });
+        loading ??= load().finally(() => {
+          loading = undefined;
+        });
         rates = await loading;
       }
       return rates.get(currencyId) ?? ('0' as DecimalString);
     },
-    invalidate: () => { cached = undefined; },
+    invalidate: () => {
+      cached = undefined;
+    },
   };
 };

@@ -5,7 +5,13 @@ import type { ConfigCode } from '../domain/site-config/site-config.sections.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { inTransaction } from '../infra/pg.js';
 
-export type StoredConfig = Readonly<{ code: ConfigCode; config: Record<string, unknown>; revision: number; updatedByUserId: number; updatedAt: string }>;
+export type StoredConfig = Readonly<{
+  code: ConfigCode;
+  config: Record<string, unknown>;
+  revision: number;
+  updatedByUserId: number;
+  updatedAt: string;
+}>;
 
 /**
  * Replaces a config section: the event in `config-<code>` is the record (with the acting admin); the
@@ -18,7 +24,8 @@ export const putSiteConfig = async (
 ): Promise<StoredConfig> => {
   const event = changeSiteConfig(command);
   const appended = await deps.store.append({
-    streamId: configStream(command.code), expectedRevision: 'any',
+    streamId: configStream(command.code),
+    expectedRevision: 'any',
     events: [{ id: randomUUID(), type: event.type, data: event.data, metadata: { adminUserId: command.adminUserId } }],
   });
   const revision = appended.nextExpectedRevision;
@@ -27,15 +34,23 @@ export const putSiteConfig = async (
       `INSERT INTO site_config (code, config, revision, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
        WHERE site_config.revision < EXCLUDED.revision`,
-      [command.code, JSON.stringify(command.config), revision.toString(), command.adminUserId, command.at]);
-    const rates = command.code === 'COMMON' ? command.config.rates as Record<string, string> | undefined : undefined;
+      [command.code, JSON.stringify(command.config), revision.toString(), command.adminUserId, command.at],
+    );
+    const rates = command.code === 'COMMON' ? (command.config.rates as Record<string, string> | undefined) : undefined;
     if (rowCount === 1 && rates && Object.keys(rates).length > 0) {
       await c.query(
         `INSERT INTO currency_rates (currency_id, usd_rate, updated_at) SELECT key, value::numeric, $2 FROM jsonb_each_text($1::jsonb)
          ON CONFLICT (currency_id) DO UPDATE SET usd_rate = EXCLUDED.usd_rate, updated_at = EXCLUDED.updated_at`,
-        [JSON.stringify(rates), command.at]);
+        [JSON.stringify(rates), command.at],
+      );
     }
   });
   deps.invalidateRates?.();
-  return { code: command.code, config: { ...command.config }, revision: Number(revision), updatedByUserId: command.adminUserId, updatedAt: command.at };
+  return {
+    code: command.code,
+    config: { ...command.config },
+    revision: Number(revision),
+    updatedByUserId: command.adminUserId,
+    updatedAt: command.at,
+  };
 };

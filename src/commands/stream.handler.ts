@@ -40,7 +40,12 @@ export const createStreamHandler = <S, E extends AnyEvent, C extends { type: str
     }
   };
 
-  const handle = async (id: number, command: C, meta: M, metadata: Readonly<Record<string, unknown>> = {}): Promise<StreamHandled<S, E, Err>> => {
+  const handle = async (
+    id: number,
+    command: C,
+    meta: M,
+    metadata: Readonly<Record<string, unknown>> = {},
+  ): Promise<StreamHandled<S, E, Err>> => {
     for (let attempt = 0; ; attempt += 1) {
       const { state, revision } = await load(id);
       const decision = decider.decide(command, state, meta);
@@ -49,7 +54,12 @@ export const createStreamHandler = <S, E extends AnyEvent, C extends { type: str
         const result = await store.append({
           streamId: decider.streamOf(id),
           expectedRevision: revision < 0n ? 'no_stream' : revision,
-          events: decision.right.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, metadata: { command: command.type, ...metadata } })),
+          events: decision.right.map((e) => ({
+            id: uuidv7(),
+            type: e.type,
+            data: e.data,
+            metadata: { command: command.type, ...metadata },
+          })),
         });
         return { decision, state: decision.right.reduce(decider.evolve, state), revision: result.nextExpectedRevision };
       } catch (error) {

@@ -22,11 +22,13 @@ export const createCredentials = (pool: pg.Pool): Credentials => ({
     await pool.query('INSERT INTO user_credentials (user_id, password_hash) VALUES ($1, $2)', [userId, passwordHash]);
   },
   passwordHash: async (userId) =>
-    (await pool.query<{ password_hash: string | null }>('SELECT password_hash FROM user_credentials WHERE user_id = $1', [userId]))
-      .rows[0]?.password_hash,
+    (await pool.query<{ password_hash: string | null }>('SELECT password_hash FROM user_credentials WHERE user_id = $1', [userId])).rows[0]
+      ?.password_hash,
   mfaSecrets: async (userId) => {
     const { rows } = await pool.query<{ mfa_secret: string | null; mfa_pending_secret: string | null; last_totp_step: string | null }>(
-      'SELECT mfa_secret, mfa_pending_secret, last_totp_step FROM user_credentials WHERE user_id = $1', [userId]);
+      'SELECT mfa_secret, mfa_pending_secret, last_totp_step FROM user_credentials WHERE user_id = $1',
+      [userId],
+    );
     const row = rows[0];
     if (!row) return undefined;
     const lastStep = row.last_totp_step === null ? undefined : Number(row.last_totp_step);
@@ -36,7 +38,8 @@ export const createCredentials = (pool: pg.Pool): Credentials => ({
     await pool.query(
       `INSERT INTO user_credentials (user_id, mfa_pending_secret) VALUES ($1, $2)
        ON CONFLICT (user_id) DO UPDATE SET mfa_pending_secret = EXCLUDED.mfa_pending_secret, updated_at = now()`,
-      [userId, sealedSecret]);
+      [userId, sealedSecret],
+    );
   },
   acceptStep: async (userId, step, secret, promote) => {
     const column = secret === 'active' ? 'mfa_secret' : 'mfa_pending_secret';
@@ -44,11 +47,13 @@ export const createCredentials = (pool: pg.Pool): Credentials => ({
       `UPDATE user_credentials SET last_totp_step = $2, updated_at = now()
          ${promote ? ', mfa_secret = mfa_pending_secret, mfa_pending_secret = NULL' : ''}
        WHERE user_id = $1 AND ${column} IS NOT NULL AND (last_totp_step IS NULL OR last_totp_step < $2)`,
-      [userId, step]);
+      [userId, step],
+    );
     return (rowCount ?? 0) > 0;
   },
   clearMfa: async (userId) => {
-    await pool.query(
-      'UPDATE user_credentials SET mfa_secret = NULL, mfa_pending_secret = NULL, updated_at = now() WHERE user_id = $1', [userId]);
+    await pool.query('UPDATE user_credentials SET mfa_secret = NULL, mfa_pending_secret = NULL, updated_at = now() WHERE user_id = $1', [
+      userId,
+    ]);
   },
 });

@@ -14,18 +14,36 @@ export type UserKeyKind = 'email' | 'username' | 'google' | 'steam';
 export type LinkedIdentity = Readonly<{ provider: 'google' | 'steam'; subject: string; email: string | null }>;
 
 export type RegisterInput = Readonly<{
-  email: string | null; username: string | null; passwordHash: string | null; country: string | null; referrerCode: string | null;
-  marketingOptIn: boolean; registration: RegistrationInfo; provider: IdentityProvider; roles?: readonly Role[];
+  email: string | null;
+  username: string | null;
+  passwordHash: string | null;
+  country: string | null;
+  referrerCode: string | null;
+  marketingOptIn: boolean;
+  registration: RegistrationInfo;
+  provider: IdentityProvider;
+  roles?: readonly Role[];
   identity?: LinkedIdentity;
   adminUserId?: number | null;
 }>;
 
 /** What the authenticator needs, live (the command side's fold of the user stream). */
-export type UserAccess = Readonly<{ userId: number; roles: readonly string[]; permissions: readonly string[]; isBanned: boolean; username: string | null; state: RegisteredUser }>;
+export type UserAccess = Readonly<{
+  userId: number;
+  roles: readonly string[];
+  permissions: readonly string[];
+  isBanned: boolean;
+  username: string | null;
+  state: RegisteredUser;
+}>;
 
 export type Users = Readonly<{
   register(input: RegisterInput): Promise<Either<UserError, RegisteredUser>>;
-  execute(userId: number, command: Exclude<UserCommand, { type: 'RegisterUser' }>, adminUserId: number | null): Promise<Either<UserError, RegisteredUser>>;
+  execute(
+    userId: number,
+    command: Exclude<UserCommand, { type: 'RegisterUser' }>,
+    adminUserId: number | null,
+  ): Promise<Either<UserError, RegisteredUser>>;
   load(userId: number): Promise<UserState>;
   access(userId: number): Promise<UserAccess | undefined>;
   idByKey(kind: UserKeyKind, key: string): Promise<number | undefined>;
@@ -46,20 +64,28 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
   const clock = deps.clock ?? (() => new Date());
   const credentials = createCredentials(deps.pool);
   const handler = createStreamHandler<UserState, UserEvent, UserCommand, UserCommandMeta, UserError>(deps.store, {
-    streamOf: userStream, initial: initialUserState, evolve, decide,
+    streamOf: userStream,
+    initial: initialUserState,
+    evolve,
+    decide,
   });
 
   /** Returns the owner of the key: `userId` when the claim is ours. */
   const claim = async (kind: UserKeyKind, key: string, userId: number): Promise<number> => {
     const ins = await deps.pool.query<{ user_id: string }>(
-      'INSERT INTO user_keys (kind, key, user_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id', [kind, normaliseKey(key), userId]);
+      'INSERT INTO user_keys (kind, key, user_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id',
+      [kind, normaliseKey(key), userId],
+    );
     if (ins.rows[0]) return userId;
     return (await idByKey(kind, key)) ?? userId;
   };
   const release = (userId: number, kind: UserKeyKind, key: string) =>
     deps.pool.query('DELETE FROM user_keys WHERE kind = $1 AND key = $2 AND user_id = $3', [kind, normaliseKey(key), userId]);
   const idByKey = async (kind: UserKeyKind, key: string): Promise<number | undefined> => {
-    const { rows } = await deps.pool.query<{ user_id: string }>('SELECT user_id FROM user_keys WHERE kind = $1 AND key = $2', [kind, normaliseKey(key)]);
+    const { rows } = await deps.pool.query<{ user_id: string }>('SELECT user_id FROM user_keys WHERE kind = $1 AND key = $2', [
+      kind,
+      normaliseKey(key),
+    ]);
     return rows[0] ? Number(rows[0].user_id) : undefined;
   };
 
@@ -75,7 +101,12 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
   };
 
   const run = async (userId: number, command: UserCommand, adminUserId: number | null): Promise<Either<UserError, RegisteredUser>> => {
-    const handled = await handler.handle(userId, command, { userId, now: clock(), adminUserId }, adminUserId === null ? {} : { adminUserId });
+    const handled = await handler.handle(
+      userId,
+      command,
+      { userId, now: clock(), adminUserId },
+      adminUserId === null ? {} : { adminUserId },
+    );
     if (isLeft(handled.decision)) return handled.decision;
     if (handled.decision.right.length > 0) await snapshot(handled.state, handled.revision);
     if (handled.state.status !== 'registered') return left({ _tag: 'UserNotFound', userId });
@@ -103,13 +134,23 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
     }
     try {
       if (input.passwordHash !== null) await credentials.savePassword(userId, input.passwordHash);
-      const registered = await run(userId, {
-        type: 'RegisterUser',
-        data: {
-          email: input.email === null ? null : input.email.trim(), username: input.username, country: input.country, referrerCode: input.referrerCode,
-          marketingOptIn: input.marketingOptIn, registration: input.registration, provider: input.provider, roles: input.roles ?? ['User'],
+      const registered = await run(
+        userId,
+        {
+          type: 'RegisterUser',
+          data: {
+            email: input.email === null ? null : input.email.trim(),
+            username: input.username,
+            country: input.country,
+            referrerCode: input.referrerCode,
+            marketingOptIn: input.marketingOptIn,
+            registration: input.registration,
+            provider: input.provider,
+            roles: input.roles ?? ['User'],
+          },
         },
-      }, input.adminUserId ?? null);
+        input.adminUserId ?? null,
+      );
       if (isLeft(registered) || !input.identity) return registered;
       return await run(userId, { type: 'LinkIdentity', data: input.identity }, null);
     } catch (error) {
@@ -126,7 +167,8 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
     const result = await run(userId, command, adminUserId);
     const old = before.state.username;
     if (isLeft(result)) {
-      if (old === null || normaliseKey(old) !== normaliseKey(command.data.username)) await release(userId, 'username', command.data.username);
+      if (old === null || normaliseKey(old) !== normaliseKey(command.data.username))
+        await release(userId, 'username', command.data.username);
     } else if (old !== null && normaliseKey(old) !== normaliseKey(command.data.username)) {
       await release(userId, 'username', old);
     }
@@ -141,8 +183,13 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
   };
 
   const access: Users['access'] = async (userId) => {
-    const { rows } = await deps.pool.query<{ state: RegisteredUser; roles: string[]; permissions: string[]; is_banned: boolean; username: string | null }>(
-      'SELECT state, roles, permissions, is_banned, username FROM user_access WHERE user_id = $1', [userId]);
+    const { rows } = await deps.pool.query<{
+      state: RegisteredUser;
+      roles: string[];
+      permissions: string[];
+      is_banned: boolean;
+      username: string | null;
+    }>('SELECT state, roles, permissions, is_banned, username FROM user_access WHERE user_id = $1', [userId]);
     const r = rows[0];
     return r && { userId, roles: r.roles, permissions: r.permissions, isBanned: r.is_banned, username: r.username, state: r.state };
   };
@@ -162,8 +209,8 @@ export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; c
     access,
     idByKey,
     linkIdentity,
-    exists: async (userId) => known.has(userId)
-      || (Number.isSafeInteger(userId) && userId > 0 && remember(known, userId, (await access(userId)) !== undefined)),
+    exists: async (userId) =>
+      known.has(userId) || (Number.isSafeInteger(userId) && userId > 0 && remember(known, userId, (await access(userId)) !== undefined)),
     canTransact: async (userId) => named.has(userId) || remember(named, userId, ((await access(userId))?.username ?? null) !== null),
   };
 };

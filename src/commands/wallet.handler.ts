@@ -180,7 +180,11 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         const clash = p.claims.find((c) => keys.has(keyOf(c)));
         if (clash) {
           const message = `${clash.kind} ${clash.key} belongs to another user`;
-          refused.set(p, { decision: left({ _tag: 'IdempotencyConflict', key: keyOf(clash), message }), state: slot.state, position: undefined });
+          refused.set(p, {
+            decision: left({ _tag: 'IdempotencyConflict', key: keyOf(clash), message }),
+            state: slot.state,
+            position: undefined,
+          });
         }
       }
       live = live.filter((p) => !refused.has(p));
@@ -208,7 +212,8 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         }
         decided.push({ pending: p, decision, state });
       }
-      const untouched = (): Handled[] => answer(new Map(decided.map((d) => [d.pending, { decision: d.decision, state: d.state, position: undefined }])));
+      const untouched = (): Handled[] =>
+        answer(new Map(decided.map((d) => [d.pending, { decision: d.decision, state: d.state, position: undefined }])));
       if (events.length === 0) {
         // Nothing to append, so no expected revision catches a stale cache: another process (a second API) may have
         // appended what this refusal says is missing (a deposit it created, funds it credited). Refuse only on fresh state.
@@ -267,11 +272,18 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       if (comparePositions(outcome.position, lastPosition) > 0) lastPosition = outcome.position;
       if (claims.length > 0) deps.onClaimed?.(claims);
       // The store reports the position of the append's last event: it bounds every command of the batch.
-      return answer(new Map(decided.map((d) => [d.pending, {
-        decision: d.decision,
-        state: d.state,
-        position: isLeft(d.decision) || d.decision.right.length === 0 ? undefined : outcome.position,
-      }])));
+      return answer(
+        new Map(
+          decided.map((d) => [
+            d.pending,
+            {
+              decision: d.decision,
+              state: d.state,
+              position: isLeft(d.decision) || d.decision.right.length === 0 ? undefined : outcome.position,
+            },
+          ]),
+        ),
+      );
     }
   };
 

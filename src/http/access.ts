@@ -40,25 +40,29 @@ export type AccessRegistry = RegisteredRoute[];
  * `perm` also the permission (SuperAdmin holds all), `superadmin` the SuperAdmin role.
  * Roles and permissions come from live state through the authenticator.
  */
-export const access = (authenticator: Authenticator, rule: Access): RequestHandler => async (req, _res, next) => {
-  if (rule.kind === 'none') return next();
-  try {
-    const auth = await authenticateRequest(authenticator, req, 'admin');
-    req.auth = auth;
-    if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
-    if (rule.kind === 'perm' && !holdsPermission(auth, rule.permission)) throw authError('forbidden', `Missing permission ${rule.permission}`);
-    if (rule.kind === 'superadmin' && !auth.roles.includes('SuperAdmin')) throw authError('forbidden', 'SuperAdmin only');
-    next();
-  } catch (error) {
-    next(error);
-  }
-};
+export const access =
+  (authenticator: Authenticator, rule: Access): RequestHandler =>
+  async (req, _res, next) => {
+    if (rule.kind === 'none') return next();
+    try {
+      const auth = await authenticateRequest(authenticator, req, 'admin');
+      req.auth = auth;
+      if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
+      if (rule.kind === 'perm' && !holdsPermission(auth, rule.permission))
+        throw authError('forbidden', `Missing permission ${rule.permission}`);
+      if (rule.kind === 'superadmin' && !auth.roles.includes('SuperAdmin')) throw authError('forbidden', 'SuperAdmin only');
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
 
 /**
  * Declares a route, its access and (optionally, before the handlers) its documentation in one place:
  * the guard runs first, the route is recorded in the registry the OpenAPI document is generated from.
  */
-export const guardedRoutes = (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
+export const guardedRoutes =
+  (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
   (method: HttpMethod, path: string, rule: Access, ...rest: [RouteDocs, ...RequestHandler[]] | RequestHandler[]): void => {
     const [first, ...others] = rest;
     const docs = typeof first === 'function' ? undefined : first;

@@ -26,26 +26,27 @@ import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
 import { createReadModelWaiter, type LocalProgress } from '../projections/read-model-waiter.js';
 
-export type AdminAppDeps = AppDeps & Readonly<{
-  ledger: Ledger;
-  /** Unset: the internal ledger API is off and `/internal/...` answers 404. */
-  internalApiToken?: string | undefined;
-  /** Back-office routes need it; without it only /health and /internal are served. */
-  auth?: AuthKit;
-  /** Filled with every back-office route and its access (tests enumerate it). */
-  accessRegistry?: AccessRegistry;
-  /** Server events for sockets (a chat message deleted by POST /chat/admin-action); unset: nothing is pushed. */
-  bus?: ServerEventBus | undefined;
-  /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
-  metrics?: Metrics;
-  metricsToken?: string | undefined;
-  /** A projector in this process: consistent reads learn at once when its read models move. */
-  localProjector?: LocalProgress | undefined;
-  /** How long a consistent back-office read waits for its read models (READ_CONSISTENCY_TIMEOUT_MS). */
-  readConsistencyTimeoutMs?: number;
-  /** The admin console's build served at /admin (default `console/dist`). */
-  consoleDist?: string;
-}>;
+export type AdminAppDeps = AppDeps &
+  Readonly<{
+    ledger: Ledger;
+    /** Unset: the internal ledger API is off and `/internal/...` answers 404. */
+    internalApiToken?: string | undefined;
+    /** Back-office routes need it; without it only /health and /internal are served. */
+    auth?: AuthKit;
+    /** Filled with every back-office route and its access (tests enumerate it). */
+    accessRegistry?: AccessRegistry;
+    /** Server events for sockets (a chat message deleted by POST /chat/admin-action); unset: nothing is pushed. */
+    bus?: ServerEventBus | undefined;
+    /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
+    metrics?: Metrics;
+    metricsToken?: string | undefined;
+    /** A projector in this process: consistent reads learn at once when its read models move. */
+    localProjector?: LocalProgress | undefined;
+    /** How long a consistent back-office read waits for its read models (READ_CONSISTENCY_TIMEOUT_MS). */
+    readConsistencyTimeoutMs?: number;
+    /** The admin console's build served at /admin (default `console/dist`). */
+    consoleDist?: string;
+  }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
 export const createAdminApp = (deps: AdminAppDeps): Express => {
@@ -65,7 +66,12 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
     app.use(adminUsersListRoutes(backOffice));
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
-    app.use(affiliatesRoutes(backOffice), configRoutes(backOffice), faqRoutes(backOffice), chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }));
+    app.use(
+      affiliatesRoutes(backOffice),
+      configRoutes(backOffice),
+      faqRoutes(backOffice),
+      chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }),
+    );
     app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
     app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry, reads }));
   }

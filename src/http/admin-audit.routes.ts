@@ -8,9 +8,17 @@ import { Paginated } from './openapi.schemas.js';
 import { parseQuery } from './validate.js';
 
 type AuditRow = {
-  id: string; admin_user_id: string; admin_username: string | null; action: string; target_user_id: string | null;
-  target_username: string | null; details: Record<string, unknown>; source: 'event' | 'record' | 'chat';
-  event_type: string | null; position: string | null; created_at: Date;
+  id: string;
+  admin_user_id: string;
+  admin_username: string | null;
+  action: string;
+  target_user_id: string | null;
+  target_username: string | null;
+  details: Record<string, unknown>;
+  source: 'event' | 'record' | 'chat';
+  event_type: string | null;
+  position: string | null;
+  created_at: Date;
 };
 
 /**
@@ -32,11 +40,17 @@ const AUDIT_LOG = `(
 ) a LEFT JOIN users au ON au.id = a.admin_user_id LEFT JOIN users tu ON tu.id = a.target_user_id`;
 
 const entry = (r: AuditRow) => ({
-  id: r.id, action: r.action, adminUserId: Number(r.admin_user_id),
+  id: r.id,
+  action: r.action,
+  adminUserId: Number(r.admin_user_id),
   admin: { id: Number(r.admin_user_id), username: r.admin_username ?? '' },
   targetUserId: r.target_user_id === null ? null : Number(r.target_user_id),
   targetUser: r.target_user_id === null ? null : { id: Number(r.target_user_id), username: r.target_username ?? '' },
-  details: r.details, source: r.source, eventType: r.event_type, position: r.position, createdAt: iso(r.created_at),
+  details: r.details,
+  source: r.source,
+  eventType: r.event_type,
+  position: r.position,
+  createdAt: iso(r.created_at),
 });
 
 /** The admin audit log: GET /admin-audit (issue 7). */
@@ -44,32 +58,50 @@ export const adminAuditRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
 
-  route('get', '/admin-audit', { kind: 'perm', permission: 'admin-users.view-admin-audit' }, {
-    summary: 'The admin audit log', addition: true,
-    description: 'Every admin action (tips, balance changes, withdrawal decisions, bans, roles, permissions, profile edits, limits, '
-      + 'API keys, configuration, FAQ, leaderboard schedules, chat moderation), newest first; filter by acting admin, target user, '
-      + 'action and time ([from, to)).',
-    request: { query: AdminAuditQuery },
-    responses: {
-      200: { description: 'Paginated audit entries', schema: Paginated('PaginatedAdminAudit', AdminAuditEntry) },
-      400: { description: 'VALIDATION_FAILED: a bad filter' },
+  route(
+    'get',
+    '/admin-audit',
+    { kind: 'perm', permission: 'admin-users.view-admin-audit' },
+    {
+      summary: 'The admin audit log',
+      addition: true,
+      description:
+        'Every admin action (tips, balance changes, withdrawal decisions, bans, roles, permissions, profile edits, limits, ' +
+        'API keys, configuration, FAQ, leaderboard schedules, chat moderation), newest first; filter by acting admin, target user, ' +
+        'action and time ([from, to)).',
+      request: { query: AdminAuditQuery },
+      responses: {
+        200: { description: 'Paginated audit entries', schema: Paginated('PaginatedAdminAudit', AdminAuditEntry) },
+        400: { description: 'VALIDATION_FAILED: a bad filter' },
+      },
     },
-  }, async (req, res) => {
-    const q = parseQuery(AdminAuditQuery, req);
-    const p = new SqlParams();
-    const conditions: string[] = [];
-    if (q.adminId !== undefined) conditions.push(`a.admin_user_id = ${p.add(q.adminId)}`);
-    if (q.userId !== undefined) conditions.push(`a.target_user_id = ${p.add(q.userId)}`);
-    if (q.action !== undefined) conditions.push(`a.action = ${p.add(q.action)}`);
-    if (q.from !== undefined) conditions.push(`a.created_at >= ${p.add(q.from)}::timestamptz`);
-    if (q.to !== undefined) conditions.push(`a.created_at < ${p.add(q.to)}::timestamptz`);
-    res.json(await listPage<AuditRow, ReturnType<typeof entry>>(deps.pool, {
-      select: `a.id, a.admin_user_id, a.action, a.target_user_id, a.details, a.created_at, a.event_type, a.position, a.source,
+    async (req, res) => {
+      const q = parseQuery(AdminAuditQuery, req);
+      const p = new SqlParams();
+      const conditions: string[] = [];
+      if (q.adminId !== undefined) conditions.push(`a.admin_user_id = ${p.add(q.adminId)}`);
+      if (q.userId !== undefined) conditions.push(`a.target_user_id = ${p.add(q.userId)}`);
+      if (q.action !== undefined) conditions.push(`a.action = ${p.add(q.action)}`);
+      if (q.from !== undefined) conditions.push(`a.created_at >= ${p.add(q.from)}::timestamptz`);
+      if (q.to !== undefined) conditions.push(`a.created_at < ${p.add(q.to)}::timestamptz`);
+      res.json(
+        await listPage<AuditRow, ReturnType<typeof entry>>(
+          deps.pool,
+          {
+            select: `a.id, a.admin_user_id, a.action, a.target_user_id, a.details, a.created_at, a.event_type, a.position, a.source,
         au.username AS admin_username, tu.username AS target_username`,
-      // Events decided in the same millisecond keep the ledger's order (their global position).
-      from: AUDIT_LOG, conditions, orderBy: 'a.created_at DESC, a.position_commit DESC NULLS LAST, a.position_prepare DESC NULLS LAST, a.id DESC',
-    }, p, q, entry));
-  });
+            // Events decided in the same millisecond keep the ledger's order (their global position).
+            from: AUDIT_LOG,
+            conditions,
+            orderBy: 'a.created_at DESC, a.position_commit DESC NULLS LAST, a.position_prepare DESC NULLS LAST, a.id DESC',
+          },
+          p,
+          q,
+          entry,
+        ),
+      );
+    },
+  );
 
   return router;
 };

@@ -5,14 +5,28 @@ import { DateFilter, DecimalFilter, IntFilter } from './filters.js';
 import { paginationFields, queryBoolean } from './pagination.js';
 import { z } from './validate.js';
 
-export const USER_SORTS = ['id', 'username', 'email', 'createdAt', 'totalWagered', 'totalLoss', 'ggr', 'vipLevel', 'ltv', 'balance', 'lastLoginAt'] as const;
+export const USER_SORTS = [
+  'id',
+  'username',
+  'email',
+  'createdAt',
+  'totalWagered',
+  'totalLoss',
+  'ggr',
+  'vipLevel',
+  'ltv',
+  'balance',
+  'lastLoginAt',
+] as const;
 
-export const UserFilter = z.strictObject({
-  vipLevel: IntFilter.optional(),
-  statsUsd: z.strictObject({ totalWagered: DecimalFilter.optional(), ltv: DecimalFilter.optional() }).optional(),
-  balancePlatformToken: z.strictObject({ amount: DecimalFilter.optional() }).optional(),
-  createdAt: DateFilter.optional(),
-}).openapi('UserFilter');
+export const UserFilter = z
+  .strictObject({
+    vipLevel: IntFilter.optional(),
+    statsUsd: z.strictObject({ totalWagered: DecimalFilter.optional(), ltv: DecimalFilter.optional() }).optional(),
+    balancePlatformToken: z.strictObject({ amount: DecimalFilter.optional() }).optional(),
+    createdAt: DateFilter.optional(),
+  })
+  .openapi('UserFilter');
 
 const listFields = {
   sortBy: z.enum(USER_SORTS),
@@ -29,31 +43,46 @@ const listFields = {
 };
 
 /** `where` on a GET may be one JSON-encoded string; bracketed keys arrive already nested. */
-const jsonOrObject = <T extends z.ZodType>(schema: T) => z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  try { return JSON.parse(v) as unknown; } catch { return v; }
-}, schema);
+const jsonOrObject = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  }, schema);
 
 export const UsersQuery = z.object({ ...listFields, where: jsonOrObject(UserFilter).optional() }).openapi('UsersQuery');
 export const UsersBody = z.object({ ...listFields, where: UserFilter.optional() }).openapi('UsersBody');
 export type UsersListRequest = z.output<typeof UsersBody>;
 
-export const CreateAdminUserBody = z.object({
-  username: Username,
-  password: z.string().superRefine((value, ctx) => {
-    const problem = passwordProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: `Password ${problem}` });
-  }),
-  permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length).default([]),
-  email: z.email().max(254).optional(),
-}).openapi('CreateAdminUserBody');
+export const CreateAdminUserBody = z
+  .object({
+    username: Username,
+    password: z.string().superRefine((value, ctx) => {
+      const problem = passwordProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `Password ${problem}` });
+    }),
+    permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length).default([]),
+    email: z.email().max(254).optional(),
+  })
+  .openapi('CreateAdminUserBody');
 
 /** GET /user/search: a user found by part of the name or e-mail, or the exact id (for admins with `user.view`). */
-export const UserSearchQuery = z.object({
-  search: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  ...paginationFields(20),
-}).openapi('UserSearchQuery');
-export const UserSearchHit = z.object({
-  id: z.number().int(), username: z.string().nullable(), email: z.string().nullable(), isBanned: z.boolean(), roles: z.array(z.string()),
-  createdAt: z.iso.datetime(),
-}).openapi('UserSearchHit');
+export const UserSearchQuery = z
+  .object({
+    search: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    ...paginationFields(20),
+  })
+  .openapi('UserSearchQuery');
+export const UserSearchHit = z
+  .object({
+    id: z.number().int(),
+    username: z.string().nullable(),
+    email: z.string().nullable(),
+    isBanned: z.boolean(),
+    roles: z.array(z.string()),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('UserSearchHit');

@@ -10,13 +10,26 @@ import { guardedRoutes, type AccessRegistry } from './access.js';
 import { consistentRead, type ConsistentReads } from './ledger-position.js';
 import type { AdminOperation } from './admin-operation.js';
 import {
-  BanBody, PermissionParams, PermissionsBody, RegistrationInfoParams, RolesBody, SingleRoleBody, UpdateUserBody, UserIdParams,
+  BanBody,
+  PermissionParams,
+  PermissionsBody,
+  RegistrationInfoParams,
+  RolesBody,
+  SingleRoleBody,
+  UpdateUserBody,
+  UserIdParams,
 } from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
 import { parseBody, parseParams, z } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
 
-export type AdminUsersDeps = Readonly<{ users: Users; pool: pg.Pool; authenticator: Authenticator; registry: AccessRegistry; reads?: ConsistentReads }>;
+export type AdminUsersDeps = Readonly<{
+  users: Users;
+  pool: pg.Pool;
+  authenticator: Authenticator;
+  registry: AccessRegistry;
+  reads?: ConsistentReads;
+}>;
 
 /** The record's balances and USD stats come from these read models (the rest is live user state). */
 const USER_READS = ['users', 'wallet-balances', 'user-stats-usd'];
@@ -40,7 +53,11 @@ const DELEGATION_RULE = 'Only a permission the caller holds can be granted or re
 
 /** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
 export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
-export const banUser: AdminOperation<Pick<AdminUsersDeps, 'users' | 'pool'>, typeof UserBanCommand, Awaited<ReturnType<typeof fullUserOf>>> = {
+export const banUser: AdminOperation<
+  Pick<AdminUsersDeps, 'users' | 'pool'>,
+  typeof UserBanCommand,
+  Awaited<ReturnType<typeof fullUserOf>>
+> = {
   permission: 'user.ban',
   schema: UserBanCommand,
   run: async ({ users, pool }, { userId, banReason }, adminUserId) => {
@@ -67,114 +84,226 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }:
     return id;
   };
 
-  route('get', '/user/all-permissions', { kind: 'superadmin' }, {
-    summary: 'All permission names',
-    responses: { 200: { description: 'Permission names', schema: StringList } },
-  }, (_req, res) => { res.json([...PERMISSIONS]); });
+  route(
+    'get',
+    '/user/all-permissions',
+    { kind: 'superadmin' },
+    {
+      summary: 'All permission names',
+      responses: { 200: { description: 'Permission names', schema: StringList } },
+    },
+    (_req, res) => {
+      res.json([...PERMISSIONS]);
+    },
+  );
 
-  route('put', '/user/add-single-role', { kind: 'superadmin' }, {
-    summary: 'Add a role by username', request: { body: SingleRoleBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { username, role } = parseBody(SingleRoleBody, req);
-    res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
-  });
-  route('put', '/user/revoke-single-role', { kind: 'superadmin' }, {
-    summary: 'Revoke a role by username', request: { body: SingleRoleBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { username, role } = parseBody(SingleRoleBody, req);
-    res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))));
-  });
+  route(
+    'put',
+    '/user/add-single-role',
+    { kind: 'superadmin' },
+    {
+      summary: 'Add a role by username',
+      request: { body: SingleRoleBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { username, role } = parseBody(SingleRoleBody, req);
+      res.json(await view(orThrowUser(await users.execute(await byUsername(username), { type: 'GrantRole', data: { role } }, admin(req)))));
+    },
+  );
+  route(
+    'put',
+    '/user/revoke-single-role',
+    { kind: 'superadmin' },
+    {
+      summary: 'Revoke a role by username',
+      request: { body: SingleRoleBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { username, role } = parseBody(SingleRoleBody, req);
+      res.json(
+        await view(orThrowUser(await users.execute(await byUsername(username), { type: 'RevokeRole', data: { role } }, admin(req)))),
+      );
+    },
+  );
 
-  route('get', '/user/:id', { kind: 'perm', permission: 'user.view' }, {
-    readModels: USER_READS, summary: 'A user', request: { params: UserIdParams },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, consistentRead(reads, USER_READS), async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    const state = await users.load(id);
-    if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
-    res.json(await view(state));
-  });
-  route('patch', '/user/:id', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Update a user', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams, body: UpdateUserBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    const { username, ...changes } = parseBody(UpdateUserBody, req);
-    await mayChange(req, id);
-    // The username first: it is the change that can be refused (taken), and then nothing else is written.
-    let user = username === undefined ? undefined : orThrowUser(await users.execute(id, { type: 'SetUsername', data: { username } }, admin(req)));
-    if (Object.keys(changes).length > 0 || !user) user = orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes } }, admin(req)));
-    res.json(await view(user));
-  });
-  route('patch', '/user/:id/avatar/reset', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Reset a user\'s avatar', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams },
-    responses: { 200: { description: 'The default avatar URL', schema: Text } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    await mayChange(req, id);
-    orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
-    res.json(DEFAULT_AVATAR_URL);
-  });
-  route('patch', '/user/:id/ban', { kind: 'perm', permission: banUser.permission }, {
-    summary: 'Ban a user (ends their sessions)', description: SUPERADMIN_TARGET_RULE, request: { params: UserIdParams, body: BanBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    const { banReason } = parseBody(BanBody, req);
-    res.json(await banUser.run({ users, pool }, { userId: id, banReason }, admin(req)));
-  });
-  route('patch', '/user/:id/unban', { kind: 'superadmin' }, {
-    summary: 'Unban a user', request: { params: UserIdParams },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    res.json(await view(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
-  });
-  route('put', '/user/:id/roles', { kind: 'superadmin' }, {
-    summary: 'Set a user\'s role', request: { params: UserIdParams, body: RolesBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    const { roles } = parseBody(RolesBody, req);
-    res.json(await view(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
-  });
-  route('put', '/user/:id/permissions', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Grant a permission', description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
-    request: { params: UserIdParams, body: PermissionsBody },
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(UserIdParams, req);
-    const { permissions } = parseBody(PermissionsBody, req);
-    mayDelegate(req, permissions);
-    await mayChange(req, id);
-    const user = orThrowUser(await users.execute(id, { type: 'GrantPermission', data: { permission: permissions } }, admin(req)));
-    res.json({ userId: id, permissions: user.permissions });
-  });
-  route('delete', '/user/:id/permissions/:name', { kind: 'perm', permission: 'user.edit' }, {
-    summary: 'Revoke a permission', description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
-    request: { params: PermissionParams }, addition: true,
-    responses: { 200: { description: 'The user', schema: UserRecord } },
-  }, async (req, res) => {
-    const { id, name } = parseParams(PermissionParams, req);
-    mayDelegate(req, name);
-    await mayChange(req, id);
-    const user = orThrowUser(await users.execute(id, { type: 'RevokePermission', data: { permission: name } }, admin(req)));
-    res.json({ userId: id, permissions: user.permissions });
-  });
+  route(
+    'get',
+    '/user/:id',
+    { kind: 'perm', permission: 'user.view' },
+    {
+      readModels: USER_READS,
+      summary: 'A user',
+      request: { params: UserIdParams },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    consistentRead(reads, USER_READS),
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const state = await users.load(id);
+      if (state.status !== 'registered') throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
+      res.json(await view(state));
+    },
+  );
+  route(
+    'patch',
+    '/user/:id',
+    { kind: 'perm', permission: 'user.edit' },
+    {
+      summary: 'Update a user',
+      description: SUPERADMIN_TARGET_RULE,
+      request: { params: UserIdParams, body: UpdateUserBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const { username, ...changes } = parseBody(UpdateUserBody, req);
+      await mayChange(req, id);
+      // The username first: it is the change that can be refused (taken), and then nothing else is written.
+      let user =
+        username === undefined ? undefined : orThrowUser(await users.execute(id, { type: 'SetUsername', data: { username } }, admin(req)));
+      if (Object.keys(changes).length > 0 || !user)
+        user = orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes } }, admin(req)));
+      res.json(await view(user));
+    },
+  );
+  route(
+    'patch',
+    '/user/:id/avatar/reset',
+    { kind: 'perm', permission: 'user.edit' },
+    {
+      summary: "Reset a user's avatar",
+      description: SUPERADMIN_TARGET_RULE,
+      request: { params: UserIdParams },
+      responses: { 200: { description: 'The default avatar URL', schema: Text } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      await mayChange(req, id);
+      orThrowUser(await users.execute(id, { type: 'UpdateProfile', data: { changes: { avatar: DEFAULT_AVATAR_URL } } }, admin(req)));
+      res.json(DEFAULT_AVATAR_URL);
+    },
+  );
+  route(
+    'patch',
+    '/user/:id/ban',
+    { kind: 'perm', permission: banUser.permission },
+    {
+      summary: 'Ban a user (ends their sessions)',
+      description: SUPERADMIN_TARGET_RULE,
+      request: { params: UserIdParams, body: BanBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const { banReason } = parseBody(BanBody, req);
+      res.json(await banUser.run({ users, pool }, { userId: id, banReason }, admin(req)));
+    },
+  );
+  route(
+    'patch',
+    '/user/:id/unban',
+    { kind: 'superadmin' },
+    {
+      summary: 'Unban a user',
+      request: { params: UserIdParams },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      res.json(await view(orThrowUser(await users.execute(id, { type: 'UnbanUser', data: {} }, admin(req)))));
+    },
+  );
+  route(
+    'put',
+    '/user/:id/roles',
+    { kind: 'superadmin' },
+    {
+      summary: "Set a user's role",
+      request: { params: UserIdParams, body: RolesBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const { roles } = parseBody(RolesBody, req);
+      res.json(await view(orThrowUser(await users.execute(id, { type: 'GrantRole', data: { role: roles } }, admin(req)))));
+    },
+  );
+  route(
+    'put',
+    '/user/:id/permissions',
+    { kind: 'perm', permission: 'user.edit' },
+    {
+      summary: 'Grant a permission',
+      description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
+      request: { params: UserIdParams, body: PermissionsBody },
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const { permissions } = parseBody(PermissionsBody, req);
+      mayDelegate(req, permissions);
+      await mayChange(req, id);
+      const user = orThrowUser(await users.execute(id, { type: 'GrantPermission', data: { permission: permissions } }, admin(req)));
+      res.json({ userId: id, permissions: user.permissions });
+    },
+  );
+  route(
+    'delete',
+    '/user/:id/permissions/:name',
+    { kind: 'perm', permission: 'user.edit' },
+    {
+      summary: 'Revoke a permission',
+      description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
+      request: { params: PermissionParams },
+      addition: true,
+      responses: { 200: { description: 'The user', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id, name } = parseParams(PermissionParams, req);
+      mayDelegate(req, name);
+      await mayChange(req, id);
+      const user = orThrowUser(await users.execute(id, { type: 'RevokePermission', data: { permission: name } }, admin(req)));
+      res.json({ userId: id, permissions: user.permissions });
+    },
+  );
 
-  route('get', '/registration-info/:userId', { kind: 'superadmin' }, {
-    summary: 'A user\'s registration info', request: { params: RegistrationInfoParams },
-    responses: { 200: { description: 'Registration info', schema: RegistrationInfo } },
-  }, async (req, res) => {
-    const { userId } = parseParams(RegistrationInfoParams, req);
-    const { rows } = await pool.query<{ user_id: string; ip: string | null; user_agent: string | null; country: string | null; referrer: string | null; referrer_code: string | null; provider: string; created_at: Date }>(
-      'SELECT * FROM registration_info WHERE user_id = $1', [userId]);
-    const r = rows[0];
-    if (!r) throw new HttpError(404, 'USER_NOT_FOUND', `No registration info for user ${userId}`);
-    res.json({ userId: Number(r.user_id), ip: r.ip, userAgent: r.user_agent, country: r.country, referrer: r.referrer, referrerCode: r.referrer_code, provider: r.provider, createdAt: r.created_at.toISOString() });
-  });
+  route(
+    'get',
+    '/registration-info/:userId',
+    { kind: 'superadmin' },
+    {
+      summary: "A user's registration info",
+      request: { params: RegistrationInfoParams },
+      responses: { 200: { description: 'Registration info', schema: RegistrationInfo } },
+    },
+    async (req, res) => {
+      const { userId } = parseParams(RegistrationInfoParams, req);
+      const { rows } = await pool.query<{
+        user_id: string;
+        ip: string | null;
+        user_agent: string | null;
+        country: string | null;
+        referrer: string | null;
+        referrer_code: string | null;
+        provider: string;
+        created_at: Date;
+      }>('SELECT * FROM registration_info WHERE user_id = $1', [userId]);
+      const r = rows[0];
+      if (!r) throw new HttpError(404, 'USER_NOT_FOUND', `No registration info for user ${userId}`);
+      res.json({
+        userId: Number(r.user_id),
+        ip: r.ip,
+        userAgent: r.user_agent,
+        country: r.country,
+        referrer: r.referrer,
+        referrerCode: r.referrer_code,
+        provider: r.provider,
+        createdAt: r.created_at.toISOString(),
+      });
+    },
+  );
 
   return router;
 };

@@ -11,16 +11,21 @@ export const SingleRoleBody = z.object({ username: z.string().min(1).max(64), ro
 
 export const TRADE_LINK = /^https:\/\/steamcommunity\.com\/tradeoffer\/new\/\?partner=\d+&token=[A-Za-z0-9_-]{8}$/;
 /** PATCH /user/{id}: every field optional; unknown fields are refused so a typo never passes as "nothing to change". */
-export const UpdateUserBody = z.strictObject({
-  username: z.string().regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits').optional(),
-  isStaff: z.boolean().optional(),
-  isVideoCreator: z.boolean().optional(),
-  customMinAffiliateLevel: z.number().int().min(0).max(1000).optional(),
-  isTest: z.boolean().optional(),
-  isStreamer: z.boolean().optional(),
-  canUseChat: z.boolean().optional(),
-  isPrivate: z.boolean().optional(),
-  isStreamerMode: z.boolean().optional(),
-  isEmailNotificationsEnabled: z.boolean().optional(),
-  gamePlatformTradeLink: z.string().max(200).regex(TRADE_LINK, 'must be a Steam trade-offer link').optional(),
-}).openapi('UpdateUserBody');
+export const UpdateUserBody = z
+  .strictObject({
+    username: z
+      .string()
+      .regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits')
+      .optional(),
+    isStaff: z.boolean().optional(),
+    isVideoCreator: z.boolean().optional(),
+    customMinAffiliateLevel: z.number().int().min(0).max(1000).optional(),
+    isTest: z.boolean().optional(),
+    isStreamer: z.boolean().optional(),
+    canUseChat: z.boolean().optional(),
+    isPrivate: z.boolean().optional(),
+    isStreamerMode: z.boolean().optional(),
+    isEmailNotificationsEnabled: z.boolean().optional(),
+    gamePlatformTradeLink: z.string().max(200).regex(TRADE_LINK, 'must be a Steam trade-offer link').optional(),
+  })
+  .openapi('UpdateUserBody');

@@ -17,32 +17,59 @@ export const affiliatesRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
 
-  route('get', '/affiliate/levels', { kind: 'perm', permission: 'affiliate.levels.view' }, {
-    summary: 'Affiliate levels',
-    responses: { 200: { description: 'Array of affiliate levels', schema: UntypedList } },
-  }, async (_req, res) => {
-    res.json(await listLevels(deps.pool));
-  });
-  route('post', '/affiliate/users', { kind: 'perm', permission: 'affiliate.users.view' }, {
-    summary: 'An affiliate\'s referred users', request: { body: AffiliateUsersBody },
-    responses: { 201: { description: 'Paginated referred users', schema: UntypedObject } },
-  }, async (req, res) => {
-    const { where, ...rest } = parseBody(AffiliateUsersBody, req);
-    res.status(201).json(await listReferredUsers(deps.pool, { ...rest, ownerId: where.ownerId }));
-  });
-  route('post', '/affiliate/find-one', { kind: 'perm', permission: 'affiliate.find-one.view' }, {
-    summary: 'A user\'s affiliate record', request: { body: AffiliateFindOneBody },
-    responses: { 201: { description: 'The affiliate record', schema: UntypedObject } },
-  }, async (req, res) => {
-    const { where } = parseBody(AffiliateFindOneBody, req);
-    res.status(201).json(found(await affiliateRecord(deps.pool, where.userId), where.userId));
-  });
-  route('post', '/affiliate/find-one-stats', { kind: 'perm', permission: 'affiliate.find-one-stats.view' }, {
-    summary: 'A user\'s affiliate stats', request: { body: AffiliateFindOneBody },
-    responses: { 201: { description: 'The affiliate stats', schema: UntypedObject } },
-  }, async (req, res) => {
-    const { where } = parseBody(AffiliateFindOneBody, req);
-    res.status(201).json(found(await affiliateStats(deps.pool, where.userId), where.userId));
-  });
+  route(
+    'get',
+    '/affiliate/levels',
+    { kind: 'perm', permission: 'affiliate.levels.view' },
+    {
+      summary: 'Affiliate levels',
+      responses: { 200: { description: 'Array of affiliate levels', schema: UntypedList } },
+    },
+    async (_req, res) => {
+      res.json(await listLevels(deps.pool));
+    },
+  );
+  route(
+    'post',
+    '/affiliate/users',
+    { kind: 'perm', permission: 'affiliate.users.view' },
+    {
+      summary: "An affiliate's referred users",
+      request: { body: AffiliateUsersBody },
+      responses: { 201: { description: 'Paginated referred users', schema: UntypedObject } },
+    },
+    async (req, res) => {
+      const { where, ...rest } = parseBody(AffiliateUsersBody, req);
+      res.status(201).json(await listReferredUsers(deps.pool, { ...rest, ownerId: where.ownerId }));
+    },
+  );
+  route(
+    'post',
+    '/affiliate/find-one',
+    { kind: 'perm', permission: 'affiliate.find-one.view' },
+    {
+      summary: "A user's affiliate record",
+      request: { body: AffiliateFindOneBody },
+      responses: { 201: { description: 'The affiliate record', schema: UntypedObject } },
+    },
+    async (req, res) => {
+      const { where } = parseBody(AffiliateFindOneBody, req);
+      res.status(201).json(found(await affiliateRecord(deps.pool, where.userId), where.userId));
+    },
+  );
+  route(
+    'post',
+    '/affiliate/find-one-stats',
+    { kind: 'perm', permission: 'affiliate.find-one-stats.view' },
+    {
+      summary: "A user's affiliate stats",
+      request: { body: AffiliateFindOneBody },
+      responses: { 201: { description: 'The affiliate stats', schema: UntypedObject } },
+    },
+    async (req, res) => {
+      const { where } = parseBody(AffiliateFindOneBody, req);
+      res.status(201).json(found(await affiliateStats(deps.pool, where.userId), where.userId));
+    },
+  );
   return router;
 };

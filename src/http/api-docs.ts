@@ -7,7 +7,8 @@ import { z } from './validate.js';
 export const BACK_OFFICE_INFO: DocumentInfo = {
   title: 'Back-office API',
   version: '1.0',
-  description: 'The back-office administrative REST service. Operations marked `x-addition` are not in the platform spec\'s Endpoints table.',
+  description:
+    "The back-office administrative REST service. Operations marked `x-addition` are not in the platform spec's Endpoints table.",
   serverUrl: '/',
   serverDescription: 'This server ({base_url})',
   audience: 'staff',
@@ -16,7 +17,8 @@ export const BACK_OFFICE_INFO: DocumentInfo = {
 export const PUBLIC_INFO: DocumentInfo = {
   title: 'Public API: authentication lifecycle',
   version: '1.0',
-  description: 'Sign-up, sign-in, two-factor authentication, session refresh and log-out, the signed-in account and the identity-provider redirect flows.',
+  description:
+    'Sign-up, sign-in, two-factor authentication, session refresh and log-out, the signed-in account and the identity-provider redirect flows.',
   serverUrl: '/',
   serverDescription: 'This server ({public_base_url})',
   audience: 'public',
@@ -35,4 +37,6 @@ export const CaptchaHeaders = z.object({ 'x-captcha-token': z.string().min(1) })
 export const PublicUser = z.looseObject({ id: z.number().int(), username: z.string().nullable() }).openapi('PublicUser');
 export const UserResponse = z.object({ user: PublicUser }).openapi('UserResponse');
 export const SessionResponse = z.object({ user: PublicUser, accessToken: z.string(), refreshToken: z.string() }).openapi('SessionResponse');
-export const SignInResponse = z.object({ user: PublicUser, mfaRequired: z.boolean().optional(), mfaToken: z.string().optional() }).openapi('SignInResponse');
+export const SignInResponse = z
+  .object({ user: PublicUser, mfaRequired: z.boolean().optional(), mfaToken: z.string().optional() })
+  .openapi('SignInResponse');

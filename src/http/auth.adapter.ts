@@ -41,8 +41,11 @@ export const readCookie = (req: Request, name: string): string | undefined => {
 
 type CookieSettings = Readonly<{ secureCookies: boolean; accessTtlSeconds: number; refreshTtlSeconds: number }>;
 
-export const cookiePolicy = (settings: CookieSettings): CookiePolicy =>
-  ({ secure: settings.secureCookies, accessMaxAgeSeconds: settings.accessTtlSeconds, refreshMaxAgeSeconds: settings.refreshTtlSeconds });
+export const cookiePolicy = (settings: CookieSettings): CookiePolicy => ({
+  secure: settings.secureCookies,
+  accessMaxAgeSeconds: settings.accessTtlSeconds,
+  refreshMaxAgeSeconds: settings.refreshTtlSeconds,
+});
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -92,12 +95,14 @@ export const authenticateRequest = async (authenticator: Authenticator, req: Req
 };
 
 /** Middleware: sets req.auth or fails the request. */
-export const requireAuth = (authenticator: Authenticator, surface: Surface): RequestHandler => (req, _res, next) => {
-  authenticateRequest(authenticator, req, surface).then((auth) => {
-    req.auth = auth;
-    next();
-  }, next);
-};
+export const requireAuth =
+  (authenticator: Authenticator, surface: Surface): RequestHandler =>
+  (req, _res, next) => {
+    authenticateRequest(authenticator, req, surface).then((auth) => {
+      req.auth = auth;
+      next();
+    }, next);
+  };
 
 /** The authenticated caller of a route behind `requireAuth` or a guard. */
 export const authOf = (req: Request): AuthContext => {
@@ -107,8 +112,11 @@ export const authOf = (req: Request): AuthContext => {
 
 /** The request as the auth use cases see it. */
 export const clientOf = (req: Request, settings: Pick<AuthSettings, 'trustedCountryHeader'>): Client => ({
-  ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null, country: req.get(settings.trustedCountryHeader) ?? null,
-  referrer: req.get('referer') ?? null, log: req.log,
+  ip: req.ip ?? null,
+  userAgent: req.get('user-agent') ?? null,
+  country: req.get(settings.trustedCountryHeader) ?? null,
+  referrer: req.get('referer') ?? null,
+  log: req.log,
 });
 
 /** The value of a use case's answer, or its refusal thrown for the error handler. */

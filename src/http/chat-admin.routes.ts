@@ -17,10 +17,12 @@ import { ChatModeration as ChatModerationSchema } from './openapi.schemas.js';
  * The body checked in two steps: `action` first (an unknown action is reported as <root>.action), then
  * `args` narrowed by the action, so that a bad argument is reported as <root>.args.<field>.
  */
-const ChatAdminActionCommand = ChatAdminActionBody.pipe(z.discriminatedUnion('action', [
-  z.object({ action: z.literal('delete_message'), args: CHAT_ACTION_ARGS.delete_message }),
-  z.object({ action: z.literal('set_rate_limit'), args: CHAT_ACTION_ARGS.set_rate_limit }),
-]));
+const ChatAdminActionCommand = ChatAdminActionBody.pipe(
+  z.discriminatedUnion('action', [
+    z.object({ action: z.literal('delete_message'), args: CHAT_ACTION_ARGS.delete_message }),
+    z.object({ action: z.literal('set_rate_limit'), args: CHAT_ACTION_ARGS.set_rate_limit }),
+  ]),
+);
 
 /** Without a bus (a back office with no gateway), a deletion applies but nothing is pushed. */
 export type ChatAdminDeps = Readonly<{ pool: BackOfficeDeps['pool']; bus?: ServerEventBus | undefined; logger?: Logger | undefined }>;
@@ -40,11 +42,18 @@ export const chatAdminAction: AdminOperation<ChatAdminDeps, typeof ChatAdminActi
 export const chatAdminRoutes = (deps: BackOfficeDeps & Omit<ChatAdminDeps, 'pool'>): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
-  route('post', '/chat/admin-action', { kind: 'perm', permission: chatAdminAction.permission }, {
-    summary: 'A chat admin action', request: { body: ChatAdminActionBody },
-    responses: { 201: { description: 'The applied action', schema: ChatModerationSchema } },
-  }, async (req, res) => {
-    res.status(201).json(await chatAdminAction.run(deps, parseBody(chatAdminAction.schema, req), authOf(req).userId));
-  });
+  route(
+    'post',
+    '/chat/admin-action',
+    { kind: 'perm', permission: chatAdminAction.permission },
+    {
+      summary: 'A chat admin action',
+      request: { body: ChatAdminActionBody },
+      responses: { 201: { description: 'The applied action', schema: ChatModerationSchema } },
+    },
+    async (req, res) => {
+      res.status(201).json(await chatAdminAction.run(deps, parseBody(chatAdminAction.schema, req), authOf(req).userId));
+    },
+  );
   return router;
 };

@@ -16,18 +16,25 @@ export const configRoutes = (deps: BackOfficeDeps): Router => {
   // The ledger built by createLedger exposes its rate cache; another Ledger simply lags up to the cache TTL.
   const rates = (deps.ledger as { internals?: { rates?: Rates } }).internals?.rates;
 
-  route('put', '/config', { kind: 'superadmin' }, {
-    summary: 'Replace a configuration section', request: { query: ConfigQuery, body: ConfigEnvelope },
-    responses: { 200: { description: 'The section', schema: SiteConfigSection } },
-  }, async (req, res) => {
-    const { code } = parseQuery(ConfigQuery, req);
-    const envelope = parseBody(ConfigEnvelope, req);
-    const { config } = parseBody(ConfigEnvelope.extend({ config: SECTION_SCHEMAS[code] }), req);
-    const stored = await putSiteConfig(
-      { pool: deps.pool, store: deps.store, ...(rates ? { invalidateRates: rates.invalidate } : {}) },
-      { code, config, request: envelope.code, adminUserId: authOf(req).userId, at: new Date().toISOString() },
-    );
-    res.json(stored);
-  });
+  route(
+    'put',
+    '/config',
+    { kind: 'superadmin' },
+    {
+      summary: 'Replace a configuration section',
+      request: { query: ConfigQuery, body: ConfigEnvelope },
+      responses: { 200: { description: 'The section', schema: SiteConfigSection } },
+    },
+    async (req, res) => {
+      const { code } = parseQuery(ConfigQuery, req);
+      const envelope = parseBody(ConfigEnvelope, req);
+      const { config } = parseBody(ConfigEnvelope.extend({ config: SECTION_SCHEMAS[code] }), req);
+      const stored = await putSiteConfig(
+        { pool: deps.pool, store: deps.store, ...(rates ? { invalidateRates: rates.invalidate } : {}) },
+        { code, config, request: envelope.code, adminUserId: authOf(req).userId, at: new Date().toISOString() },
+      );
+      res.json(stored);
+    },
+  );
   return router;
 };

@@ -8,8 +8,10 @@ import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
 /** Where `npm run build:console` writes the console (`console/dist`), from src/http (tsx) or dist/src/http (compiled). */
-export const CONSOLE_DIST = [path.resolve(import.meta.dirname, '../../console/dist'), path.resolve(import.meta.dirname, '../../../console/dist')]
-  .find((dir) => existsSync(path.join(dir, 'index.html'))) ?? path.resolve(import.meta.dirname, '../../console/dist');
+export const CONSOLE_DIST =
+  [path.resolve(import.meta.dirname, '../../console/dist'), path.resolve(import.meta.dirname, '../../../console/dist')].find((dir) =>
+    existsSync(path.join(dir, 'index.html')),
+  ) ?? path.resolve(import.meta.dirname, '../../console/dist');
 
 /** Paths of the public auth routes the console may call on its own origin; sign-up stays on the public API. */
 const CONSOLE_AUTH = new Set(['POST /auth/sign-in', 'POST /auth/verify-2fa', 'POST /auth/refresh', 'DELETE /session/log-out/current']);
@@ -29,7 +31,9 @@ export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
     try {
       const auth = await authenticateRequest(kit.authenticator, req, 'admin');
       if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
-      res.set('cache-control', 'no-store').json({ id: auth.userId, username: auth.username, email: auth.user.email, roles: auth.roles, permissions: auth.permissions });
+      res
+        .set('cache-control', 'no-store')
+        .json({ id: auth.userId, username: auth.username, email: auth.user.email, roles: auth.roles, permissions: auth.permissions });
     } catch (error) {
       next(error);
     }
@@ -37,7 +41,9 @@ export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
   // The captcha rule of the environment: locally the bypass token (accepted only with APP_ENV=local), else a token to enter.
   router.get('/admin/console-config', (_req, res) => {
     const local = kit.settings.captcha.appEnv === 'local';
-    res.set('cache-control', 'no-store').json({ captcha: local ? { mode: 'bypass', token: kit.settings.captcha.localBypassToken } : { mode: 'token' } });
+    res
+      .set('cache-control', 'no-store')
+      .json({ captcha: local ? { mode: 'bypass', token: kit.settings.captcha.localBypassToken } : { mode: 'token' } });
   });
 
   router.use('/admin', precompressed(dist));
@@ -66,6 +72,8 @@ const precompressed = (dist: string): RequestHandler => {
     res.set({ 'content-encoding': 'gzip', vary: 'Accept-Encoding', 'cache-control': 'public, max-age=31536000, immutable' });
     res.type(path.extname(file));
     // send keeps a Content-Type already set, so the .gz twin goes out as the asset's own type.
-    res.sendFile(`${file}.gz`, (error) => { if (error) next(error); });
+    res.sendFile(`${file}.gz`, (error) => {
+      if (error) next(error);
+    });
   };
 };

@@ -24,12 +24,25 @@ declare module 'express-serve-static-core' {
 }
 
 /** The one error body of every API. */
-export type ErrorBody = Readonly<{ statusCode: number; code: string; message: string; details?: readonly ErrorDetail[]; requestId?: string }>;
+export type ErrorBody = Readonly<{
+  statusCode: number;
+  code: string;
+  message: string;
+  details?: readonly ErrorDetail[];
+  requestId?: string;
+}>;
 
 /** The one table from an AppError's class to its HTTP status. */
 export const HTTP_STATUS = {
-  invalid: 400, unauthenticated: 401, forbidden: 403, 'not-found': 404, conflict: 409, 'too-large': 413, unprocessable: 422,
-  'rate-limited': 429, unavailable: 503,
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'too-large': 413,
+  unprocessable: 422,
+  'rate-limited': 429,
+  unavailable: 503,
 } as const satisfies Record<ErrorClass, number>;
 
 const classOf = (status: number): ErrorClass =>
@@ -78,21 +91,36 @@ export const LEDGER_ERROR_HTTP = {
 
 const ledgerMessage = (e: LedgerError): string => {
   switch (e._tag) {
-    case 'InvalidAmount': return 'Validation failed';
-    case 'InsufficientFunds': return `Insufficient ${e.currencyId} balance: ${e.balance} available, ${e.required} required`;
-    case 'DepositNotFound': return `Deposit ${e.depositId} not found`;
-    case 'DepositInvalidState': return `Cannot ${e.action} deposit ${e.depositId} in status ${e.status}`;
-    case 'BetNotFound': return `Bet ${e.betId} not found`;
-    case 'BetInvalidState': return `Cannot ${e.action} bet ${e.betId} in status ${e.status}`;
-    case 'WithdrawalNotFound': return `Withdrawal ${e.withdrawalId} not found`;
-    case 'WithdrawalInvalidState': return `Cannot ${e.action} withdrawal ${e.withdrawalId} in status ${e.status}`;
-    case 'IdempotencyConflict': return e.message;
-    case 'UserNotFound': return `User ${e.userId} not found`;
-    case 'UsernameRequired': return 'Set a username before betting or withdrawing';
-    case 'UserSelfExcluded': return `User ${e.userId} is self-excluded until ${e.expiresAt}`;
-    case 'BetLimitExceeded': return `The bet is above the user's bet limit of ${e.betLimit} USD`;
-    case 'UserBanned': return `User ${e.userId} is banned`;
-    default: return assertNever(e);
+    case 'InvalidAmount':
+      return 'Validation failed';
+    case 'InsufficientFunds':
+      return `Insufficient ${e.currencyId} balance: ${e.balance} available, ${e.required} required`;
+    case 'DepositNotFound':
+      return `Deposit ${e.depositId} not found`;
+    case 'DepositInvalidState':
+      return `Cannot ${e.action} deposit ${e.depositId} in status ${e.status}`;
+    case 'BetNotFound':
+      return `Bet ${e.betId} not found`;
+    case 'BetInvalidState':
+      return `Cannot ${e.action} bet ${e.betId} in status ${e.status}`;
+    case 'WithdrawalNotFound':
+      return `Withdrawal ${e.withdrawalId} not found`;
+    case 'WithdrawalInvalidState':
+      return `Cannot ${e.action} withdrawal ${e.withdrawalId} in status ${e.status}`;
+    case 'IdempotencyConflict':
+      return e.message;
+    case 'UserNotFound':
+      return `User ${e.userId} not found`;
+    case 'UsernameRequired':
+      return 'Set a username before betting or withdrawing';
+    case 'UserSelfExcluded':
+      return `User ${e.userId} is self-excluded until ${e.expiresAt}`;
+    case 'BetLimitExceeded':
+      return `The bet is above the user's bet limit of ${e.betLimit} USD`;
+    case 'UserBanned':
+      return `User ${e.userId} is banned`;
+    default:
+      return assertNever(e);
   }
 };
 
@@ -129,8 +157,13 @@ export const LIMITS_ERROR_HTTP = {
 export const limitsErrorToHttp = (e: LimitsError): HttpError => {
   if (e._tag === 'ExclusionNotInFuture') return validationFailed([{ field: 'body.excludeUntil', message: 'must be in the future' }]);
   const [status, code] = LIMITS_ERROR_HTTP[e._tag];
-  return new HttpError(status, code, e._tag === 'NoActiveExclusion' ? `User ${e.userId} has no active self-exclusion`
-    : `User ${e.userId} is self-excluded until ${e.expiresAt}; lift the exclusion to shorten it`);
+  return new HttpError(
+    status,
+    code,
+    e._tag === 'NoActiveExclusion'
+      ? `User ${e.userId} has no active self-exclusion`
+      : `User ${e.userId} is self-excluded until ${e.expiresAt}; lift the exclusion to shorten it`,
+  );
 };
 
 /** Leaderboard refusals: status and stable code. */
@@ -166,19 +199,29 @@ export const CHAT_ERROR_HTTP = {
 
 const chatMessage = (e: ChatError): string => {
   switch (e._tag) {
-    case 'ChatRoomNotFound': return `Chat room ${e.roomId} not found`;
-    case 'ChatMessageNotFound': return `Chat message ${e.messageId} not found`;
-    case 'ChatMessageAlreadyDeleted': return `Chat message ${e.messageId} is already deleted`;
-    case 'ChatUserNotFound': return `User ${e.userId} not found`;
-    case 'ChatUserBanned': return 'The account is banned';
-    case 'ChatDisabled': return 'Chat is disabled for this account';
-    case 'ChatUsernameRequired': return 'Set a username before chatting';
-    case 'ChatRateLimited': return `At most ${e.messagesPerMinute} messages per minute in room ${e.roomId}; try again in ${e.retryAfterSeconds} s`;
-    default: return assertNever(e);
+    case 'ChatRoomNotFound':
+      return `Chat room ${e.roomId} not found`;
+    case 'ChatMessageNotFound':
+      return `Chat message ${e.messageId} not found`;
+    case 'ChatMessageAlreadyDeleted':
+      return `Chat message ${e.messageId} is already deleted`;
+    case 'ChatUserNotFound':
+      return `User ${e.userId} not found`;
+    case 'ChatUserBanned':
+      return 'The account is banned';
+    case 'ChatDisabled':
+      return 'Chat is disabled for this account';
+    case 'ChatUsernameRequired':
+      return 'Set a username before chatting';
+    case 'ChatRateLimited':
+      return `At most ${e.messagesPerMinute} messages per minute in room ${e.roomId}; try again in ${e.retryAfterSeconds} s`;
+    default:
+      return assertNever(e);
   }
 };
 
-export const chatErrorToHttp = (e: ChatError): HttpError => new HttpError(CHAT_ERROR_HTTP[e._tag][0], CHAT_ERROR_HTTP[e._tag][1], chatMessage(e));
+export const chatErrorToHttp = (e: ChatError): HttpError =>
+  new HttpError(CHAT_ERROR_HTTP[e._tag][0], CHAT_ERROR_HTTP[e._tag][1], chatMessage(e));
 
 const assertNever = (x: never): never => {
   throw new Error(`unmapped ledger error: ${JSON.stringify(x)}`);
@@ -201,24 +244,29 @@ export const orThrow = <T>(result: Either<LedgerError, T>): T => {
 
 export type Location = 'body' | 'query' | 'params' | 'headers';
 
-export const validationFailed = (details: readonly ErrorDetail[]): HttpError => new HttpError(400, 'VALIDATION_FAILED', 'Validation failed', details);
+export const validationFailed = (details: readonly ErrorDetail[]): HttpError =>
+  new HttpError(400, 'VALIDATION_FAILED', 'Validation failed', details);
 
 export const zodToHttp = (error: ZodError, location: Location): HttpError =>
-  validationFailed(error.issues.map((issue) => ({
-    field: [location, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  })));
+  validationFailed(
+    error.issues.map((issue) => ({
+      field: [location, ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  );
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Echoes a well-formed `x-request-id`, or makes one; gives each request a child logger carrying it. */
-export const requestId = (logger: Logger): RequestHandler => (req, res, next) => {
-  const given = req.get('x-request-id');
-  req.id = given && REQUEST_ID.test(given) ? given : randomUUID();
-  req.log = logger.child({ reqId: req.id });
-  res.setHeader('x-request-id', req.id);
-  next();
-};
+export const requestId =
+  (logger: Logger): RequestHandler =>
+  (req, res, next) => {
+    const given = req.get('x-request-id');
+    req.id = given && REQUEST_ID.test(given) ? given : randomUUID();
+    req.log = logger.child({ reqId: req.id });
+    res.setHeader('x-request-id', req.id);
+    next();
+  };
 
 /** One line per finished request: method, path, status, duration. */
 export const requestLogger: RequestHandler = (req, res, next) => {
@@ -242,7 +290,9 @@ type ParserError = Error & { type?: string; status?: number; expose?: boolean; l
 const fromParser = (error: ParserError): HttpError | undefined => {
   if (error.type === 'entity.parse.failed') return new HttpError(400, 'INVALID_JSON', 'Request body is not valid JSON');
   if (error.type === 'entity.too.large') {
-    return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large', [{ field: 'body', message: `must be at most ${error.limit} bytes` }]);
+    return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large', [
+      { field: 'body', message: `must be at most ${error.limit} bytes` },
+    ]);
   }
   if (typeof error.status === 'number' && error.status >= 400 && error.status < 500 && error.expose) {
     return new HttpError(error.status, 'BAD_REQUEST', error.message);
@@ -251,33 +301,42 @@ const fromParser = (error: ParserError): HttpError | undefined => {
 };
 
 /** Express error middleware, registered last: everything leaves as `{statusCode, code, message, details?}`. */
-export const errorHandler = (logger: Logger): ErrorRequestHandler => (error: unknown, req, res, next) => {
-  if (res.headersSent) {
-    next(error);
-    return;
-  }
-  const log = req.log ?? logger;
-  const known = error instanceof AppError ? HttpError.of(error)
-    : error instanceof ZodError ? zodToHttp(error, 'body')
-    : error instanceof AppendRefused ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
-    : error instanceof StoreUnavailable ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
-    : error instanceof Error ? fromParser(error as ParserError) : undefined;
-  if (known) {
-    if (known.statusCode >= 500) log.warn({ err: error, reqId: req.id }, 'dependency unavailable');
-    if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-    if (known.statusCode === 503) res.setHeader('Retry-After', '1');
-    res.status(known.statusCode).json(known.toBody());
-    return;
-  }
-  const down = unavailableDependency(error);
-  if (down) {
-    // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
-    log.warn({ err: error, reqId: req.id, dependency: down }, 'dependency unavailable');
-    res.setHeader('Retry-After', '1');
-    res.status(503).json(new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody());
-    return;
-  }
-  log.error({ err: error, reqId: req.id, method: req.method, url: req.originalUrl }, 'unhandled error');
-  const body: ErrorBody = { statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: req.id };
-  res.status(500).json(body);
-};
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const log = req.log ?? logger;
+    const known =
+      error instanceof AppError
+        ? HttpError.of(error)
+        : error instanceof ZodError
+          ? zodToHttp(error, 'body')
+          : error instanceof AppendRefused
+            ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
+            : error instanceof StoreUnavailable
+              ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
+              : error instanceof Error
+                ? fromParser(error as ParserError)
+                : undefined;
+    if (known) {
+      if (known.statusCode >= 500) log.warn({ err: error, reqId: req.id }, 'dependency unavailable');
+      if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+      if (known.statusCode === 503) res.setHeader('Retry-After', '1');
+      res.status(known.statusCode).json(known.toBody());
+      return;
+    }
+    const down = unavailableDependency(error);
+    if (down) {
+      // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
+      log.warn({ err: error, reqId: req.id, dependency: down }, 'dependency unavailable');
+      res.setHeader('Retry-After', '1');
+      res.status(503).json(new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody());
+      return;
+    }
+    log.error({ err: error, reqId: req.id, method: req.method, url: req.originalUrl }, 'unhandled error');
+    const body: ErrorBody = { statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: req.id };
+    res.status(500).json(body);
+  };

@@ -18,29 +18,58 @@ export const faqRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
 
-  route('get', '/faq', { kind: 'auth' }, {
-    summary: 'List FAQ entries',
-    responses: { 200: { description: 'FAQ entries', schema: FaqList } },
-  }, async (_req, res) => { res.json({ data: await listFaq(deps.pool) }); });
-  route('post', '/faq', { kind: 'perm', permission: 'faq.edit' }, {
-    summary: 'Create a FAQ entry', request: { body: FaqCreateBody },
-    responses: { 201: { description: 'The entry', schema: FaqEntry } },
-  }, async (req, res) => {
-    res.status(201).json(await createFaq(deps.pool, parseBody(FaqCreateBody, req), authOf(req).userId));
-  });
-  route('put', '/faq', { kind: 'perm', permission: 'faq.edit' }, {
-    summary: 'Update or reorder a FAQ entry', request: { body: FaqUpdateBody },
-    responses: { 200: { description: 'The entry', schema: FaqEntry } },
-  }, async (req, res) => {
-    const body = parseBody(FaqUpdateBody, req);
-    res.json(found(await updateFaq(deps.pool, body, authOf(req).userId), body.id));
-  });
-  route('delete', '/faq', { kind: 'perm', permission: 'faq.edit' }, {
-    summary: 'Delete a FAQ entry', request: { body: FaqDeleteBody },
-    responses: { 200: { description: 'The deleted entry', schema: FaqEntry } },
-  }, async (req, res) => {
-    const { id } = parseBody(FaqDeleteBody, req);
-    res.json(found(await deleteFaq(deps.pool, id, authOf(req).userId), id));
-  });
+  route(
+    'get',
+    '/faq',
+    { kind: 'auth' },
+    {
+      summary: 'List FAQ entries',
+      responses: { 200: { description: 'FAQ entries', schema: FaqList } },
+    },
+    async (_req, res) => {
+      res.json({ data: await listFaq(deps.pool) });
+    },
+  );
+  route(
+    'post',
+    '/faq',
+    { kind: 'perm', permission: 'faq.edit' },
+    {
+      summary: 'Create a FAQ entry',
+      request: { body: FaqCreateBody },
+      responses: { 201: { description: 'The entry', schema: FaqEntry } },
+    },
+    async (req, res) => {
+      res.status(201).json(await createFaq(deps.pool, parseBody(FaqCreateBody, req), authOf(req).userId));
+    },
+  );
+  route(
+    'put',
+    '/faq',
+    { kind: 'perm', permission: 'faq.edit' },
+    {
+      summary: 'Update or reorder a FAQ entry',
+      request: { body: FaqUpdateBody },
+      responses: { 200: { description: 'The entry', schema: FaqEntry } },
+    },
+    async (req, res) => {
+      const body = parseBody(FaqUpdateBody, req);
+      res.json(found(await updateFaq(deps.pool, body, authOf(req).userId), body.id));
+    },
+  );
+  route(
+    'delete',
+    '/faq',
+    { kind: 'perm', permission: 'faq.edit' },
+    {
+      summary: 'Delete a FAQ entry',
+      request: { body: FaqDeleteBody },
+      responses: { 200: { description: 'The deleted entry', schema: FaqEntry } },
+    },
+    async (req, res) => {
+      const { id } = parseBody(FaqDeleteBody, req);
+      res.json(found(await deleteFaq(deps.pool, id, authOf(req).userId), id));
+    },
+  );
   return router;
 };

@@ -18,17 +18,33 @@ export class SqlParams {
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
 /** Numbers arrive as JSON numbers (body, JSON `where`) or strings (bracketed query keys). */
-export const looseNumber = z.union([z.number().finite(), z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a number').transform(Number)]);
-export const looseInt = z.union([z.number().int().min(-2147483648).max(2147483647), z.string().regex(INTEGER, 'Expected an integer').transform(Number)])
+export const looseNumber = z.union([
+  z.number().finite(),
+  z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a number').transform(Number),
+]);
+export const looseInt = z
+  .union([z.number().int().min(-2147483648).max(2147483647), z.string().regex(INTEGER, 'Expected an integer').transform(Number)])
   .pipe(z.number().int().min(-2147483648).max(2147483647));
-export const looseUserId = z.union([z.number().int().min(1), z.string().regex(/^\d{1,15}$/, 'Expected a user id').transform(Number)])
+export const looseUserId = z
+  .union([
+    z.number().int().min(1),
+    z
+      .string()
+      .regex(/^\d{1,15}$/, 'Expected a user id')
+      .transform(Number),
+  ])
   .pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
 /** A decimal string: optional sign, digits, optional fraction; no exponent. */
 export const decimalString = z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a decimal string such as "10.5"');
 const dateTime = storableDateTime;
 const stringList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string()).max(100));
 
-const compare = <T extends z.ZodType>(value: T) => ({ lt: value.optional(), gt: value.optional(), lte: value.optional(), gte: value.optional() });
+const compare = <T extends z.ZodType>(value: T) => ({
+  lt: value.optional(),
+  gt: value.optional(),
+  lte: value.optional(),
+  gte: value.optional(),
+});
 
 export const NumberFilter = z.strictObject({ ...compare(looseNumber), equals: looseNumber.optional() });
 export const IntFilter = z.strictObject({ ...compare(looseInt), equals: looseInt.optional() });
@@ -36,9 +52,14 @@ export const DecimalFilter = z.strictObject({ ...compare(decimalString), equals:
 export const DateFilter = z.strictObject(compare(dateTime));
 export const StringFilter = z.strictObject({
   mode: z.enum(['default', 'insensitive']).optional(),
-  equals: z.string().optional(), in: stringList.optional(), notIn: stringList.optional(), not: z.string().optional(),
+  equals: z.string().optional(),
+  in: stringList.optional(),
+  notIn: stringList.optional(),
+  not: z.string().optional(),
   ...compare(z.string()),
-  contains: z.string().optional(), startsWith: z.string().optional(), endsWith: z.string().optional(),
+  contains: z.string().optional(),
+  startsWith: z.string().optional(),
+  endsWith: z.string().optional(),
 });
 
 export type NumberFilter = z.output<typeof NumberFilter>;
@@ -53,7 +74,13 @@ export type FieldSpec =
   | Readonly<{ kind: 'nested'; fields: FieldMap }>;
 export type FieldMap = Readonly<Record<string, FieldSpec>>;
 
-const COMPARISONS = [['lt', '<'], ['lte', '<='], ['gt', '>'], ['gte', '>='], ['equals', '=']] as const;
+const COMPARISONS = [
+  ['lt', '<'],
+  ['lte', '<='],
+  ['gt', '>'],
+  ['gte', '>='],
+  ['equals', '='],
+] as const;
 const CAST = { number: 'numeric', decimal: 'numeric', date: 'timestamptz' } as const;
 
 const compileRange = (column: string, cast: string, filter: Readonly<Record<string, unknown>>, p: SqlParams): string[] =>
@@ -87,10 +114,17 @@ export const compileWhere = (fields: FieldMap, where: Readonly<Record<string, un
     const value = where[name];
     if (value === undefined || value === null) continue;
     switch (spec.kind) {
-      case 'equals': out.push(`${spec.column} = ${p.add(String(value))}::${spec.cast}`); break;
-      case 'string': out.push(...compileString(spec.column, value as StringFilter, p)); break;
-      case 'nested': out.push(...compileWhere(spec.fields, value as Record<string, unknown>, p)); break;
-      default: out.push(...compileRange(spec.column, CAST[spec.kind], value as Record<string, unknown>, p));
+      case 'equals':
+        out.push(`${spec.column} = ${p.add(String(value))}::${spec.cast}`);
+        break;
+      case 'string':
+        out.push(...compileString(spec.column, value as StringFilter, p));
+        break;
+      case 'nested':
+        out.push(...compileWhere(spec.fields, value as Record<string, unknown>, p));
+        break;
+      default:
+        out.push(...compileRange(spec.column, CAST[spec.kind], value as Record<string, unknown>, p));
     }
   }
   return out;

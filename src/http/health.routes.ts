@@ -46,15 +46,17 @@ const describe = (error: unknown): string => {
 };
 
 export const runHealthChecks = async ({ checks, logger, timeoutMs = 2_000 }: HealthDeps): Promise<HealthResult> => {
-  const entries = await Promise.all(Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
-    try {
-      await withTimeout(check, timeoutMs);
-      return [name, { status: 'up' }];
-    } catch (error) {
-      logger.warn({ err: error, check: name }, 'health check failed');
-      return [name, { status: 'down', message: describe(error) }];
-    }
-  }));
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
+      try {
+        await withTimeout(check, timeoutMs);
+        return [name, { status: 'up' }];
+      } catch (error) {
+        logger.warn({ err: error, check: name }, 'health check failed');
+        return [name, { status: 'down', message: describe(error) }];
+      }
+    }),
+  );
   const details = Object.fromEntries(entries);
   const info = Object.fromEntries(entries.filter(([, r]) => r.status === 'up'));
   const error = Object.fromEntries(entries.filter(([, r]) => r.status === 'down'));

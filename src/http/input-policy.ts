@@ -48,7 +48,11 @@ export const inspectInput = (value: unknown, root: string): ErrorDetail | undefi
 /** A query value that is JSON (`where={...}` on list routes) is checked as the value it becomes. */
 const queryValue = (value: string): unknown => {
   if (!/^\s*[[{]/.test(value)) return value;
-  try { return JSON.parse(value) as unknown; } catch { return value; }
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 };
 
 const pathProblem = (path: string): ErrorDetail | undefined => {

@@ -3,8 +3,20 @@ import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
 import { HttpError, orThrow } from './errors.js';
 import {
-  AffiliateClaimBody, CreateDepositBody, CreateWithdrawalBody, DepositFailBody, DepositTxBody, ErrorBetBody, IdempotencyHeaders, IdParams,
-  PlaceBetBody, RollbackBetBody, SettleBetBody, UserIdParams, WithdrawalCompleteBody, WithdrawalFailBody,
+  AffiliateClaimBody,
+  CreateDepositBody,
+  CreateWithdrawalBody,
+  DepositFailBody,
+  DepositTxBody,
+  ErrorBetBody,
+  IdempotencyHeaders,
+  IdParams,
+  PlaceBetBody,
+  RollbackBetBody,
+  SettleBetBody,
+  UserIdParams,
+  WithdrawalCompleteBody,
+  WithdrawalFailBody,
 } from './internal.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 

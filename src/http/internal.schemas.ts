@@ -4,25 +4,53 @@ import { MAX_DECIMAL_CHARS, z } from './validate.js';
 
 /** Networks and payment providers of the spec's shared enumerations. */
 export const NETWORK_IDS = [
-  'BSC', 'ETH', 'POLYGON', 'SOL', 'TRX', 'BTC', 'LTC', 'ARETH', 'OPTIMISM', 'TON', 'BASE', 'AVAX', 'OPBNB', 'ETH_SEPOLIA', 'NETWORK_X',
+  'BSC',
+  'ETH',
+  'POLYGON',
+  'SOL',
+  'TRX',
+  'BTC',
+  'LTC',
+  'ARETH',
+  'OPTIMISM',
+  'TON',
+  'BASE',
+  'AVAX',
+  'OPBNB',
+  'ETH_SEPOLIA',
+  'NETWORK_X',
 ] as const;
 export const PROVIDER_IDS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'TEST'] as const;
 
-export const required = (expected: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${expected}`);
+export const required = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'is required' : `must be ${expected}`;
 
-const text = (max = 500) => z.string({ error: required('a string') }).max(max, `must be at most ${max} characters`)
-  .refine((s) => s.trim() !== '', 'must not be empty');
-const optionalText = (max = 500) => z.string({ error: required('a string or null') }).max(max, `must be at most ${max} characters`).nullable().optional();
+const text = (max = 500) =>
+  z
+    .string({ error: required('a string') })
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.trim() !== '', 'must not be empty');
+const optionalText = (max = 500) =>
+  z
+    .string({ error: required('a string or null') })
+    .max(max, `must be at most ${max} characters`)
+    .nullable()
+    .optional();
 const id = text(128);
 
 /** Shape only; the scale depends on the currency and is checked by `withScales`. No sign, no exponent. */
-export const DecimalString = z.string({ error: required('a decimal string') })
+export const DecimalString = z
+  .string({ error: required('a decimal string') })
   .max(MAX_DECIMAL_CHARS, `must be at most ${MAX_DECIMAL_CHARS} characters`)
   .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "12.5" (no sign, no exponent)')
   .openapi({ type: 'string', example: '12.5' });
 
-const userId = z.number({ error: required('a number') }).int('must be an integer').positive('must be a positive integer')
-  .max(Number.MAX_SAFE_INTEGER, 'is too large').openapi({ example: 42 });
+const userId = z
+  .number({ error: required('a number') })
+  .int('must be an integer')
+  .positive('must be a positive integer')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large')
+  .openapi({ example: 42 });
 const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
 const networkId = z.enum(NETWORK_IDS, { error: required(`one of ${NETWORK_IDS.join(', ')}`) });
 const providerId = z.enum(PROVIDER_IDS, { error: required(`one of ${PROVIDER_IDS.join(', ')}`) });
@@ -34,92 +62,139 @@ type ScaleRule = Readonly<{ field: string; scale: 'currency' | 'usd'; positive: 
  * every bad field. A too-precise amount is a 400 naming the field, before the ledger is called.
  */
 export const withScales = <S extends z.ZodObject>(schema: S, rules: readonly ScaleRule[]): S =>
-  schema.superRefine((raw, ctx) => {
-    // `when` runs this on any input, null included (the OpenAPI generator probes with null).
-    const body = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    const currency = typeof body.currencyId === 'string' && isCurrencyId(body.currencyId) ? body.currencyId : undefined;
-    for (const rule of rules) {
-      const value = body[rule.field];
-      if (typeof value !== 'string' || !DecimalString.safeParse(value).success) continue;
-      const scale = rule.scale === 'usd' ? USD_SCALE : currency === undefined ? undefined : scaleOf(currency);
-      if (scale === undefined) continue;
-      const minor = parseDecimal(value, scale);
-      const message = isParseError(minor)
-        ? minor.reason === 'too_many_decimals' ? `${minor.message} for ${rule.scale === 'usd' ? 'USD' : currency}` : minor.message
-        : rule.positive && minor === 0n ? 'must be greater than zero' : undefined;
-      if (message) ctx.addIssue({ code: 'custom', path: [rule.field], message, input: value });
-    }
-  }, { when: () => true }) as unknown as S;
+  schema.superRefine(
+    (raw, ctx) => {
+      // `when` runs this on any input, null included (the OpenAPI generator probes with null).
+      const body = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+      const currency = typeof body.currencyId === 'string' && isCurrencyId(body.currencyId) ? body.currencyId : undefined;
+      for (const rule of rules) {
+        const value = body[rule.field];
+        if (typeof value !== 'string' || !DecimalString.safeParse(value).success) continue;
+        const scale = rule.scale === 'usd' ? USD_SCALE : currency === undefined ? undefined : scaleOf(currency);
+        if (scale === undefined) continue;
+        const minor = parseDecimal(value, scale);
+        const message = isParseError(minor)
+          ? minor.reason === 'too_many_decimals'
+            ? `${minor.message} for ${rule.scale === 'usd' ? 'USD' : currency}`
+            : minor.message
+          : rule.positive && minor === 0n
+            ? 'must be greater than zero'
+            : undefined;
+        if (message) ctx.addIssue({ code: 'custom', path: [rule.field], message, input: value });
+      }
+    },
+    { when: () => true },
+  ) as unknown as S;
 
-export const GameIdentitySchema = z.object({
-  name: text(200),
-  slug: text(200),
-  type: text(100),
-  provider: z.object({ name: text(200) }, { error: required('an object') }),
-}, { error: required('an object') }).openapi('GameIdentity');
+export const GameIdentitySchema = z
+  .object(
+    {
+      name: text(200),
+      slug: text(200),
+      type: text(100),
+      provider: z.object({ name: text(200) }, { error: required('an object') }),
+    },
+    { error: required('an object') },
+  )
+  .openapi('GameIdentity');
 
 export const IdParams = z.object({ id }).openapi('InternalIdParams');
 export const UserIdParams = z.object({
-  userId: z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer').max(Number.MAX_SAFE_INTEGER),
+  userId: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .positive('must be a positive integer')
+    .max(Number.MAX_SAFE_INTEGER),
 });
 
 /** `Idempotency-Key` header of POST /internal/withdrawals (optional). */
 export const IdempotencyHeaders = z.object({ 'idempotency-key': text(200).optional() });
 
-export const CreateDepositBody = withScales(z.object({
-  externalId: text(200),
-  userId,
-  providerId,
-  networkId,
-  currencyId,
-  amount: DecimalString,
-  usdAmount: DecimalString.optional(),
-  txHash: optionalText(200),
-  payAddress: optionalText(200),
-  payMemo: optionalText(200),
-}), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalCreateDeposit');
+export const CreateDepositBody = withScales(
+  z.object({
+    externalId: text(200),
+    userId,
+    providerId,
+    networkId,
+    currencyId,
+    amount: DecimalString,
+    usdAmount: DecimalString.optional(),
+    txHash: optionalText(200),
+    payAddress: optionalText(200),
+    payMemo: optionalText(200),
+  }),
+  [
+    { field: 'amount', scale: 'currency', positive: true },
+    { field: 'usdAmount', scale: 'usd', positive: false },
+  ],
+).openapi('InternalCreateDeposit');
 
 export const DepositTxBody = z.object({ txHash: optionalText(200) }).openapi('InternalDepositTx');
 export const DepositFailBody = z.object({ reason: text(500) }).openapi('InternalDepositFail');
 
-export const PlaceBetBody = withScales(z.object({
-  id,
-  userId,
-  roundId: id,
-  gameId: z.number({ error: required('a number') }).int('must be an integer').nonnegative('must not be negative').max(Number.MAX_SAFE_INTEGER),
-  gameIdentity: GameIdentitySchema,
-  currencyId,
-  amount: DecimalString,
-  usdAmount: DecimalString.optional(),
-}), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalPlaceBet');
+export const PlaceBetBody = withScales(
+  z.object({
+    id,
+    userId,
+    roundId: id,
+    gameId: z
+      .number({ error: required('a number') })
+      .int('must be an integer')
+      .nonnegative('must not be negative')
+      .max(Number.MAX_SAFE_INTEGER),
+    gameIdentity: GameIdentitySchema,
+    currencyId,
+    amount: DecimalString,
+    usdAmount: DecimalString.optional(),
+  }),
+  [
+    { field: 'amount', scale: 'currency', positive: true },
+    { field: 'usdAmount', scale: 'usd', positive: false },
+  ],
+).openapi('InternalPlaceBet');
 
 /** The bet's currency is known only to the ledger, which checks the payout's scale (400 with the field too). */
-export const SettleBetBody = withScales(z.object({
-  payout: DecimalString,
-  usdPayout: DecimalString.optional(),
-}), [{ field: 'usdPayout', scale: 'usd', positive: false }]).openapi('InternalSettleBet');
+export const SettleBetBody = withScales(
+  z.object({
+    payout: DecimalString,
+    usdPayout: DecimalString.optional(),
+  }),
+  [{ field: 'usdPayout', scale: 'usd', positive: false }],
+).openapi('InternalSettleBet');
 export const RollbackBetBody = z.object({}).openapi('InternalRollbackBet');
 export const ErrorBetBody = z.object({ errorDetails: text(2000) }).openapi('InternalErrorBet');
 
-export const CreateWithdrawalBody = withScales(z.object({
-  userId,
-  currencyId,
-  networkId,
-  providerId,
-  amount: DecimalString,
-  usdAmount: DecimalString.optional(),
-  recipientAddress: text(200),
-  recipientMemo: optionalText(200),
-}), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalCreateWithdrawal');
+export const CreateWithdrawalBody = withScales(
+  z.object({
+    userId,
+    currencyId,
+    networkId,
+    providerId,
+    amount: DecimalString,
+    usdAmount: DecimalString.optional(),
+    recipientAddress: text(200),
+    recipientMemo: optionalText(200),
+  }),
+  [
+    { field: 'amount', scale: 'currency', positive: true },
+    { field: 'usdAmount', scale: 'usd', positive: false },
+  ],
+).openapi('InternalCreateWithdrawal');
 
 /** Addition to decisions.md: POST /internal/affiliate-claims, idempotent on claimId. */
-export const AffiliateClaimBody = withScales(z.object({
-  claimId: id,
-  userId,
-  currencyId,
-  amount: DecimalString,
-  usdAmount: DecimalString.optional(),
-}), [{ field: 'amount', scale: 'currency', positive: true }, { field: 'usdAmount', scale: 'usd', positive: false }]).openapi('InternalAffiliateClaim');
+export const AffiliateClaimBody = withScales(
+  z.object({
+    claimId: id,
+    userId,
+    currencyId,
+    amount: DecimalString,
+    usdAmount: DecimalString.optional(),
+  }),
+  [
+    { field: 'amount', scale: 'currency', positive: true },
+    { field: 'usdAmount', scale: 'usd', positive: false },
+  ],
+).openapi('InternalAffiliateClaim');
 
 export const WithdrawalCompleteBody = z.object({ txHash: text(200) }).openapi('InternalWithdrawalComplete');
 export const WithdrawalFailBody = z.object({ failedReason: text(500) }).openapi('InternalWithdrawalFail');

@@ -12,15 +12,18 @@ export const iso = (d: Date | null): string | null => (d === null ? null : d.toI
 
 /** The users read model joined under a prefix (`u_id`, `u_username`, ...), with the total wagered USD behind the VIP level. */
 export const shortUserColumns = (alias: string, prefix: string): string =>
-  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, `
-  + `(SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = ${alias}.id) AS ${prefix}_wagered`;
+  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, ` +
+  `(SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = ${alias}.id) AS ${prefix}_wagered`;
 
 export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUser | null => {
   const id = row[`${prefix}_id`] as string | null | undefined;
   if (id === null || id === undefined) return null;
   return shortUserOf({
-    id: Number(id), username: row[`${prefix}_username`] as string | null, isBanned: row[`${prefix}_is_banned`] === true,
-    profile: row[`${prefix}_profile`] as Record<string, unknown> | null, wageredUsd: ((row[`${prefix}_wagered`] as string | null) ?? '0') as DecimalString,
+    id: Number(id),
+    username: row[`${prefix}_username`] as string | null,
+    isBanned: row[`${prefix}_is_banned`] === true,
+    profile: row[`${prefix}_profile`] as Record<string, unknown> | null,
+    wageredUsd: ((row[`${prefix}_wagered`] as string | null) ?? '0') as DecimalString,
   });
 };
 
@@ -28,7 +31,13 @@ export type ListQuery = Readonly<{ select: string; from: string; conditions: rea
 
 /** One page and the total (by `total`: counters or a capped scan); `x-total-source` tells which. */
 export const listPage = async <R extends pg.QueryResultRow, T>(
-  pool: pg.Pool, q: ListQuery, p: SqlParams, page: PageRequest, map: (row: R) => T, total: TotalPlan = SCAN, res?: Response,
+  pool: pg.Pool,
+  q: ListQuery,
+  p: SqlParams,
+  page: PageRequest,
+  map: (row: R) => T,
+  total: TotalPlan = SCAN,
+  res?: Response,
 ): Promise<Page<T>> => {
   const where = whereClause(q.conditions);
   const countValues = [...p.values];

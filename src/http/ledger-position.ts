@@ -1,5 +1,12 @@
 import type { RequestHandler } from 'express';
-import { formatPosition, parsePosition, START, comparePositions, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
+import {
+  formatPosition,
+  parsePosition,
+  START,
+  comparePositions,
+  type EventStore,
+  type Position,
+} from '../infra/event-store/event-store.port.js';
 import { isTracked } from '../infra/event-store/append-tracker.js';
 import type { ReadModelWaiter } from '../projections/read-model-waiter.js';
 import { HttpError } from './errors.js';
@@ -36,7 +43,8 @@ export const ledgerPositionHeader = (store: EventStore): RequestHandler => {
 
 const POSITION = /^\d{1,20}\/\d{1,20}$/;
 
-const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);
+const single = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
 
 export type ConsistentReads = Readonly<{ waiter: ReadModelWaiter; timeoutMs: number }>;
 
@@ -45,33 +53,44 @@ export type ConsistentReads = Readonly<{ waiter: ReadModelWaiter; timeoutMs: num
  * read models it uses have applied the store's head as of its arrival, or the position the caller passed;
  * answers `x-ledger-position` (what it reflects) and `x-read-consistency`. Opting out skips the wait.
  */
-export const consistentRead = (reads: ConsistentReads | undefined, readModels: readonly string[]): RequestHandler => async (req, res, next) => {
-  if (!reads) return next();
-  try {
-    const mode = req.get(READ_CONSISTENCY_HEADER) ?? single(req.query[CONSISTENCY_QUERY]);
-    if (mode !== undefined && mode !== 'none' && mode !== 'consistent') {
-      const field = req.get(READ_CONSISTENCY_HEADER) !== undefined ? `headers.${READ_CONSISTENCY_HEADER}` : `query.${CONSISTENCY_QUERY}`;
-      throw new HttpError(400, 'VALIDATION_FAILED', 'Invalid read consistency', [{ field, message: 'must be consistent or none' }]);
-    }
-    if (mode === 'none') {
-      res.setHeader(READ_CONSISTENCY_HEADER, 'none');
-      return next();
-    }
-    const given = req.get(LEDGER_POSITION_HEADER) ?? single(req.query[POSITION_QUERY]);
-    let target: Position | undefined;
-    if (given !== undefined) {
-      if (!POSITION.test(given)) {
-        const field = req.get(LEDGER_POSITION_HEADER) !== undefined ? `headers.${LEDGER_POSITION_HEADER}` : `query.${POSITION_QUERY}`;
-        throw new HttpError(400, 'VALIDATION_FAILED', 'Invalid ledger position', [{ field, message: 'must be a ledger position as answered in x-ledger-position' }]);
+export const consistentRead =
+  (reads: ConsistentReads | undefined, readModels: readonly string[]): RequestHandler =>
+  async (req, res, next) => {
+    if (!reads) return next();
+    try {
+      const mode = req.get(READ_CONSISTENCY_HEADER) ?? single(req.query[CONSISTENCY_QUERY]);
+      if (mode !== undefined && mode !== 'none' && mode !== 'consistent') {
+        const field = req.get(READ_CONSISTENCY_HEADER) !== undefined ? `headers.${READ_CONSISTENCY_HEADER}` : `query.${CONSISTENCY_QUERY}`;
+        throw new HttpError(400, 'VALIDATION_FAILED', 'Invalid read consistency', [{ field, message: 'must be consistent or none' }]);
       }
-      target = parsePosition(given);
+      if (mode === 'none') {
+        res.setHeader(READ_CONSISTENCY_HEADER, 'none');
+        return next();
+      }
+      const given = req.get(LEDGER_POSITION_HEADER) ?? single(req.query[POSITION_QUERY]);
+      let target: Position | undefined;
+      if (given !== undefined) {
+        if (!POSITION.test(given)) {
+          const field = req.get(LEDGER_POSITION_HEADER) !== undefined ? `headers.${LEDGER_POSITION_HEADER}` : `query.${POSITION_QUERY}`;
+          throw new HttpError(400, 'VALIDATION_FAILED', 'Invalid ledger position', [
+            { field, message: 'must be a ledger position as answered in x-ledger-position' },
+          ]);
+        }
+        target = parsePosition(given);
+      }
+      const reached = await reads.waiter.reach(readModels, target, reads.timeoutMs);
+      res.setHeader(
+        LEDGER_POSITION_HEADER,
+        formatPosition(comparePositions(reached.position, reached.target) >= 0 ? reached.target : reached.position),
+      );
+      res.setHeader(READ_CONSISTENCY_HEADER, reached.stale ? 'stale' : 'consistent');
+      if (reached.stale)
+        req.log.warn(
+          { readModels, target: formatPosition(reached.target), at: formatPosition(reached.position) },
+          'consistent read: bound hit, answering stale',
+        );
+      next();
+    } catch (error) {
+      next(error);
     }
-    const reached = await reads.waiter.reach(readModels, target, reads.timeoutMs);
-    res.setHeader(LEDGER_POSITION_HEADER, formatPosition(comparePositions(reached.position, reached.target) >= 0 ? reached.target : reached.position));
-    res.setHeader(READ_CONSISTENCY_HEADER, reached.stale ? 'stale' : 'consistent');
-    if (reached.stale) req.log.warn({ readModels, target: formatPosition(reached.target), at: formatPosition(reached.position) }, 'consistent read: bound hit, answering stale');
-    next();
-  } catch (error) {
-    next(error);
-  }
-};
+  };

@@ -8,9 +8,14 @@ import { HttpError } from './errors.js';
  * ends of a date range; `scan` counts the matching rows, capped by a statement timeout.
  */
 export type TotalPlan =
-  | Readonly<{ kind: 'counter'; counts: string; keys?: readonly string[]; range?: Readonly<{ from: string; to: string }>;
-    /** Conditions of the partial days, each counted exactly (bounded by a day of the date index). */
-    edges?: readonly Readonly<{ condition: string; value: string }>[] }>
+  | Readonly<{
+      kind: 'counter';
+      counts: string;
+      keys?: readonly string[];
+      range?: Readonly<{ from: string; to: string }>;
+      /** Conditions of the partial days, each counted exactly (bounded by a day of the date index). */
+      edges?: readonly Readonly<{ condition: string; value: string }>[];
+    }>
   | Readonly<{ kind: 'scan' }>;
 
 export const SCAN: TotalPlan = { kind: 'scan' };
@@ -42,15 +47,23 @@ export const dayRangePlan = (counts: string, prefix: string, column: string, f: 
     ...(Number.isFinite(end) ? [{ condition: `${column} >= `, value: new Date(end).toISOString() }] : []),
   ];
   return {
-    kind: 'counter', counts,
-    range: { from: Number.isFinite(start) ? `${prefix}${dayOf(start)}` : prefix, to: Number.isFinite(end) ? `${prefix}${dayOf(end)}` : `${prefix}~` },
+    kind: 'counter',
+    counts,
+    range: {
+      from: Number.isFinite(start) ? `${prefix}${dayOf(start)}` : prefix,
+      to: Number.isFinite(end) ? `${prefix}${dayOf(end)}` : `${prefix}~`,
+    },
     edges,
   };
 };
 
 /** The total by the plan: counts (one statement) or an exact count(*) under a statement timeout. */
 export const countTotal = async (
-  pool: pg.Pool, plan: TotalPlan, from: string, where: string, values: readonly unknown[],
+  pool: pg.Pool,
+  plan: TotalPlan,
+  from: string,
+  where: string,
+  values: readonly unknown[],
 ): Promise<number> => {
   if (plan.kind === 'counter') {
     // The filter's values only when the partial days are counted with its conditions (an unused parameter has no type).
@@ -81,8 +94,11 @@ export const countTotal = async (
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     if ((error as { code?: string }).code === '57014') {
-      throw new HttpError(422, 'FILTER_TOO_BROAD',
-        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: narrow it (a status, a user, a date range) to get an exact total`);
+      throw new HttpError(
+        422,
+        'FILTER_TOO_BROAD',
+        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: narrow it (a status, a user, a date range) to get an exact total`,
+      );
     }
     throw error;
   } finally {

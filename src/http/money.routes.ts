@@ -9,7 +9,14 @@ import { guardedRoutes } from './access.js';
 import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
-import { AdminTipBody, BalanceUserParams, IdempotencyKeyHeaders, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
+import {
+  AdminTipBody,
+  BalanceUserParams,
+  IdempotencyKeyHeaders,
+  SetBalanceBody,
+  WithdrawalIdBody,
+  WithdrawalRejectBody,
+} from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
 
@@ -18,9 +25,15 @@ const shortUser = async ({ auth, pool }: MoneyDeps, id: number | null): Promise<
   if (id === null) return null;
   const u = await auth.users.load(id);
   if (u.status !== 'registered') return null;
-  const { rows } = await pool.query<{ wagered: string }>('SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1', [id]);
+  const { rows } = await pool.query<{ wagered: string }>(
+    'SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1',
+    [id],
+  );
   return shortUserOf({
-    id, username: u.username, isBanned: u.banned !== null, profile: u.profile as Record<string, unknown>,
+    id,
+    username: u.username,
+    isBanned: u.banned !== null,
+    profile: u.profile as Record<string, unknown>,
     wageredUsd: (rows[0]?.wagered ?? '0') as DecimalString,
   });
 };
@@ -67,57 +80,99 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
     return key === undefined ? undefined : `adm${admin(req)}:${key}`;
   };
 
-  route('post', '/admin-tips', { kind: 'perm', permission: 'admin-tips.tip' }, {
-    summary: 'Tip a user', request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
-    responses: { 201: { description: 'Tipped', schema: SuccessResponse } },
-  }, async (req, res) => {
-    const key = operationKey(req);
-    const body = parseBody(AdminTipBody, req);
-    orThrow(await ledger.tip({ ...body, adminUserId: admin(req), operationKey: key }));
-    res.status(201).json({ success: true });
-  });
-  route('post', '/admin-tips/deduct-balance', { kind: 'perm', permission: 'admin-tips.deduct-balance' }, {
-    summary: 'Deduct from a user\'s balance', request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
-    responses: { 201: { description: 'Deducted', schema: SuccessResponse } },
-  }, async (req, res) => {
-    const key = operationKey(req);
-    const body = parseBody(AdminTipBody, req);
-    orThrow(await ledger.deductBalance({ ...body, adminUserId: admin(req), operationKey: key }));
-    res.status(201).json({ success: true });
-  });
+  route(
+    'post',
+    '/admin-tips',
+    { kind: 'perm', permission: 'admin-tips.tip' },
+    {
+      summary: 'Tip a user',
+      request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
+      responses: { 201: { description: 'Tipped', schema: SuccessResponse } },
+    },
+    async (req, res) => {
+      const key = operationKey(req);
+      const body = parseBody(AdminTipBody, req);
+      orThrow(await ledger.tip({ ...body, adminUserId: admin(req), operationKey: key }));
+      res.status(201).json({ success: true });
+    },
+  );
+  route(
+    'post',
+    '/admin-tips/deduct-balance',
+    { kind: 'perm', permission: 'admin-tips.deduct-balance' },
+    {
+      summary: "Deduct from a user's balance",
+      request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
+      responses: { 201: { description: 'Deducted', schema: SuccessResponse } },
+    },
+    async (req, res) => {
+      const key = operationKey(req);
+      const body = parseBody(AdminTipBody, req);
+      orThrow(await ledger.deductBalance({ ...body, adminUserId: admin(req), operationKey: key }));
+      res.status(201).json({ success: true });
+    },
+  );
 
-  route('post', '/withdraw/approve', { kind: 'perm', permission: withdrawApprove.permission }, {
-    summary: 'Approve a withdrawal', request: { body: WithdrawalIdBody },
-    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-  }, async (req, res) => {
-    res.status(201).json(await withdrawApprove.run(deps, parseBody(withdrawApprove.schema, req), admin(req)));
-  });
-  route('post', '/withdraw/reject', { kind: 'perm', permission: withdrawReject.permission }, {
-    summary: 'Reject a withdrawal', request: { body: WithdrawalRejectBody },
-    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-  }, async (req, res) => {
-    res.status(201).json(await withdrawReject.run(deps, parseBody(withdrawReject.schema, req), admin(req)));
-  });
-  route('post', '/withdraw/retry', { kind: 'perm', permission: 'withdrawals.retry' }, {
-    summary: 'Retry a failed withdrawal', request: { body: WithdrawalIdBody },
-    responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-  }, async (req, res) => {
-    const { id } = parseBody(WithdrawalIdBody, req);
-    res.status(201).json(await withdrawalRecord(deps, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
-  });
+  route(
+    'post',
+    '/withdraw/approve',
+    { kind: 'perm', permission: withdrawApprove.permission },
+    {
+      summary: 'Approve a withdrawal',
+      request: { body: WithdrawalIdBody },
+      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
+    },
+    async (req, res) => {
+      res.status(201).json(await withdrawApprove.run(deps, parseBody(withdrawApprove.schema, req), admin(req)));
+    },
+  );
+  route(
+    'post',
+    '/withdraw/reject',
+    { kind: 'perm', permission: withdrawReject.permission },
+    {
+      summary: 'Reject a withdrawal',
+      request: { body: WithdrawalRejectBody },
+      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
+    },
+    async (req, res) => {
+      res.status(201).json(await withdrawReject.run(deps, parseBody(withdrawReject.schema, req), admin(req)));
+    },
+  );
+  route(
+    'post',
+    '/withdraw/retry',
+    { kind: 'perm', permission: 'withdrawals.retry' },
+    {
+      summary: 'Retry a failed withdrawal',
+      request: { body: WithdrawalIdBody },
+      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
+    },
+    async (req, res) => {
+      const { id } = parseBody(WithdrawalIdBody, req);
+      res.status(201).json(await withdrawalRecord(deps, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
+    },
+  );
 
-  route('put', '/user/:id/balance', { kind: 'superadmin' }, {
-    summary: 'Set a user\'s balance', request: { params: BalanceUserParams, body: SetBalanceBody, headers: IdempotencyKeyHeaders },
-    responses: { 200: { description: 'The new balance', schema: BalanceRecord } },
-  }, async (req, res) => {
-    const { id } = parseParams(BalanceUserParams, req);
-    const key = operationKey(req);
-    const body = parseBody(SetBalanceBody, req);
-    const set = orThrow(await ledger.setBalance({ ...body, userId: id, adminUserId: admin(req), operationKey: key }));
-    // The balance that was set, not today's: a retry (same key, same values) answers what the first request did.
-    const requested = parseDecimal(body.balance, scaleOf(body.currencyId));
-    res.json({ ...set, balance: isParseError(requested) ? set.balance : fromMinor(body.currencyId, requested) });
-  });
+  route(
+    'put',
+    '/user/:id/balance',
+    { kind: 'superadmin' },
+    {
+      summary: "Set a user's balance",
+      request: { params: BalanceUserParams, body: SetBalanceBody, headers: IdempotencyKeyHeaders },
+      responses: { 200: { description: 'The new balance', schema: BalanceRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(BalanceUserParams, req);
+      const key = operationKey(req);
+      const body = parseBody(SetBalanceBody, req);
+      const set = orThrow(await ledger.setBalance({ ...body, userId: id, adminUserId: admin(req), operationKey: key }));
+      // The balance that was set, not today's: a retry (same key, same values) answers what the first request did.
+      const requested = parseDecimal(body.balance, scaleOf(body.currencyId));
+      res.json({ ...set, balance: isParseError(requested) ? set.balance : fromMinor(body.currencyId, requested) });
+    },
+  );
 
   return router;
 };

@@ -4,30 +4,52 @@ import { DecimalString, required, withScales } from './internal.schemas.js';
 import { z } from './validate.js';
 
 const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
-const userId = z.number({ error: required('a number') }).int('must be an integer').positive('must be a positive integer')
-  .max(Number.MAX_SAFE_INTEGER, 'is too large').openapi({ example: 42 });
-const withdrawalId = z.string({ error: required('a string') }).trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+const userId = z
+  .number({ error: required('a number') })
+  .int('must be an integer')
+  .positive('must be a positive integer')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large')
+  .openapi({ example: 42 });
+const withdrawalId = z
+  .string({ error: required('a string') })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters');
 
 /** Spec "Admin tip" create body, shared by POST /admin-tips and POST /admin-tips/deduct-balance. */
-export const AdminTipBody = withScales(z.object({
-  amount: DecimalString,
-  currencyId,
-  tag: z.enum(ADMIN_TIP_TAGS, { error: required(`one of ${ADMIN_TIP_TAGS.join(', ')}`) }).optional(),
-  recipientUserId: userId,
-  notes: z.string({ error: required('a string') }).max(300, 'must be at most 300 characters'),
-}), [{ field: 'amount', scale: 'currency', positive: true }]).openapi('AdminTipCreate');
+export const AdminTipBody = withScales(
+  z.object({
+    amount: DecimalString,
+    currencyId,
+    tag: z.enum(ADMIN_TIP_TAGS, { error: required(`one of ${ADMIN_TIP_TAGS.join(', ')}`) }).optional(),
+    recipientUserId: userId,
+    notes: z.string({ error: required('a string') }).max(300, 'must be at most 300 characters'),
+  }),
+  [{ field: 'amount', scale: 'currency', positive: true }],
+).openapi('AdminTipCreate');
 
 export const WithdrawalIdBody = z.object({ id: withdrawalId }).openapi('WithdrawalIdBody');
-export const WithdrawalRejectBody = z.object({
-  id: withdrawalId,
-  rejectReason: z.string({ error: required('a string') }).trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
-}).openapi('WithdrawalRejectBody');
+export const WithdrawalRejectBody = z
+  .object({
+    id: withdrawalId,
+    rejectReason: z
+      .string({ error: required('a string') })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(500, 'must be at most 500 characters'),
+  })
+  .openapi('WithdrawalRejectBody');
 
 /** PUT /user/{id}/balance: the balance to set; zero is allowed, more decimals than the currency has are not. */
-export const SetBalanceBody = withScales(z.object({ balance: DecimalString, currencyId }), [{ field: 'balance', scale: 'currency', positive: false }])
-  .openapi('SetBalanceBody');
+export const SetBalanceBody = withScales(z.object({ balance: DecimalString, currencyId }), [
+  { field: 'balance', scale: 'currency', positive: false },
+]).openapi('SetBalanceBody');
 export const BalanceUserParams = z.object({
-  id: z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer').max(Number.MAX_SAFE_INTEGER),
+  id: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .positive('must be a positive integer')
+    .max(Number.MAX_SAFE_INTEGER),
 });
 
 /**
@@ -35,6 +57,11 @@ export const BalanceUserParams = z.object({
  * Keys are scoped to the acting admin (see money.routes.ts).
  */
 export const IdempotencyKeyHeaders = z.object({
-  'idempotency-key': z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  'idempotency-key': z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
 });

@@ -10,47 +10,117 @@ export const UntypedList = z.array(UntypedObject);
 export const StringList = z.array(z.string());
 export const Text = z.string();
 
-export const Paginated = (name: string, item: z.ZodType = UntypedObject) => z.object({
-  data: z.array(item), take: z.number().int(), page: z.number().int(), total: z.number().int(), totalPages: z.number().int(),
-}).openapi(name);
+export const Paginated = (name: string, item: z.ZodType = UntypedObject) =>
+  z
+    .object({
+      data: z.array(item),
+      take: z.number().int(),
+      page: z.number().int(),
+      total: z.number().int(),
+      totalPages: z.number().int(),
+    })
+    .openapi(name);
 export const PaginatedObjects = Paginated('PaginatedObjects');
 
-export const UserStatsUsd = z.object({
-  totalWagered: decimal, totalPayouts: decimal, totalDeposits: decimal, totalWithdraws: decimal, ltv: decimal, ggr: decimal,
-  totalLoss: deprecatedTotalLoss, totalBets: z.number().int(),
-  firstDepositAt: z.iso.datetime().nullable(), lastDepositAt: z.iso.datetime().nullable(), lastWageredAt: z.iso.datetime().nullable(),
-}).openapi('UserStatsUsd');
+export const UserStatsUsd = z
+  .object({
+    totalWagered: decimal,
+    totalPayouts: decimal,
+    totalDeposits: decimal,
+    totalWithdraws: decimal,
+    ltv: decimal,
+    ggr: decimal,
+    totalLoss: deprecatedTotalLoss,
+    totalBets: z.number().int(),
+    firstDepositAt: z.iso.datetime().nullable(),
+    lastDepositAt: z.iso.datetime().nullable(),
+    lastWageredAt: z.iso.datetime().nullable(),
+  })
+  .openapi('UserStatsUsd');
 
-export const UserRecord = z.looseObject({
-  id: z.number().int(), username: z.string().nullable(), email: z.string().nullable(), vipLevel: z.number().int(),
-  roles: z.array(z.object({ role: z.string(), userId: z.number().int() })), permissions: z.array(z.string()),
-  isBanned: z.boolean(), banReason: z.string().nullable(), kyc: z.unknown(), notes: z.array(z.unknown()).optional(),
-  usdBalance: z.unknown().optional(), statsUsd: UserStatsUsd.optional(), createdAt: z.iso.datetime(), updatedAt: z.iso.datetime(),
-}).openapi('User');
+export const UserRecord = z
+  .looseObject({
+    id: z.number().int(),
+    username: z.string().nullable(),
+    email: z.string().nullable(),
+    vipLevel: z.number().int(),
+    roles: z.array(z.object({ role: z.string(), userId: z.number().int() })),
+    permissions: z.array(z.string()),
+    isBanned: z.boolean(),
+    banReason: z.string().nullable(),
+    kyc: z.unknown(),
+    notes: z.array(z.unknown()).optional(),
+    usdBalance: z.unknown().optional(),
+    statsUsd: UserStatsUsd.optional(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('User');
 
-export const AdminStats = z.object({
-  totalWagered: decimal, totalPayouts: decimal, totalDeposits: decimal, totalWithdraws: decimal, ltv: decimal, ggr: decimal,
-  avgBet: decimal, netDeposit: decimal, totalLoss: deprecatedTotalLoss, totalBets: z.number().int(), rtp: z.number(), winRate: z.number(),
-}).openapi('AdminStats');
+export const AdminStats = z
+  .object({
+    totalWagered: decimal,
+    totalPayouts: decimal,
+    totalDeposits: decimal,
+    totalWithdraws: decimal,
+    ltv: decimal,
+    ggr: decimal,
+    avgBet: decimal,
+    netDeposit: decimal,
+    totalLoss: deprecatedTotalLoss,
+    totalBets: z.number().int(),
+    rtp: z.number(),
+    winRate: z.number(),
+  })
+  .openapi('AdminStats');
 
-export const HealthResult = z.object({
-  status: z.enum(['ok', 'error']), info: z.record(z.string(), z.unknown()), error: z.record(z.string(), z.unknown()),
-  details: z.record(z.string(), z.unknown()),
-}).openapi('HealthResult');
+export const HealthResult = z
+  .object({
+    status: z.enum(['ok', 'error']),
+    info: z.record(z.string(), z.unknown()),
+    error: z.record(z.string(), z.unknown()),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi('HealthResult');
 
 /** Spec "Short user" as the back office answers it (lists and withdrawal commands). */
-export const ShortUser = z.object({
-  id: z.number().int(), username: z.string(), isPrivate: z.boolean(), avatar: z.string(), vipLevel: z.number().int(), isBanned: z.boolean(),
-}).openapi('ShortUser');
+export const ShortUser = z
+  .object({
+    id: z.number().int(),
+    username: z.string(),
+    isPrivate: z.boolean(),
+    avatar: z.string(),
+    vipLevel: z.number().int(),
+    isBanned: z.boolean(),
+  })
+  .openapi('ShortUser');
 
 /** A withdrawal: GET /withdraw rows and the answer of approve, reject and retry. Money as decimal strings. */
-export const WithdrawalRecord = z.object({
-  id: z.string(), userId: z.number().int(), currencyId: z.string(), networkId: z.string(), providerId: z.string(), amount: decimal, usdAmount: decimal,
-  status: z.enum(['PENDING', 'CONFIRMED', 'COMPLETE', 'DENIED', 'FAILED']), recipientAddress: z.string(), recipientMemo: z.string().nullable(),
-  transactionId: z.string(), txHash: z.string().nullable(), rejectReason: z.string().nullable(), failedReason: z.string().nullable(),
-  confirmedAt: z.string().nullable(), confirmedByUserId: z.number().int().nullable(), confirmations: z.number().int(),
-  createdAt: z.string(), updatedAt: z.string(), user: ShortUser.nullable(), confirmedByUser: ShortUser.nullable(),
-}).openapi('WithdrawalRecord');
+export const WithdrawalRecord = z
+  .object({
+    id: z.string(),
+    userId: z.number().int(),
+    currencyId: z.string(),
+    networkId: z.string(),
+    providerId: z.string(),
+    amount: decimal,
+    usdAmount: decimal,
+    status: z.enum(['PENDING', 'CONFIRMED', 'COMPLETE', 'DENIED', 'FAILED']),
+    recipientAddress: z.string(),
+    recipientMemo: z.string().nullable(),
+    transactionId: z.string(),
+    txHash: z.string().nullable(),
+    rejectReason: z.string().nullable(),
+    failedReason: z.string().nullable(),
+    confirmedAt: z.string().nullable(),
+    confirmedByUserId: z.number().int().nullable(),
+    confirmations: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    user: ShortUser.nullable(),
+    confirmedByUser: ShortUser.nullable(),
+  })
+  .openapi('WithdrawalRecord');
 
 /** PUT /user/{id}/balance: the wallet's balance as set. */
 export const BalanceRecord = z.object({ userId: z.number().int(), currencyId: z.string(), balance: decimal }).openapi('BalanceRecord');
@@ -58,38 +128,78 @@ export const BalanceRecord = z.object({ userId: z.number().int(), currencyId: z.
 /** GET /user/stats/transactions: one period (UTC start), Σ usdAmount of the completed deposits or withdrawals and their count. */
 export const TransactionBucket = z.object({ period: z.string(), amount: decimal, count: z.number().int() }).openapi('TransactionBucket');
 
-export const FaqEntry = z.object({ id: z.number().int(), title: z.string(), text: z.string(), order: z.number().int() }).openapi('FaqEntry');
+export const FaqEntry = z
+  .object({ id: z.number().int(), title: z.string(), text: z.string(), order: z.number().int() })
+  .openapi('FaqEntry');
 export const FaqList = z.object({ data: z.array(FaqEntry) }).openapi('FaqList');
 
-export const ChatModeration = z.object({
-  id: z.string(), action: z.enum(['delete_message', 'set_rate_limit']), args: z.looseObject({}), adminUserId: z.number().int(),
-  createdAt: z.string(), appliedAt: z.string(),
-}).openapi('ChatModeration');
+export const ChatModeration = z
+  .object({
+    id: z.string(),
+    action: z.enum(['delete_message', 'set_rate_limit']),
+    args: z.looseObject({}),
+    adminUserId: z.number().int(),
+    createdAt: z.string(),
+    appliedAt: z.string(),
+  })
+  .openapi('ChatModeration');
 
-export const SiteConfigSection = z.object({
-  code: z.string(), config: z.looseObject({}), revision: z.number().int(), updatedByUserId: z.number().int(), updatedAt: z.string(),
-}).openapi('SiteConfigSection');
+export const SiteConfigSection = z
+  .object({
+    code: z.string(),
+    config: z.looseObject({}),
+    revision: z.number().int(),
+    updatedByUserId: z.number().int(),
+    updatedAt: z.string(),
+  })
+  .openapi('SiteConfigSection');
 
 /** Nothing to show (no active self-exclusion, no bet limit, no API key): the routes answer `{}`. */
 const Nothing = z.strictObject({}).openapi('Nothing');
 
-export const SelfExclusion = z.object({
-  id: z.number().int(), userId: z.number().int(), expiresAt: z.string(), createdAt: z.string(), updatedAt: z.string(),
-}).openapi('SelfExclusion');
+export const SelfExclusion = z
+  .object({
+    id: z.number().int(),
+    userId: z.number().int(),
+    expiresAt: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('SelfExclusion');
 export const SelfExclusionOrNothing = z.union([SelfExclusion, Nothing]);
-export const BetLimitRecord = z.object({
-  id: z.number().int(), userId: z.number().int(), betLimit: decimal.openapi({ description: 'USD' }), createdAt: z.string(), updatedAt: z.string(),
-}).openapi('BetLimit');
+export const BetLimitRecord = z
+  .object({
+    id: z.number().int(),
+    userId: z.number().int(),
+    betLimit: decimal.openapi({ description: 'USD' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('BetLimit');
 export const BetLimitOrNothing = z.union([BetLimitRecord, Nothing]);
 
-export const ApiKeyRecord = z.object({
-  id: z.string(), userId: z.number().int(), prefix: z.string().nullable(), createdAt: z.string(), updatedAt: z.string(),
-}).openapi('ApiKey');
+export const ApiKeyRecord = z
+  .object({
+    id: z.string(),
+    userId: z.number().int(),
+    prefix: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('ApiKey');
 export const ApiKeyOrNothing = z.union([ApiKeyRecord, Nothing]);
 /** The secret is in this answer only; it is stored hashed. */
 export const IssuedApiKey = ApiKeyRecord.extend({ key: z.string() }).openapi('IssuedApiKey');
 
-export const RegistrationInfo = z.object({
-  userId: z.number().int(), ip: z.string().nullable(), userAgent: z.string().nullable(), country: z.string().nullable(),
-  referrer: z.string().nullable(), referrerCode: z.string().nullable(), provider: z.string(), createdAt: z.string(),
-}).openapi('RegistrationInfo');
+export const RegistrationInfo = z
+  .object({
+    userId: z.number().int(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    country: z.string().nullable(),
+    referrer: z.string().nullable(),
+    referrerCode: z.string().nullable(),
+    provider: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi('RegistrationInfo');

@@ -9,7 +9,12 @@ export type DocumentedRoute = Readonly<{ method: HttpMethod; path: string; acces
 type Security = 'bearer' | 'cookie' | 'legacyCookie';
 
 export type DocumentInfo = Readonly<{
-  title: string; version: string; description: string; serverUrl: string; serverDescription: string; audience: 'staff' | 'public';
+  title: string;
+  version: string;
+  description: string;
+  serverUrl: string;
+  serverDescription: string;
+  audience: 'staff' | 'public';
 }>;
 
 /** `/user/:id` → `/user/{id}` */
@@ -19,20 +24,24 @@ const SECURITY_SCHEMES = {
   bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token in the Authorization header.' },
   cookie: { type: 'apiKey', in: 'cookie', name: 'access_token', description: 'Access token cookie (canonical).' },
   legacyCookie: {
-    type: 'apiKey', in: 'cookie', name: 'jwt_access_token',
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'jwt_access_token',
     description: 'Deprecated: legacy alias of the access_token cookie, kept for migration; use access_token.',
   },
 } as const;
 
 /** The legacy cookie is accepted by the back office only. */
-const schemesOf = (audience: DocumentInfo['audience']): Security[] => (audience === 'staff' ? ['bearer', 'cookie', 'legacyCookie'] : ['bearer', 'cookie']);
+const schemesOf = (audience: DocumentInfo['audience']): Security[] =>
+  audience === 'staff' ? ['bearer', 'cookie', 'legacyCookie'] : ['bearer', 'cookie'];
 
-const accessNote = (rule: Access, audience: DocumentInfo['audience']): string => ({
-  none: 'Access: none.',
-  auth: audience === 'staff' ? 'Access: any authenticated Admin or SuperAdmin.' : 'Access: a signed-in user.',
-  perm: `Access: Admin with permission \`${rule.kind === 'perm' ? rule.permission : ''}\` (SuperAdmin holds all).`,
-  superadmin: 'Access: SuperAdmin only.',
-}[rule.kind]);
+const accessNote = (rule: Access, audience: DocumentInfo['audience']): string =>
+  ({
+    none: 'Access: none.',
+    auth: audience === 'staff' ? 'Access: any authenticated Admin or SuperAdmin.' : 'Access: a signed-in user.',
+    perm: `Access: Admin with permission \`${rule.kind === 'perm' ? rule.permission : ''}\` (SuperAdmin holds all).`,
+    superadmin: 'Access: SuperAdmin only.',
+  })[rule.kind];
 
 const tagOf = (route: DocumentedRoute): string => route.docs?.tag ?? route.path.split('/')[1] ?? 'default';
 
@@ -42,7 +51,9 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
   return {
     method: route.method,
     path: openApiPath(route.path),
-    operationId: `${route.method}${openApiPath(route.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`,
+    operationId: `${route.method}${openApiPath(route.path)
+      .replace(/[{}]/g, '')
+      .replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`,
     summary: docs.summary,
     description: [docs.description, accessNote(route.access, audience)].filter(Boolean).join('\n\n'),
     tags: [tagOf(route)],
@@ -55,10 +66,15 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
       ...(headers ? { headers } : {}),
       ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
     },
-    responses: Object.fromEntries(Object.entries(docs.responses).map(([status, r]) => [status, {
-      description: r.description,
-      ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
-    }])),
+    responses: Object.fromEntries(
+      Object.entries(docs.responses).map(([status, r]) => [
+        status,
+        {
+          description: r.description,
+          ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
+        },
+      ]),
+    ),
   };
 };
 
@@ -72,7 +88,8 @@ export const openApiDocument = (routes: readonly DocumentedRoute[], info: Docume
     info: { title: info.title, version: info.version, description: info.description },
     servers: [{ url: info.serverUrl, description: info.serverDescription }],
   });
-  for (const route of routes) if (route.docs) documentPositions(document.paths?.[openApiPath(route.path)]?.[route.method], route.method, route.docs);
+  for (const route of routes)
+    if (route.docs) documentPositions(document.paths?.[openApiPath(route.path)]?.[route.method], route.method, route.docs);
   return document as unknown as Record<string, unknown>;
 };
 
@@ -92,20 +109,44 @@ const documentPositions = (op: Operation | undefined, method: HttpMethod, docs: 
   }
   if (docs.readModels) {
     answered[LEDGER_POSITION_HEADER] = {
-      description: `The ledger position this answer reflects (read models: ${docs.readModels.join(', ')}).`, schema: POSITION_SCHEMA,
+      description: `The ledger position this answer reflects (read models: ${docs.readModels.join(', ')}).`,
+      schema: POSITION_SCHEMA,
     };
     answered[READ_CONSISTENCY_HEADER] = {
-      description: '`consistent`: every command acknowledged before the request is in it; `stale`: the wait bound was hit; `none`: opted out.',
+      description:
+        '`consistent`: every command acknowledged before the request is in it; `stale`: the wait bound was hit; `none`: opted out.',
       schema: { type: 'string', enum: ['consistent', 'stale', 'none'] },
     };
-    op.parameters = [...(op.parameters ?? []),
-      { in: 'header', name: LEDGER_POSITION_HEADER, required: false, schema: POSITION_SCHEMA,
-        description: 'Wait until the answer reflects this position (from a command answer) instead of the head at arrival.' },
-      { in: 'query', name: POSITION_QUERY, required: false, schema: POSITION_SCHEMA, description: `Same as the ${LEDGER_POSITION_HEADER} header.` },
-      { in: 'header', name: READ_CONSISTENCY_HEADER, required: false, schema: { type: 'string', enum: ['consistent', 'none'] },
-        description: '`none`: answer at once from the read models as they are (dashboards).' },
-      { in: 'query', name: CONSISTENCY_QUERY, required: false, schema: { type: 'string', enum: ['consistent', 'none'] },
-        description: `Same as the ${READ_CONSISTENCY_HEADER} header.` },
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        in: 'header',
+        name: LEDGER_POSITION_HEADER,
+        required: false,
+        schema: POSITION_SCHEMA,
+        description: 'Wait until the answer reflects this position (from a command answer) instead of the head at arrival.',
+      },
+      {
+        in: 'query',
+        name: POSITION_QUERY,
+        required: false,
+        schema: POSITION_SCHEMA,
+        description: `Same as the ${LEDGER_POSITION_HEADER} header.`,
+      },
+      {
+        in: 'header',
+        name: READ_CONSISTENCY_HEADER,
+        required: false,
+        schema: { type: 'string', enum: ['consistent', 'none'] },
+        description: '`none`: answer at once from the read models as they are (dashboards).',
+      },
+      {
+        in: 'query',
+        name: CONSISTENCY_QUERY,
+        required: false,
+        schema: { type: 'string', enum: ['consistent', 'none'] },
+        description: `Same as the ${READ_CONSISTENCY_HEADER} header.`,
+      },
     ];
   }
   if (Object.keys(answered).length === 0) return;
@@ -144,9 +185,15 @@ const INIT = "window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '
 export const docsRoutes = (build: () => Record<string, unknown>, title: string): Router => {
   const router = Router();
   let document: Record<string, unknown> | undefined;
-  router.get('/docs/openapi.json', (_req, res) => { res.json(document ??= build()); });
-  router.get('/docs/init.js', (_req, res) => { res.type('application/javascript').send(INIT); });
+  router.get('/docs/openapi.json', (_req, res) => {
+    res.json((document ??= build()));
+  });
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(INIT);
+  });
   router.use('/docs/assets', express.static(swaggerUiDir, { index: false }));
-  router.get(['/docs', '/docs/'], (_req, res) => { res.type('html').send(page(title)); });
+  router.get(['/docs', '/docs/'], (_req, res) => {
+    res.type('html').send(page(title));
+  });
   return router;
 };

@@ -16,5 +16,9 @@ export const offsetOf = ({ page, take }: PageRequest): number => (page - 1) * ta
 
 /** The spec's paginated response: data, take, page, total, totalPages. */
 export const pageOf = <T>(data: T[], total: number, { page, take }: PageRequest): Page<T> => ({
-  data, take, page, total, totalPages: Math.ceil(total / take),
+  data,
+  take,
+  page,
+  total,
+  totalPages: Math.ceil(total / take),
 });

@@ -33,11 +33,13 @@ export const createBaseApp = (deps: AppDeps): Express => {
   app.use(requestId(deps.logger), requestLogger, ledgerPositionHeader(deps.store));
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
   app.use(inputPolicy);
-  app.use(healthRoutes({
-    checks: dependencyChecks(deps),
-    logger: deps.logger,
-    ...(deps.healthTimeoutMs ? { timeoutMs: deps.healthTimeoutMs } : {}),
-  }));
+  app.use(
+    healthRoutes({
+      checks: dependencyChecks(deps),
+      logger: deps.logger,
+      ...(deps.healthTimeoutMs ? { timeoutMs: deps.healthTimeoutMs } : {}),
+    }),
+  );
   return app;
 };
 
@@ -48,17 +50,21 @@ export const finishApp = (app: Express, logger: Logger): Express => {
   return app;
 };
 
-export type PublicAppDeps = AppDeps & Readonly<{
-  /** The authentication lifecycle; without it the public API serves only /health. */
-  auth?: Readonly<{ kit: AuthKit; ledger: Pick<Ledger, 'balances'> }>;
-  /** Further routers (identity-provider redirect flows). */
-  routers?: readonly Router[];
-}>;
+export type PublicAppDeps = AppDeps &
+  Readonly<{
+    /** The authentication lifecycle; without it the public API serves only /health. */
+    auth?: Readonly<{ kit: AuthKit; ledger: Pick<Ledger, 'balances'> }>;
+    /** Further routers (identity-provider redirect flows). */
+    routers?: readonly Router[];
+  }>;
 
 /** The public API (`PUBLIC_PORT`): the authentication lifecycle and the signed-in user's account. */
 export const createPublicApp = (deps: PublicAppDeps): Express => {
   const app = createBaseApp(deps);
-  const routers = [...(deps.auth ? [authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger)] : []), ...(deps.routers ?? [])];
+  const routers = [
+    ...(deps.auth ? [authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger)] : []),
+    ...(deps.routers ?? []),
+  ];
   for (const router of routers) app.use(router);
   const health: DocumentedRoute = { method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS };
   app.use(docsRoutes(() => openApiDocument([health, ...routers.flatMap(routeDocsOf)], PUBLIC_INFO), 'Public API'));

@@ -21,9 +21,16 @@ export const statsTransactions = async (pool: pg.Pool, q: z.output<typeof StatsT
       `SELECT ${bucket} AT TIME ZONE 'UTC' AS period, trim_scale(sum(usd_amount))::text AS amount, count(*)::int AS count
        FROM ${table} WHERE status = 'COMPLETE' AND completed_at IS NOT NULL
        GROUP BY 1 ORDER BY sum(usd_amount) ${dir}, 1 ${dir} LIMIT $2 OFFSET $3`,
-      [UNITS[q.dataRange], q.take, offsetOf(q)]),
+      [UNITS[q.dataRange], q.take, offsetOf(q)],
+    ),
     pool.query<{ total: number }>(
-      `SELECT count(DISTINCT ${bucket})::int AS total FROM ${table} WHERE status = 'COMPLETE' AND completed_at IS NOT NULL`, [UNITS[q.dataRange]]),
+      `SELECT count(DISTINCT ${bucket})::int AS total FROM ${table} WHERE status = 'COMPLETE' AND completed_at IS NOT NULL`,
+      [UNITS[q.dataRange]],
+    ),
   ]);
-  return pageOf(rows.rows.map((r) => ({ period: r.period.toISOString(), amount: r.amount, count: r.count })), count.rows[0]?.total ?? 0, q);
+  return pageOf(
+    rows.rows.map((r) => ({ period: r.period.toISOString(), amount: r.amount, count: r.count })),
+    count.rows[0]?.total ?? 0,
+    q,
+  );
 };

@@ -1,8 +1,18 @@
 import type pg from 'pg';
 
 export type FullStats = Readonly<{
-  totalWagered: string; totalPayouts: string; totalDeposits: string; totalWithdraws: string; ltv: string; ggr: string;
-  avgBet: string; netDeposit: string; totalLoss: string; totalBets: number; rtp: number; winRate: number;
+  totalWagered: string;
+  totalPayouts: string;
+  totalDeposits: string;
+  totalWithdraws: string;
+  ltv: string;
+  ggr: string;
+  avgBet: string;
+  netDeposit: string;
+  totalLoss: string;
+  totalBets: number;
+  rtp: number;
+  winRate: number;
 }>;
 
 /**
@@ -12,7 +22,8 @@ export type FullStats = Readonly<{
  * (2 decimals, sent as numbers: they are ratios, not money). Undefined when the user does not exist.
  */
 export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStats | undefined> => {
-  const { rows } = await pool.query<Record<string, string | number>>(`
+  const { rows } = await pool.query<Record<string, string | number>>(
+    `
     WITH s AS (
       SELECT coalesce(st.total_wagered, 0) AS w, coalesce(st.total_payouts, 0) AS p, coalesce(st.total_deposits, 0) AS d,
         coalesce(st.total_withdraws, 0) AS x, coalesce(st.total_bets, 0) AS n
@@ -26,7 +37,9 @@ export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStat
       trim_scale(d - x)::text AS "netDeposit", trim_scale(w - p)::text AS "totalLoss", n::int AS "totalBets",
       (CASE WHEN w > 0 THEN round(p / w * 100, 2) ELSE 0 END)::text AS rtp,
       (CASE WHEN settled > 0 THEN round(wins::numeric / settled * 100, 2) ELSE 0 END)::text AS "winRate"
-    FROM s, b`, [userId]);
+    FROM s, b`,
+    [userId],
+  );
   const r = rows[0];
   if (!r) return undefined;
   return { ...r, rtp: Number(r.rtp), winRate: Number(r.winRate) } as unknown as FullStats;

@@ -30,9 +30,13 @@ const STORABLE_UNTIL = Date.parse('+010000-01-01T00:00:00Z');
 export const isStorableInstant = (ms: number): boolean => Number.isFinite(ms) && ms >= STORABLE_FROM && ms < STORABLE_UNTIL;
 
 /** The one ISO 8601 date-time with zone of every request: checked for the range PostgreSQL stores. */
-export const storableDateTime = z.iso.datetime({ offset: true })
+export const storableDateTime = z.iso
+  .datetime({ offset: true })
   // Unparseable is the format check's issue already: one issue per field.
-  .refine((s) => Number.isNaN(Date.parse(s)) || isStorableInstant(Date.parse(s)), 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z once the zone is applied');
+  .refine(
+    (s) => Number.isNaN(Date.parse(s)) || isStorableInstant(Date.parse(s)),
+    'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z once the zone is applied',
+  );
 
 /** Longest decimal string a filter or amount takes: far beyond any amount, far below PostgreSQL's NUMERIC limits. */
 export const MAX_DECIMAL_CHARS = 64;

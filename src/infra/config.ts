@@ -11,9 +11,7 @@ export type AppEnv = (typeof APP_ENVS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export type EventStoreConfig =
-  | Readonly<{ kind: 'postgres' }>
-  | Readonly<{ kind: 'eventstoredb'; connectionString: string }>;
+export type EventStoreConfig = Readonly<{ kind: 'postgres' }> | Readonly<{ kind: 'eventstoredb'; connectionString: string }>;
 
 export type Config = Readonly<{
   publicPort: number;
@@ -111,39 +109,59 @@ export class ConfigError extends Error {
 }
 
 const port = (fallback: number) =>
-  z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0, 'must be between 0 and 65535')
-    .max(65535, 'must be between 0 and 65535').default(fallback);
+  z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be an integer')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(fallback);
 const positiveInt = (fallback: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be positive').default(fallback);
 const decimal = (fallback: string) =>
-  z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a non-negative decimal such as 100 or 2.5').default(fallback);
-const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  z
+    .string()
+    .regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a non-negative decimal such as 100 or 2.5')
+    .default(fallback);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = (protocols: readonly string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+  );
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+);
 
 const EnvSchema = z.object({
   PUBLIC_PORT: port(3000),
   ADMIN_PORT: port(3001),
   WS_PORT: port(3002),
-  ROLES: commaList.pipe(z.array(z.enum(ROLES, { error: `each role must be one of ${ROLES.join(', ')}` }))
-    .min(1, 'must list at least one role')).default([...ROLES]),
+  ROLES: commaList
+    .pipe(z.array(z.enum(ROLES, { error: `each role must be one of ${ROLES.join(', ')}` })).min(1, 'must list at least one role'))
+    .default([...ROLES]),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: port(54329),
   EVENT_STORE: z.enum(['postgres', 'eventstoredb'], { error: 'must be postgres or eventstoredb' }).default('postgres'),
   // Checked by the client's own parser: several gossip seeds (host:port,host:port) are no WHATWG URL.
-  EVENTSTORE_CONNECTION_STRING: z.string().superRefine((v, ctx) => {
-    const problem = connectionStringProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }).optional(),
+  EVENTSTORE_CONNECTION_STRING: z
+    .string()
+    .superRefine((v, ctx) => {
+      const problem = connectionStringProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   APP_ENV: z.enum(APP_ENVS, { error: `must be one of ${APP_ENVS.join(', ')}` }).default('local'),
   INTERNAL_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -165,8 +183,12 @@ const EnvSchema = z.object({
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  METRICS_PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0, 'must be between 0 and 65535')
-    .max(65535, 'must be between 0 and 65535').optional(),
+  METRICS_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be an integer')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .optional(),
   FRONTEND_ORIGIN: url(['http:', 'https:']).default('http://localhost:5173'),
   ADMIN_TOOL_ORIGIN: url(['http:', 'https:']).optional(),
   TRUST_PROXY: commaList.default([]),
@@ -179,8 +201,13 @@ const EnvSchema = z.object({
   CAPTCHA_VERIFY_URL: url(['http:', 'https:']).default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   CAPTCHA_SECRET: z.string().optional(),
   CAPTCHA_LOCAL_BYPASS_TOKEN: z.string().default('local-captcha-bypass'),
-  GEO_BLOCKED_COUNTRIES: commaList.pipe(z.array(z.string().regex(/^[A-Za-z]{2}$/, 'each country must be an ISO 3166-1 alpha-2 code'))).default([]),
-  TRUSTED_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('cf-ipcountry'),
+  GEO_BLOCKED_COUNTRIES: commaList
+    .pipe(z.array(z.string().regex(/^[A-Za-z]{2}$/, 'each country must be an ISO 3166-1 alpha-2 code')))
+    .default([]),
+  TRUSTED_COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .default('cf-ipcountry'),
   AUTH_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
   AUTH_MAX_FAILURES_PER_ADDRESS: positiveInt(50),
   AUTH_FAILURE_WINDOW: positiveInt(900),
@@ -191,12 +218,19 @@ const EnvSchema = z.object({
   STEAM_OPENID_ENDPOINT: url(['http:', 'https:']).default('https://steamcommunity.com/openid/login'),
   STEAM_CLAIMED_ID_HOST: z.string().default('steamcommunity.com'),
   SUPERADMIN_EMAIL: z.email('must be an e-mail address').optional(),
-  SUPERADMIN_USERNAME: z.string().regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits').optional(),
+  SUPERADMIN_USERNAME: z
+    .string()
+    .regex(/^[A-Za-z0-9]{3,16}$/, 'must be 3 to 16 letters and digits')
+    .optional(),
   SUPERADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
 });
 
 const portClashes = (env: Readonly<{ PUBLIC_PORT: number; ADMIN_PORT: number; WS_PORT: number }>): string[] => {
-  const ports = [['PUBLIC_PORT', env.PUBLIC_PORT], ['ADMIN_PORT', env.ADMIN_PORT], ['WS_PORT', env.WS_PORT]] as const;
+  const ports = [
+    ['PUBLIC_PORT', env.PUBLIC_PORT],
+    ['ADMIN_PORT', env.ADMIN_PORT],
+    ['WS_PORT', env.WS_PORT],
+  ] as const;
   return ports.flatMap(([name, value], i) => {
     const clash = ports.slice(0, i).find(([, other]) => other === value && value !== 0);
     return clash ? [`${name}: must differ from ${clash[0]} (both are ${value})`] : [];
@@ -211,10 +245,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   // An empty variable (FOO= in a compose file) means "unset".
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => {
-    const name = String(issue.path[0] ?? 'environment');
-    return `${name}: ${issue.message}${shown(present[name], name)}`;
-  });
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        return `${name}: ${issue.message}${shown(present[name], name)}`;
+      });
   // Cross-field rules, checked even when single fields failed so that every problem shows at once.
   if (present.EVENT_STORE === 'eventstoredb' && !present.EVENTSTORE_CONNECTION_STRING) {
     problems.push('EVENTSTORE_CONNECTION_STRING: is required when EVENT_STORE=eventstoredb');
@@ -235,9 +271,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
-    eventStore: e.EVENT_STORE === 'eventstoredb'
-      ? { kind: 'eventstoredb', connectionString: e.EVENTSTORE_CONNECTION_STRING ?? '' }
-      : { kind: 'postgres' },
+    eventStore:
+      e.EVENT_STORE === 'eventstoredb'
+        ? { kind: 'eventstoredb', connectionString: e.EVENTSTORE_CONNECTION_STRING ?? '' }
+        : { kind: 'postgres' },
     redisUrl: e.REDIS_URL,
     appEnv: e.APP_ENV,
     internalApiToken: e.INTERNAL_API_TOKEN,
@@ -282,15 +319,21 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       failureWindowSeconds: e.AUTH_FAILURE_WINDOW,
       publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-      google: e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
-        ? { issuerUrl: e.GOOGLE_ISSUER_URL, clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET } : undefined,
+      google:
+        e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+          ? { issuerUrl: e.GOOGLE_ISSUER_URL, clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }
+          : undefined,
       steam: { openIdEndpoint: e.STEAM_OPENID_ENDPOINT, claimedIdHost: e.STEAM_CLAIMED_ID_HOST },
-      superAdmin: e.SUPERADMIN_EMAIL && e.SUPERADMIN_USERNAME && e.SUPERADMIN_PASSWORD
-        ? { email: e.SUPERADMIN_EMAIL, username: e.SUPERADMIN_USERNAME, password: e.SUPERADMIN_PASSWORD } : undefined,
+      superAdmin:
+        e.SUPERADMIN_EMAIL && e.SUPERADMIN_USERNAME && e.SUPERADMIN_PASSWORD
+          ? { email: e.SUPERADMIN_EMAIL, username: e.SUPERADMIN_USERNAME, password: e.SUPERADMIN_PASSWORD }
+          : undefined,
     },
   };
 };
 
 /** Origins allowed to open sockets and send credentialed requests: the front end, plus the admin tool outside production. */
-export const allowedOrigins = (config: Pick<Config, 'frontendOrigin' | 'adminToolOrigin' | 'appEnv'>): string[] =>
-  [config.frontendOrigin, ...(config.appEnv !== 'production' && config.adminToolOrigin ? [config.adminToolOrigin] : [])];
+export const allowedOrigins = (config: Pick<Config, 'frontendOrigin' | 'adminToolOrigin' | 'appEnv'>): string[] => [
+  config.frontendOrigin,
+  ...(config.appEnv !== 'production' && config.adminToolOrigin ? [config.adminToolOrigin] : []),
+];

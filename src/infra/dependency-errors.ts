@@ -4,12 +4,24 @@
  */
 export type Dependency = 'database' | 'redis' | 'eventStore';
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections, 08xxx connection_exception.
 const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 const PG_MESSAGES = [
-  'Connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error',
-  'Cannot use a pool after calling end', 'Client was closed and is not queryable',
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Cannot use a pool after calling end',
+  'Client was closed and is not queryable',
 ];
 const REDIS_NAMES = new Set(['MaxRetriesPerRequestError']);
 const REDIS_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'Reached the max retries per request limit'];
@@ -19,7 +31,7 @@ const classify = (error: unknown): Dependency | undefined => {
   const e = error as { code?: unknown; message?: unknown; name?: unknown; constructor?: { name?: string } };
   const message = typeof e.message === 'string' ? e.message : '';
   const code = typeof e.code === 'string' ? e.code : '';
-  const name = typeof e.name === 'string' ? e.name : e.constructor?.name ?? '';
+  const name = typeof e.name === 'string' ? e.name : (e.constructor?.name ?? '');
   if (REDIS_NAMES.has(name) || REDIS_MESSAGES.some((m) => message.includes(m))) return 'redis';
   if (PG_CODES.has(code) || code.startsWith('08') || PG_MESSAGES.some((m) => message.includes(m))) return 'database';
   // KurrentDB client: UnavailableError / NotLeaderError and gRPC "UNAVAILABLE".

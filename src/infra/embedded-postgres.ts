@@ -41,7 +41,9 @@ const packageBinaries = async (): Promise<Binaries> => {
   try {
     return (await import(name)) as Binaries;
   } catch (error) {
-    throw new StartRefused(`embedded PostgreSQL: ${name} is not installed (${(error as Error).message.split('\n')[0]}); run npm install, or set DATABASE_URL`);
+    throw new StartRefused(
+      `embedded PostgreSQL: ${name} is not installed (${(error as Error).message.split('\n')[0]}); run npm install, or set DATABASE_URL`,
+    );
   }
 };
 
@@ -60,7 +62,9 @@ const postgresIds = (): Ids | undefined => {
       execFileSync('useradd', ['--system', '-g', USER, '--no-create-home', USER], { stdio: 'ignore' });
       return ids();
     } catch {
-      throw new StartRefused('embedded PostgreSQL cannot run as root and no `postgres` user could be created: create one (useradd postgres) or set DATABASE_URL');
+      throw new StartRefused(
+        'embedded PostgreSQL cannot run as root and no `postgres` user could be created: create one (useradd postgres) or set DATABASE_URL',
+      );
     }
   }
 };
@@ -109,8 +113,10 @@ const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
     if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isNodeAlive(pid)) {
-      throw new StartRefused(`casino-ledger is already running with DATA_DIR ${path.resolve(dataDir)} (pid ${pid}); `
-        + 'stop it first, or start this one with another DATA_DIR, EMBEDDED_PG_PORT and ports');
+      throw new StartRefused(
+        `casino-ledger is already running with DATA_DIR ${path.resolve(dataDir)} (pid ${pid}); ` +
+          'stop it first, or start this one with another DATA_DIR, EMBEDDED_PG_PORT and ports',
+      );
     }
     await writeFile(file, mine);
   }
@@ -130,7 +136,9 @@ export const startEmbeddedPostgres = async (o: EmbeddedPostgresOptions): Promise
   try {
     const ids = postgresIds();
     const found = await packageBinaries();
-    const { bins, databaseDir } = ids ? await rootLayout(o.dataDir, found, log) : { bins: found, databaseDir: path.resolve(o.dataDir, 'pg') };
+    const { bins, databaseDir } = ids
+      ? await rootLayout(o.dataDir, found, log)
+      : { bins: found, databaseDir: path.resolve(o.dataDir, 'pg') };
     if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
       log.info({ databaseDir }, 'initialising embedded PostgreSQL cluster (first start)');
       await initialise(bins, databaseDir, ids, log);
@@ -170,14 +178,24 @@ const initialise = async (bins: Binaries, databaseDir: string, ids: Ids | undefi
   if (ids) await chown(pwfile, ids.uid, ids.gid);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(bins.initdb, [`--pgdata=${databaseDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`,
-        '--encoding=UTF8', '--locale=C'], { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        bins.initdb,
+        [`--pgdata=${databaseDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'],
+        { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
-      child.stdout.on('data', (b: Buffer) => { log.debug(b.toString().trim()); });
-      child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+      child.stdout.on('data', (b: Buffer) => {
+        log.debug(b.toString().trim());
+      });
+      child.stderr.on('data', (b: Buffer) => {
+        output += b.toString();
+      });
       child.once('error', (error) => reject(new StartRefused(`embedded PostgreSQL: cannot run ${bins.initdb}: ${error.message}`)));
-      child.once('close', (code) => (code === 0 ? resolve()
-        : reject(new StartRefused(`embedded PostgreSQL: initdb failed (${code}): ${output.trim().split('\n').slice(-2).join(' | ')}`))));
+      child.once('close', (code) =>
+        code === 0
+          ? resolve()
+          : reject(new StartRefused(`embedded PostgreSQL: initdb failed (${code}): ${output.trim().split('\n').slice(-2).join(' | ')}`)),
+      );
     });
   } finally {
     await rm(pwfile, { force: true });
@@ -187,17 +205,25 @@ const initialise = async (bins: Binaries, databaseDir: string, ids: Ids | undefi
 const startServer = (bins: Binaries, databaseDir: string, port: number, ids: Ids | undefined, log: Logger): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
     // TCP on 127.0.0.1 only: the default Unix socket directory may not exist or be writable on this machine.
-    const child = spawn(bins.postgres, ['-D', databaseDir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-      { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      bins.postgres,
+      ['-D', databaseDir, '-p', String(port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+      { ...ids, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const recent: string[] = [];
     let ready = false;
-    child.stdout.on('data', (b: Buffer) => { log.debug(b.toString().trim()); });
+    child.stdout.on('data', (b: Buffer) => {
+      log.debug(b.toString().trim());
+    });
     child.stderr.on('data', (b: Buffer) => {
       const text = b.toString();
       log.debug(text.trim());
       recent.push(...text.trim().split('\n'));
       recent.splice(0, Math.max(0, recent.length - 5));
-      if (!ready && text.includes('ready to accept connections')) { ready = true; resolve(child); }
+      if (!ready && text.includes('ready to accept connections')) {
+        ready = true;
+        resolve(child);
+      }
     });
     child.once('error', (error) => reject(new StartRefused(`embedded PostgreSQL: cannot run ${bins.postgres}: ${error.message}`)));
     child.once('exit', () => {

@@ -9,14 +9,16 @@ export type Leadership = Readonly<{ stop: () => Promise<void> }>;
  * terminated backend) the worker is stopped and the lock contended for again, so a killed leader is replaced within
  * about `retryMs`. For work whose copies would repeat visible effects (public feed messages).
  */
-export const runWhileLeader = async (o: Readonly<{
-  pool: pg.Pool;
-  /** Lock name, scoped to the current schema. */
-  name: string;
-  start: () => Promise<Readonly<{ stop: () => Promise<void> }>>;
-  logger: Logger;
-  retryMs?: number;
-}>): Promise<Leadership> => {
+export const runWhileLeader = async (
+  o: Readonly<{
+    pool: pg.Pool;
+    /** Lock name, scoped to the current schema. */
+    name: string;
+    start: () => Promise<Readonly<{ stop: () => Promise<void> }>>;
+    logger: Logger;
+    retryMs?: number;
+  }>,
+): Promise<Leadership> => {
   const retryMs = o.retryMs ?? 1_000;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -39,7 +41,9 @@ export const runWhileLeader = async (o: Readonly<{
     let c: pg.PoolClient | undefined;
     try {
       c = await o.pool.connect();
-      const { rows } = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext(current_schema() || ':' || $1)) AS ok", [o.name]);
+      const { rows } = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext(current_schema() || ':' || $1)) AS ok", [
+        o.name,
+      ]);
       if (!rows[0]?.ok) {
         c.release();
         c = undefined;

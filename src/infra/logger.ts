@@ -4,7 +4,19 @@ import type { LogLevel } from './config.js';
 export type Logger = PinoLogger;
 
 /** Secrets never reach a log line, wherever they appear in the usual request/response/payload shapes. */
-const SECRET_KEYS = ['password', 'currentPassword', 'newPassword', 'token', 'accessToken', 'refreshToken', 'mfaToken', 'secret', 'mfaSecret', 'apiKey', 'key'];
+const SECRET_KEYS = [
+  'password',
+  'currentPassword',
+  'newPassword',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'mfaToken',
+  'secret',
+  'mfaSecret',
+  'apiKey',
+  'key',
+];
 export const REDACT_PATHS: readonly string[] = [
   'req.headers.authorization',
   'req.headers.cookie',

@@ -58,17 +58,29 @@ export const createMetrics = (options: MetricsOptions = {}): Metrics => {
   const registers = [registry];
 
   const eventsAppended = new Counter({
-    name: 'ledger_events_appended_total', help: 'Events appended to the event store by this process, by event type.', labelNames: ['type'] as const, registers,
+    name: 'ledger_events_appended_total',
+    help: 'Events appended to the event store by this process, by event type.',
+    labelNames: ['type'] as const,
+    registers,
   });
   const commandDuration = new Histogram({
-    name: 'ledger_command_duration_seconds', help: 'Duration of ledger commands, by command and outcome (ok, rejected, error).',
-    labelNames: ['command', 'outcome'] as const, buckets: COMMAND_BUCKETS, registers,
+    name: 'ledger_command_duration_seconds',
+    help: 'Duration of ledger commands, by command and outcome (ok, rejected, error).',
+    labelNames: ['command', 'outcome'] as const,
+    buckets: COMMAND_BUCKETS,
+    registers,
   });
-  const throttled = new Counter({ name: 'ws_throttled_messages_total', help: 'Socket messages refused by the gateway throttle.', registers });
+  const throttled = new Counter({
+    name: 'ws_throttled_messages_total',
+    help: 'Socket messages refused by the gateway throttle.',
+    registers,
+  });
 
   const socketSources: (() => number)[] = [];
   new Gauge({
-    name: 'ws_sockets_connected', help: 'Sockets connected to this process\'s gateway.', registers,
+    name: 'ws_sockets_connected',
+    help: "Sockets connected to this process's gateway.",
+    registers,
     collect() {
       this.set(socketSources.reduce((sum, read) => sum + read(), 0));
     },
@@ -84,12 +96,17 @@ export const createMetrics = (options: MetricsOptions = {}): Metrics => {
         options.logger?.warn({ err: error }, 'metrics: reading projection status failed');
         return [];
       })
-      .finally(() => { inFlight = undefined; });
+      .finally(() => {
+        inFlight = undefined;
+      });
     return inFlight;
   };
   const projectionGauge = (name: string, help: string, pick: (r: ProjectionReading) => number): void => {
     new Gauge({
-      name, help, labelNames: ['projection'] as const, registers,
+      name,
+      help,
+      labelNames: ['projection'] as const,
+      registers,
       async collect() {
         const readings = await projectionReadings();
         this.reset(); // a failed reading shows no value rather than a stale one
@@ -99,8 +116,14 @@ export const createMetrics = (options: MetricsOptions = {}): Metrics => {
   };
   projectionGauge('projection_position', 'Checkpoint of each projection (global position of its last applied event).', (r) => r.position);
   projectionGauge('projection_lag_events', 'Events stored but not yet applied by each projection (capped).', (r) => r.lagEvents);
-  projectionGauge('projection_lag_seconds', 'Age of the oldest event each projection has not applied yet (0 when caught up).', (r) => r.lagSeconds);
-  projectionGauge('projection_rebuild_in_progress', '1 while a blue/green rebuild of the projection is running.', (r) => (r.rebuilding ? 1 : 0));
+  projectionGauge(
+    'projection_lag_seconds',
+    'Age of the oldest event each projection has not applied yet (0 when caught up).',
+    (r) => r.lagSeconds,
+  );
+  projectionGauge('projection_rebuild_in_progress', '1 while a blue/green rebuild of the projection is running.', (r) =>
+    r.rebuilding ? 1 : 0,
+  );
 
   return {
     registry,
@@ -117,8 +140,12 @@ export const createMetrics = (options: MetricsOptions = {}): Metrics => {
         throw error;
       }
     },
-    watchProjections: (read) => { readProjections = read; },
-    setSocketCount: (read) => { socketSources.push(read); },
+    watchProjections: (read) => {
+      readProjections = read;
+    },
+    setSocketCount: (read) => {
+      socketSources.push(read);
+    },
     onThrottled: () => throttled.inc(),
     render: () => registry.metrics(),
     contentType: registry.contentType,
@@ -156,9 +183,25 @@ export const instrumentStore = (store: EventStore, metrics: Metrics): EventStore
 
 /** Every command of the Ledger interface (balances is a read). The check below fails the build when one is added. */
 export const LEDGER_COMMANDS = [
-  'requestDeposit', 'confirmDeposit', 'completeDeposit', 'failDeposit', 'placeBet', 'settleBet', 'rollbackBet', 'errorBet',
-  'requestWithdrawal', 'approveWithdrawal', 'rejectWithdrawal', 'retryWithdrawal', 'completeWithdrawal', 'failWithdrawal',
-  'tip', 'deductBalance', 'setBalance', 'creditPrize', 'claimAffiliateCommission',
+  'requestDeposit',
+  'confirmDeposit',
+  'completeDeposit',
+  'failDeposit',
+  'placeBet',
+  'settleBet',
+  'rollbackBet',
+  'errorBet',
+  'requestWithdrawal',
+  'approveWithdrawal',
+  'rejectWithdrawal',
+  'retryWithdrawal',
+  'completeWithdrawal',
+  'failWithdrawal',
+  'tip',
+  'deductBalance',
+  'setBalance',
+  'creditPrize',
+  'claimAffiliateCommission',
 ] as const satisfies readonly (keyof Ledger)[];
 type Untimed = Exclude<keyof Ledger, (typeof LEDGER_COMMANDS)[number] | 'balances'>;
 const everyCommandTimed: [Untimed] extends [never] ? true : Untimed = true;

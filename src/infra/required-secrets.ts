@@ -6,7 +6,11 @@ import type { Config } from './config.js';
 /** Only these environments may generate keys: there one process (or one machine's DATA_DIR) is the whole deployment. */
 export const mayGenerateKeys = (config: Pick<Config, 'appEnv'>): boolean => config.appEnv === 'local' || config.appEnv === 'development';
 
-const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /** Key file names under DATA_DIR/keys, shared with the `keys` tool that fills a deployment's key volume. */
 export const MFA_KEY_NAME = 'mfa-secrets';
@@ -31,6 +35,8 @@ export const missingSecrets = async (config: Config, sealKeyName: string): Promi
   }
   if (config.roles.has('public-api') && !config.auth.captchaSecret) missing.push('CAPTCHA_SECRET');
   if (missing.length === 0) return '';
-  return `Missing secrets for APP_ENV=${config.appEnv}: ${missing.join(', ')}. Set them, or fill DATA_DIR/keys once with `
-    + '`node dist/scripts/keys.js` on a volume every process mounts; outside local and development no key is generated.';
+  return (
+    `Missing secrets for APP_ENV=${config.appEnv}: ${missing.join(', ')}. Set them, or fill DATA_DIR/keys once with ` +
+    '`node dist/scripts/keys.js` on a volume every process mounts; outside local and development no key is generated.'
+  );
 };

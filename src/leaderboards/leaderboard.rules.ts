@@ -16,22 +16,27 @@ const DAY_MS = 86_400_000;
 export const periodOf = (type: LeaderboardType, now: Date): Period => {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   switch (type) {
-    case 'DAILY': return { start: new Date(day), end: new Date(day + DAY_MS) };
+    case 'DAILY':
+      return { start: new Date(day), end: new Date(day + DAY_MS) };
     case 'WEEKLY': {
       const sinceMonday = (now.getUTCDay() + 6) % 7;
       const start = day - sinceMonday * DAY_MS;
       return { start: new Date(start), end: new Date(start + 7 * DAY_MS) };
     }
-    case 'MONTHLY': return {
-      start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
-      end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
-    };
+    case 'MONTHLY':
+      return {
+        start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+        end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+      };
   }
 };
 
 /** What the scheduler knows when it decides a leaderboard's next status. */
 export type AdvanceFacts = Readonly<{
-  status: LeaderboardStatus; startDate: Date; endDate: Date; now: Date;
+  status: LeaderboardStatus;
+  startDate: Date;
+  endDate: Date;
+  now: Date;
   /** How long after endDate settlement waits, so that bets settled just before the end reach the bets read model. */
   settlementDelayMs: number;
   /** Every winner's remaining prize is 0 and no payment is in flight. */
@@ -46,11 +51,16 @@ export type AdvanceFacts = Readonly<{
 export const nextStatus = (f: AdvanceFacts): LeaderboardStatus | undefined => {
   const now = f.now.getTime();
   switch (f.status) {
-    case 'NOT_STARTED': return now >= f.startDate.getTime() ? 'ACTIVE' : undefined;
-    case 'ACTIVE': return now >= f.endDate.getTime() ? 'ENDED' : undefined;
-    case 'ENDED': return now >= f.endDate.getTime() + f.settlementDelayMs ? 'SETTLEMENT' : undefined;
-    case 'SETTLEMENT': return f.allPrizesPaid ? 'FINISHED' : undefined;
-    case 'FINISHED': return undefined;
+    case 'NOT_STARTED':
+      return now >= f.startDate.getTime() ? 'ACTIVE' : undefined;
+    case 'ACTIVE':
+      return now >= f.endDate.getTime() ? 'ENDED' : undefined;
+    case 'ENDED':
+      return now >= f.endDate.getTime() + f.settlementDelayMs ? 'SETTLEMENT' : undefined;
+    case 'SETTLEMENT':
+      return f.allPrizesPaid ? 'FINISHED' : undefined;
+    case 'FINISHED':
+      return undefined;
   }
 };
 

@@ -7,13 +7,19 @@ import { nextStatus, periodOf, rank, type LeaderboardStatus, type Prize } from '
 import { prizeOf, usdMinorOf, type LeaderboardRow, type ScheduleRow } from './leaderboards.views.js';
 
 export type TickOptions = Readonly<{
-  pool: pg.Pool; ledger: Ledger; now: Date;
+  pool: pg.Pool;
+  ledger: Ledger;
+  now: Date;
   /** ENDED waits this long before SETTLEMENT, so the bets read model catches up with the last bets. */
   settlementDelayMs?: number;
   /** RESERVED prize payments older than this are re-driven (a give-prize crashed between reserve and credit). */
   redriveAfterMs?: number;
 }>;
-export type TickResult = Readonly<{ created: number; transitions: readonly { id: string; from: LeaderboardStatus; to: LeaderboardStatus }[]; redriven: number }>;
+export type TickResult = Readonly<{
+  created: number;
+  transitions: readonly { id: string; from: LeaderboardStatus; to: LeaderboardStatus }[];
+  redriven: number;
+}>;
 
 const DEFAULT_SETTLEMENT_DELAY_MS = 60_000;
 const DEFAULT_REDRIVE_AFTER_MS = 60_000;
@@ -22,8 +28,12 @@ const DEFAULT_REDRIVE_AFTER_MS = 60_000;
 const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: readonly Prize[], now: Date): Promise<void> => {
   const { rows } = await c.query<{ user_id: string; usd: string }>(
     `SELECT user_id, sum(usd_amount)::text AS usd FROM bets WHERE status = 'SETTLED' AND settled_at >= $1 AND settled_at < $2 GROUP BY user_id`,
-    [lb.start_date, lb.end_date]);
-  const standings = rank(rows.map((r) => ({ userId: Number(r.user_id), usdAmount: usdMinorOf(r.usd) })), prizes);
+    [lb.start_date, lb.end_date],
+  );
+  const standings = rank(
+    rows.map((r) => ({ userId: Number(r.user_id), usdAmount: usdMinorOf(r.usd) })),
+    prizes,
+  );
   if (standings.length === 0) return;
   await c.query(
     `INSERT INTO leaderboard_users (id, leaderboard_id, user_id, position, usd_amount, usd_prize, remaining_usd_prize, is_winner, created_at, updated_at)
@@ -31,15 +41,24 @@ const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: re
      FROM unnest($3::bigint[], $4::int[], $5::numeric[], $6::numeric[]) AS s(user_id, position, usd, prize)
      ON CONFLICT (leaderboard_id, user_id) DO UPDATE SET position = EXCLUDED.position, usd_amount = EXCLUDED.usd_amount,
        usd_prize = EXCLUDED.usd_prize, remaining_usd_prize = EXCLUDED.remaining_usd_prize, is_winner = EXCLUDED.is_winner, updated_at = $2`,
-    [lb.id, now, standings.map((s) => s.userId), standings.map((s) => s.position),
-      standings.map((s) => usdFromMinor(s.usdAmount)), standings.map((s) => usdFromMinor(s.usdPrize))]);
+    [
+      lb.id,
+      now,
+      standings.map((s) => s.userId),
+      standings.map((s) => s.position),
+      standings.map((s) => usdFromMinor(s.usdAmount)),
+      standings.map((s) => usdFromMinor(s.usdPrize)),
+    ],
+  );
 };
 
 const allPrizesPaid = async (c: pg.PoolClient, leaderboardId: string): Promise<boolean> => {
   const { rows } = await c.query<{ open: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM leaderboard_users WHERE leaderboard_id = $1 AND is_winner AND remaining_usd_prize > 0)
          OR EXISTS (SELECT 1 FROM leaderboard_prize_payments p JOIN leaderboard_users lu ON lu.id = p.leaderboard_user_id
-                    WHERE lu.leaderboard_id = $1 AND p.status = 'RESERVED') AS open`, [leaderboardId]);
+                    WHERE lu.leaderboard_id = $1 AND p.status = 'RESERVED') AS open`,
+    [leaderboardId],
+  );
   return !rows[0]!.open;
 };
 
@@ -65,16 +84,23 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
       const inserted = await client.query(
         `INSERT INTO leaderboards (id, schedule_id, type, status, name, description, config, start_date, end_date, created_at, updated_at)
          VALUES (gen_random_uuid()::text, $1, $2, 'NOT_STARTED', $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (schedule_id, start_date) DO NOTHING`,
-        [s.id, s.type, s.name, s.description, JSON.stringify(config), start, end, now]);
+        [s.id, s.type, s.name, s.description, JSON.stringify(config), start, end, now],
+      );
       created += inserted.rowCount ?? 0;
     }
-    const { rows: open } = await client.query<LeaderboardRow>(`SELECT * FROM leaderboards WHERE status <> 'FINISHED' ORDER BY start_date FOR UPDATE`);
+    const { rows: open } = await client.query<LeaderboardRow>(
+      `SELECT * FROM leaderboards WHERE status <> 'FINISHED' ORDER BY start_date FOR UPDATE`,
+    );
     for (const lb of open) {
       let status = lb.status;
       for (;;) {
         const to = nextStatus({
-          status, startDate: lb.start_date, endDate: lb.end_date, now, settlementDelayMs,
-          allPrizesPaid: status === 'SETTLEMENT' && await allPrizesPaid(client, lb.id),
+          status,
+          startDate: lb.start_date,
+          endDate: lb.end_date,
+          now,
+          settlementDelayMs,
+          allPrizesPaid: status === 'SETTLEMENT' && (await allPrizesPaid(client, lb.id)),
         });
         if (to === undefined) break;
         if (to === 'SETTLEMENT') await refreshStandings(client, lb, lb.config.prizes.map(prizeOf), now);
@@ -82,7 +108,8 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
         status = to;
       }
       if (status === 'ACTIVE' || status === 'ENDED') await refreshStandings(client, lb, [], now);
-      if (status !== lb.status) await client.query('UPDATE leaderboards SET status = $2, updated_at = $3 WHERE id = $1', [lb.id, status, now]);
+      if (status !== lb.status)
+        await client.query('UPDATE leaderboards SET status = $2, updated_at = $3 WHERE id = $1', [lb.id, status, now]);
     }
     await client.query('COMMIT');
   } catch (error) {
@@ -91,7 +118,9 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
   } finally {
     client.release();
   }
-  const redriven = await createPrizes({ pool, ledger: o.ledger }).redriveReserved(new Date(now.getTime() - (o.redriveAfterMs ?? DEFAULT_REDRIVE_AFTER_MS)));
+  const redriven = await createPrizes({ pool, ledger: o.ledger }).redriveReserved(
+    new Date(now.getTime() - (o.redriveAfterMs ?? DEFAULT_REDRIVE_AFTER_MS)),
+  );
   return { created, transitions, redriven };
 };
 
@@ -112,11 +141,19 @@ export const startLeaderboardScheduler = (o: LeaderboardSchedulerOptions) => {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  const tick = () => runLeaderboardTick({ pool: o.pool, ledger: o.ledger, now: clock(), ...(o.settlementDelayMs === undefined ? {} : { settlementDelayMs: o.settlementDelayMs }) });
-  const loop = () => {
-    running = tick().catch((error: unknown) => o.onError?.(error)).finally(() => {
-      if (!stopped) timer = setTimeout(loop, o.intervalMs ?? 30_000);
+  const tick = () =>
+    runLeaderboardTick({
+      pool: o.pool,
+      ledger: o.ledger,
+      now: clock(),
+      ...(o.settlementDelayMs === undefined ? {} : { settlementDelayMs: o.settlementDelayMs }),
     });
+  const loop = () => {
+    running = tick()
+      .catch((error: unknown) => o.onError?.(error))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, o.intervalMs ?? 30_000);
+      });
   };
   loop();
   return {

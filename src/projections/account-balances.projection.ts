@@ -3,7 +3,6 @@ import { fromMinor, toMinor, type Minor } from '../domain/money/money.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import { insertRows, MOVEMENT_EVENT_TYPES, walletRecords, type Projection } from './projection.js';
 
-
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 /**
  * The trial balance: the sum of every posting leg per account (house and user) and currency.
@@ -25,10 +24,17 @@ export const accountBalancesProjection: Projection = {
       }
     }
     const rows = [...sums.values()].map((s) => ({
-      account: s.account, currency_id: s.currencyId, balance: fromMinor(s.currencyId, s.sum), updated_at: s.at,
+      account: s.account,
+      currency_id: s.currencyId,
+      balance: fromMinor(s.currencyId, s.sum),
+      updated_at: s.at,
     }));
-    return insertRows('account_balances', rows, `ON CONFLICT (account, currency_id) DO UPDATE SET
+    return insertRows(
+      'account_balances',
+      rows,
+      `ON CONFLICT (account, currency_id) DO UPDATE SET
       balance = trim_scale(account_balances.balance + excluded.balance),
-      updated_at = GREATEST(account_balances.updated_at, excluded.updated_at)`);
+      updated_at = GREATEST(account_balances.updated_at, excluded.updated_at)`,
+    );
   },
 };

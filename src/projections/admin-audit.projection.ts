@@ -8,15 +8,31 @@ const STREAM = /^(wallet|user|limits|api-keys)-(\d+)$/;
 /** Per stream kind, the event types that record an acting admin, and the action each one is. */
 const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'config', Readonly<Record<string, EventAction>>>> = {
   wallet: {
-    AdminTipCredited: 'tip', AdminTipDeducted: 'deduct-balance', BalanceSet: 'set-balance', LeaderboardPrizeCredited: 'leaderboard.give-prize',
-    WithdrawalApproved: 'withdrawal.approve', WithdrawalRejected: 'withdrawal.reject', WithdrawalRetried: 'withdrawal.retry',
+    AdminTipCredited: 'tip',
+    AdminTipDeducted: 'deduct-balance',
+    BalanceSet: 'set-balance',
+    LeaderboardPrizeCredited: 'leaderboard.give-prize',
+    WithdrawalApproved: 'withdrawal.approve',
+    WithdrawalRejected: 'withdrawal.reject',
+    WithdrawalRetried: 'withdrawal.retry',
   },
   user: {
-    UserRegistered: 'user.create', UsernameSet: 'user.set-username', ProfileUpdated: 'user.update-profile', UserBanned: 'user.ban',
-    UserUnbanned: 'user.unban', MfaDisabled: 'user.disable-mfa', RoleGranted: 'role.add', RoleRevoked: 'role.remove',
-    PermissionGranted: 'permission.add', PermissionRevoked: 'permission.remove',
+    UserRegistered: 'user.create',
+    UsernameSet: 'user.set-username',
+    ProfileUpdated: 'user.update-profile',
+    UserBanned: 'user.ban',
+    UserUnbanned: 'user.unban',
+    MfaDisabled: 'user.disable-mfa',
+    RoleGranted: 'role.add',
+    RoleRevoked: 'role.remove',
+    PermissionGranted: 'permission.add',
+    PermissionRevoked: 'permission.remove',
   },
-  limits: { SelfExclusionSet: 'limits.set-self-exclusion', SelfExclusionLifted: 'limits.lift-self-exclusion', BetLimitSet: 'limits.set-bet-limit' },
+  limits: {
+    SelfExclusionSet: 'limits.set-self-exclusion',
+    SelfExclusionLifted: 'limits.lift-self-exclusion',
+    BetLimitSet: 'limits.set-bet-limit',
+  },
   'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke' },
   config: { SiteConfigChanged: 'config.update' },
 };
@@ -31,14 +47,21 @@ const detailsOf = (data: Readonly<Record<string, unknown>>): Record<string, unkn
 /** The audit row of an event, or undefined when no admin acted (a user's own change, a sign-up). */
 export const adminAuditRow = (e: RecordedEvent): Row | undefined => {
   const owned = STREAM.exec(e.streamId);
-  const kind = owned ? owned[1] as keyof typeof ACTIONS : e.streamId.startsWith('config-') ? 'config' : undefined;
+  const kind = owned ? (owned[1] as keyof typeof ACTIONS) : e.streamId.startsWith('config-') ? 'config' : undefined;
   const action = kind && Object.hasOwn(ACTIONS[kind], e.type) ? ACTIONS[kind][e.type] : undefined;
   const admin = e.data.adminUserId;
   if (!action || typeof admin !== 'number') return undefined;
   return {
-    id: e.id, admin_user_id: admin, action, target_user_id: owned ? Number(owned[2]) : null, details: detailsOf(e.data),
-    event_type: e.type, stream_id: e.streamId, position: formatPosition(e.position),
-    position_commit: String(e.position.commit), position_prepare: String(e.position.prepare),
+    id: e.id,
+    admin_user_id: admin,
+    action,
+    target_user_id: owned ? Number(owned[2]) : null,
+    details: detailsOf(e.data),
+    event_type: e.type,
+    stream_id: e.streamId,
+    position: formatPosition(e.position),
+    position_commit: String(e.position.commit),
+    position_prepare: String(e.position.prepare),
     created_at: typeof e.data.at === 'string' ? e.data.at : e.createdAt.toISOString(),
   };
 };

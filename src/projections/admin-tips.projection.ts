@@ -1,7 +1,6 @@
 import { ADMIN_TIPS_COUNTS, counted } from './list-counts.js';
 import { insertRows, walletRecords, type Projection, type Row } from './projection.js';
 
-
 const HANDLES: readonly string[] = ['AdminTipCredited', 'AdminTipDeducted'];
 /** Admin tips: ADD_BALANCE (AdminTipCredited) and DEDUCT_BALANCE (AdminTipDeducted); rows never change. */
 export const adminTipsProjection: Projection = {
@@ -15,9 +14,18 @@ export const adminTipsProjection: Projection = {
       if (event.type !== 'AdminTipCredited' && event.type !== 'AdminTipDeducted') continue;
       const d = event.data;
       rows.push({
-        id: d.tipId, type: event.type === 'AdminTipCredited' ? 'ADD_BALANCE' : 'DEDUCT_BALANCE', currency_id: d.currencyId,
-        amount: d.amount, usd_amount: d.usdAmount, tag: d.tag, notes: d.notes, sender_user_id: d.adminUserId,
-        recipient_user_id: userId, operation_key: d.operationKey, transaction_id: d.transactionId, created_at: d.at,
+        id: d.tipId,
+        type: event.type === 'AdminTipCredited' ? 'ADD_BALANCE' : 'DEDUCT_BALANCE',
+        currency_id: d.currencyId,
+        amount: d.amount,
+        usd_amount: d.usdAmount,
+        tag: d.tag,
+        notes: d.notes,
+        sender_user_id: d.adminUserId,
+        recipient_user_id: userId,
+        operation_key: d.operationKey,
+        transaction_id: d.transactionId,
+        created_at: d.at,
       });
     }
     return counted(ADMIN_TIPS_COUNTS, rows, [], insertRows('admin_tips', rows));

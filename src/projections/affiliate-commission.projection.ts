@@ -52,8 +52,14 @@ export const affiliateCommissionProjection: Projection = {
       if (event.type === 'AffiliateCommissionClaimed') {
         const d = event.data;
         claims.push({
-          claim_id: d.claimId, owner_id: userId, currency_id: d.currencyId, amount: d.amount, usd_amount: d.usdAmount,
-          transaction_id: d.transactionId, event_id: recorded.id, claimed_at: d.at,
+          claim_id: d.claimId,
+          owner_id: userId,
+          currency_id: d.currencyId,
+          amount: d.amount,
+          usd_amount: d.usdAmount,
+          transaction_id: d.transactionId,
+          event_id: recorded.id,
+          claimed_at: d.at,
         });
       }
     }

@@ -18,16 +18,39 @@ export const betsProjection: Projection = {
         case 'BetPlaced': {
           const d = event.data;
           fold.create(d.betId, {
-            id: d.betId, user_id: userId, round_id: d.roundId, game_id: d.gameId, game_name: d.gameIdentity.name,
-            game_slug: d.gameIdentity.slug, game_type: d.gameIdentity.type, game_provider: d.gameIdentity.provider.name,
-            currency_id: d.currencyId, amount: d.amount, usd_amount: d.usdAmount, payout: '0', usd_payout: '0', multiplier: null,
-            status: 'CREATED', error_details: null, transaction_id: d.transactionId, created_at: at, updated_at: at, settled_at: null,
+            id: d.betId,
+            user_id: userId,
+            round_id: d.roundId,
+            game_id: d.gameId,
+            game_name: d.gameIdentity.name,
+            game_slug: d.gameIdentity.slug,
+            game_type: d.gameIdentity.type,
+            game_provider: d.gameIdentity.provider.name,
+            currency_id: d.currencyId,
+            amount: d.amount,
+            usd_amount: d.usdAmount,
+            payout: '0',
+            usd_payout: '0',
+            multiplier: null,
+            status: 'CREATED',
+            error_details: null,
+            transaction_id: d.transactionId,
+            created_at: at,
+            updated_at: at,
+            settled_at: null,
           });
           break;
         }
         case 'BetSettled': {
           const d = event.data;
-          fold.patch(d.betId, { status: 'SETTLED', payout: d.payout, usd_payout: d.usdPayout, multiplier: d.multiplier, settled_at: at, updated_at: at });
+          fold.patch(d.betId, {
+            status: 'SETTLED',
+            payout: d.payout,
+            usd_payout: d.usdPayout,
+            multiplier: d.multiplier,
+            settled_at: at,
+            updated_at: at,
+          });
           break;
         }
         case 'BetRolledBack':

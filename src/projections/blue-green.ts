@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { formatPosition, parsePosition, START, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import {
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { PROJECTION_LOCK_SQL, type ProjectorLogger } from './projection-runner.js';
 import { PROJECTION_READS } from './projection-reads.js';
@@ -62,7 +69,10 @@ export type BlueGreenResult = Readonly<{
 
 export class RebuildInProgress extends Error {
   override readonly name = 'RebuildInProgress';
-  constructor(readonly id: string, readonly projections: readonly string[]) {
+  constructor(
+    readonly id: string,
+    readonly projections: readonly string[],
+  ) {
     super(`a blue/green rebuild (${id}) of ${projections.join(', ')} is already running`);
   }
 }
@@ -83,7 +93,9 @@ type Live = Readonly<{ schema: string; path: readonly string[] }>;
 type Registration = Readonly<{ id: string; shadow: string; position: Position; eventsApplied: number; resumed: boolean }>;
 
 const liveOf = async (pool: pg.Pool): Promise<Live> => {
-  const { rows } = await pool.query<{ schema: string; path: string[] }>('SELECT current_schema() AS schema, current_schemas(false)::text[] AS path');
+  const { rows } = await pool.query<{ schema: string; path: string[] }>(
+    'SELECT current_schema() AS schema, current_schemas(false)::text[] AS path',
+  );
   return { schema: rows[0]!.schema, path: rows[0]!.path };
 };
 
@@ -100,10 +112,14 @@ const REPLACEABLE_SQL = `
   WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND c.relkind = 'r'`;
 
 const checkReplaceable = async (client: pg.ClientBase, schema: string, tables: readonly string[]): Promise<void> => {
-  const { rows } = await client.query<{ name: string; foreign_keys: boolean; views: boolean; sequences: boolean; triggers: boolean }>(REPLACEABLE_SQL, [schema, tables]);
+  const { rows } = await client.query<{ name: string; foreign_keys: boolean; views: boolean; sequences: boolean; triggers: boolean }>(
+    REPLACEABLE_SQL,
+    [schema, tables],
+  );
   const problems = tables.filter((t) => !rows.some((r) => r.name === t)).map((t) => `${t}: no such table in schema ${schema}`);
   for (const r of rows) {
-    for (const k of ['foreign_keys', 'views', 'sequences', 'triggers'] as const) if (r[k]) problems.push(`${r.name}: has ${k.replace('_', ' ')}`);
+    for (const k of ['foreign_keys', 'views', 'sequences', 'triggers'] as const)
+      if (r[k]) problems.push(`${r.name}: has ${k.replace('_', ' ')}`);
   }
   if (problems.length > 0) throw new Error(`cannot rebuild blue/green: ${problems.join('; ')}`);
 };
@@ -117,7 +133,13 @@ const dropShadow = (client: pg.ClientBase | pg.Pool, shadow: string): Promise<un
  * DDL) in one transaction, and takes the rebuild's session lock on `holder`. A stale rebuild of the same
  * projections and versions is resumed; any other stale one overlapping these projections is aborted.
  */
-const register = async (holder: pg.PoolClient, live: Live, projections: readonly BlueGreenProjection[], resume: boolean, logger: ProjectorLogger): Promise<Registration> => {
+const register = async (
+  holder: pg.PoolClient,
+  live: Live,
+  projections: readonly BlueGreenProjection[],
+  resume: boolean,
+  logger: ProjectorLogger,
+): Promise<Registration> => {
   const names = projections.map((p) => p.name);
   const versions = projections.map((p) => p.version);
   const tables = projections.flatMap((p) => p.tables);
@@ -132,12 +154,21 @@ const register = async (holder: pg.PoolClient, live: Live, projections: readonly
       const same = JSON.stringify([r.projections, r.versions]) === JSON.stringify([names, versions]);
       const exists = (await holder.query<{ ok: boolean }>('SELECT to_regnamespace($1) IS NOT NULL AS ok', [r.shadowSchema])).rows[0]!.ok;
       if (resume && same && exists && !registration) {
-        registration = { id: r.id, shadow: r.shadowSchema, position: parsePosition(r.position), eventsApplied: r.eventsApplied, resumed: true };
+        registration = {
+          id: r.id,
+          shadow: r.shadowSchema,
+          position: parsePosition(r.position),
+          eventsApplied: r.eventsApplied,
+          resumed: true,
+        };
         logger.info({ rebuild: r.id, position: r.position }, 'blue/green: resuming a rebuild whose process died');
         continue;
       }
       logger.warn({ rebuild: r.id, projections: r.projections }, 'blue/green: aborting a stale rebuild');
-      await holder.query(`UPDATE projection_rebuilds SET state = 'aborted', error = 'stale: replaced by a new rebuild', finished_at = now(), updated_at = now() WHERE id = $1`, [r.id]);
+      await holder.query(
+        `UPDATE projection_rebuilds SET state = 'aborted', error = 'stale: replaced by a new rebuild', finished_at = now(), updated_at = now() WHERE id = $1`,
+        [r.id],
+      );
       await dropShadow(holder, r.shadowSchema);
     }
     if (!registration) {
@@ -145,7 +176,8 @@ const register = async (holder: pg.PoolClient, live: Live, projections: readonly
       const id = randomBytes(6).toString('hex');
       const shadow = `prb_${id}`;
       await holder.query(`CREATE SCHEMA ${ident(shadow)}`);
-      for (const t of tables) await holder.query(`CREATE TABLE ${ident(shadow)}.${ident(t)} (LIKE ${ident(live.schema)}.${ident(t)} INCLUDING ALL)`);
+      for (const t of tables)
+        await holder.query(`CREATE TABLE ${ident(shadow)}.${ident(t)} (LIKE ${ident(live.schema)}.${ident(t)} INCLUDING ALL)`);
       const ddl = projections.flatMap((p) => p.ddl ?? []);
       if (ddl.length > 0) {
         await holder.query(`SET LOCAL search_path TO ${pathSql([shadow, ...live.path])}`);
@@ -154,7 +186,8 @@ const register = async (holder: pg.PoolClient, live: Live, projections: readonly
       }
       await holder.query(
         `INSERT INTO projection_rebuilds (id, projections, versions, shadow_schema, state, position) VALUES ($1, $2, $3, $4, 'running', $5)`,
-        [id, names, versions, shadow, formatPosition(START)]);
+        [id, names, versions, shadow, formatPosition(START)],
+      );
       registration = { id, shadow, position: START, eventsApplied: 0, resumed: false };
     }
     // Session level: held after COMMIT until released or the connection ends (then the rebuild is stale).
@@ -190,7 +223,12 @@ const INDEXES_SQL = `
  * pairs so that after the switch every index keeps the name later migrations expect (a primary key or
  * unique constraint follows its index's name).
  */
-const indexRenames = async (client: pg.ClientBase, live: string, shadow: string, tables: readonly string[]): Promise<[string, string][]> => {
+const indexRenames = async (
+  client: pg.ClientBase,
+  live: string,
+  shadow: string,
+  tables: readonly string[],
+): Promise<[string, string][]> => {
   const [old, copies] = await Promise.all([live, shadow].map(async (s) => (await client.query<IndexRow>(INDEXES_SQL, [s, tables])).rows));
   const free = [...copies!];
   const pairs: [string, string][] = [];
@@ -230,7 +268,9 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
   const live = await liveOf(pool);
   const holder = await pool.connect();
   let broken = false;
-  const onHolderError = (): void => { broken = true; };
+  const onHolderError = (): void => {
+    broken = true;
+  };
   holder.on('error', onHolderError);
   let reg: Registration | undefined;
   try {
@@ -241,7 +281,10 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
     const head = await store.headPosition();
     let position = reg.position;
     let applied = reg.eventsApplied;
-    logger.info({ rebuild: id, projections: names, shadow, from: formatPosition(position), head: formatPosition(head) }, 'blue/green: replaying into the shadow tables');
+    logger.info(
+      { rebuild: id, projections: names, shadow, from: formatPosition(position), head: formatPosition(head) },
+      'blue/green: replaying into the shadow tables',
+    );
 
     const catchUp = async (): Promise<void> => {
       for (;;) {
@@ -252,8 +295,10 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
         try {
           await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; SET LOCAL search_path TO ${shadowPath}`);
           await applyEvents(client, projections, events);
-          const marked = await client.query(`UPDATE ${rebuilds} SET position = $2, events_applied = events_applied + $3, updated_at = now() WHERE id = $1 AND state = 'running'`,
-            [id, formatPosition(last), events.length]);
+          const marked = await client.query(
+            `UPDATE ${rebuilds} SET position = $2, events_applied = events_applied + $3, updated_at = now() WHERE id = $1 AND state = 'running'`,
+            [id, formatPosition(last), events.length],
+          );
           if (marked.rowCount !== 1) throw new RebuildAborted(id);
           await client.query('COMMIT');
         } catch (error) {
@@ -299,17 +344,22 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
           await client.query(`DROP TABLE ${liveTables}`);
           for (const t of tables) await client.query(`ALTER TABLE ${ident(shadow)}.${ident(t)} SET SCHEMA ${ident(live.schema)}`);
           // Through temporary names, so that no rename collides with an index still waiting for its own.
-          for (const [i, [from]] of renames.entries()) await client.query(`ALTER INDEX ${ident(live.schema)}.${ident(from)} RENAME TO ${ident(`${shadow}_${i}`)}`);
-          for (const [i, [, to]] of renames.entries()) await client.query(`ALTER INDEX ${ident(live.schema)}.${ident(`${shadow}_${i}`)} RENAME TO ${ident(to)}`);
+          for (const [i, [from]] of renames.entries())
+            await client.query(`ALTER INDEX ${ident(live.schema)}.${ident(from)} RENAME TO ${ident(`${shadow}_${i}`)}`);
+          for (const [i, [, to]] of renames.entries())
+            await client.query(`ALTER INDEX ${ident(live.schema)}.${ident(`${shadow}_${i}`)} RENAME TO ${ident(to)}`);
         }
         await client.query(
           `INSERT INTO ${ident(live.schema)}.projection_checkpoints (name, version, position)
            SELECT u.name, u.version, $3 FROM unnest($1::text[], $2::int[]) AS u(name, version)
            ON CONFLICT (name) DO UPDATE SET version = excluded.version, position = excluded.position, updated_at = now()`,
-          [names, projections.map((p) => p.version), formatPosition(at)]);
+          [names, projections.map((p) => p.version), formatPosition(at)],
+        );
         const marked = await client.query(
           `UPDATE ${rebuilds} SET state = 'switched', position = $2, events_applied = events_applied + $3, finished_at = now(), updated_at = now()
-           WHERE id = $1 AND state = 'running'`, [id, formatPosition(at), tail.length]);
+           WHERE id = $1 AND state = 'running'`,
+          [id, formatPosition(at), tail.length],
+        );
         if (marked.rowCount !== 1) throw new RebuildAborted(id);
         await client.query(`DROP SCHEMA ${ident(shadow)}`);
         await client.query('COMMIT');
@@ -333,7 +383,10 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
       await catchUp();
       const switched = await switchOnce();
       if (switched) {
-        logger.info({ rebuild: id, projections: names, events: applied, tail: switched.tail, switchMs: switched.ms, attempt }, 'blue/green: switched');
+        logger.info(
+          { rebuild: id, projections: names, events: applied, tail: switched.tail, switchMs: switched.ms, attempt },
+          'blue/green: switched',
+        );
         return { id, events: applied, position, tail: switched.tail, switchAttempts: attempt, switchMs: switched.ms, resumed: reg.resumed };
       }
       logger.warn({ rebuild: id, attempt }, 'blue/green: the live tables stayed busy (or the tail grew); retrying the switch');
@@ -343,13 +396,20 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
   } catch (error) {
     if (reg) {
       const message = (error as Error).message.slice(0, 1_000);
-      await pool.query(`UPDATE projection_rebuilds SET state = 'failed', error = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'`, [reg.id, message])
+      await pool
+        .query(
+          `UPDATE projection_rebuilds SET state = 'failed', error = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'`,
+          [reg.id, message],
+        )
         .catch(() => undefined);
       await dropShadow(pool, reg.shadow).catch(() => undefined);
     }
     throw error;
   } finally {
-    if (reg && !broken) await holder.query(unlockRebuildSql, [reg.id]).catch(() => { broken = true; });
+    if (reg && !broken)
+      await holder.query(unlockRebuildSql, [reg.id]).catch(() => {
+        broken = true;
+      });
     holder.off('error', onHolderError);
     holder.release(broken);
   }
@@ -371,7 +431,10 @@ export const abortRebuild = async (pool: pg.Pool, id: string): Promise<AbortOutc
       await client.query('ROLLBACK');
       return 'not-running';
     }
-    await client.query(`UPDATE projection_rebuilds SET state = 'aborted', error = 'aborted by an operator', finished_at = now(), updated_at = now() WHERE id = $1`, [id]);
+    await client.query(
+      `UPDATE projection_rebuilds SET state = 'aborted', error = 'aborted by an operator', finished_at = now(), updated_at = now() WHERE id = $1`,
+      [id],
+    );
     if (!row.alive) await dropShadow(client, row.shadowSchema);
     await client.query('COMMIT');
     return row.alive ? 'signalled' : 'aborted';

@@ -22,14 +22,25 @@ export const BETS_COUNTS: CountedList = { table: 'bets', counts: 'bets_counts', 
 export const DEPOSITS_COUNTS: CountedList = { table: 'deposits', counts: 'deposits_counts', idType: 'text', keys: statusKeys };
 export const WITHDRAWALS_COUNTS: CountedList = { table: 'withdrawals', counts: 'withdrawals_counts', idType: 'text', keys: statusKeys };
 export const TRANSACTIONS_COUNTS: CountedList = {
-  table: 'transactions', counts: 'transactions_counts', idType: 'text',
+  table: 'transactions',
+  counts: 'transactions_counts',
+  idType: 'text',
   keys: `ARRAY['', 'u:' || r.user_id, 'd:' || ${day('r.created_at')}]`,
 };
 export const ADMIN_TIPS_COUNTS: CountedList = {
-  table: 'admin_tips', counts: 'admin_tips_counts', idType: 'integer', keys: `ARRAY['', 'r:' || r.recipient_user_id, 'x:' || r.sender_user_id]`,
+  table: 'admin_tips',
+  counts: 'admin_tips_counts',
+  idType: 'integer',
+  keys: `ARRAY['', 'r:' || r.recipient_user_id, 'x:' || r.sender_user_id]`,
 };
 
-export const COUNTED_LISTS: readonly CountedList[] = [BETS_COUNTS, DEPOSITS_COUNTS, WITHDRAWALS_COUNTS, TRANSACTIONS_COUNTS, ADMIN_TIPS_COUNTS];
+export const COUNTED_LISTS: readonly CountedList[] = [
+  BETS_COUNTS,
+  DEPOSITS_COUNTS,
+  WITHDRAWALS_COUNTS,
+  TRANSACTIONS_COUNTS,
+  ADMIN_TIPS_COUNTS,
+];
 
 /** Adds `sign` for each key of the rows with these ids (one statement, grouped by key). */
 const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql => ({
@@ -44,7 +55,13 @@ const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql =
  * the statements and every touched row (`created` and `patched`) joins its new keys after them, so a status
  * change moves one count whatever the state it came from.
  */
-export const counted = (list: CountedList, created: readonly Row[], patched: readonly Row[], statements: readonly Sql[], id = 'id'): Sql[] => {
+export const counted = (
+  list: CountedList,
+  created: readonly Row[],
+  patched: readonly Row[],
+  statements: readonly Sql[],
+  id = 'id',
+): Sql[] => {
   const before = patched.map((r) => r[id]);
   const after = [...created.map((r) => r[id]), ...before];
   if (before.length === 0) return [...statements, ...(after.length > 0 ? [adjust(list, after, 1)] : [])];
@@ -54,6 +71,8 @@ export const counted = (list: CountedList, created: readonly Row[], patched: rea
 
 export const listCountsMigration = {
   id: '0170_list_counts',
-  sql: COUNTED_LISTS.map((l) => `CREATE TABLE ${l.counts} (key text PRIMARY KEY, n bigint NOT NULL);
-    CREATE INDEX ${l.counts}_emptied ON ${l.counts} (key) WHERE n = 0;`).join('\n'),
+  sql: COUNTED_LISTS.map(
+    (l) => `CREATE TABLE ${l.counts} (key text PRIMARY KEY, n bigint NOT NULL);
+    CREATE INDEX ${l.counts}_emptied ON ${l.counts} (key) WHERE n = 0;`,
+  ).join('\n'),
 };

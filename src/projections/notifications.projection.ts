@@ -4,8 +4,13 @@ import { formatPosition, type RecordedEvent } from '../infra/event-store/event-s
 import { insertRows, type Projection, type Row } from './projection.js';
 
 export const NOTIFICATION_TYPES = [
-  'DEPOSIT_COMPLETED', 'WITHDRAWAL_APPROVED', 'WITHDRAWAL_REJECTED', 'WITHDRAWAL_COMPLETED',
-  'ADMIN_TIP_RECEIVED', 'BALANCE_DEDUCTED', 'LEADERBOARD_PRIZE',
+  'DEPOSIT_COMPLETED',
+  'WITHDRAWAL_APPROVED',
+  'WITHDRAWAL_REJECTED',
+  'WITHDRAWAL_COMPLETED',
+  'ADMIN_TIP_RECEIVED',
+  'BALANCE_DEDUCTED',
+  'LEADERBOARD_PRIZE',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -27,8 +32,13 @@ const NOTIFICATION_NAMESPACE = '6f1d2c7e-93a4-4b8e-9a53-0c1e2f3a4b5c';
 export const notificationId = (eventId: string, type: NotificationType): string => uuidv5(`${eventId}:${type}`, NOTIFICATION_NAMESPACE);
 
 const HANDLES = [
-  'DepositCompleted', 'WithdrawalApproved', 'WithdrawalRejected', 'WithdrawalCompleted',
-  'AdminTipCredited', 'AdminTipDeducted', 'LeaderboardPrizeCredited',
+  'DepositCompleted',
+  'WithdrawalApproved',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'AdminTipCredited',
+  'AdminTipDeducted',
+  'LeaderboardPrizeCredited',
 ] as const satisfies readonly WalletEvent['type'][];
 
 const what = (e: WalletEvent): [NotificationType, Record<string, unknown>] | undefined => {
@@ -37,26 +47,35 @@ const what = (e: WalletEvent): [NotificationType, Record<string, unknown>] | und
       const d = e.data;
       return ['DEPOSIT_COMPLETED', { depositId: d.depositId, amount: d.amount, currencyId: d.currencyId, usdAmount: d.usdAmount }];
     }
-    case 'WithdrawalApproved': return ['WITHDRAWAL_APPROVED', { withdrawalId: e.data.withdrawalId }];
+    case 'WithdrawalApproved':
+      return ['WITHDRAWAL_APPROVED', { withdrawalId: e.data.withdrawalId }];
     case 'WithdrawalRejected': {
       const d = e.data;
-      return ['WITHDRAWAL_REJECTED', { withdrawalId: d.withdrawalId, amount: d.amount, currencyId: d.currencyId, rejectReason: d.rejectReason }];
+      return [
+        'WITHDRAWAL_REJECTED',
+        { withdrawalId: d.withdrawalId, amount: d.amount, currencyId: d.currencyId, rejectReason: d.rejectReason },
+      ];
     }
     case 'WithdrawalCompleted': {
       const d = e.data;
-      return ['WITHDRAWAL_COMPLETED', { withdrawalId: d.withdrawalId, amount: d.amount, currencyId: d.currencyId, usdAmount: d.usdAmount, txHash: d.txHash }];
+      return [
+        'WITHDRAWAL_COMPLETED',
+        { withdrawalId: d.withdrawalId, amount: d.amount, currencyId: d.currencyId, usdAmount: d.usdAmount, txHash: d.txHash },
+      ];
     }
     // The admin's notes are internal (spec "Admin tip"): never part of what the user is shown.
     case 'AdminTipCredited': {
       const d = e.data;
       return ['ADMIN_TIP_RECEIVED', { tipId: d.tipId, amount: d.amount, currencyId: d.currencyId, usdAmount: d.usdAmount }];
     }
-    case 'AdminTipDeducted': return ['BALANCE_DEDUCTED', { tipId: e.data.tipId, amount: e.data.amount, currencyId: e.data.currencyId }];
+    case 'AdminTipDeducted':
+      return ['BALANCE_DEDUCTED', { tipId: e.data.tipId, amount: e.data.amount, currencyId: e.data.currencyId }];
     case 'LeaderboardPrizeCredited': {
       const d = e.data;
       return ['LEADERBOARD_PRIZE', { leaderboardId: d.leaderboardId, amount: d.amount, currencyId: d.currencyId, usdAmount: d.usdAmount }];
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 };
 
@@ -70,10 +89,16 @@ export const notificationsOf = (recorded: RecordedEvent): LedgerNotification[] =
   const found = what({ type: recorded.type, data: recorded.data } as WalletEvent);
   if (!found) return [];
   const [type, payload] = found;
-  return [{
-    id: notificationId(recorded.id, type), userId, type, payload,
-    createdAt: String((recorded.data as { at: string }).at), position: formatPosition(recorded.position),
-  }];
+  return [
+    {
+      id: notificationId(recorded.id, type),
+      userId,
+      type,
+      payload,
+      createdAt: String((recorded.data as { at: string }).at),
+      position: formatPosition(recorded.position),
+    },
+  ];
 };
 
 /** `notifications`: one row per notification (read marks live in notification_reads, which a rebuild keeps). */
@@ -86,8 +111,14 @@ export const notificationsProjection: Projection = {
     const rows: Row[] = events.flatMap(notificationsOf).map((n) => {
       const [commit, prepare] = n.position.split('/');
       return {
-        id: n.id, user_id: n.userId, type: n.type, payload: n.payload, position: n.position,
-        position_commit: commit, position_prepare: prepare, created_at: n.createdAt,
+        id: n.id,
+        user_id: n.userId,
+        type: n.type,
+        payload: n.payload,
+        position: n.position,
+        position_commit: commit,
+        position_prepare: prepare,
+        created_at: n.createdAt,
       };
     });
     return insertRows('notifications', rows, 'ON CONFLICT (id) DO NOTHING');

@@ -1,7 +1,13 @@
 import type pg from 'pg';
 import {
-  comparePositions, formatPosition, parsePosition, START,
-  type EventStore, type Position, type RecordedEvent, type Subscription,
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
 } from '../infra/event-store/event-store.port.js';
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
@@ -72,14 +78,20 @@ const modelLock = (name: string): string => {
  * blue/green switch excludes every batch. Locks are taken in name order, so groups never deadlock.
  */
 const batchLockSql = (projections: readonly Projection[]): string =>
-  `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${[...projections].map((p) => p.name).sort().map(modelLock).join(', ')}`;
+  `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${[...projections]
+    .map((p) => p.name)
+    .sort()
+    .map(modelLock)
+    .join(', ')}`;
 
 type Checkpoint = Readonly<{ version: number; position: Position }>;
 
 export const readCheckpoints = async (client: pg.ClientBase, names?: readonly string[]): Promise<Map<string, Checkpoint>> => {
   const { rows } = names
     ? await client.query<{ name: string; version: number; position: string }>(
-      'SELECT name, version, position FROM projection_checkpoints WHERE name = ANY($1::text[])', [names])
+        'SELECT name, version, position FROM projection_checkpoints WHERE name = ANY($1::text[])',
+        [names],
+      )
     : await client.query<{ name: string; version: number; position: string }>('SELECT name, version, position FROM projection_checkpoints');
   return new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }]));
 };
@@ -101,7 +113,10 @@ type Plan = Readonly<{ positions: Map<string, Position>; retired: ReadonlySet<st
  */
 const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: ProjectorLogger): Promise<Plan> =>
   withProjectionLock(pool, async (client) => {
-    const stored = await readCheckpoints(client, projections.map((p) => p.name));
+    const stored = await readCheckpoints(
+      client,
+      projections.map((p) => p.name),
+    );
     const switching = await pendingSwitches(client);
     const positions = new Map<string, Position>();
     const retired = new Set<string>();
@@ -109,7 +124,10 @@ const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: Proj
     for (const p of projections) {
       const cp = stored.get(p.name);
       if (cp && cp.version > p.version) {
-        logger.warn({ projection: p.name, stored: cp.version, mine: p.version }, 'projection: a newer version is live; this process leaves it alone');
+        logger.warn(
+          { projection: p.name, stored: cp.version, mine: p.version },
+          'projection: a newer version is live; this process leaves it alone',
+        );
         retired.add(p.name);
         continue;
       }
@@ -146,12 +164,19 @@ class CheckpointBehind extends Error {
 }
 
 /** A waited-for switch happened (or its rebuild ended without one): restart, so that prepare decides again. */
-const checkWaiting = async (client: pg.ClientBase, projections: readonly Projection[], plan: Plan, stored: Map<string, Checkpoint>): Promise<void> => {
+const checkWaiting = async (
+  client: pg.ClientBase,
+  projections: readonly Projection[],
+  plan: Plan,
+  stored: Map<string, Checkpoint>,
+): Promise<void> => {
   const switching = await pendingSwitches(client);
   for (const p of projections) {
     if (!plan.waiting.has(p.name)) continue;
-    if (stored.get(p.name)?.version === p.version) throw new CheckpointBehind(`projection ${p.name}: switched in by its blue/green rebuild`);
-    if (switching.get(p.name) !== p.version) throw new CheckpointBehind(`projection ${p.name}: its blue/green rebuild ended without a switch`);
+    if (stored.get(p.name)?.version === p.version)
+      throw new CheckpointBehind(`projection ${p.name}: switched in by its blue/green rebuild`);
+    if (switching.get(p.name) !== p.version)
+      throw new CheckpointBehind(`projection ${p.name}: its blue/green rebuild ended without a switch`);
   }
 };
 
@@ -170,20 +195,26 @@ const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
  * simple query; then the statements; then the checkpoint move and COMMIT in one. A connection that fails is destroyed.
  */
 const inBatchTransaction = async (
-  pool: pg.Pool, projections: readonly Projection[], fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<string | undefined>,
+  pool: pg.Pool,
+  projections: readonly Projection[],
+  fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<string | undefined>,
 ): Promise<void> => {
   const client = await pool.connect();
   let destroy = false;
-  const onConnectionError = (): void => { destroy = true; };
+  const onConnectionError = (): void => {
+    destroy = true;
+  };
   client.on('error', onConnectionError);
   try {
-    const results = await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
-      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${projections.map((p) => literal(p.name)).join(', ')})`) as unknown as pg.QueryResult[];
+    const results = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
+      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${projections.map((p) => literal(p.name)).join(', ')})`)) as unknown as pg.QueryResult[];
     const rows = results.at(-1)!.rows as { name: string; version: number; position: string }[];
     const finish = await fn(client, new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }])));
     await client.query(finish ? `${finish}; COMMIT` : 'COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => { destroy = true; });
+    await client.query('ROLLBACK').catch(() => {
+      destroy = true;
+    });
     throw error;
   } finally {
     client.off('error', onConnectionError);
@@ -196,7 +227,14 @@ const inBatchTransaction = async (
  * statements for the events after its own checkpoint, then moves the checkpoints to the batch's end, all in one
  * transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
  */
-const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Plan, committed: Position, events: readonly RecordedEvent[], costs: Costs) =>
+const applyBatch = (
+  pool: pg.Pool,
+  projections: readonly Projection[],
+  plan: Plan,
+  committed: Position,
+  events: readonly RecordedEvent[],
+  costs: Costs,
+) =>
   inBatchTransaction(pool, projections, async (client, stored) => {
     if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
     const last = events.at(-1)!.position;
@@ -206,7 +244,9 @@ const applyBatch = (pool: pg.Pool, projections: readonly Projection[], plan: Pla
       const cp = stored.get(p.name);
       if (!cp || cp.version !== p.version) throw new CheckpointBehind(`projection ${p.name}: checkpoint missing or of another version`);
       if (comparePositions(cp.position, committed) < 0) {
-        throw new CheckpointBehind(`projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(committed)}`);
+        throw new CheckpointBehind(
+          `projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(committed)}`,
+        );
       }
       if (comparePositions(cp.position, last) >= 0) continue;
       const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
@@ -260,7 +300,11 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
   const name = `projector (${projections.map((p) => p.name).join(', ')})`;
   const handles = new Set(projections.flatMap((p) => p.handles));
   const loop = startFollowLoop({
-    name, logger, retryDelayMs: o.retryDelayMs, maxRetryDelayMs: o.maxRetryDelayMs, onFailure: o.onFailure,
+    name,
+    logger,
+    retryDelayMs: o.retryDelayMs,
+    maxRetryDelayMs: o.maxRetryDelayMs,
+    onFailure: o.onFailure,
     planned: (error) => error instanceof CheckpointBehind,
     run: async ({ signal, advance, succeeded }) => {
       const plan = await limit(() => prepare(pool, projections, logger));
@@ -282,17 +326,20 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
       let lastWrite = 0;
       let failed: unknown;
       /** Serialised: batches and idle checkpoint moves of one group never overlap. */
-      const write = (events: readonly RecordedEvent[]): Promise<void> => (chain = chain.then(async () => {
-        if (failed !== undefined) throw failed;
-        const last = events.at(-1)!.position;
-        if (comparePositions(last, committed) <= 0) return;
-        await limit(() => applyBatch(pool, live, plan, committed, events, costs));
-        committed = last;
-        lastWrite = performance.now();
-      }).catch((error: unknown) => {
-        failed ??= error;
-        throw error;
-      }));
+      const write = (events: readonly RecordedEvent[]): Promise<void> =>
+        (chain = chain
+          .then(async () => {
+            if (failed !== undefined) throw failed;
+            const last = events.at(-1)!.position;
+            if (comparePositions(last, committed) <= 0) return;
+            await limit(() => applyBatch(pool, live, plan, committed, events, costs));
+            committed = last;
+            lastWrite = performance.now();
+          })
+          .catch((error: unknown) => {
+            failed ??= error;
+            throw error;
+          }));
       /**
        * Moves the stored checkpoint to wherever this group has seen by then. At most one such move waits at a time:
        * arming one per batch while earlier ones still waited for a transaction slot queued them up without bound
@@ -300,15 +347,20 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
        */
       const armIdleMove = (): void => {
         if (idleTimer || idleWriting) return;
-        idleTimer = setTimeout(() => {
-          idleTimer = undefined;
-          idleWriting = true;
-          write([{ position: seen } as RecordedEvent]).catch(() => undefined).finally(() => {
-            idleWriting = false;
-            // What was seen while this move waited for its turn is stored by the next one.
-            if (!ended && failed === undefined && comparePositions(seen, committed) > 0) armIdleMove();
-          });
-        }, Math.max(0, lastWrite + IDLE_CHECKPOINT_MS - performance.now()));
+        idleTimer = setTimeout(
+          () => {
+            idleTimer = undefined;
+            idleWriting = true;
+            write([{ position: seen } as RecordedEvent])
+              .catch(() => undefined)
+              .finally(() => {
+                idleWriting = false;
+                // What was seen while this move waited for its turn is stored by the next one.
+                if (!ended && failed === undefined && comparePositions(seen, committed) > 0) armIdleMove();
+              });
+          },
+          Math.max(0, lastWrite + IDLE_CHECKPOINT_MS - performance.now()),
+        );
       };
       const subscription: Subscription = store.subscribe({
         after: committed,
@@ -339,7 +391,8 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
         ended = true;
         clearTimeout(idleTimer);
         // A stopping group stores how far it has seen: the next follower resumes there, and no reader waits on a pending move.
-        if (failed === undefined && comparePositions(seen, committed) > 0) write([{ position: seen } as RecordedEvent]).catch(() => undefined);
+        if (failed === undefined && comparePositions(seen, committed) > 0)
+          write([{ position: seen } as RecordedEvent]).catch(() => undefined);
         await chain.catch(() => undefined);
       }
       if (failed !== undefined) throw failed;
@@ -363,7 +416,9 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   // The groups read new events once between them (one subscription, not one per read model).
   const shared = independent ? shareSubscriptions(options.store) : undefined;
   const o = shared ? { ...options, store: shared } : options;
-  const groups = independent ? readGroups(projections).map((g) => startGroup(o, g, costs, limit)) : [startGroup(o, projections, costs, limit)];
+  const groups = independent
+    ? readGroups(projections).map((g) => startGroup(o, g, costs, limit))
+    : [startGroup(o, projections, costs, limit)];
   const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
   options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
   const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);
@@ -377,7 +432,8 @@ export const startProjector = (options: ProjectorOptions): Projector => {
     },
     waitFor: (position) => waitForGroups(groups, position),
     progress: (name) => byName.get(name)?.loop.position(),
-    waitForModels: (names, position) => waitForGroups([...new Set(names.map((n) => byName.get(n)).filter((g) => g !== undefined))], position),
+    waitForModels: (names, position) =>
+      waitForGroups([...new Set(names.map((n) => byName.get(n)).filter((g) => g !== undefined))], position),
     costs: () => [...costs].map(([name, c]) => ({ name, ...c })),
   };
 };

@@ -1,5 +1,12 @@
 import type pg from 'pg';
-import { comparePositions, formatPosition, parsePosition, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
+import {
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+} from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { readCheckpoints } from './projection-runner.js';
 import { runningRebuilds } from './rebuild-registry.js';
@@ -22,7 +29,15 @@ export type ProjectionStatus = Readonly<{
   position: Position | null;
   head: Position;
   lag: Lag;
-  rebuild: Readonly<{ id: string; alive: boolean; version: number; position: Position; eventsApplied: number; startedAt: Date; lag: Lag }> | null;
+  rebuild: Readonly<{
+    id: string;
+    alive: boolean;
+    version: number;
+    position: Position;
+    eventsApplied: number;
+    startedAt: Date;
+    lag: Lag;
+  }> | null;
 }>;
 
 export type StatusOptions = Readonly<{
@@ -73,26 +88,36 @@ export const projectionStatus = async (o: StatusOptions): Promise<ProjectionStat
   const lagOf = (p: Position): Promise<Lag> => {
     const key = formatPosition(p);
     let lag = lags.get(key);
-    if (!lag) lags.set(key, lag = lagAfter(o, p, head, cap));
+    if (!lag) lags.set(key, (lag = lagAfter(o, p, head, cap)));
     return lag;
   };
-  return Promise.all(o.projections.map(async (p): Promise<ProjectionStatus> => {
-    const cp = checkpoints.get(p.name);
-    const r = rebuilds.find((x) => x.projections.includes(p.name));
-    const rebuildPosition = r ? parsePosition(r.position) : undefined;
-    return {
-      name: p.name,
-      version: p.version,
-      storedVersion: cp?.version ?? null,
-      position: cp?.position ?? null,
-      head,
-      lag: await lagOf(cp?.position ?? START),
-      rebuild: r && rebuildPosition ? {
-        id: r.id, alive: r.alive, version: r.versions[r.projections.indexOf(p.name)]!, position: rebuildPosition,
-        eventsApplied: r.eventsApplied, startedAt: r.startedAt, lag: await lagOf(rebuildPosition),
-      } : null,
-    };
-  }));
+  return Promise.all(
+    o.projections.map(async (p): Promise<ProjectionStatus> => {
+      const cp = checkpoints.get(p.name);
+      const r = rebuilds.find((x) => x.projections.includes(p.name));
+      const rebuildPosition = r ? parsePosition(r.position) : undefined;
+      return {
+        name: p.name,
+        version: p.version,
+        storedVersion: cp?.version ?? null,
+        position: cp?.position ?? null,
+        head,
+        lag: await lagOf(cp?.position ?? START),
+        rebuild:
+          r && rebuildPosition
+            ? {
+                id: r.id,
+                alive: r.alive,
+                version: r.versions[r.projections.indexOf(p.name)]!,
+                position: rebuildPosition,
+                eventsApplied: r.eventsApplied,
+                startedAt: r.startedAt,
+                lag: await lagOf(rebuildPosition),
+              }
+            : null,
+      };
+    }),
+  );
 };
 
 /** The status as metric readings (src/infra/metrics.ts watchProjections). */

@@ -42,10 +42,12 @@ export type Row = Readonly<Record<string, unknown>>;
 export const insertRows = (table: string, rows: readonly Row[], onConflict = ''): Sql[] =>
   rows.length === 0
     ? []
-    : [{
-      text: `INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) ${onConflict}`.trimEnd(),
-      values: [JSON.stringify(rows)],
-    }];
+    : [
+        {
+          text: `INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) ${onConflict}`.trimEnd(),
+          values: [JSON.stringify(rows)],
+        },
+      ];
 
 /**
  * UPDATE of existing rows by key with partial patches: a column missing from a patch keeps its value,
@@ -54,11 +56,13 @@ export const insertRows = (table: string, rows: readonly Row[], onConflict = '')
 export const patchRows = (table: string, key: string, columns: readonly string[], patches: readonly Row[]): Sql[] =>
   patches.length === 0
     ? []
-    : [{
-      text: `UPDATE ${table} AS t SET (${columns.join(', ')}) = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
+    : [
+        {
+          text: `UPDATE ${table} AS t SET (${columns.join(', ')}) = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
         FROM jsonb_array_elements($1::jsonb) AS u(p) WHERE t.${key} = u.p->>'${key}'`,
-      values: [JSON.stringify(patches)],
-    }];
+          values: [JSON.stringify(patches)],
+        },
+      ];
 
 /**
  * Folds a batch's changes per entity, keeping causal (batch) order: an entity created in the batch
@@ -95,8 +99,19 @@ export const entityStatements = (table: string, key: string, fold: EntityFold, p
 
 /** Events that carry postings (a Movement). */
 export const MOVEMENT_EVENT_TYPES = [
-  'DepositCompleted', 'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored', 'WithdrawalRequested', 'WithdrawalRejected',
-  'WithdrawalCompleted', 'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited', 'AffiliateCommissionClaimed',
+  'DepositCompleted',
+  'BetPlaced',
+  'BetSettled',
+  'BetRolledBack',
+  'BetErrored',
+  'WithdrawalRequested',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'AdminTipCredited',
+  'AdminTipDeducted',
+  'BalanceSet',
+  'LeaderboardPrizeCredited',
+  'AffiliateCommissionClaimed',
 ] as const satisfies readonly WalletEvent['type'][];
 
 /**

@@ -62,7 +62,9 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       let target = given;
       let stored: Record<string, string>;
       if (!target && deps.store.kind === 'postgres') {
-        const { rows } = await deps.pool.query<{ head: string | null; positions: Record<string, string> }>(HEAD_AND_CHECKPOINTS_SQL, [names]);
+        const { rows } = await deps.pool.query<{ head: string | null; positions: Record<string, string> }>(HEAD_AND_CHECKPOINTS_SQL, [
+          names,
+        ]);
         target = rows[0]!.head ? parsePosition(rows[0]!.head) : START;
         stored = rows[0]!.positions;
       } else {
@@ -77,7 +79,10 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       }
       const stop = new AbortController();
       // A projector in this process says at once when its read models moved; the poll covers the others.
-      void deps.local?.waitForModels(names, goal).then(() => stop.abort(), () => undefined);
+      void deps.local?.waitForModels(names, goal).then(
+        () => stop.abort(),
+        () => undefined,
+      );
       try {
         while (comparePositions(position, goal) < 0) {
           const left = deadline - performance.now();

@@ -36,10 +36,17 @@ export const rebuildProjections = async (options: RebuildOptions): Promise<Rebui
   if (comparePositions(head, START) <= 0) return { events: 0, head };
   let applied = 0;
   let failed: (error: unknown) => void = () => undefined;
-  const failure = new Promise<never>((_, reject) => { failed = reject; });
+  const failure = new Promise<never>((_, reject) => {
+    failed = reject;
+  });
   failure.catch(() => undefined);
   const projector = startProjector({
-    store, pool, projections, independent: false, batchSize: options.batchSize ?? 1000, logger: options.logger,
+    store,
+    pool,
+    projections,
+    independent: false,
+    batchSize: options.batchSize ?? 1000,
+    logger: options.logger,
     onFailure: (error) => failed(error),
     onBatch: ({ events, position }) => {
       applied += events;

@@ -25,27 +25,39 @@ export const TRANSACTION_TYPES = {
 
 export type AccountingType = Exclude<(typeof TRANSACTION_TYPES)[MovementType], null>;
 /** Every accounting type, in the order above: the one list the transactions filter and the read model's check follow. */
-export const ACCOUNTING_TYPES = Object.values(TRANSACTION_TYPES)
-  .filter((t): t is AccountingType => t !== null) as readonly AccountingType[] as readonly [AccountingType, ...AccountingType[]];
+export const ACCOUNTING_TYPES = Object.values(TRANSACTION_TYPES).filter(
+  (t): t is AccountingType => t !== null,
+) as readonly AccountingType[] as readonly [AccountingType, ...AccountingType[]];
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 
 /** Ids and amounts that differ per event type: what the row refers to, the reversed transaction, the USD value. */
 const details = (e: WalletEvent): { reference: string | null; original: string | null; admin: number | null; usd: string | null } => {
   switch (e.type) {
-    case 'DepositCompleted': return { reference: e.data.depositId, original: null, admin: null, usd: e.data.usdAmount };
-    case 'BetPlaced': return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdAmount };
-    case 'BetSettled': return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdPayout };
+    case 'DepositCompleted':
+      return { reference: e.data.depositId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'BetPlaced':
+      return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'BetSettled':
+      return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdPayout };
     case 'BetRolledBack':
-    case 'BetErrored': return { reference: e.data.betId, original: e.data.originalId, admin: null, usd: null };
-    case 'WithdrawalRequested': return { reference: e.data.withdrawalId, original: null, admin: null, usd: e.data.usdAmount };
-    case 'WithdrawalRejected': return { reference: e.data.withdrawalId, original: null, admin: e.data.adminUserId, usd: null };
+    case 'BetErrored':
+      return { reference: e.data.betId, original: e.data.originalId, admin: null, usd: null };
+    case 'WithdrawalRequested':
+      return { reference: e.data.withdrawalId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'WithdrawalRejected':
+      return { reference: e.data.withdrawalId, original: null, admin: e.data.adminUserId, usd: null };
     case 'AdminTipCredited':
-    case 'AdminTipDeducted': return { reference: String(e.data.tipId), original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
-    case 'BalanceSet': return { reference: null, original: null, admin: e.data.adminUserId, usd: null };
-    case 'LeaderboardPrizeCredited': return { reference: e.data.leaderboardUserId, original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
-    case 'AffiliateCommissionClaimed': return { reference: e.data.claimId, original: null, admin: null, usd: e.data.usdAmount };
-    default: return { reference: null, original: null, admin: null, usd: null };
+    case 'AdminTipDeducted':
+      return { reference: String(e.data.tipId), original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
+    case 'BalanceSet':
+      return { reference: null, original: null, admin: e.data.adminUserId, usd: null };
+    case 'LeaderboardPrizeCredited':
+      return { reference: e.data.leaderboardUserId, original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
+    case 'AffiliateCommissionClaimed':
+      return { reference: e.data.claimId, original: null, admin: null, usd: e.data.usdAmount };
+    default:
+      return { reference: null, original: null, admin: null, usd: null };
   }
 };
 
@@ -67,13 +79,23 @@ export const transactionsProjection: Projection = {
       const d = event.data;
       const x = details(event);
       rows.push({
-        id: d.transactionId, user_id: userId, currency_id: d.currencyId,
+        id: d.transactionId,
+        user_id: userId,
+        currency_id: d.currencyId,
         amount: fromMinor(d.currencyId, amount),
         before_balance: fromMinor(d.currencyId, toMinor(d.currencyId, d.balanceAfter) - amount),
-        after_balance: d.balanceAfter, usd_amount: x.usd, type, original_id: x.original, admin_user_id: x.admin,
-        reference_id: x.reference, event_id: recorded.id, position: formatPosition(recorded.position),
-        position_commit: String(recorded.position.commit), position_prepare: String(recorded.position.prepare),
-        created_at: d.at, updated_at: d.at,
+        after_balance: d.balanceAfter,
+        usd_amount: x.usd,
+        type,
+        original_id: x.original,
+        admin_user_id: x.admin,
+        reference_id: x.reference,
+        event_id: recorded.id,
+        position: formatPosition(recorded.position),
+        position_commit: String(recorded.position.commit),
+        position_prepare: String(recorded.position.prepare),
+        created_at: d.at,
+        updated_at: d.at,
       });
     }
     return counted(TRANSACTIONS_COUNTS, rows, [], insertRows('transactions', rows));

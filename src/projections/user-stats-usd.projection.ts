@@ -29,16 +29,43 @@ export const userStatsUsdProjection: Projection = {
       const at = event.data.at;
       switch (event.type) {
         case 'BetSettled':
-          outcomes.push({ user_id: userId, wagered: event.data.usdAmount, payouts: event.data.usdPayout, bets: 1, deposits: '0', withdraws: '0',
-            deposit_at: null, wagered_at: event.data.placedAt, at });
+          outcomes.push({
+            user_id: userId,
+            wagered: event.data.usdAmount,
+            payouts: event.data.usdPayout,
+            bets: 1,
+            deposits: '0',
+            withdraws: '0',
+            deposit_at: null,
+            wagered_at: event.data.placedAt,
+            at,
+          });
           break;
         case 'WithdrawalCompleted':
-          outcomes.push({ user_id: userId, wagered: '0', payouts: '0', bets: 0, deposits: '0', withdraws: event.data.usdAmount,
-            deposit_at: null, wagered_at: null, at });
+          outcomes.push({
+            user_id: userId,
+            wagered: '0',
+            payouts: '0',
+            bets: 0,
+            deposits: '0',
+            withdraws: event.data.usdAmount,
+            deposit_at: null,
+            wagered_at: null,
+            at,
+          });
           break;
         case 'DepositCompleted':
-          outcomes.push({ user_id: userId, wagered: '0', payouts: '0', bets: 0, deposits: event.data.usdAmount, withdraws: '0',
-            deposit_at: at, wagered_at: null, at });
+          outcomes.push({
+            user_id: userId,
+            wagered: '0',
+            payouts: '0',
+            bets: 0,
+            deposits: event.data.usdAmount,
+            withdraws: '0',
+            deposit_at: at,
+            wagered_at: null,
+            at,
+          });
           break;
       }
     }

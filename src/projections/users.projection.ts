@@ -6,7 +6,8 @@ const HANDLES: readonly string[] = USER_EVENT_TYPES;
 
 const addTo = (column: string) => `${column} = CASE WHEN $2 = ANY(${column}) THEN ${column} ELSE array_append(${column}, $2) END`;
 const update = (set: string, userId: number, value: unknown, at: string): Sql => ({
-  text: `UPDATE users SET ${set}, updated_at = $3 WHERE id = $1`, values: [userId, value, at],
+  text: `UPDATE users SET ${set}, updated_at = $3 WHERE id = $1`,
+  values: [userId, value, at],
 });
 
 /** `users` (the back office's user list) and `registration_info` (GET /registration-info/{userId}). */
@@ -25,29 +26,71 @@ export const usersProjection: Projection = {
         case 'UserRegistered': {
           const d = event.data;
           users.push({
-            id: userId, email: d.email, username: d.username, roles: d.roles, permissions: [], is_banned: false, ban_reason: null, banned_by: null,
-            country: d.country, mfa_enabled: false, provider: d.provider, identity_providers: [], referrer_code: d.referrerCode,
-            marketing_opt_in: d.marketingOptIn, profile: {}, created_at: at, updated_at: at,
+            id: userId,
+            email: d.email,
+            username: d.username,
+            roles: d.roles,
+            permissions: [],
+            is_banned: false,
+            ban_reason: null,
+            banned_by: null,
+            country: d.country,
+            mfa_enabled: false,
+            provider: d.provider,
+            identity_providers: [],
+            referrer_code: d.referrerCode,
+            marketing_opt_in: d.marketingOptIn,
+            profile: {},
+            created_at: at,
+            updated_at: at,
           });
           registrations.push({
-            user_id: userId, ip: d.registration.ip, user_agent: d.registration.userAgent, country: d.registration.country,
-            referrer: d.registration.referrer, referrer_code: d.referrerCode, provider: d.provider, created_at: at,
+            user_id: userId,
+            ip: d.registration.ip,
+            user_agent: d.registration.userAgent,
+            country: d.registration.country,
+            referrer: d.registration.referrer,
+            referrer_code: d.referrerCode,
+            provider: d.provider,
+            created_at: at,
           });
           break;
         }
-        case 'UsernameSet': updates.push(update('username = $2', userId, event.data.username, at)); break;
-        case 'ProfileUpdated': updates.push(update('profile = profile || $2::jsonb', userId, JSON.stringify(event.data.changes), at)); break;
-        case 'RoleGranted': updates.push(update(addTo('roles'), userId, event.data.role, at)); break;
-        case 'RoleRevoked': updates.push(update('roles = array_remove(roles, $2)', userId, event.data.role, at)); break;
-        case 'PermissionGranted': updates.push(update(addTo('permissions'), userId, event.data.permission, at)); break;
-        case 'PermissionRevoked': updates.push(update('permissions = array_remove(permissions, $2)', userId, event.data.permission, at)); break;
-        case 'UserBanned': updates.push({
-          text: 'UPDATE users SET is_banned = true, ban_reason = $2, banned_by = $3, updated_at = $4 WHERE id = $1',
-          values: [userId, event.data.reason, event.data.adminUserId, at],
-        }); break;
-        case 'UserUnbanned': updates.push(update('is_banned = false, ban_reason = NULL, banned_by = NULL, unbanned_by = $2', userId, event.data.adminUserId, at)); break;
-        case 'MfaEnabled': updates.push(update('mfa_enabled = $2', userId, true, at)); break;
-        case 'MfaDisabled': updates.push(update('mfa_enabled = $2', userId, false, at)); break;
+        case 'UsernameSet':
+          updates.push(update('username = $2', userId, event.data.username, at));
+          break;
+        case 'ProfileUpdated':
+          updates.push(update('profile = profile || $2::jsonb', userId, JSON.stringify(event.data.changes), at));
+          break;
+        case 'RoleGranted':
+          updates.push(update(addTo('roles'), userId, event.data.role, at));
+          break;
+        case 'RoleRevoked':
+          updates.push(update('roles = array_remove(roles, $2)', userId, event.data.role, at));
+          break;
+        case 'PermissionGranted':
+          updates.push(update(addTo('permissions'), userId, event.data.permission, at));
+          break;
+        case 'PermissionRevoked':
+          updates.push(update('permissions = array_remove(permissions, $2)', userId, event.data.permission, at));
+          break;
+        case 'UserBanned':
+          updates.push({
+            text: 'UPDATE users SET is_banned = true, ban_reason = $2, banned_by = $3, updated_at = $4 WHERE id = $1',
+            values: [userId, event.data.reason, event.data.adminUserId, at],
+          });
+          break;
+        case 'UserUnbanned':
+          updates.push(
+            update('is_banned = false, ban_reason = NULL, banned_by = NULL, unbanned_by = $2', userId, event.data.adminUserId, at),
+          );
+          break;
+        case 'MfaEnabled':
+          updates.push(update('mfa_enabled = $2', userId, true, at));
+          break;
+        case 'MfaDisabled':
+          updates.push(update('mfa_enabled = $2', userId, false, at));
+          break;
         case 'IdentityLinked': {
           updates.push(update(addTo('identity_providers'), userId, event.data.provider, at));
           // Steam's subject is the platform id; a Google identity's e-mail is the identity-provider e-mail.
@@ -59,6 +102,13 @@ export const usersProjection: Projection = {
       }
     }
     // Registrations first: every later event of a user follows its registration in the stream.
-    return [...insertRows('users', users.map((u) => ({ ...u, unbanned_by: null, game_platform_id: null, identity_provider_email: null }))), ...insertRows('registration_info', registrations), ...updates];
+    return [
+      ...insertRows(
+        'users',
+        users.map((u) => ({ ...u, unbanned_by: null, game_platform_id: null, identity_provider_email: null })),
+      ),
+      ...insertRows('registration_info', registrations),
+      ...updates,
+    ];
   },
 };

@@ -1,7 +1,6 @@
 import { hasMovement } from '../domain/wallet/wallet.events.js';
 import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from './projection.js';
 
-
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 /**
  * Each user's balance per currency: the `balanceAfter` of the last event in the batch with a leg
@@ -19,7 +18,10 @@ export const walletBalancesProjection: Projection = {
       const d = event.data;
       latest.set(`${userId}/${d.currencyId}`, { user_id: userId, currency_id: d.currencyId, balance: d.balanceAfter, updated_at: d.at });
     }
-    return insertRows('wallet_balances', [...latest.values()],
-      'ON CONFLICT (user_id, currency_id) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at');
+    return insertRows(
+      'wallet_balances',
+      [...latest.values()],
+      'ON CONFLICT (user_id, currency_id) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at',
+    );
   },
 };

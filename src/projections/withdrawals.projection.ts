@@ -2,9 +2,23 @@ import { WITHDRAWALS_COUNTS, counted } from './list-counts.js';
 import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
 
 const HANDLES: readonly string[] = [
-  'WithdrawalRequested', 'WithdrawalApproved', 'WithdrawalRetried', 'WithdrawalRejected', 'WithdrawalCompleted', 'WithdrawalFailed',
+  'WithdrawalRequested',
+  'WithdrawalApproved',
+  'WithdrawalRetried',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'WithdrawalFailed',
 ];
-const PATCHABLE = ['status', 'tx_hash', 'reject_reason', 'failed_reason', 'confirmed_at', 'confirmed_by_user_id', 'updated_at', 'completed_at'];
+const PATCHABLE = [
+  'status',
+  'tx_hash',
+  'reject_reason',
+  'failed_reason',
+  'confirmed_at',
+  'confirmed_by_user_id',
+  'updated_at',
+  'completed_at',
+];
 
 /**
  * Withdrawals: PENDING -> CONFIRMED (approve: confirmed_at, confirmed_by_user_id) -> COMPLETE (tx_hash)
@@ -24,20 +38,45 @@ export const withdrawalsProjection: Projection = {
         case 'WithdrawalRequested': {
           const d = event.data;
           fold.create(d.withdrawalId, {
-            id: d.withdrawalId, user_id: userId, currency_id: d.currencyId, network_id: d.networkId, provider_id: d.providerId,
-            amount: d.amount, usd_amount: d.usdAmount, status: 'PENDING', recipient_address: d.recipientAddress,
-            recipient_memo: d.recipientMemo, operation_key: d.operationKey, transaction_id: d.transactionId, tx_hash: null,
-            reject_reason: null, failed_reason: null, confirmations: 0, confirmed_at: null, confirmed_by_user_id: null,
-            created_at: at, updated_at: at, completed_at: null,
+            id: d.withdrawalId,
+            user_id: userId,
+            currency_id: d.currencyId,
+            network_id: d.networkId,
+            provider_id: d.providerId,
+            amount: d.amount,
+            usd_amount: d.usdAmount,
+            status: 'PENDING',
+            recipient_address: d.recipientAddress,
+            recipient_memo: d.recipientMemo,
+            operation_key: d.operationKey,
+            transaction_id: d.transactionId,
+            tx_hash: null,
+            reject_reason: null,
+            failed_reason: null,
+            confirmations: 0,
+            confirmed_at: null,
+            confirmed_by_user_id: null,
+            created_at: at,
+            updated_at: at,
+            completed_at: null,
           });
           break;
         }
         case 'WithdrawalApproved':
-          fold.patch(event.data.withdrawalId, { status: 'CONFIRMED', confirmed_at: at, confirmed_by_user_id: event.data.adminUserId, updated_at: at });
+          fold.patch(event.data.withdrawalId, {
+            status: 'CONFIRMED',
+            confirmed_at: at,
+            confirmed_by_user_id: event.data.adminUserId,
+            updated_at: at,
+          });
           break;
         case 'WithdrawalRetried':
           fold.patch(event.data.withdrawalId, {
-            status: 'CONFIRMED', confirmed_at: at, confirmed_by_user_id: event.data.adminUserId, failed_reason: null, updated_at: at,
+            status: 'CONFIRMED',
+            confirmed_at: at,
+            confirmed_by_user_id: event.data.adminUserId,
+            failed_reason: null,
+            updated_at: at,
           });
           break;
         case 'WithdrawalRejected':

@@ -20,7 +20,9 @@ export type ServerEventBus = Readonly<{
  * `prefix` (default none) is put before every channel name: tests isolate parallel files on one Redis with it.
  */
 export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = ''): ServerEventBus => ({
-  publish: async (eventName, message) => { await publisher.publish(prefix + serverChannel(eventName), JSON.stringify(message)); },
+  publish: async (eventName, message) => {
+    await publisher.publish(prefix + serverChannel(eventName), JSON.stringify(message));
+  },
   subscribe: async (handler) => {
     const pattern = prefix + serverChannel('*');
     const listener = (received: string, channel: string, text: string): void => {
@@ -36,12 +38,16 @@ export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = '')
   },
   onResubscribed: (handler) => {
     let lost = false;
-    const onClose = (): void => { lost = true; };
+    const onClose = (): void => {
+      lost = true;
+    };
     // ioredis re-sends the subscriptions on 'ready'; the PING answers after them, so the handler runs once they hold.
     const onReady = (): void => {
       if (!lost) return;
       lost = false;
-      subscriber.ping().then(handler, () => { lost = true; });
+      subscriber.ping().then(handler, () => {
+        lost = true;
+      });
     };
     subscriber.on('close', onClose);
     subscriber.on('ready', onReady);
@@ -56,10 +62,14 @@ export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = '')
 export const createLocalBus = (): ServerEventBus => {
   const emitter = new EventEmitter();
   return {
-    publish: async (eventName, message) => { emitter.emit('event', eventName, message); },
+    publish: async (eventName, message) => {
+      emitter.emit('event', eventName, message);
+    },
     subscribe: async (handler) => {
       emitter.on('event', handler);
-      return async () => { emitter.off('event', handler); };
+      return async () => {
+        emitter.off('event', handler);
+      };
     },
   };
 };

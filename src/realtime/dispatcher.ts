@@ -12,8 +12,7 @@ import type { AuthErrorCode, AuthOutcome } from './socket-auth.js';
 
 /** What the user's access looks like right now (read before every permission-gated event). */
 export type LiveAccess =
-  | Readonly<{ state: 'active'; roles: readonly string[]; permissions: readonly string[] }>
-  | Readonly<{ state: 'ended' | 'banned' }>;
+  Readonly<{ state: 'active'; roles: readonly string[]; permissions: readonly string[] }> | Readonly<{ state: 'ended' | 'banned' }>;
 
 export type Identity = Readonly<{
   /** Makes the socket this user's (joins the user room, leaves another user's), emits AuthSuccess. */
@@ -52,20 +51,27 @@ const GenericMessage = z.object({
 const AuthorizationData = z.object({ accessToken: z.string() });
 const RecoverData = z.object({ since: z.string().min(1).max(100) });
 
-const fail = (status: number, code: string, message: string, details?: ErrorAck['details']): ErrorAck =>
-  ({ status, code, message, ...(details ? { details } : {}) });
+const fail = (status: number, code: string, message: string, details?: ErrorAck['details']): ErrorAck => ({
+  status,
+  code,
+  message,
+  ...(details ? { details } : {}),
+});
 
 /** zod issues named like the HTTP APIs name body fields: `data.<path>`. */
 export const zodDetails = (error: ZodError, root = 'data'): { field: string; message: string }[] =>
   error.issues.map((issue) => ({ field: [root, ...issue.path.map(String)].join('.'), message: issue.message }));
 
-const validationFailed = (error: ZodError, root?: string): ErrorAck => fail(400, 'VALIDATION_FAILED', 'Validation failed', zodDetails(error, root));
+const validationFailed = (error: ZodError, root?: string): ErrorAck =>
+  fail(400, 'VALIDATION_FAILED', 'Validation failed', zodDetails(error, root));
 
 class HandlerTimeout extends Error {}
 
 const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new HandlerTimeout()), ms); });
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new HandlerTimeout()), ms);
+  });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 };
 
@@ -125,8 +131,12 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     socketId: socket.id,
     user,
     address: socket.data.address,
-    join: async (room) => { await socket.join(room); },
-    leave: async (room) => { await socket.leave(room); },
+    join: async (room) => {
+      await socket.join(room);
+    },
+    leave: async (room) => {
+      await socket.leave(room);
+    },
   });
 
   const runHandler = async (socket: GatewaySocket, handler: ClientEventHandler, data: unknown, reply: Reply): Promise<void> => {

@@ -22,7 +22,10 @@ export type FeedSettings = Readonly<{
 
 /** The same values as config.feeds' defaults (FEED_* unset): callers that pass nothing rank like production. */
 export const DEFAULT_FEED_SETTINGS: FeedSettings = Object.freeze({
-  bigWinMinUsd: '100', highRollerMinUsd: '100', luckyWinMinMultiplier: '10', luckyWinMinStakeUsd: '1',
+  bigWinMinUsd: '100',
+  highRollerMinUsd: '100',
+  luckyWinMinMultiplier: '10',
+  luckyWinMinStakeUsd: '1',
 });
 
 /** Most bets in one feed array. */
@@ -33,12 +36,20 @@ export type FeedEventName = (typeof FEED_EVENTS)[number];
 
 /** Spec "Short user" as the public sees it: a private user shows neither name, id nor avatar. */
 export type PublicShortUser = Readonly<{
-  id: number | null; username: string | null; isPrivate: boolean; avatar: string; vipLevel: number; isBanned: boolean;
+  id: number | null;
+  username: string | null;
+  isPrivate: boolean;
+  avatar: string;
+  vipLevel: number;
+  isBanned: boolean;
 }>;
 
 /** The fields of a bet the feeds rank on (the spec's Bet record carries them). */
 export type RankableBet = Readonly<{
-  amount: string; payout: string; usdAmount: string; usdPayout: string;
+  amount: string;
+  payout: string;
+  usdAmount: string;
+  usdPayout: string;
   gameIdentity: Readonly<{ slug: string }>;
 }>;
 
@@ -84,9 +95,9 @@ export const isBigWin = (bet: RankableBet, s: FeedSettings): boolean => compareD
 export const isHighRoller = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdAmount, s.highRollerMinUsd) >= 0;
 /** payout / amount >= multiplier (both in the bet's currency), with a stake worth at least luckyWinMinStakeUsd. */
 export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
-  scaled(bet.amount).n > 0n
-  && compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0
-  && compareRatios(bet.payout, bet.amount, s.luckyWinMinMultiplier, '1') >= 0;
+  scaled(bet.amount).n > 0n &&
+  compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0 &&
+  compareRatios(bet.payout, bet.amount, s.luckyWinMinMultiplier, '1') >= 0;
 
 // ---- ranking ----------------------------------------------------------------------------------
 
@@ -94,23 +105,57 @@ type Indexed<B> = Readonly<{ bet: B; i: number }>;
 
 /** Best first by `key`, ties newest (later in ledger order) first; at most FEED_MAX. */
 const ranked = <B extends RankableBet>(bets: readonly Indexed<B>[], key: (a: B, b: B) => number, max: number): B[] =>
-  [...bets].sort((a, b) => key(b.bet, a.bet) || b.i - a.i).slice(0, max).map((x) => x.bet);
+  [...bets]
+    .sort((a, b) => key(b.bet, a.bet) || b.i - a.i)
+    .slice(0, max)
+    .map((x) => x.bet);
 
-const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] => [...bets].reverse().slice(0, max).map((x) => x.bet);
+const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] =>
+  [...bets]
+    .reverse()
+    .slice(0, max)
+    .map((x) => x.bet);
 
 /**
  * The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers
  * and LuckyWins to the live-bets room, and LatestBets of each game to that game's live-drop room.
  * Empty feeds give no event.
  */
-export const feedEventsOf = <B extends RankableBet>(settled: readonly B[], settings: FeedSettings = DEFAULT_FEED_SETTINGS, max = FEED_MAX): FeedEvent<B>[] => {
+export const feedEventsOf = <B extends RankableBet>(
+  settled: readonly B[],
+  settings: FeedSettings = DEFAULT_FEED_SETTINGS,
+  max = FEED_MAX,
+): FeedEvent<B>[] => {
   if (settled.length === 0) return [];
   const all = settled.map((bet, i) => ({ bet, i }));
   const out: FeedEvent<B>[] = [{ name: 'LatestBets', room: LIVE_BETS_ROOM, payload: newestFirst(all, max) }];
-  const push = (name: FeedEventName, payload: B[]): void => { if (payload.length > 0) out.push({ name, room: LIVE_BETS_ROOM, payload }); };
-  push('BigWins', ranked(all.filter((x) => isBigWin(x.bet, settings)), (a, b) => compareDecimal(a.usdPayout, b.usdPayout), max));
-  push('HighRollers', ranked(all.filter((x) => isHighRoller(x.bet, settings)), (a, b) => compareDecimal(a.usdAmount, b.usdAmount), max));
-  push('LuckyWins', ranked(all.filter((x) => isLuckyWin(x.bet, settings)), (a, b) => compareRatios(a.payout, a.amount, b.payout, b.amount), max));
+  const push = (name: FeedEventName, payload: B[]): void => {
+    if (payload.length > 0) out.push({ name, room: LIVE_BETS_ROOM, payload });
+  };
+  push(
+    'BigWins',
+    ranked(
+      all.filter((x) => isBigWin(x.bet, settings)),
+      (a, b) => compareDecimal(a.usdPayout, b.usdPayout),
+      max,
+    ),
+  );
+  push(
+    'HighRollers',
+    ranked(
+      all.filter((x) => isHighRoller(x.bet, settings)),
+      (a, b) => compareDecimal(a.usdAmount, b.usdAmount),
+      max,
+    ),
+  );
+  push(
+    'LuckyWins',
+    ranked(
+      all.filter((x) => isLuckyWin(x.bet, settings)),
+      (a, b) => compareRatios(a.payout, a.amount, b.payout, b.amount),
+      max,
+    ),
+  );
   const bySlug = new Map<string, Indexed<B>[]>();
   for (const x of all) {
     const list = bySlug.get(x.bet.gameIdentity.slug) ?? [];
@@ -128,9 +173,16 @@ export const feedEventsOf = <B extends RankableBet>(settled: readonly B[], setti
  * of a private user (or of a user the read model does not know yet: privacy by default) carries no
  * user id, name or avatar.
  */
-export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(bet: B, user: PublicShortUser | undefined): B & { user: PublicShortUser } => {
+export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(
+  bet: B,
+  user: PublicShortUser | undefined,
+): B & { user: PublicShortUser } => {
   if (!user || user.isPrivate) {
-    return { ...bet, userId: null, user: { id: null, username: null, isPrivate: true, avatar: '', vipLevel: user?.vipLevel ?? 0, isBanned: user?.isBanned ?? false } };
+    return {
+      ...bet,
+      userId: null,
+      user: { id: null, username: null, isPrivate: true, avatar: '', vipLevel: user?.vipLevel ?? 0, isBanned: user?.isBanned ?? false },
+    };
   }
   return { ...bet, user };
 };

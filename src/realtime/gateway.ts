@@ -122,13 +122,16 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       admissions.set(req, { address, cookiesAllowed: origin !== undefined });
       return undefined;
     };
-    admit().then((refusal) => {
-      if (refusal) log.info({ reason: refusal, address: req.socket.remoteAddress }, 'connection refused');
-      answer(refusal ?? null, refusal === undefined);
-    }, (error: unknown) => {
-      log.error({ err: error }, 'connection admission failed');
-      answer('Internal server error', false);
-    });
+    admit().then(
+      (refusal) => {
+        if (refusal) log.info({ reason: refusal, address: req.socket.remoteAddress }, 'connection refused');
+        answer(refusal ?? null, refusal === undefined);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'connection admission failed');
+        answer('Internal server error', false);
+      },
+    );
   };
 
   const io = new Server(http, {
@@ -167,19 +170,27 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     const { rows } = await deps.pool.query<{ roles: string[]; permissions: string[]; is_banned: boolean }>(
       `SELECT a.roles, a.permissions, a.is_banned FROM sessions s JOIN user_access a ON a.user_id = s.user_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()`,
-      [user.sessionId, user.userId]);
+      [user.sessionId, user.userId],
+    );
     const row = rows[0];
     if (!row) return { state: 'ended' };
     if (row.is_banned) return { state: 'banned' };
     return { state: 'active', roles: row.roles, permissions: row.permissions };
   };
 
-  const authenticate = (token: unknown): Promise<AuthOutcome> => authenticateSocketToken((t) => deps.authenticator.authenticateToken(t), token);
+  const authenticate = (token: unknown): Promise<AuthOutcome> =>
+    authenticateSocketToken((t) => deps.authenticator.authenticateToken(t), token);
   const recover = (socket: GatewaySocket, since: unknown) => delivery.recover(socket, since, deps.replay);
 
   const dispatcher = createDispatcher({
-    handlers: deps.handlers, throttle, logger: log, timeoutMs: deps.handlerTimeoutMs ?? 10_000,
-    authenticate, liveAccess, identity, recover,
+    handlers: deps.handlers,
+    throttle,
+    logger: log,
+    timeoutMs: deps.handlerTimeoutMs ?? 10_000,
+    authenticate,
+    liveAccess,
+    identity,
+    recover,
   });
 
   /**
@@ -203,11 +214,22 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     const admission = admissions.get(socket.request);
     if (!admission) return next(new Error('Not admitted'));
     if (admission.refused) return refuse(socket, admission.refused, next);
-    const data: SocketData = { address: admission.address, cookiesAllowed: admission.cookiesAllowed, user: undefined, delivery: newDeliveryState() };
+    const data: SocketData = {
+      address: admission.address,
+      cookiesAllowed: admission.cookiesAllowed,
+      user: undefined,
+      delivery: newDeliveryState(),
+    };
     socket.data = data;
     authenticate(tokenFromHandshake(socket.handshake, admission.cookiesAllowed)).then(
-      (outcome) => { handshakeAuth.set(socket, outcome); next(); },
-      (error: unknown) => { handshakeAuth.set(socket, error as Error); next(); },
+      (outcome) => {
+        handshakeAuth.set(socket, outcome);
+        next();
+      },
+      (error: unknown) => {
+        handshakeAuth.set(socket, error as Error);
+        next();
+      },
     );
   });
 
@@ -216,7 +238,9 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     log.debug({ socketId: socket.id, address: socket.data.address }, 'socket connected');
     socket.on('error', (error) => log.debug({ err: error, socketId: socket.id }, 'socket error'));
     socket.on('disconnect', (reason) => log.debug({ socketId: socket.id, reason }, 'socket disconnected'));
-    socket.onAny((event: unknown, ...args: unknown[]) => { void dispatcher.dispatch(socket, event, args); });
+    socket.onAny((event: unknown, ...args: unknown[]) => {
+      void dispatcher.dispatch(socket, event, args);
+    });
 
     const outcome = handshakeAuth.get(socket);
     handshakeAuth.delete(socket);
@@ -256,7 +280,8 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     const { rows } = await deps.pool.query<{ id: string; is_banned: boolean }>(
       `SELECT s.id::text AS id, a.is_banned FROM sessions s JOIN user_access a ON a.user_id = s.user_id
        WHERE s.id = ANY($1::uuid[]) AND s.revoked_at IS NULL AND s.expires_at > now()`,
-      [[...bySession.keys()]]);
+      [[...bySession.keys()]],
+    );
     const alive = new Map(rows.map((r) => [r.id, r.is_banned]));
     for (const [sid, sockets] of bySession) {
       const banned = alive.get(sid);
@@ -266,7 +291,9 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       }
     }
   };
-  const runSweep = (): void => { sweep().catch((error: unknown) => log.warn({ err: error }, 'session sweep failed')); };
+  const runSweep = (): void => {
+    sweep().catch((error: unknown) => log.warn({ err: error }, 'session sweep failed'));
+  };
   const sweepTimer = setInterval(runSweep, deps.deauthSweepMs ?? 60_000);
   sweepTimer.unref();
   const listener = await startDeauthListener({ pool: deps.pool, logger: log, onDeauth: deauth, onReconnect: runSweep });
@@ -290,9 +317,15 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
   });
 
   const online = startOnlineTicker({
-    events, intervalMs: config.ws.usersOnlineIntervalMs, gatewayId, redis: deps.redis, logger: log,
+    events,
+    intervalMs: config.ws.usersOnlineIntervalMs,
+    gatewayId,
+    redis: deps.redis,
+    logger: log,
     key: deps.onlineKey ?? 'gateway:online',
-    afterTick: () => { for (const s of events.sockets.values()) delivery.guard(s as GatewaySocket); },
+    afterTick: () => {
+      for (const s of events.sockets.values()) delivery.guard(s as GatewaySocket);
+    },
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -317,7 +350,9 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       await unsubscribe();
       await listener.close();
       // io.close() disconnects every socket (freeing their slots) and closes the HTTP server.
-      await new Promise<void>((resolve) => { void io.close(() => resolve()); });
+      await new Promise<void>((resolve) => {
+        void io.close(() => resolve());
+      });
       await limiter.close();
     },
   };

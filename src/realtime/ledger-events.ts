@@ -2,13 +2,25 @@ import type { CurrencyId } from '../domain/money/currency.js';
 import { toMinor, toUsdMinor, usdFromMinor, usdToMinor, type DecimalString } from '../domain/money/money.js';
 import { isUserEventType, userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
 import { vipLevelOf } from '../domain/user/vip.js';
-import { hasMovement, isWalletEventType, walletStreamUserId, type GameIdentity, type WalletEvent, type WalletEventOf } from '../domain/wallet/wallet.events.js';
+import {
+  hasMovement,
+  isWalletEventType,
+  walletStreamUserId,
+  type GameIdentity,
+  type WalletEvent,
+  type WalletEventOf,
+} from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { notificationsOf } from '../projections/notifications.projection.js';
 import { TRANSACTION_TYPES } from '../projections/transactions.projection.js';
 
 export const USER_SERVER_EVENTS = [
-  'BalanceUpdated', 'BalanceTippedSuccess', 'AffiliateClaimSuccess', 'MyBets', 'ProfileUpdated', 'NotificationEventMessage',
+  'BalanceUpdated',
+  'BalanceTippedSuccess',
+  'AffiliateClaimSuccess',
+  'MyBets',
+  'ProfileUpdated',
+  'NotificationEventMessage',
 ] as const;
 export type UserServerEventName = (typeof USER_SERVER_EVENTS)[number];
 
@@ -23,19 +35,37 @@ export type UserServerEvent = Readonly<{
 
 /** What a bet's later events need to know of its placement (BetPlaced). */
 export type BetPlacement = Readonly<{
-  betId: string; userId: number; roundId: string; gameId: number; gameIdentity: GameIdentity;
-  currencyId: CurrencyId; amount: DecimalString; usdAmount: DecimalString; placedAt: string;
+  betId: string;
+  userId: number;
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+  placedAt: string;
 }>;
 
 /** Spec "Bet" (without `user`; the public feeds add it). Decimal strings for money, ISO 8601 times. */
 export type BetRecord = Readonly<{
-  id: string; userId: number; roundId: string; gameId: number; currencyId: CurrencyId;
-  amount: string; payout: string; usdAmount: string; usdPayout: string;
+  id: string;
+  userId: number;
+  roundId: string;
+  gameId: number;
+  currencyId: CurrencyId;
+  amount: string;
+  payout: string;
+  usdAmount: string;
+  usdPayout: string;
   status: 'CREATED' | 'SETTLED' | 'ROLLBACK' | 'ERROR';
-  multiplier: number | null; errorDetails: string | null;
-  commissionGgrUsdAmount: string; commissionGgrPercent: string;
+  multiplier: number | null;
+  errorDetails: string | null;
+  commissionGgrUsdAmount: string;
+  commissionGgrPercent: string;
   gameIdentity: Readonly<{ name: string; slug: string; type: string; provider: Readonly<{ name: string }>; images: null }>;
-  createdAt: string; updatedAt: string; settledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  settledAt: string | null;
 }>;
 
 /** Everything a mapping needs beyond the event itself; the caller reads it beforehand (see ledger-lookups.ts). */
@@ -54,8 +84,15 @@ export const placementOf = (recorded: RecordedEvent): BetPlacement | undefined =
   if (userId === undefined || recorded.type !== 'BetPlaced') return undefined;
   const d = recorded.data as WalletEventOf<'BetPlaced'>['data'];
   return {
-    betId: d.betId, userId, roundId: d.roundId, gameId: d.gameId, gameIdentity: d.gameIdentity,
-    currencyId: d.currencyId, amount: d.amount, usdAmount: d.usdAmount, placedAt: d.at,
+    betId: d.betId,
+    userId,
+    roundId: d.roundId,
+    gameId: d.gameId,
+    gameIdentity: d.gameIdentity,
+    currencyId: d.currencyId,
+    amount: d.amount,
+    usdAmount: d.usdAmount,
+    placedAt: d.at,
   };
 };
 
@@ -66,25 +103,50 @@ const isBetEvent = (e: WalletEvent): e is BetEvent => (BET_EVENTS as readonly st
 /** The bet as it stands after this event (its placement supplies game, round and stake). */
 export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
   const base = {
-    id: p.betId, userId: p.userId, roundId: p.roundId, gameId: p.gameId, currencyId: p.currencyId,
-    amount: p.amount, usdAmount: p.usdAmount, payout: '0', usdPayout: '0', multiplier: null, errorDetails: null,
+    id: p.betId,
+    userId: p.userId,
+    roundId: p.roundId,
+    gameId: p.gameId,
+    currencyId: p.currencyId,
+    amount: p.amount,
+    usdAmount: p.usdAmount,
+    payout: '0',
+    usdPayout: '0',
+    multiplier: null,
+    errorDetails: null,
     // No GGR commission is computed on this platform (as GET /bets).
-    commissionGgrUsdAmount: '0', commissionGgrPercent: '0',
-    gameIdentity: { name: p.gameIdentity.name, slug: p.gameIdentity.slug, type: p.gameIdentity.type, provider: { name: p.gameIdentity.provider.name }, images: null },
-    createdAt: p.placedAt, settledAt: null,
+    commissionGgrUsdAmount: '0',
+    commissionGgrPercent: '0',
+    gameIdentity: {
+      name: p.gameIdentity.name,
+      slug: p.gameIdentity.slug,
+      type: p.gameIdentity.type,
+      provider: { name: p.gameIdentity.provider.name },
+      images: null,
+    },
+    createdAt: p.placedAt,
+    settledAt: null,
   } as const;
   switch (event.type) {
-    case 'BetPlaced': return { ...base, status: 'CREATED', updatedAt: p.placedAt };
+    case 'BetPlaced':
+      return { ...base, status: 'CREATED', updatedAt: p.placedAt };
     case 'BetSettled': {
       const d = event.data;
       return {
-        ...base, status: 'SETTLED', payout: d.payout, usdPayout: d.usdPayout,
+        ...base,
+        status: 'SETTLED',
+        payout: d.payout,
+        usdPayout: d.usdPayout,
         // The spec's multiplier is a number; it is shown, never computed with.
-        multiplier: Number(d.multiplier), updatedAt: d.at, settledAt: d.at,
+        multiplier: Number(d.multiplier),
+        updatedAt: d.at,
+        settledAt: d.at,
       };
     }
-    case 'BetRolledBack': return { ...base, status: 'ROLLBACK', updatedAt: event.data.at };
-    case 'BetErrored': return { ...base, status: 'ERROR', errorDetails: event.data.errorDetails, updatedAt: event.data.at };
+    case 'BetRolledBack':
+      return { ...base, status: 'ROLLBACK', updatedAt: event.data.at };
+    case 'BetErrored':
+      return { ...base, status: 'ERROR', errorDetails: event.data.errorDetails, updatedAt: event.data.at };
   }
 };
 
@@ -96,23 +158,32 @@ export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups
   return placement ? betRecordOf(event, placement) : undefined;
 };
 
-
 /** Profile keys the user's own public record shows (the admin-only flags isTest, isBot, isStaff, ... never go out). */
 export const PUBLIC_PROFILE_KEYS = [
-  'avatar', 'isPrivate', 'isStreamer', 'isStreamerMode', 'canUseChat', 'isEmailNotificationsEnabled', 'gamePlatformTradeLink',
+  'avatar',
+  'isPrivate',
+  'isStreamer',
+  'isStreamerMode',
+  'canUseChat',
+  'isEmailNotificationsEnabled',
+  'gamePlatformTradeLink',
 ] as const;
 
 const profilePatchOf = (event: UserEvent): Record<string, unknown> | undefined => {
   switch (event.type) {
-    case 'UsernameSet': return { username: event.data.username };
+    case 'UsernameSet':
+      return { username: event.data.username };
     case 'ProfileUpdated': {
       const changes = event.data.changes;
       const patch = Object.fromEntries(PUBLIC_PROFILE_KEYS.filter((k) => Object.hasOwn(changes, k)).map((k) => [k, changes[k]]));
       return Object.keys(patch).length > 0 ? patch : undefined;
     }
-    case 'MfaEnabled': return { mfaEnabled: true };
-    case 'MfaDisabled': return { mfaEnabled: false };
-    default: return undefined;
+    case 'MfaEnabled':
+      return { mfaEnabled: true };
+    case 'MfaDisabled':
+      return { mfaEnabled: false };
+    default:
+      return undefined;
   }
 };
 
@@ -125,19 +196,33 @@ const walletServerEvents = (recorded: RecordedEvent, userId: number, event: Wall
     if (source !== null && d.postings.some((p) => p.account === `user:${userId}`)) {
       const balance = toMinor(d.currencyId, d.balanceAfter);
       out.push({
-        name: 'BalanceUpdated', userId, position,
-        payload: { currencyId: d.currencyId, amount: d.balanceAfter, usdAmount: usdFromMinor(toUsdMinor(d.currencyId, balance, lookups.usdRate(d.currencyId))), source },
+        name: 'BalanceUpdated',
+        userId,
+        position,
+        payload: {
+          currencyId: d.currencyId,
+          amount: d.balanceAfter,
+          usdAmount: usdFromMinor(toUsdMinor(d.currencyId, balance, lookups.usdRate(d.currencyId))),
+          source,
+        },
       });
     }
   }
   if (event.type === 'AdminTipCredited') {
     out.push({
-      name: 'BalanceTippedSuccess', userId, position,
+      name: 'BalanceTippedSuccess',
+      userId,
+      position,
       payload: { amount: event.data.amount, currencyId: event.data.currencyId, fromAdminUsername: lookups.tipperUsername(recorded.id) },
     });
   }
   if (event.type === 'AffiliateCommissionClaimed') {
-    out.push({ name: 'AffiliateClaimSuccess', userId, position, payload: { amount: event.data.amount, currencyId: event.data.currencyId } });
+    out.push({
+      name: 'AffiliateClaimSuccess',
+      userId,
+      position,
+      payload: { amount: event.data.amount, currencyId: event.data.currencyId },
+    });
   }
   if (isBetEvent(event)) {
     const placement = event.type === 'BetPlaced' ? placementOf(recorded) : lookups.placement?.(event.data.betId);

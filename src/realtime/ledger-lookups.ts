@@ -5,7 +5,14 @@ import { usdFromMinor, usdToMinor, type DecimalString, type Minor } from '../dom
 import { PROFILE_DEFAULTS, vipLevelOf } from '../domain/user/vip.js';
 import { userStream } from '../domain/user/user.events.js';
 import { walletStream, walletStreamUserId } from '../domain/wallet/wallet.events.js';
-import { comparePositions, parsePosition, START, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import {
+  comparePositions,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../infra/event-store/event-store.port.js';
 import { userStatsUsdProjection } from '../projections/user-stats-usd.projection.js';
 import type { PublicShortUser } from './feeds.js';
 import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
@@ -20,17 +27,26 @@ export type LookupDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rat
 export class BoundedMap<K, V> {
   private readonly map = new Map<K, V>();
   constructor(private readonly max: number) {}
-  get(key: K): V | undefined { return this.map.get(key); }
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
   set(key: K, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
   }
-  get size(): number { return this.map.size; }
+  get size(): number {
+    return this.map.size;
+  }
 }
 
 /** A stream newest first, page by page, from `fromRevision` (default its end). */
-export async function* scanBackward(store: EventStore, streamId: string, fromRevision?: bigint, pageSize = 256): AsyncGenerator<RecordedEvent> {
+export async function* scanBackward(
+  store: EventStore,
+  streamId: string,
+  fromRevision?: bigint,
+  pageSize = 256,
+): AsyncGenerator<RecordedEvent> {
   let from = fromRevision;
   for (;;) {
     if (from !== undefined && from < 0n) return;
@@ -45,7 +61,12 @@ export async function* scanBackward(store: EventStore, streamId: string, fromRev
 export const PLACEMENT_SCAN_LIMIT = 50_000;
 
 /** The BetPlaced of a bet, searched backwards in the user's wallet stream from `beforeRevision` (exclusive). */
-export const findPlacement = async (store: EventStore, userId: number, betId: string, beforeRevision?: bigint): Promise<BetPlacement | undefined> => {
+export const findPlacement = async (
+  store: EventStore,
+  userId: number,
+  betId: string,
+  beforeRevision?: bigint,
+): Promise<BetPlacement | undefined> => {
   let seen = 0;
   for await (const e of scanBackward(store, walletStream(userId), beforeRevision === undefined ? undefined : beforeRevision - 1n)) {
     if (e.type === 'BetPlaced' && (e.data as { betId?: unknown }).betId === betId) return placementOf(e);
@@ -116,11 +137,16 @@ export const prepareLookups = async (deps: LookupDeps, events: readonly Recorded
     if (userId === undefined) continue;
     const d = e.data as { currencyId?: CurrencyId; adminUserId?: number; betId?: string; usdAmount?: DecimalString };
     if (d.currencyId) currencies.add(d.currencyId);
-    if (e.type === 'AdminTipCredited' && typeof d.adminUserId === 'number') tippers.set(e.id, await usernameAt(deps.store, d.adminUserId, e.position));
+    if (e.type === 'AdminTipCredited' && typeof d.adminUserId === 'number')
+      tippers.set(e.id, await usernameAt(deps.store, d.adminUserId, e.position));
     if (e.type === 'BetPlaced') {
       const p = placementOf(e);
       if (p) caches.placements.set(p.betId, p);
-    } else if ((e.type === 'BetSettled' || e.type === 'BetRolledBack' || e.type === 'BetErrored') && d.betId && !caches.placements.get(d.betId)) {
+    } else if (
+      (e.type === 'BetSettled' || e.type === 'BetRolledBack' || e.type === 'BetErrored') &&
+      d.betId &&
+      !caches.placements.get(d.betId)
+    ) {
       const p = await findPlacement(deps.store, userId, d.betId, e.revision);
       if (p) caches.placements.set(p.betId, p);
     }
@@ -145,17 +171,32 @@ export const prepareLookups = async (deps: LookupDeps, events: readonly Recorded
 /** The public short users of bettors (users read model; VIP level from user-stats-usd). Unknown ids are absent. */
 export const publicUsersOf = async (pool: pg.Pool, ids: readonly number[]): Promise<Map<number, PublicShortUser>> => {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ id: string; username: string | null; is_banned: boolean; profile: Record<string, unknown> | null; wagered: string }>(
+  const { rows } = await pool.query<{
+    id: string;
+    username: string | null;
+    is_banned: boolean;
+    profile: Record<string, unknown> | null;
+    wagered: string;
+  }>(
     `SELECT u.id, u.username, u.is_banned, u.profile, trim_scale(COALESCE(s.total_wagered, 0))::text AS wagered
      FROM users u LEFT JOIN user_stats_usd s ON s.user_id = u.id WHERE u.id = ANY($1::bigint[])`,
     [ids],
   );
-  return new Map(rows.map((r) => {
-    const profile = r.profile ?? {};
-    const isPrivate = typeof profile.isPrivate === 'boolean' ? profile.isPrivate : PROFILE_DEFAULTS.isPrivate;
-    return [Number(r.id), {
-      id: Number(r.id), username: r.username, isPrivate, avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
-      vipLevel: vipLevelOf(r.wagered as DecimalString), isBanned: r.is_banned,
-    }];
-  }));
+  return new Map(
+    rows.map((r) => {
+      const profile = r.profile ?? {};
+      const isPrivate = typeof profile.isPrivate === 'boolean' ? profile.isPrivate : PROFILE_DEFAULTS.isPrivate;
+      return [
+        Number(r.id),
+        {
+          id: Number(r.id),
+          username: r.username,
+          isPrivate,
+          avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
+          vipLevel: vipLevelOf(r.wagered as DecimalString),
+          isBanned: r.is_banned,
+        },
+      ];
+    }),
+  );
 };

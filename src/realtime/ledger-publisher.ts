@@ -50,7 +50,11 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
     }
     if (settled.length > 0) {
       const users = await publicUsersOf(deps.pool, [...new Set(settled.map((b) => b.userId))]);
-      for (const feed of feedEventsOf(settled.map((b) => publicBetOf(b, users.get(b.userId))), feeds)) out.push([feed.name, { room: feed.room, payload: feed.payload }]);
+      for (const feed of feedEventsOf(
+        settled.map((b) => publicBetOf(b, users.get(b.userId))),
+        feeds,
+      ))
+        out.push([feed.name, { room: feed.room, payload: feed.payload }]);
     }
     // Sent back to back, in order, without waiting for each reply: the bus's one publishing connection
     // keeps their order (Redis pipelines them; the local bus emits synchronously).

@@ -19,7 +19,11 @@ export const localOnline = (events: Namespace): number => {
 };
 
 /** One live gateway's report as stored in the shared hash: `<count>:<epoch ms>`. */
-export const sumReports = (reports: Readonly<Record<string, string>>, now: number, maxAgeMs: number): { count: number; stale: string[] } => {
+export const sumReports = (
+  reports: Readonly<Record<string, string>>,
+  now: number,
+  maxAgeMs: number,
+): { count: number; stale: string[] } => {
   let count = 0;
   const stale: string[] = [];
   for (const [gateway, value] of Object.entries(reports)) {

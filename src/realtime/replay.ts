@@ -2,12 +2,19 @@ import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import { userStream } from '../domain/user/user.events.js';
 import { walletStream } from '../domain/wallet/wallet.events.js';
-import { comparePositions, formatPosition, type EventStore, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import {
+  comparePositions,
+  formatPosition,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../infra/event-store/event-store.port.js';
 import { serverEventsOf } from './ledger-events.js';
 import { newLookupCaches, prepareLookups, scanBackward } from './ledger-lookups.js';
 
 export type ReplayedEvent = Readonly<{ name: string; position: string; payload: unknown }>;
-export type ReplayResult = Readonly<{ recovered: true; events: readonly ReplayedEvent[]; position: string }> | Readonly<{ recovered: false; reason: string }>;
+export type ReplayResult =
+  Readonly<{ recovered: true; events: readonly ReplayedEvent[]; position: string }> | Readonly<{ recovered: false; reason: string }>;
 export type ReplayDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates; maxEvents: number }>;
 
 /** Why a replay is refused (the client reloads instead). */
@@ -25,7 +32,13 @@ export const READ_FACTOR = 2;
  * The user's stored events after `since` and at or before `head`, oldest first; undefined when more than `max`.
  * Each stream is read newest first until an event at or before `since` (or the stream's start).
  */
-const eventsAfter = async (store: EventStore, streamId: string, since: Position, head: Position, max: number): Promise<RecordedEvent[] | undefined> => {
+const eventsAfter = async (
+  store: EventStore,
+  streamId: string,
+  since: Position,
+  head: Position,
+  max: number,
+): Promise<RecordedEvent[] | undefined> => {
   const out: RecordedEvent[] = [];
   for await (const e of scanBackward(store, streamId, undefined, Math.min(256, max + 1))) {
     if (comparePositions(e.position, since) <= 0) break;
@@ -52,7 +65,9 @@ export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: 
   const head = await deps.store.headPosition();
   if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };
   const maxRead = deps.maxEvents * READ_FACTOR;
-  const streams = await Promise.all([walletStream(userId), userStream(userId)].map((s) => eventsAfter(deps.store, s, since, head, maxRead)));
+  const streams = await Promise.all(
+    [walletStream(userId), userStream(userId)].map((s) => eventsAfter(deps.store, s, since, head, maxRead)),
+  );
   if (streams.some((s) => s === undefined)) return { recovered: false, reason: REPLAY_REFUSALS.TOO_MANY_EVENTS };
   const stored = streams.flatMap((s) => s!).sort((a, b) => comparePositions(a.position, b.position));
   if (stored.length > maxRead) return { recovered: false, reason: REPLAY_REFUSALS.TOO_MANY_EVENTS };

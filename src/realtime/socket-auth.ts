@@ -12,7 +12,7 @@ export const MAX_TOKEN_LENGTH = 4096;
 
 /** Why a socket is (or became) anonymous: the `error` field of AuthError. */
 export type AuthErrorCode =
-  | 'TOKEN_MISSING' | 'TOKEN_TOO_LONG' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'MFA_REQUIRED' | 'SESSION_ENDED' | 'BANNED';
+  'TOKEN_MISSING' | 'TOKEN_TOO_LONG' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'MFA_REQUIRED' | 'SESSION_ENDED' | 'BANNED';
 
 export const AUTH_ERROR_MESSAGES: Readonly<Record<AuthErrorCode, string>> = {
   TOKEN_MISSING: 'No access token',
@@ -46,7 +46,11 @@ export const tokenFromHandshake = (handshake: HandshakeLike, cookiesAllowed: boo
 };
 
 export const socketUserOf = (auth: AuthContext): SocketUser => ({
-  userId: auth.userId, sessionId: auth.sessionId, username: auth.username, roles: auth.roles, permissions: auth.permissions,
+  userId: auth.userId,
+  sessionId: auth.sessionId,
+  username: auth.username,
+  roles: auth.roles,
+  permissions: auth.permissions,
 });
 
 /** Maps the authenticator's refusals to AuthError codes; anything else (database down) is rethrown. */

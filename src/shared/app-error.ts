@@ -5,7 +5,7 @@ import { left, type Either } from 'fp-ts/lib/Either.js';
  * HTTP status, src/realtime/ack-errors.ts to an acknowledgement status.
  */
 export type ErrorClass =
-  | 'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
+  'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
 
 export type ErrorDetail = Readonly<{ field: string; message: string }>;
 

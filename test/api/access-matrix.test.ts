@@ -8,11 +8,17 @@ const tokens: Record<'user' | 'admin' | 'superadmin', string> = { user: '', admi
 
 beforeAll(async () => {
   env = await createAuthEnv('access_matrix');
-  for (const [who, roles] of [['user', ['User']], ['admin', ['User', 'Admin']], ['superadmin', ['User', 'SuperAdmin']]] as const) {
+  for (const [who, roles] of [
+    ['user', ['User']],
+    ['admin', ['User', 'Admin']],
+    ['superadmin', ['User', 'SuperAdmin']],
+  ] as const) {
     tokens[who] = (await signIn(env, await env.makeUser({ roles: [...roles] }))).accessToken;
   }
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 /** A valid request for each back-office route; a route without one fails the test so new routes cannot skip the matrix. */
 const SAMPLES: Record<string, (target: { id: number; username: string }) => { path: string; body?: unknown }> = {
@@ -33,21 +39,33 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /user/all': () => ({ path: '/user/all', body: { sortBy: 'id', sortOrder: 'desc' } }),
   'get /user/get-all-roles-with-users': () => ({ path: '/user/get-all-roles-with-users' }),
   'get /user/get-admins-with-roles': () => ({ path: '/user/get-admins-with-roles' }),
-  'post /user/admin-user': (t) => ({ path: '/user/admin-user', body: { username: `adm${t.id}`, password: 'matrix admin password 1', permissions: [] } }),
+  'post /user/admin-user': (t) => ({
+    path: '/user/admin-user',
+    body: { username: `adm${t.id}`, password: 'matrix admin password 1', permissions: [] },
+  }),
   'patch /user/:id': (t) => ({ path: `/user/${t.id}`, body: { isStreamer: true } }),
   'patch /user/:id/avatar/reset': (t) => ({ path: `/user/${t.id}/avatar/reset` }),
   // Leaderboards (issue 4); ids that do not exist answer 404, past the guard.
   'get /leaderboards/schedule': () => ({ path: '/leaderboards/schedule' }),
   'get /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing' }),
-  'post /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing', body: { enabled: false, name: 'm', description: 'm', prizes: [] } }),
-  'post /leaderboards/give-prize': (t) => ({ path: '/leaderboards/give-prize', body: { currency: 'DBC', leaderboardId: 'matrix-missing', userId: t.id, fullUsdAmount: true } }),
+  'post /leaderboards/schedule/:id': () => ({
+    path: '/leaderboards/schedule/matrix-missing',
+    body: { enabled: false, name: 'm', description: 'm', prizes: [] },
+  }),
+  'post /leaderboards/give-prize': (t) => ({
+    path: '/leaderboards/give-prize',
+    body: { currency: 'DBC', leaderboardId: 'matrix-missing', userId: t.id, fullUsdAmount: true },
+  }),
   'get /leaderboards': () => ({ path: '/leaderboards?withUsers=true' }),
   'get /leaderboards/:leaderboardId': () => ({ path: '/leaderboards/matrix-missing' }),
   'get /leaderboards/:leaderboardId/users': () => ({ path: '/leaderboards/matrix-missing/users' }),
   'get /leaderboards/:leaderboardId/users/:userId': (t) => ({ path: `/leaderboards/matrix-missing/users/${t.id}` }),
   // Money commands (issue 4); a withdrawal that does not exist answers 404, past the guard.
   'post /admin-tips': (t) => ({ path: '/admin-tips', body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' } }),
-  'post /admin-tips/deduct-balance': (t) => ({ path: '/admin-tips/deduct-balance', body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' } }),
+  'post /admin-tips/deduct-balance': (t) => ({
+    path: '/admin-tips/deduct-balance',
+    body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' },
+  }),
   'post /withdraw/approve': () => ({ path: '/withdraw/approve', body: { id: 'matrix-missing' } }),
   'post /withdraw/reject': () => ({ path: '/withdraw/reject', body: { id: 'matrix-missing', rejectReason: 'matrix' } }),
   'post /withdraw/retry': () => ({ path: '/withdraw/retry', body: { id: 'matrix-missing' } }),
@@ -65,7 +83,10 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
   // Affiliates, config, FAQ, chat (issue 5); unknown FAQ ids answer 404, past the guard.
   'get /affiliate/levels': () => ({ path: '/affiliate/levels' }),
-  'post /affiliate/users': (t) => ({ path: '/affiliate/users', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', where: { ownerId: t.id }, page: 1, take: 20 } }),
+  'post /affiliate/users': (t) => ({
+    path: '/affiliate/users',
+    body: { sortBy: 'CREATED_AT', sortOrder: 'desc', where: { ownerId: t.id }, page: 1, take: 20 },
+  }),
   'post /affiliate/find-one': (t) => ({ path: '/affiliate/find-one', body: { where: { userId: t.id } } }),
   'post /affiliate/find-one-stats': (t) => ({ path: '/affiliate/find-one-stats', body: { where: { userId: t.id } } }),
   'put /config': () => ({ path: '/config?code=WITHDRAWALS', body: { code: {}, config: { enabled: true } } }),
@@ -73,9 +94,15 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /faq': () => ({ path: '/faq', body: { title: 'matrix', text: 'matrix' } }),
   'put /faq': () => ({ path: '/faq', body: { id: 999999, title: 'matrix' } }),
   'delete /faq': () => ({ path: '/faq', body: { id: 999999 } }),
-  'post /chat/admin-action': () => ({ path: '/chat/admin-action', body: { action: 'set_rate_limit', args: { roomId: 'matrix', messagesPerMinute: 10 } } }),
+  'post /chat/admin-action': () => ({
+    path: '/chat/admin-action',
+    body: { action: 'set_rate_limit', args: { roomId: 'matrix', messagesPerMinute: 10 } },
+  }),
   // Limits and API keys (issue 5)
-  'post /user-limits/user-exclusion': (t) => ({ path: '/user-limits/user-exclusion', body: { excludeUntil: '2099-01-01T00:00:00Z', userId: t.id } }),
+  'post /user-limits/user-exclusion': (t) => ({
+    path: '/user-limits/user-exclusion',
+    body: { excludeUntil: '2099-01-01T00:00:00Z', userId: t.id },
+  }),
   'delete /user-limits/user-exclusion': (t) => ({ path: '/user-limits/user-exclusion', body: { userId: t.id } }),
   'get /user-limits/user-exclusion/:id': (t) => ({ path: `/user-limits/user-exclusion/${t.id}` }),
   'post /user-limits/gambling-limits': (t) => ({ path: '/user-limits/gambling-limits', body: { betLimit: '10', userId: t.id } }),
@@ -91,10 +118,38 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
 type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];
 const rowsFor = (route: RegisteredRoute): Row[] => {
   switch (route.access.kind) {
-    case 'none': return [['nobody', 'allowed'], ['user', 'allowed'], ['admin', 'allowed'], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
-    case 'auth': return [['nobody', 401], ['user', 403], ['admin', 'allowed'], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
-    case 'perm': return [['nobody', 401], ['user', 403], ['admin', 403], ['admin+perm', 'allowed'], ['superadmin', 'allowed']];
-    case 'superadmin': return [['nobody', 401], ['user', 403], ['admin', 403], ['admin+perm', 403], ['superadmin', 'allowed']];
+    case 'none':
+      return [
+        ['nobody', 'allowed'],
+        ['user', 'allowed'],
+        ['admin', 'allowed'],
+        ['admin+perm', 'allowed'],
+        ['superadmin', 'allowed'],
+      ];
+    case 'auth':
+      return [
+        ['nobody', 401],
+        ['user', 403],
+        ['admin', 'allowed'],
+        ['admin+perm', 'allowed'],
+        ['superadmin', 'allowed'],
+      ];
+    case 'perm':
+      return [
+        ['nobody', 401],
+        ['user', 403],
+        ['admin', 403],
+        ['admin+perm', 'allowed'],
+        ['superadmin', 'allowed'],
+      ];
+    case 'superadmin':
+      return [
+        ['nobody', 401],
+        ['user', 403],
+        ['admin', 403],
+        ['admin+perm', 403],
+        ['superadmin', 'allowed'],
+      ];
   }
 };
 
@@ -112,8 +167,12 @@ describe('back-office access matrix', () => {
     const tokenFor = (permission: string | undefined) => {
       const key = permission ?? '';
       if (!permTokens.has(key)) {
-        permTokens.set(key, env.makeUser({ roles: ['User', 'Admin'], permissions: permission ? [permission as Permission] : [] })
-          .then(async (user) => (await signIn(env, user)).accessToken));
+        permTokens.set(
+          key,
+          env
+            .makeUser({ roles: ['User', 'Admin'], permissions: permission ? [permission as Permission] : [] })
+            .then(async (user) => (await signIn(env, user)).accessToken),
+        );
       }
       return permTokens.get(key)!;
     };
@@ -130,7 +189,10 @@ describe('back-office access matrix', () => {
         const target = await env.makeUser();
         const { path, body } = sample({ id: target.id, username: target.username! });
         const token = actor === 'nobody' ? undefined : actor === 'admin+perm' ? permToken : tokens[actor as keyof typeof tokens];
-        const reply = await call(env.adminUrl, route.method.toUpperCase(), path, { headers: token ? bearer(token) : {}, ...(body === undefined ? {} : { body }) });
+        const reply = await call(env.adminUrl, route.method.toUpperCase(), path, {
+          headers: token ? bearer(token) : {},
+          ...(body === undefined ? {} : { body }),
+        });
         const ok = expected === 'allowed' ? reply.status !== 401 && reply.status !== 403 : reply.status === expected;
         if (!ok) failures.push(`${key} as ${actor}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`);
       }
@@ -142,9 +204,15 @@ describe('back-office access matrix', () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.edit'] });
     const target = await env.makeUser();
     const token = (await signIn(env, admin)).accessToken;
-    const refused = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, { headers: bearer(token), body: { permissions: 'user.ban' } });
+    const refused = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, {
+      headers: bearer(token),
+      body: { permissions: 'user.ban' },
+    });
     expect(refused.status).toBe(403);
-    const granted = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, { headers: bearer(tokens.superadmin), body: { permissions: 'user.ban' } });
+    const granted = await call(env.adminUrl, 'PUT', `/user/${target.id}/permissions`, {
+      headers: bearer(tokens.superadmin),
+      body: { permissions: 'user.ban' },
+    });
     expect(granted.body.permissions).toEqual(['user.ban']);
   });
 
@@ -175,17 +243,23 @@ describe('back-office access matrix', () => {
     expect((await call(env.adminUrl, 'PATCH', `/user/${target.id}/avatar/reset`, { headers: bearer(tokens.superadmin) })).status).toBe(200);
   });
 
-  it('when a permission is granted or revoked, then the holder\'s live session gains or loses access on the next request', async () => {
+  it("when a permission is granted or revoked, then the holder's live session gains or loses access on the next request", async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'] });
     const target = await env.makeUser();
     const token = (await signIn(env, admin)).accessToken;
     const view = () => call(env.adminUrl, 'GET', `/user/${target.id}`, { headers: bearer(token) });
     expect((await view()).status).toBe(403);
-    await call(env.adminUrl, 'PUT', `/user/${admin.id}/permissions`, { headers: bearer(tokens.superadmin), body: { permissions: 'user.view' } });
+    await call(env.adminUrl, 'PUT', `/user/${admin.id}/permissions`, {
+      headers: bearer(tokens.superadmin),
+      body: { permissions: 'user.view' },
+    });
     expect((await view()).status).toBe(200);
     await call(env.adminUrl, 'DELETE', `/user/${admin.id}/permissions/user.view`, { headers: bearer(tokens.superadmin) });
     expect((await view()).status).toBe(403);
-    await call(env.adminUrl, 'PUT', '/user/revoke-single-role', { headers: bearer(tokens.superadmin), body: { username: admin.username, role: 'Admin' } });
+    await call(env.adminUrl, 'PUT', '/user/revoke-single-role', {
+      headers: bearer(tokens.superadmin),
+      body: { username: admin.username, role: 'Admin' },
+    });
     expect((await call(env.adminUrl, 'GET', `/user/${target.id}`, { headers: bearer(token) })).status).toBe(403);
   });
 });

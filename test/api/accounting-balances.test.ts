@@ -20,22 +20,37 @@ beforeAll(async () => {
   bob = (await env.makeUser()).id;
   await playScenario(env.ledger, { alice, bob });
   // Recorded times under the test's control: event k (in global order) at minute k.
-  await env.pool.query(`UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
+  await env.pool.query(
+    `UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
     FROM (SELECT global_position, row_number() OVER (ORDER BY transaction_id, global_position) - 1 AS k FROM events) r
-    WHERE r.global_position = e.global_position`, [minute(0)]);
-  settled = (await env.pool.query<{ position: string; minute: number }>(`SELECT transaction_id::text || '/' || global_position AS position,
+    WHERE r.global_position = e.global_position`,
+    [minute(0)],
+  );
+  settled = (
+    await env.pool.query<{ position: string; minute: number }>(
+      `SELECT transaction_id::text || '/' || global_position AS position,
       (extract(epoch FROM created_at - $1::timestamptz) / 60)::int AS minute
-    FROM events WHERE stream_id = $2 AND type = 'BetSettled'`, [minute(0), `wallet-${alice}`])).rows[0]!;
+    FROM events WHERE stream_id = $2 AND type = 'BetSettled'`,
+      [minute(0), `wallet-${alice}`],
+    )
+  ).rows[0]!;
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 describe('GET /accounting/balances', () => {
   it('when asked without a point in time, then the balances folded from the wallet stream now, with the last position', async () => {
     const reply = await admin.as('GET', `/accounting/balances?userId=${alice}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      userId: alice, at: null, position: expect.stringMatching(/^\d+\/\d+$/),
-      balances: [{ currencyId: 'BTC', amount: '1.7' }, { currencyId: 'USDT', amount: '69.5' }],
+      userId: alice,
+      at: null,
+      position: expect.stringMatching(/^\d+\/\d+$/),
+      balances: [
+        { currencyId: 'BTC', amount: '1.7' },
+        { currencyId: 'USDT', amount: '69.5' },
+      ],
     });
   });
 
@@ -48,12 +63,25 @@ describe('GET /accounting/balances', () => {
 
   it('when asked at a global position or at a time with an offset, then the same fold at that point', async () => {
     const byPosition = await admin.as('GET', `/accounting/balances?userId=${alice}&at=${settled.position}`);
-    expect(byPosition.body).toEqual({ userId: alice, at: settled.position, position: settled.position, balances: [{ currencyId: 'BTC', amount: '2' }] });
+    expect(byPosition.body).toEqual({
+      userId: alice,
+      at: settled.position,
+      position: settled.position,
+      balances: [{ currencyId: 'BTC', amount: '2' }],
+    });
     const withOffset = await admin.as('GET', `/accounting/balances?userId=${bob}&at=${encodeURIComponent('2025-12-31T23:00:00-05:00')}`);
-    expect(withOffset.body).toEqual({ userId: bob, at: '2026-01-01T04:00:00.000Z', position: expect.any(String), balances: [{ currencyId: 'ETH', amount: '3.25' }, { currencyId: 'USDC', amount: '2.5' }] });
+    expect(withOffset.body).toEqual({
+      userId: bob,
+      at: '2026-01-01T04:00:00.000Z',
+      position: expect.any(String),
+      balances: [
+        { currencyId: 'ETH', amount: '3.25' },
+        { currencyId: 'USDC', amount: '2.5' },
+      ],
+    });
   });
 
-  it('when asked before the user\'s first event, then no balances and no position', async () => {
+  it("when asked before the user's first event, then no balances and no position", async () => {
     const reply = await admin.as('GET', `/accounting/balances?userId=${bob}&at=2025-01-01T00:00:00Z`);
     expect(reply.body).toEqual({ userId: bob, at: '2025-01-01T00:00:00.000Z', position: null, balances: [] });
   });

@@ -5,8 +5,18 @@ import { untilVisible } from '../support/audit-ledger.js';
 import { fundedUser, pendingWithdrawal, signedInAdmin } from '../support/money-env.js';
 
 type Admin = Awaited<ReturnType<typeof signedInAdmin>>;
-type Entry = { id: string; action: string; adminUserId: number; admin: { id: number; username: string }; targetUserId: number | null;
-  targetUser: { id: number; username: string } | null; details: Record<string, unknown>; source: string; eventType: string | null; createdAt: string };
+type Entry = {
+  id: string;
+  action: string;
+  adminUserId: number;
+  admin: { id: number; username: string };
+  targetUserId: number | null;
+  targetUser: { id: number; username: string } | null;
+  details: Record<string, unknown>;
+  source: string;
+  eventType: string | null;
+  createdAt: string;
+};
 
 let env: AuthEnv;
 let projector: Projector;
@@ -41,50 +51,124 @@ beforeAll(async () => {
   env = await createAuthEnv('admin_audit');
   projector = env.startProjector();
   tipper = await signedInAdmin(env, ['admin-tips.tip', 'admin-tips.deduct-balance']);
-  moderator = await signedInAdmin(env, ['withdrawals.approve', 'withdrawals.reject', 'user.ban', 'faq.edit', 'chat.admin-action',
-    'leaderboard.edit', 'api-key.edit', 'user-limit.edit']);
+  moderator = await signedInAdmin(env, [
+    'withdrawals.approve',
+    'withdrawals.reject',
+    'user.ban',
+    'faq.edit',
+    'chat.admin-action',
+    'leaderboard.edit',
+    'api-key.edit',
+    'user-limit.edit',
+  ]);
   superadmin = await signedInAdmin(env, [], true);
   auditor = await signedInAdmin(env, ['admin-users.view-admin-audit']);
   alice = await fundedUser(env, '10', 'DBC');
   bob = await env.makeUser();
 
-  await ok(tipper.as('POST', '/admin-tips', { body: { amount: '1.5', currencyId: 'DBC', recipientUserId: alice.id, notes: 'bonus' } }), 'tip', tipper, alice.id);
-  await ok(tipper.as('POST', '/admin-tips/deduct-balance', { body: { amount: '0.5', currencyId: 'DBC', recipientUserId: alice.id, notes: 'oops' } }),
-    'deduct-balance', tipper, alice.id);
-  await ok(superadmin.as('PUT', `/user/${alice.id}/balance`, { body: { balance: '42', currencyId: 'DBC' } }), 'set-balance', superadmin, alice.id);
+  await ok(
+    tipper.as('POST', '/admin-tips', { body: { amount: '1.5', currencyId: 'DBC', recipientUserId: alice.id, notes: 'bonus' } }),
+    'tip',
+    tipper,
+    alice.id,
+  );
+  await ok(
+    tipper.as('POST', '/admin-tips/deduct-balance', {
+      body: { amount: '0.5', currencyId: 'DBC', recipientUserId: alice.id, notes: 'oops' },
+    }),
+    'deduct-balance',
+    tipper,
+    alice.id,
+  );
+  await ok(
+    superadmin.as('PUT', `/user/${alice.id}/balance`, { body: { balance: '42', currencyId: 'DBC' } }),
+    'set-balance',
+    superadmin,
+    alice.id,
+  );
   const approved = await pendingWithdrawal(env);
   carol = approved.user;
   await ok(moderator.as('POST', '/withdraw/approve', { body: { id: approved.withdrawal.id } }), 'withdrawal.approve', moderator, carol.id);
   const rejected = await pendingWithdrawal(env);
   dave = rejected.user;
-  await ok(moderator.as('POST', '/withdraw/reject', { body: { id: rejected.withdrawal.id, rejectReason: 'kyc' } }), 'withdrawal.reject', moderator, dave.id);
+  await ok(
+    moderator.as('POST', '/withdraw/reject', { body: { id: rejected.withdrawal.id, rejectReason: 'kyc' } }),
+    'withdrawal.reject',
+    moderator,
+    dave.id,
+  );
   await ok(moderator.as('PATCH', `/user/${bob.id}/ban`, { body: { banReason: 'abuse' } }), 'user.ban', moderator, bob.id);
   await pause();
   mid = new Date().toISOString();
   await pause();
   await ok(superadmin.as('PATCH', `/user/${bob.id}/unban`), 'user.unban', superadmin, bob.id);
-  await ok(superadmin.as('PUT', '/user/add-single-role', { body: { username: bob.username, role: 'Admin' } }), 'role.add', superadmin, bob.id);
-  await ok(superadmin.as('PUT', `/user/${bob.id}/permissions`, { body: { permissions: 'user.view' } }), 'permission.add', superadmin, bob.id);
+  await ok(
+    superadmin.as('PUT', '/user/add-single-role', { body: { username: bob.username, role: 'Admin' } }),
+    'role.add',
+    superadmin,
+    bob.id,
+  );
+  await ok(
+    superadmin.as('PUT', `/user/${bob.id}/permissions`, { body: { permissions: 'user.view' } }),
+    'permission.add',
+    superadmin,
+    bob.id,
+  );
   await ok(superadmin.as('DELETE', `/user/${bob.id}/permissions/user.view`), 'permission.remove', superadmin, bob.id);
-  await ok(superadmin.as('PUT', '/config?code=WITHDRAWALS', { body: { code: {}, config: { enabled: true, dailyLimitUsd: '1000' } } }), 'config.update', superadmin, null);
-  const created = await superadmin.as('POST', '/user/admin-user', { body: { username: `aud${alice.id}`, password: 'audit admin password 1', permissions: ['user.view'] } });
+  await ok(
+    superadmin.as('PUT', '/config?code=WITHDRAWALS', { body: { code: {}, config: { enabled: true, dailyLimitUsd: '1000' } } }),
+    'config.update',
+    superadmin,
+    null,
+  );
+  const created = await superadmin.as('POST', '/user/admin-user', {
+    body: { username: `aud${alice.id}`, password: 'audit admin password 1', permissions: ['user.view'] },
+  });
   expect(created.status).toBe(201);
   performed.push(['user.create', superadmin.id, created.body.id], ['permission.add', superadmin.id, created.body.id]);
   const faq = await ok(moderator.as('POST', '/faq', { body: { title: 'How?', text: 'Like this.' } }), 'faq.create', moderator, null);
   await ok(moderator.as('PUT', '/faq', { body: { id: faq.body.id, title: 'How, exactly?' } }), 'faq.update', moderator, null);
   await ok(moderator.as('DELETE', '/faq', { body: { id: faq.body.id } }), 'faq.delete', moderator, null);
-  const { rows: [schedule] } = await env.pool.query<{ id: string }>(`SELECT id FROM leaderboard_schedules WHERE type = 'DAILY'`);
-  await ok(moderator.as('POST', `/leaderboards/schedule/${schedule!.id}`, { body: { enabled: true, name: 'Daily', description: 'd', prizes: [{ position: 1, usdPrize: 5 }] } }),
-    'leaderboard.update-schedule', moderator, null);
-  await ok(moderator.as('POST', '/chat/admin-action', { body: { action: 'set_rate_limit', args: { roomId: 'general', messagesPerMinute: 10 } } }),
-    'chat.set-rate-limit', moderator, null);
-  const { rows: [message] } = await env.pool.query<{ id: string }>(
-    `INSERT INTO chat_messages (room_id, user_id, username, text, created_at) VALUES ('general', $1, $2, 'spam', now()) RETURNING id::text`, [alice.id, alice.username]);
-  await ok(moderator.as('POST', '/chat/admin-action', { body: { action: 'delete_message', args: { messageId: message!.id } } }), 'chat.delete-message', moderator, alice.id);
+  const {
+    rows: [schedule],
+  } = await env.pool.query<{ id: string }>(`SELECT id FROM leaderboard_schedules WHERE type = 'DAILY'`);
+  await ok(
+    moderator.as('POST', `/leaderboards/schedule/${schedule!.id}`, {
+      body: { enabled: true, name: 'Daily', description: 'd', prizes: [{ position: 1, usdPrize: 5 }] },
+    }),
+    'leaderboard.update-schedule',
+    moderator,
+    null,
+  );
+  await ok(
+    moderator.as('POST', '/chat/admin-action', { body: { action: 'set_rate_limit', args: { roomId: 'general', messagesPerMinute: 10 } } }),
+    'chat.set-rate-limit',
+    moderator,
+    null,
+  );
+  const {
+    rows: [message],
+  } = await env.pool.query<{ id: string }>(
+    `INSERT INTO chat_messages (room_id, user_id, username, text, created_at) VALUES ('general', $1, $2, 'spam', now()) RETURNING id::text`,
+    [alice.id, alice.username],
+  );
+  await ok(
+    moderator.as('POST', '/chat/admin-action', { body: { action: 'delete_message', args: { messageId: message!.id } } }),
+    'chat.delete-message',
+    moderator,
+    alice.id,
+  );
   await ok(moderator.as('POST', '/api-keys', { body: { userId: alice.id } }), 'api-key.issue', moderator, alice.id);
-  await ok(moderator.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '10', userId: alice.id } }), 'limits.set-bet-limit', moderator, alice.id);
+  await ok(
+    moderator.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '10', userId: alice.id } }),
+    'limits.set-bet-limit',
+    moderator,
+    alice.id,
+  );
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 describe('GET /admin-audit', () => {
   it('when admins have acted, then every action is listed once with its admin and target, newest first, and nothing users did themselves', async () => {
@@ -100,20 +184,31 @@ describe('GET /admin-audit', () => {
     expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
   });
 
-  it('when an entry is read, then it names the admin and the target and carries the action\'s details', async () => {
+  it("when an entry is read, then it names the admin and the target and carries the action's details", async () => {
     const entries = (await audit('?take=20&adminId=' + tipper.id)).body.data as Entry[];
     const tip = entries.find((e) => e.action === 'tip')!;
     expect(tip).toMatchObject({
-      admin: { id: tipper.id, username: tipper.username }, targetUser: { id: alice.id, username: alice.username }, source: 'event', eventType: 'AdminTipCredited',
+      admin: { id: tipper.id, username: tipper.username },
+      targetUser: { id: alice.id, username: alice.username },
+      source: 'event',
+      eventType: 'AdminTipCredited',
       details: { amount: '1.5', currencyId: 'DBC', notes: 'bonus', tag: null },
     });
     expect(tip.details).not.toHaveProperty('postings');
     const reject = ((await audit('?action=withdrawal.reject')).body.data as Entry[])[0]!;
     expect(reject.details).toMatchObject({ rejectReason: 'kyc' });
     const config = ((await audit('?action=config.update')).body.data as Entry[])[0]!;
-    expect(config).toMatchObject({ targetUserId: null, targetUser: null, details: { code: 'WITHDRAWALS', config: { enabled: true, dailyLimitUsd: '1000' } } });
+    expect(config).toMatchObject({
+      targetUserId: null,
+      targetUser: null,
+      details: { code: 'WITHDRAWALS', config: { enabled: true, dailyLimitUsd: '1000' } },
+    });
     const faqUpdate = ((await audit('?action=faq.update')).body.data as Entry[])[0]!;
-    expect(faqUpdate).toMatchObject({ source: 'record', eventType: null, details: { before: { title: 'How?' }, after: { title: 'How, exactly?' } } });
+    expect(faqUpdate).toMatchObject({
+      source: 'record',
+      eventType: null,
+      details: { before: { title: 'How?' }, after: { title: 'How, exactly?' } },
+    });
     const schedule = ((await audit('?action=leaderboard.update-schedule')).body.data as Entry[])[0]!;
     expect(schedule.details).toMatchObject({ before: { name: 'Daily race' }, after: { name: 'Daily', enabled: true } });
     const chat = ((await audit('?action=chat.delete-message')).body.data as Entry[])[0]!;
@@ -124,18 +219,34 @@ describe('GET /admin-audit', () => {
 
   it('when filtered by admin, target user, action or time, then only the matching entries are listed', async () => {
     expect(actionsOf(await audit(`?adminId=${tipper.id}`))).toEqual(['deduct-balance', 'tip']);
-    expect(actionsOf(await audit(`?userId=${bob.id}`))).toEqual(['permission.remove', 'permission.add', 'role.add', 'user.unban', 'user.ban']);
-    expect(actionsOf(await audit(`?userId=${bob.id}&adminId=${superadmin.id}`))).toEqual(['permission.remove', 'permission.add', 'role.add', 'user.unban']);
+    expect(actionsOf(await audit(`?userId=${bob.id}`))).toEqual([
+      'permission.remove',
+      'permission.add',
+      'role.add',
+      'user.unban',
+      'user.ban',
+    ]);
+    expect(actionsOf(await audit(`?userId=${bob.id}&adminId=${superadmin.id}`))).toEqual([
+      'permission.remove',
+      'permission.add',
+      'role.add',
+      'user.unban',
+    ]);
     expect(actionsOf(await audit(`?action=set-balance&userId=${alice.id}`))).toEqual(['set-balance']);
     expect(actionsOf(await audit(`?action=set-balance&userId=${bob.id}`))).toEqual([]);
-    const before = performed.slice(0, performed.findIndex(([a]) => a === 'user.unban'));
+    const before = performed.slice(
+      0,
+      performed.findIndex(([a]) => a === 'user.unban'),
+    );
     expect(actionsOf(await audit(`?to=${mid}`))).toEqual(before.map(([a]) => a).reverse());
     const after = await audit(`?from=${encodeURIComponent(mid)}&take=20`);
     expect(after.body.total).toBe(performed.length - before.length);
     const newest = ((await audit('')).body.data as Entry[])[0]!;
     expect(newest.action).toBe(performed.at(-1)![0]);
     expect(actionsOf(await audit(`?from=${newest.createdAt}`))).toEqual([newest.action]);
-    expect((await audit(`?to=${encodeURIComponent(newest.createdAt.replace('Z', '+00:00'))}&take=20`)).body.total).toBe(performed.length - 1);
+    expect((await audit(`?to=${encodeURIComponent(newest.createdAt.replace('Z', '+00:00'))}&take=20`)).body.total).toBe(
+      performed.length - 1,
+    );
   });
 
   it('when the filter is malformed, then 400 VALIDATION_FAILED names each bad field', async () => {

@@ -11,8 +11,15 @@ const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? [
 /** Signs a user up with a referrer code, as the public sign-up does (the referral resolves in a projection). */
 const signUpWith = async (referrerCode: string | null, username = unique('r')): Promise<number> => {
   const created = await w.env.users.register({
-    email: `${unique('e')}@example.test`, username, passwordHash: 'unused', country: 'DE', referrerCode, marketingOptIn: false,
-    provider: 'password', roles: ['User'], registration: { ip: null, userAgent: null, country: null, referrer: null },
+    email: `${unique('e')}@example.test`,
+    username,
+    passwordHash: 'unused',
+    country: 'DE',
+    referrerCode,
+    marketingOptIn: false,
+    provider: 'password',
+    roles: ['User'],
+    registration: { ip: null, userAgent: null, country: null, referrer: null },
   });
   if (created._tag === 'Left') throw new Error(created.left._tag);
   return created.right.userId;
@@ -22,7 +29,10 @@ beforeAll(async () => {
   w = await createListsEnv('affiliates');
   owner = await w.env.makeUser();
   vipOwner = await w.env.makeUser();
-  await w.env.pool.query(`INSERT INTO affiliate_codes (code, user_id, created_at) VALUES ('spring', $1, '2026-01-01'), ('summer', $1, '2026-02-01'), ('vip', $2, '2026-01-01')`, [owner.id, vipOwner.id]);
+  await w.env.pool.query(
+    `INSERT INTO affiliate_codes (code, user_id, created_at) VALUES ('spring', $1, '2026-01-01'), ('summer', $1, '2026-02-01'), ('vip', $2, '2026-01-01')`,
+    [owner.id, vipOwner.id],
+  );
   // The VIP owner's floor is level 3 (10 %) although their referred users have wagered next to nothing.
   await w.env.users.execute(vipOwner.id, { type: 'UpdateProfile', data: { changes: { customMinAffiliateLevel: 3 } } }, w.superadmin.id);
   referred.ann = await signUpWith('SPRING', 'ann' + unique(''));
@@ -39,7 +49,9 @@ beforeAll(async () => {
   await w.bet(referred.cid, '30');
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /affiliate/levels', () => {
   it('when called, then 200 and the five seeded levels in ascending thresholds', async () => {
@@ -47,12 +59,25 @@ describe('GET /affiliate/levels', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toHaveLength(5);
     expect(reply.body[0]).toEqual({ id: 1, name: 'Bronze', minWageredUsdAmount: '0', commission: '0.05', minReferralCountForClaim: 1 });
-    expect(reply.body.map((l: { minWageredUsdAmount: string }) => l.minWageredUsdAmount)).toEqual(['0', '10000', '50000', '250000', '1000000']);
+    expect(reply.body.map((l: { minWageredUsdAmount: string }) => l.minWageredUsdAmount)).toEqual([
+      '0',
+      '10000',
+      '50000',
+      '250000',
+      '1000000',
+    ]);
   });
 });
 
 describe('POST /affiliate/users', () => {
-  const body = (over: Record<string, unknown> = {}) => ({ sortBy: 'CREATED_AT', sortOrder: 'asc', where: { ownerId: owner.id }, page: 1, take: 20, ...over });
+  const body = (over: Record<string, unknown> = {}) => ({
+    sortBy: 'CREATED_AT',
+    sortOrder: 'asc',
+    where: { ownerId: owner.id },
+    page: 1,
+    take: 20,
+    ...over,
+  });
 
   it('when an owner has referred users, then 201 and a page of them with campaign, wagered USD and accrued commission', async () => {
     const reply = await w.post('/affiliate/users', body());
@@ -60,8 +85,22 @@ describe('POST /affiliate/users', () => {
     expect(reply.body).toMatchObject({ take: 20, page: 1, total: 2, totalPages: 1 });
     // Settled stakes only (the rolled-back 50 and the open 5 never count), at level 1 (5 %).
     expect(reply.body.data).toEqual([
-      { id: referred.ann, username: expect.stringMatching(/^ann/), campaign: 'SPRING', createdAt: expect.any(String), wageredUsdAmount: '100', commission: '5' },
-      { id: referred.bob, username: expect.stringMatching(/^bob/), campaign: 'summer', createdAt: expect.any(String), wageredUsdAmount: '20', commission: '1' },
+      {
+        id: referred.ann,
+        username: expect.stringMatching(/^ann/),
+        campaign: 'SPRING',
+        createdAt: expect.any(String),
+        wageredUsdAmount: '100',
+        commission: '5',
+      },
+      {
+        id: referred.bob,
+        username: expect.stringMatching(/^bob/),
+        campaign: 'summer',
+        createdAt: expect.any(String),
+        wageredUsdAmount: '20',
+        commission: '1',
+      },
     ]);
   });
 
@@ -81,9 +120,11 @@ describe('POST /affiliate/users', () => {
     expect(reply.body.data.map((u: { id: number }) => u.id)).toEqual([referred.bob]);
   });
 
-  it('when the owner has a customMinAffiliateLevel above their earned level, then commission accrues at the floor\'s rate', async () => {
+  it("when the owner has a customMinAffiliateLevel above their earned level, then commission accrues at the floor's rate", async () => {
     const reply = await w.post('/affiliate/users', body({ where: { ownerId: vipOwner.id } }));
-    expect(reply.body.data).toEqual([expect.objectContaining({ id: referred.cid, campaign: 'vip', wageredUsdAmount: '30', commission: '3' })]);
+    expect(reply.body.data).toEqual([
+      expect.objectContaining({ id: referred.cid, campaign: 'vip', wageredUsdAmount: '30', commission: '3' }),
+    ]);
   });
 
   it.each([
@@ -106,10 +147,18 @@ describe('POST /affiliate/find-one', () => {
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
       userId: owner.id,
-      affiliateCodes: [{ id: 'spring', usersCount: 1, createdAt: '2026-01-01T00:00:00.000Z' }, { id: 'summer', usersCount: 1, createdAt: '2026-02-01T00:00:00.000Z' }],
+      affiliateCodes: [
+        { id: 'spring', usersCount: 1, createdAt: '2026-01-01T00:00:00.000Z' },
+        { id: 'summer', usersCount: 1, createdAt: '2026-02-01T00:00:00.000Z' },
+      ],
       level: { id: 1, name: 'Bronze', minWageredUsdAmount: '0', commission: '0.05', minReferralCountForClaim: 1 },
-      customMinAffiliateLevel: null, referralCount: 2, totalWageredUsdAmount: '120', commissionEarnedUsdAmount: '6',
-      commissionClaimedUsdAmount: '0', commissionClaimableUsdAmount: '6', canClaim: true,
+      customMinAffiliateLevel: null,
+      referralCount: 2,
+      totalWageredUsdAmount: '120',
+      commissionEarnedUsdAmount: '6',
+      commissionClaimedUsdAmount: '0',
+      commissionClaimableUsdAmount: '6',
+      canClaim: true,
     });
   });
 
@@ -131,8 +180,14 @@ describe('POST /affiliate/find-one-stats', () => {
     const reply = await w.post('/affiliate/find-one-stats', { where: { userId: owner.id } });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
-      userId: owner.id, levelId: 1, referralCount: 2, activeReferralCount: 2, totalWageredUsdAmount: '120',
-      commissionEarnedUsdAmount: '6', commissionClaimedUsdAmount: '0', commissionClaimableUsdAmount: '6',
+      userId: owner.id,
+      levelId: 1,
+      referralCount: 2,
+      activeReferralCount: 2,
+      totalWageredUsdAmount: '120',
+      commissionEarnedUsdAmount: '6',
+      commissionClaimedUsdAmount: '0',
+      commissionClaimableUsdAmount: '6',
     });
   });
 
@@ -148,11 +203,21 @@ describe('POST /affiliate/find-one-stats', () => {
 describe('claimed commission (POST /internal/affiliate-claims, AffiliateCommissionClaimed)', () => {
   it('when the owner claims part of the commission, then find-one-stats counts it as claimed and the rest stays claimable', async () => {
     // vipOwner earned 3 USD (10 % of cid's 30).
-    const claimed = await w.ledger.claimAffiliateCommission({ claimId: unique('claim'), userId: vipOwner.id, currencyId: 'USDT', amount: '1.25', usdAmount: '1.25' });
+    const claimed = await w.ledger.claimAffiliateCommission({
+      claimId: unique('claim'),
+      userId: vipOwner.id,
+      currencyId: 'USDT',
+      amount: '1.25',
+      usdAmount: '1.25',
+    });
     expect(claimed._tag).toBe('Right');
     await w.caughtUp();
     const reply = await w.post('/affiliate/find-one-stats', { where: { userId: vipOwner.id } });
-    expect(reply.body).toMatchObject({ commissionEarnedUsdAmount: '3', commissionClaimedUsdAmount: '1.25', commissionClaimableUsdAmount: '1.75' });
+    expect(reply.body).toMatchObject({
+      commissionEarnedUsdAmount: '3',
+      commissionClaimedUsdAmount: '1.25',
+      commissionClaimableUsdAmount: '1.75',
+    });
     const find = await w.post('/affiliate/find-one', { where: { userId: vipOwner.id } });
     expect(find.body).toMatchObject({ commissionClaimedUsdAmount: '1.25', commissionClaimableUsdAmount: '1.75' });
   });

@@ -12,21 +12,38 @@ beforeAll(async () => {
   env = await createAuthEnv('api_keys');
   [editor, viewer] = await Promise.all([signedInAdmin(env, ['api-key.edit']), signedInAdmin(env, ['api-key.view'])]);
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 const me = (key: string) => call(env.publicUrl, 'GET', '/user/me', { headers: { 'x-api-key': key } });
 const keyRows = async (userId: number) =>
-  (await env.pool.query<{ key_hash: string; revoked_at: Date | null; created_by: string; revoked_by: string | null }>(
-    'SELECT key_hash, revoked_at, created_by, revoked_by FROM api_keys WHERE user_id = $1 ORDER BY created_at', [userId])).rows;
+  (
+    await env.pool.query<{ key_hash: string; revoked_at: Date | null; created_by: string; revoked_by: string | null }>(
+      'SELECT key_hash, revoked_at, created_by, revoked_by FROM api_keys WHERE user_id = $1 ORDER BY created_at',
+      [userId],
+    )
+  ).rows;
 
 describe('POST /api-keys', () => {
   it('when an admin creates a key, then 201 with the secret once, only its hash is stored, and the key authenticates on the public API', async () => {
     const user = await env.makeUser();
     const reply = await editor.as('POST', '/api-keys', { body: { userId: user.id } });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ id: expect.any(String), key: expect.any(String), userId: user.id, prefix: reply.body.key.slice(0, 8), createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(reply.body).toEqual({
+      id: expect.any(String),
+      key: expect.any(String),
+      userId: user.id,
+      prefix: reply.body.key.slice(0, 8),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const [row] = await keyRows(user.id);
-    expect(row).toMatchObject({ key_hash: createHash('sha256').update(reply.body.key).digest('base64url'), revoked_at: null, created_by: String(editor.id) });
+    expect(row).toMatchObject({
+      key_hash: createHash('sha256').update(reply.body.key).digest('base64url'),
+      revoked_at: null,
+      created_by: String(editor.id),
+    });
     expect(JSON.stringify((await env.store.readStream(apiKeysStream(user.id))).map((e) => e.data))).not.toContain(reply.body.key.slice(8));
     const who = await me(reply.body.key);
     expect(who.status).toBe(200);
@@ -42,11 +59,18 @@ describe('POST /api-keys', () => {
     expect((await me(second.body.key)).status).toBe(200);
   });
 
-  const INVALID: ReadonlyArray<readonly [string, unknown]> = [['a missing userId', {}], ['a userId as a string', { userId: '5' }], ['a negative userId', { userId: -1 }]];
+  const INVALID: ReadonlyArray<readonly [string, unknown]> = [
+    ['a missing userId', {}],
+    ['a userId as a string', { userId: '5' }],
+    ['a negative userId', { userId: -1 }],
+  ];
   it.each(INVALID)('when the body has %s, then 400 VALIDATION_FAILED naming body.userId and no key is created', async (_name, body) => {
     const before = (await env.pool.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n;
     const reply = await editor.as('POST', '/api-keys', { body });
-    expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'body.userId' })] } });
+    expect(reply).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'body.userId' })] },
+    });
     expect((await env.pool.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n).toBe(before);
   });
 
@@ -64,7 +88,13 @@ describe('GET /api-keys/:userId', () => {
     expect(await viewer.as('GET', `/api-keys/${user.id}`)).toMatchObject({ status: 200, body: {} });
     const created = await editor.as('POST', '/api-keys', { body: { userId: user.id } });
     const reply = await viewer.as('GET', `/api-keys/${user.id}`);
-    expect(reply.body).toEqual({ id: created.body.id, userId: user.id, prefix: created.body.prefix, createdAt: created.body.createdAt, updatedAt: created.body.updatedAt });
+    expect(reply.body).toEqual({
+      id: created.body.id,
+      userId: user.id,
+      prefix: created.body.prefix,
+      createdAt: created.body.createdAt,
+      updatedAt: created.body.updatedAt,
+    });
     expect(JSON.stringify(reply.body)).not.toContain(created.body.key);
     expect((await viewer.as('GET', '/api-keys/x')).body.details[0].field).toBe('params.userId');
     expect((await editor.as('GET', `/api-keys/${user.id}`)).status).toBe(403);

@@ -1,12 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BYPASS, bearer, call, createAuthEnv, footprint, GOOD_CAPTCHA, signIn, unique, type AuthEnv, type Reply } from '../support/auth-env.js';
+import {
+  BYPASS,
+  bearer,
+  call,
+  createAuthEnv,
+  footprint,
+  GOOD_CAPTCHA,
+  signIn,
+  unique,
+  type AuthEnv,
+  type Reply,
+} from '../support/auth-env.js';
 
 let env: AuthEnv;
-beforeAll(async () => { env = await createAuthEnv('auth_err'); });
-afterAll(async () => { await env?.close(); });
+beforeAll(async () => {
+  env = await createAuthEnv('auth_err');
+});
+afterAll(async () => {
+  await env?.close();
+});
 
 const captcha = { 'x-captcha-token': GOOD_CAPTCHA };
-const signUpBody = (over: Record<string, unknown> = {}) => ({ email: `${unique('s')}@example.test`, password: 'Tr0ub4dor&3-horse', username: unique('U'), country: 'DE', ...over });
+const signUpBody = (over: Record<string, unknown> = {}) => ({
+  email: `${unique('s')}@example.test`,
+  password: 'Tr0ub4dor&3-horse',
+  username: unique('U'),
+  country: 'DE',
+  ...over,
+});
 
 /** Runs `act`; asserts status and code, and that no event, user, credential or session was written. */
 const refused = async (status: number, code: string, act: () => Promise<Reply>): Promise<Reply> => {
@@ -18,8 +39,10 @@ const refused = async (status: number, code: string, act: () => Promise<Reply>):
   expect(await footprint(env.pool)).toEqual(before);
   return reply;
 };
-const signUp = (body: unknown, headers: Record<string, string> = captcha, base = env.publicUrl) => call(base, 'POST', '/auth/sign-up', { body, headers });
-const signInCall = (body: unknown, headers: Record<string, string> = captcha, base = env.publicUrl) => call(base, 'POST', '/auth/sign-in', { body, headers });
+const signUp = (body: unknown, headers: Record<string, string> = captcha, base = env.publicUrl) =>
+  call(base, 'POST', '/auth/sign-up', { body, headers });
+const signInCall = (body: unknown, headers: Record<string, string> = captcha, base = env.publicUrl) =>
+  call(base, 'POST', '/auth/sign-in', { body, headers });
 
 describe('captcha', () => {
   it('when x-captcha-token is absent, then 400 AUTH_RECAPTCHA_TOKEN_MISSING on sign-up and sign-in, and nothing is created', async () => {
@@ -31,7 +54,9 @@ describe('captcha', () => {
   it('when the siteverify endpoint rejects the token, then 400 AUTH_INVALID_CAPTCHA; it was asked with secret, response and remoteip', async () => {
     const user = await env.makeUser();
     await refused(400, 'AUTH_INVALID_CAPTCHA', () => signUp(signUpBody(), { 'x-captcha-token': 'forged' }));
-    await refused(400, 'AUTH_INVALID_CAPTCHA', () => signInCall({ email: user.email, password: user.password }, { 'x-captcha-token': 'forged' }));
+    await refused(400, 'AUTH_INVALID_CAPTCHA', () =>
+      signInCall({ email: user.email, password: user.password }, { 'x-captcha-token': 'forged' }),
+    );
     const last = env.captcha.requests.at(-1)!;
     expect(last.get('response')).toBe('forged');
     expect(last.get('secret')).toBeTruthy();
@@ -41,8 +66,12 @@ describe('captcha', () => {
   it('when the local bypass literal is used outside APP_ENV=local, then 400 AUTH_INVALID_CAPTCHA; in local it passes', async () => {
     const user = await env.makeUser();
     await refused(400, 'AUTH_INVALID_CAPTCHA', () => signUp(signUpBody(), { 'x-captcha-token': BYPASS }));
-    await refused(400, 'AUTH_INVALID_CAPTCHA', () => signInCall({ email: user.email, password: user.password }, { 'x-captcha-token': BYPASS }));
-    const local = await env.publicWith({ captcha: { verifyUrl: env.captcha.url, secret: undefined, localBypassToken: BYPASS, appEnv: 'local' } });
+    await refused(400, 'AUTH_INVALID_CAPTCHA', () =>
+      signInCall({ email: user.email, password: user.password }, { 'x-captcha-token': BYPASS }),
+    );
+    const local = await env.publicWith({
+      captcha: { verifyUrl: env.captcha.url, secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+    });
     expect((await signInCall({ email: user.email, password: user.password }, { 'x-captcha-token': BYPASS }, local)).status).toBe(200);
   });
 });
@@ -51,7 +80,9 @@ describe('credentials', () => {
   it('when the password is wrong or the e-mail unknown, then the same 401 AUTH_INVALID_CREDENTIALS and no session', async () => {
     const user = await env.makeUser();
     const wrong = await refused(401, 'AUTH_INVALID_CREDENTIALS', () => signInCall({ email: user.email, password: 'not the password' }));
-    const unknown = await refused(401, 'AUTH_INVALID_CREDENTIALS', () => signInCall({ email: 'nobody@example.test', password: 'whatever123' }));
+    const unknown = await refused(401, 'AUTH_INVALID_CREDENTIALS', () =>
+      signInCall({ email: 'nobody@example.test', password: 'whatever123' }),
+    );
     expect(unknown.body.message).toBe(wrong.body.message);
   });
 
@@ -74,7 +105,9 @@ describe('geo rules', () => {
   it('when the trusted country header names a blocked country, then 403 AUTH_GEO_BLOCKED on sign-up and sign-in', async () => {
     const user = await env.makeUser();
     await refused(403, 'AUTH_GEO_BLOCKED', () => signUp(signUpBody(), { ...captcha, 'cf-ipcountry': 'KP' }));
-    await refused(403, 'AUTH_GEO_BLOCKED', () => signInCall({ email: user.email, password: user.password }, { ...captcha, 'cf-ipcountry': 'kp' }));
+    await refused(403, 'AUTH_GEO_BLOCKED', () =>
+      signInCall({ email: user.email, password: user.password }, { ...captcha, 'cf-ipcountry': 'kp' }),
+    );
     expect((await signInCall({ email: user.email, password: user.password }, { ...captcha, 'x-country': 'KP' })).status).toBe(200);
   });
 });
@@ -112,8 +145,11 @@ describe('brute force', () => {
   it('when an account fails too often, then 429 TOO_MANY_REQUESTS with Retry-After, even with the right password', async () => {
     const base = await env.publicWith({ throttle: { maxFailuresPerAccount: 3, maxFailuresPerAddress: 1000, windowSeconds: 60 } });
     const user = await env.makeUser();
-    for (let i = 0; i < 3; i += 1) expect((await signInCall({ email: user.email, password: 'wrong-password' }, captcha, base)).status).toBe(401);
-    const blocked = await refused(429, 'TOO_MANY_REQUESTS', () => signInCall({ email: user.email, password: user.password }, captcha, base));
+    for (let i = 0; i < 3; i += 1)
+      expect((await signInCall({ email: user.email, password: 'wrong-password' }, captcha, base)).status).toBe(401);
+    const blocked = await refused(429, 'TOO_MANY_REQUESTS', () =>
+      signInCall({ email: user.email, password: user.password }, captcha, base),
+    );
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await signIn(env, user)).reply.status).toBe(200); // another process with its own memory limiter: per-process without Redis
   });
@@ -121,6 +157,8 @@ describe('brute force', () => {
   it('when one address fails across many accounts, then it is blocked with 429', async () => {
     const base = await env.publicWith({ throttle: { maxFailuresPerAccount: 100, maxFailuresPerAddress: 4, windowSeconds: 60 } });
     for (let i = 0; i < 4; i += 1) await signInCall({ email: `${unique('x')}@example.test`, password: 'wrong-password' }, captcha, base);
-    await refused(429, 'TOO_MANY_REQUESTS', () => signInCall({ email: `${unique('y')}@example.test`, password: 'wrong-password' }, captcha, base));
+    await refused(429, 'TOO_MANY_REQUESTS', () =>
+      signInCall({ email: `${unique('y')}@example.test`, password: 'wrong-password' }, captcha, base),
+    );
   });
 });

@@ -4,11 +4,16 @@ import { createTokens } from '../../src/auth/tokens.js';
 import { bearer, call, createAuthEnv, FRONTEND, GOOD_CAPTCHA, signIn, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;
-beforeAll(async () => { env = await createAuthEnv('auth_sec'); });
-afterAll(async () => { await env?.close(); });
+beforeAll(async () => {
+  env = await createAuthEnv('auth_sec');
+});
+afterAll(async () => {
+  await env?.close();
+});
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-const me = (headers: Record<string, string> = {}, cookies: Record<string, string> = {}) => call(env.publicUrl, 'GET', '/user/me', { headers, cookies });
+const me = (headers: Record<string, string> = {}, cookies: Record<string, string> = {}) =>
+  call(env.publicUrl, 'GET', '/user/me', { headers, cookies });
 const expect401 = (reply: { status: number; body: { code: string } }, code = 'UNAUTHORIZED') => {
   expect(reply.status).toBe(401);
   expect(reply.body.code).toBe(code);
@@ -28,8 +33,13 @@ describe('the request authenticator', () => {
     const sid = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
     const other = createTokens({ keys: await generateKeyPair('EdDSA', { crv: 'Ed25519' }), accessTtlSeconds: 900, mfaTtlSeconds: 300 });
     expect401(await me(bearer(await other.signAccess({ userId: user.id, sessionId: sid }))));
-    const hs = await new SignJWT({ sid }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setSubject(String(user.id)).setIssuer('casino-ledger')
-      .setExpirationTime('5m').setJti('x').sign(new TextEncoder().encode('a-secret-of-sufficient-length-123'));
+    const hs = await new SignJWT({ sid })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setSubject(String(user.id))
+      .setIssuer('casino-ledger')
+      .setExpirationTime('5m')
+      .setJti('x')
+      .sign(new TextEncoder().encode('a-secret-of-sufficient-length-123'));
     expect401(await me(bearer(hs)));
   });
 
@@ -57,13 +67,18 @@ describe('the request authenticator', () => {
     const user = await env.makeUser();
     const { accessToken } = await signIn(env, user);
     const adminToken = (await signIn(env, admin)).accessToken;
-    expect((await call(env.adminUrl, 'PATCH', `/user/${user.id}/ban`, { headers: bearer(adminToken), body: { banReason: 'abuse' } })).status).toBe(200);
+    expect(
+      (await call(env.adminUrl, 'PATCH', `/user/${user.id}/ban`, { headers: bearer(adminToken), body: { banReason: 'abuse' } })).status,
+    ).toBe(200);
     const reply = await me(bearer(accessToken));
     expect(reply.status).toBe(403);
     expect(reply.body.code).toBe('USER_BANNED');
     expect((await call(env.adminUrl, 'PATCH', `/user/${user.id}/unban`, { headers: bearer(adminToken) })).status).toBe(200);
     expect((await me(bearer(accessToken))).status).toBe(200);
-    const audit = await env.pool.query<{ data: { adminUserId: number } }>(`SELECT data FROM events WHERE stream_id = $1 AND type = 'UserBanned'`, [`user-${user.id}`]);
+    const audit = await env.pool.query<{ data: { adminUserId: number } }>(
+      `SELECT data FROM events WHERE stream_id = $1 AND type = 'UserBanned'`,
+      [`user-${user.id}`],
+    );
     expect(audit.rows[0]!.data.adminUserId).toBe(admin.id);
   });
 
@@ -87,8 +102,9 @@ describe('the request authenticator', () => {
     expect401(await me({}, { access_token: challenge }), 'AUTH_MFA_REQUIRED');
     const asChallenge = await call(env.publicUrl, 'POST', '/auth/verify-2fa', { body: { code: '123456', mfaToken: accessToken } });
     expect401(asChallenge);
-    await env.pool.query('INSERT INTO mfa_challenges_used (jti, expires_at) VALUES ($1, now() + interval \'5 minutes\')',
-      [JSON.parse(Buffer.from(challenge.split('.')[1]!, 'base64url').toString()).jti]);
+    await env.pool.query("INSERT INTO mfa_challenges_used (jti, expires_at) VALUES ($1, now() + interval '5 minutes')", [
+      JSON.parse(Buffer.from(challenge.split('.')[1]!, 'base64url').toString()).jti,
+    ]);
     expect401(await call(env.publicUrl, 'POST', '/auth/verify-2fa', { body: { code: '123456', mfaToken: challenge } }));
   });
 
@@ -96,16 +112,29 @@ describe('the request authenticator', () => {
     const user = await env.makeUser();
     const { accessToken, refreshToken } = await signIn(env, user);
     const cookies = { access_token: accessToken };
-    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    const crossSite: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+    ];
     for (const headers of crossSite) {
       const reply = await call(env.publicUrl, 'POST', '/auth/setup-username', { cookies, headers, body: { username: 'Whatever1' } });
       expect(reply.status).toBe(403);
       expect(reply.body.code).toBe('FORBIDDEN');
       expect((await call(env.publicUrl, 'POST', '/auth/refresh', { cookies: { refresh_token: refreshToken }, headers })).status).toBe(403);
     }
-    expect((await call(env.publicUrl, 'DELETE', '/session/log-out/current', { cookies, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await call(env.publicUrl, 'DELETE', '/session/log-out/current', { cookies, headers: { origin: 'https://evil.example' } })).status,
+    ).toBe(403);
     expect((await me({ origin: 'https://evil.example' }, cookies)).status).toBe(200); // safe method
-    expect((await call(env.publicUrl, 'POST', '/auth/refresh', { cookies: { refresh_token: refreshToken }, headers: { origin: FRONTEND, 'sec-fetch-site': 'same-site' } })).status).toBe(200);
+    expect(
+      (
+        await call(env.publicUrl, 'POST', '/auth/refresh', {
+          cookies: { refresh_token: refreshToken },
+          headers: { origin: FRONTEND, 'sec-fetch-site': 'same-site' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('when the back office gets the legacy jwt_access_token cookie, then it authenticates; the public API ignores it', async () => {
@@ -119,7 +148,11 @@ describe('the request authenticator', () => {
     const user = await env.makeUser();
     const { createHash, randomUUID } = await import('node:crypto');
     const key = `ck_${randomUUID()}`;
-    await env.pool.query('INSERT INTO api_keys (id, user_id, key_hash) VALUES ($1, $2, $3)', [randomUUID(), user.id, createHash('sha256').update(key).digest('base64url')]);
+    await env.pool.query('INSERT INTO api_keys (id, user_id, key_hash) VALUES ($1, $2, $3)', [
+      randomUUID(),
+      user.id,
+      createHash('sha256').update(key).digest('base64url'),
+    ]);
     expect((await me({ 'x-api-key': key })).body.id).toBe(user.id);
     expect401(await me({ 'x-api-key': `${key}x` }));
     expect401(await call(env.adminUrl, 'GET', '/user/all-permissions', { headers: { 'x-api-key': key } }));
@@ -127,8 +160,14 @@ describe('the request authenticator', () => {
 
   it('when sign-in is called with a captcha, then the refresh cookie is not readable by scripts and the access JWT names the session, not roles', async () => {
     const user = await env.makeUser();
-    const reply = await call(env.publicUrl, 'POST', '/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'x-captcha-token': GOOD_CAPTCHA } });
-    const [header, payload] = reply.cookies.access_token!.value.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const reply = await call(env.publicUrl, 'POST', '/auth/sign-in', {
+      body: { email: user.email, password: user.password },
+      headers: { 'x-captcha-token': GOOD_CAPTCHA },
+    });
+    const [header, payload] = reply.cookies
+      .access_token!.value.split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header).toMatchObject({ alg: 'EdDSA', typ: 'at+jwt' });
     expect(payload).toMatchObject({ sub: String(user.id), sid: expect.any(String) });
     expect(payload.roles).toBeUndefined();

@@ -5,8 +5,10 @@ let env: AuthEnv;
 let superadmin = '';
 let superadminId = 0;
 const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field);
-const put = (code: string, body: unknown, token = superadmin) => call(env.adminUrl, 'PUT', `/config?code=${code}`, { headers: bearer(token), body });
-const rateOf = async (currencyId: string) => (await env.pool.query<{ r: string }>('SELECT usd_rate::text AS r FROM currency_rates WHERE currency_id = $1', [currencyId])).rows[0]!.r;
+const put = (code: string, body: unknown, token = superadmin) =>
+  call(env.adminUrl, 'PUT', `/config?code=${code}`, { headers: bearer(token), body });
+const rateOf = async (currencyId: string) =>
+  (await env.pool.query<{ r: string }>('SELECT usd_rate::text AS r FROM currency_rates WHERE currency_id = $1', [currencyId])).rows[0]!.r;
 const footprint = async () => ({
   events: Number((await env.pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n),
   config: (await env.pool.query('SELECT code, config FROM site_config ORDER BY code')).rows,
@@ -19,15 +21,21 @@ beforeAll(async () => {
   superadminId = sa.id;
   superadmin = (await signIn(env, sa)).accessToken;
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 describe('PUT /config', () => {
-  it('when COMMON rates are put, then 200 with the stored section, currency_rates and the ledger\'s rate cache follow at once', async () => {
+  it("when COMMON rates are put, then 200 with the stored section, currency_rates and the ledger's rate cache follow at once", async () => {
     expect(await env.ledger.internals.rates.usdRate('BTC')).toBe('65000');
     const reply = await put('COMMON', { code: {}, config: { rates: { BTC: '70000.5', ETH: '3100' }, maintenanceMode: false } });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      code: 'COMMON', config: { rates: { BTC: '70000.5', ETH: '3100' }, maintenanceMode: false }, revision: 0, updatedByUserId: superadminId, updatedAt: expect.any(String),
+      code: 'COMMON',
+      config: { rates: { BTC: '70000.5', ETH: '3100' }, maintenanceMode: false },
+      revision: 0,
+      updatedByUserId: superadminId,
+      updatedAt: expect.any(String),
     });
     expect([await rateOf('BTC'), await rateOf('ETH'), await rateOf('USDT')]).toEqual(['70000.5', '3100', '1']);
     expect(await env.ledger.internals.rates.usdRate('BTC')).toBe('70000.5');

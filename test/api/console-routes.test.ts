@@ -15,14 +15,21 @@ let missing = '';
 const servers: { close: () => void }[] = [];
 
 /** The console routes alone over a given build folder (a fake build: the routes serve whatever `dist` holds). */
-const serve = (dist: string): Promise<string> => new Promise((resolve) => {
-  const app = express().use(express.json()).use(consoleRoutes(env.kit, dist)).use(notFound).use(errorHandler(createLogger({ level: 'silent' })));
-  const server = app.listen(0, () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`));
-  servers.push(server);
-});
+const serve = (dist: string): Promise<string> =>
+  new Promise((resolve) => {
+    const app = express()
+      .use(express.json())
+      .use(consoleRoutes(env.kit, dist))
+      .use(notFound)
+      .use(errorHandler(createLogger({ level: 'silent' })));
+    const server = app.listen(0, () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`));
+    servers.push(server);
+  });
 
 beforeAll(async () => {
-  env = await createAuthEnv('console_routes', { captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' } });
+  env = await createAuthEnv('console_routes', {
+    captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+  });
   const dir = mkdtempSync(path.join(tmpdir(), 'console-dist-'));
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title>');
@@ -48,7 +55,7 @@ describe('the admin console routes on the back-office port', () => {
     expect(plain.headers.get('cache-control')).toMatch(/immutable/);
   });
 
-  it('when the browser accepts gzip, then the build\'s .gz twin is sent with its JavaScript type', async () => {
+  it("when the browser accepts gzip, then the build's .gz twin is sent with its JavaScript type", async () => {
     const res = await fetch(`${built}/admin/assets/app.js`, { headers: { 'accept-encoding': 'gzip, br' } });
     expect(res.headers.get('content-encoding')).toBe('gzip');
     expect(res.headers.get('content-type')).toMatch(/javascript/);
@@ -65,11 +72,20 @@ describe('the admin console routes on the back-office port', () => {
 
   it('when the console signs in on its own origin, then the session and its roles come from /admin/session; sign-up is not served there', async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['withdrawals.view'] });
-    const signed = await call(built, 'POST', '/admin/auth/sign-in', { body: { email: admin.email, password: admin.password }, headers: { 'x-captcha-token': BYPASS } });
+    const signed = await call(built, 'POST', '/admin/auth/sign-in', {
+      body: { email: admin.email, password: admin.password },
+      headers: { 'x-captcha-token': BYPASS },
+    });
     expect(signed.status).toBe(200);
     const cookies = Object.fromEntries(Object.entries(signed.cookies).map(([k, c]) => [k, c.value]));
     const session = await call(built, 'GET', '/admin/session', { cookies });
-    expect(session.body).toEqual({ id: admin.id, username: admin.username, email: admin.email, roles: ['User', 'Admin'], permissions: ['withdrawals.view'] });
+    expect(session.body).toEqual({
+      id: admin.id,
+      username: admin.username,
+      email: admin.email,
+      roles: ['User', 'Admin'],
+      permissions: ['withdrawals.view'],
+    });
     expect((await call(built, 'GET', '/admin/console-config')).body).toEqual({ captcha: { mode: 'bypass', token: BYPASS } });
     expect((await call(built, 'POST', '/admin/auth/sign-up', { body: {} })).status).toBe(404);
     const out = await call(built, 'DELETE', '/admin/session/log-out/current', { cookies });
@@ -79,15 +95,21 @@ describe('the admin console routes on the back-office port', () => {
 
   it('when a User without a back-office role or nobody asks /admin/session, then 403 and 401', async () => {
     const user = await env.makeUser();
-    const signed = await call(built, 'POST', '/admin/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'x-captcha-token': BYPASS } });
+    const signed = await call(built, 'POST', '/admin/auth/sign-in', {
+      body: { email: user.email, password: user.password },
+      headers: { 'x-captcha-token': BYPASS },
+    });
     const cookies = Object.fromEntries(Object.entries(signed.cookies).map(([k, c]) => [k, c.value]));
     expect((await call(built, 'GET', '/admin/session', { cookies })).body.code).toBe('FORBIDDEN');
     expect((await call(built, 'GET', '/admin/session')).status).toBe(401);
   });
 
-  it('when another site posts a refresh with the admin cookies, then the Origin check refuses it; the console\'s own origin passes', async () => {
+  it("when another site posts a refresh with the admin cookies, then the Origin check refuses it; the console's own origin passes", async () => {
     const admin = await env.makeUser({ roles: ['User', 'Admin'] });
-    const signed = await call(built, 'POST', '/admin/auth/sign-in', { body: { email: admin.email, password: admin.password }, headers: { 'x-captcha-token': BYPASS } });
+    const signed = await call(built, 'POST', '/admin/auth/sign-in', {
+      body: { email: admin.email, password: admin.password },
+      headers: { 'x-captcha-token': BYPASS },
+    });
     const cookies = Object.fromEntries(Object.entries(signed.cookies).map(([k, c]) => [k, c.value]));
     const refused = await call(built, 'POST', '/admin/auth/refresh', { cookies, headers: { origin: 'https://evil.example' } });
     expect(refused.status).toBe(403);

@@ -7,9 +7,13 @@ import { parseCsv } from '../support/csv.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 
 type Download = {
-  status: number; headers: http.IncomingHttpHeaders; body: Buffer; trailers: NodeJS.Dict<string>;
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  trailers: NodeJS.Dict<string>;
   /** The whole message arrived, up to the terminating chunk. */
-  complete: boolean; error?: Error;
+  complete: boolean;
+  error?: Error;
 };
 
 /**
@@ -24,7 +28,14 @@ const download = (base: string, path: string, token?: string, onFirstChunk?: () 
       const done = (error?: Error) => {
         if (settled) return;
         settled = true;
-        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), trailers: res.trailers, complete: res.complete, ...(error ? { error } : {}) });
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          trailers: res.trailers,
+          complete: res.complete,
+          ...(error ? { error } : {}),
+        });
       };
       let first = true;
       res.on('data', (chunk: Buffer) => {
@@ -62,28 +73,52 @@ beforeAll(async () => {
   await w.tip(alice.id, '1.01', 'loyal, "valued" player');
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /accounting/export', () => {
-  it('when an admin with transaction.view downloads transactions as CSV, then the body is the export\'s bytes and the trailers give its rows, bytes and SHA-256', async () => {
-    const reply = await download(w.env.adminUrl, '/accounting/export?kind=transactions&format=csv&from=2026-05-01T00:00:00Z&to=2026-06-01T00:00:00Z', viewer);
+  it("when an admin with transaction.view downloads transactions as CSV, then the body is the export's bytes and the trailers give its rows, bytes and SHA-256", async () => {
+    const reply = await download(
+      w.env.adminUrl,
+      '/accounting/export?kind=transactions&format=csv&from=2026-05-01T00:00:00Z&to=2026-06-01T00:00:00Z',
+      viewer,
+    );
     expect(reply.status).toBe(200);
     expect(reply.complete).toBe(true);
     expect(reply.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(reply.headers['content-disposition']).toBe('attachment; filename="transactions-2026-05-01T00-00-00-000Z-2026-06-01T00-00-00-000Z.csv"');
+    expect(reply.headers['content-disposition']).toBe(
+      'attachment; filename="transactions-2026-05-01T00-00-00-000Z-2026-06-01T00-00-00-000Z.csv"',
+    );
     expect(reply.headers['transfer-encoding']).toBe('chunked');
     expect(reply.headers.trailer).toBe('X-Export-Rows, X-Export-Bytes, X-Export-Sha256');
     const [header, ...rows] = parseCsv(reply.body.toString('utf8'));
     expect(header).toEqual(exportColumns('transactions').map((c) => c.name));
-    expect(rows.map((r) => [r[3], r[4]])).toEqual([['DEPOSIT', '250.75'], ['BET', '-10'], ['BET_PAYOUT', '25.5'], ['ADMIN_TIP', '1.01']]);
+    expect(rows.map((r) => [r[3], r[4]])).toEqual([
+      ['DEPOSIT', '250.75'],
+      ['BET', '-10'],
+      ['BET_PAYOUT', '25.5'],
+      ['ADMIN_TIP', '1.01'],
+    ]);
     expect(reply.trailers).toEqual({
-      'x-export-rows': '4', 'x-export-bytes': String(reply.body.length), 'x-export-sha256': createHash('sha256').update(reply.body).digest('hex'),
+      'x-export-rows': '4',
+      'x-export-bytes': String(reply.body.length),
+      'x-export-sha256': createHash('sha256').update(reply.body).digest('hex'),
     });
     // The same bytes as the CLI's export of the same range.
     const chunks: Buffer[] = [];
     await runExport({
-      pool: w.env.pool, kind: 'transactions', format: 'csv', from: '2026-05-01T00:00:00Z', to: '2026-06-01T00:00:00Z',
-      output: new Writable({ write(c: Buffer, _e, cb) { chunks.push(c); cb(); } }),
+      pool: w.env.pool,
+      kind: 'transactions',
+      format: 'csv',
+      from: '2026-05-01T00:00:00Z',
+      to: '2026-06-01T00:00:00Z',
+      output: new Writable({
+        write(c: Buffer, _e, cb) {
+          chunks.push(c);
+          cb();
+        },
+      }),
     });
     expect(Buffer.concat(chunks).equals(reply.body)).toBe(true);
   });
@@ -93,11 +128,26 @@ describe('GET /accounting/export', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
     expect(reply.headers['content-disposition']).toBe('attachment; filename="tips-2026-05-02T00-00-00-000Z-all.ndjson"');
-    const lines = reply.body.toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toEqual([expect.objectContaining({ amount: '1.01', notes: 'loyal, "valued" player', recipientUserId: alice.id, createdAt: '2026-05-02T08:00:00.000Z' })]);
+    const lines = reply.body
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        amount: '1.01',
+        notes: 'loyal, "valued" player',
+        recipientUserId: alice.id,
+        createdAt: '2026-05-02T08:00:00.000Z',
+      }),
+    ]);
     expect(reply.trailers['x-export-rows']).toBe('1');
     const empty = await download(w.env.adminUrl, '/accounting/export?kind=bets&format=ndjson&to=2026-01-01T00:00:00Z', viewer);
-    expect({ status: empty.status, body: empty.body.length, rows: empty.trailers['x-export-rows'] }).toEqual({ status: 200, body: 0, rows: '0' });
+    expect({ status: empty.status, body: empty.body.length, rows: empty.trailers['x-export-rows'] }).toEqual({
+      status: 200,
+      body: 0,
+      rows: '0',
+    });
   });
 
   it('when the kind, format or range is bad, then 400 VALIDATION_FAILED names the field and nothing is streamed', async () => {
@@ -116,22 +166,28 @@ describe('GET /accounting/export', () => {
 
   it('when called without transaction.view, then 401 for nobody and 403 for a user or an admin without it', async () => {
     expect((await download(w.env.adminUrl, '/accounting/export?kind=transactions')).status).toBe(401);
-    expect((await download(w.env.adminUrl, '/accounting/export?kind=transactions', await w.tokenFor({ roles: ['User'] }))).status).toBe(403);
+    expect((await download(w.env.adminUrl, '/accounting/export?kind=transactions', await w.tokenFor({ roles: ['User'] }))).status).toBe(
+      403,
+    );
     const admin = await w.tokenFor({ roles: ['User', 'Admin'], permissions: ['deposits.view'] });
     expect((await download(w.env.adminUrl, '/accounting/export?kind=transactions', admin)).status).toBe(403);
   });
 
   it('when the database connection dies mid-download, then the response is cut off without its last chunk and trailers, and the server carries on', async () => {
     // 40 MB of rows in a year no other test reads: more than the socket buffers hold, so the server is held back while the client waits.
-    await w.env.pool.query(`INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
+    await w.env.pool.query(
+      `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
         position_commit, position_prepare, created_at, updated_at)
       SELECT 'bulk-' || g || repeat('x', 2000), $1, 'DBC', 1, g, g + 1, 'DEPOSIT', gen_random_uuid(), '0/' || g, 0, g,
         '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second'
-      FROM generate_series(1, 20000) g`, [alice.id]);
+      FROM generate_series(1, 20000) g`,
+      [alice.id],
+    );
     const table = `"${w.env.db.schema}".transactions`;
     const reply = await download(w.env.adminUrl, '/accounting/export?kind=transactions&from=2031-01-01T00:00:00Z', viewer, async () => {
-      const { rows } = await w.env.pool.query<{ ok: boolean }>(
-        `SELECT pg_terminate_backend(pid) AS ok FROM (${EXPORT_BACKENDS}) b`, [table]);
+      const { rows } = await w.env.pool.query<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM (${EXPORT_BACKENDS}) b`, [
+        table,
+      ]);
       expect(rows).toEqual([{ ok: true }]);
     });
     expect(reply.status).toBe(200);
@@ -139,19 +195,33 @@ describe('GET /accounting/export', () => {
     expect(reply.trailers['x-export-sha256']).toBeUndefined();
     expect(reply.body.length).toBeGreaterThan(0);
     const after = await download(w.env.adminUrl, '/accounting/export?kind=tips', viewer);
-    expect({ status: after.status, complete: after.complete, rows: after.trailers['x-export-rows'] }).toEqual({ status: 200, complete: true, rows: '1' });
+    expect({ status: after.status, complete: after.complete, rows: after.trailers['x-export-rows'] }).toEqual({
+      status: 200,
+      complete: true,
+      rows: '1',
+    });
   });
 
-  it('when the client goes away mid-download, then the export\'s statement ends and its connection is given up', async () => {
+  it("when the client goes away mid-download, then the export's statement ends and its connection is given up", async () => {
     const table = `"${w.env.db.schema}".transactions`;
-    const holders = async () => (await w.env.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (${EXPORT_BACKENDS}) b`, [table])).rows[0]!.n;
+    const holders = async () =>
+      (await w.env.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${EXPORT_BACKENDS}) b`, [table])).rows[0]!.n;
     await new Promise<void>((resolve, reject) => {
-      const req = http.get(`${w.env.adminUrl}/accounting/export?kind=transactions&from=2031-01-01T00:00:00Z`, { headers: { authorization: `Bearer ${viewer}` } }, (res) => {
-        res.once('data', () => {
-          holders().then((n) => { expect(n).toBe(1); req.destroy(); resolve(); }).catch(reject);
-        });
-      });
+      const req = http.get(
+        `${w.env.adminUrl}/accounting/export?kind=transactions&from=2031-01-01T00:00:00Z`,
+        { headers: { authorization: `Bearer ${viewer}` } },
+        (res) => {
+          res.once('data', () => {
+            holders()
+              .then((n) => {
+                expect(n).toBe(1);
+                req.destroy();
+                resolve();
+              })
+              .catch(reject);
+          });
+        },
+      );
       req.on('error', () => undefined);
     });
     let n = 1;

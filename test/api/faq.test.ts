@@ -5,16 +5,22 @@ let env: AuthEnv;
 let editor = '';
 let reader = '';
 const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field);
-const send = (method: string, body?: unknown, token = editor) => call(env.adminUrl, method, '/faq', { headers: bearer(token), ...(body === undefined ? {} : { body }) });
-const titles = async () => ((await send('GET', undefined, reader)).body.data as { title: string; order: number }[]).map((f) => `${f.order}:${f.title}`);
+const send = (method: string, body?: unknown, token = editor) =>
+  call(env.adminUrl, method, '/faq', { headers: bearer(token), ...(body === undefined ? {} : { body }) });
+const titles = async () =>
+  ((await send('GET', undefined, reader)).body.data as { title: string; order: number }[]).map((f) => `${f.order}:${f.title}`);
 
 beforeAll(async () => {
   env = await createAuthEnv('faq');
   editor = (await signIn(env, await env.makeUser({ roles: ['User', 'Admin'], permissions: ['faq.edit'] }))).accessToken;
   reader = (await signIn(env, await env.makeUser({ roles: ['User', 'Admin'] }))).accessToken;
 });
-beforeEach(async () => { await env.pool.query('TRUNCATE faq RESTART IDENTITY'); });
-afterAll(async () => { await env?.close(); });
+beforeEach(async () => {
+  await env.pool.query('TRUNCATE faq RESTART IDENTITY');
+});
+afterAll(async () => {
+  await env?.close();
+});
 
 const seed = async (...names: string[]) => {
   const ids: number[] = [];

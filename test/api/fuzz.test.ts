@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_CAPTCHA } from '../support/auth-env.js';
-import { internalOperations, leakIn, operationsOf, pathsOf, plausible, requestArb, setAt, type FuzzRequest, type Operation } from '../support/fuzz.js';
+import {
+  internalOperations,
+  leakIn,
+  operationsOf,
+  pathsOf,
+  plausible,
+  requestArb,
+  setAt,
+  type FuzzRequest,
+  type Operation,
+} from '../support/fuzz.js';
 import { createHostileEnv, INTERNAL_TOKEN, type HostileEnv } from '../support/hostile-env.js';
 
 /**
@@ -17,13 +27,18 @@ let env: HostileEnv;
 let ops: Operation[];
 let targetId = 0;
 
-const baseOf = (op: Operation): string => (op.surface === 'public' ? env.publicUrl : op.surface === 'admin' ? env.adminUrl : env.internalUrl);
+const baseOf = (op: Operation): string =>
+  op.surface === 'public' ? env.publicUrl : op.surface === 'admin' ? env.adminUrl : env.internalUrl;
 const idFor = (param: string): string => (/user/i.test(param) || param === 'id' ? String(targetId) : 'fuzz-missing');
 
 type Outcome = Readonly<{ status: number; text: string }>;
 const send = async (req: FuzzRequest): Promise<Outcome> => {
   const res = await env.asAdmin(baseOf(req.op), req.method, req.path, {
-    headers: { 'x-captcha-token': GOOD_CAPTCHA, 'x-service-token': INTERNAL_TOKEN, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'x-captcha-token': GOOD_CAPTCHA,
+      'x-service-token': INTERNAL_TOKEN,
+      ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(req.body === undefined ? {} : { rawBody: req.body }),
   });
   return { status: res.status, text: typeof res.body === 'string' ? res.body : JSON.stringify(res.body ?? '') };
@@ -55,13 +70,16 @@ const check = async (req: FuzzRequest, tally: Tally, baseline: { fp: Record<stri
   // A valid request may have banned or demoted the fuzzing SuperAdmin: continue as a fresh one.
   if (req.op.surface === 'admin' && (out.status === 401 || out.status === 403)) {
     const probe = await env.asAdmin(env.adminUrl, 'GET', '/user/all-permissions');
-    if (probe.status !== 200) { await env.renewAdmin(); baseline.fp = await env.footprint(); }
+    if (probe.status !== 200) {
+      await env.renewAdmin();
+      baseline.fp = await env.footprint();
+    }
   }
 };
 
 const report = (name: string, tally: Tally, ms: number): string =>
-  `${name}: ${tally.sent} requests over ${ops.length} operations (seed ${SEED}) in ${(ms / 1000).toFixed(1)} s: ${tally.ok} accepted, ${tally.refused} refused (4xx), `
-  + `${tally.serverErrors.length} 5xx, ${tally.stateChanges.length} state changes after a 4xx, ${tally.leaks.length} leaks`;
+  `${name}: ${tally.sent} requests over ${ops.length} operations (seed ${SEED}) in ${(ms / 1000).toFixed(1)} s: ${tally.ok} accepted, ${tally.refused} refused (4xx), ` +
+  `${tally.serverErrors.length} 5xx, ${tally.stateChanges.length} state changes after a 4xx, ${tally.leaks.length} leaks`;
 
 const expectClean = (tally: Tally): void => {
   expect(tally.serverErrors.slice(0, 20)).toEqual([]);
@@ -80,10 +98,20 @@ beforeAll(async () => {
   const adminDoc = (await env.asAdmin(env.adminUrl, 'GET', '/docs/openapi.json')).body;
   ops = [...operationsOf(publicDoc, 'public'), ...operationsOf(adminDoc, 'admin'), ...internalOperations()];
 });
-afterAll(async () => { await env?.closeHostile(); });
+afterAll(async () => {
+  await env?.closeHostile();
+});
 
 /** Values out of every range a field can have, sent in each field of every operation in turn. */
-const OUT_OF_RANGE: readonly unknown[] = ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '9'.repeat(20_000), -1, 2 ** 64, 'a\u0000', '\ud800'];
+const OUT_OF_RANGE: readonly unknown[] = [
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59-23:59',
+  '9'.repeat(20_000),
+  -1,
+  2 ** 64,
+  'a\u0000',
+  '\ud800',
+];
 
 describe('hostile requests to every operation (public, back office, internal)', () => {
   it('when both OpenAPI documents and the internal API are read, then there are operations on each surface', () => {
@@ -97,7 +125,11 @@ describe('hostile requests to every operation (public, back office, internal)', 
     const baseline = { fp: await env.footprint() };
     const started = Date.now();
     const send1 = (op: Operation, path: string, body: unknown) =>
-      check({ op, method: op.method, path, body: op.method === 'GET' || body === undefined ? undefined : JSON.stringify(body), label: op.path }, tally, baseline);
+      check(
+        { op, method: op.method, path, body: op.method === 'GET' || body === undefined ? undefined : JSON.stringify(body), label: op.path },
+        tally,
+        baseline,
+      );
     let turn = 0;
     /** Every out-of-range value (FUZZ_SWEEP=all), or the next one in turn: each place gets one, every value gets used. */
     const valuesFor = (): readonly unknown[] => (SWEEP_ALL ? OUT_OF_RANGE : [OUT_OF_RANGE[turn++ % OUT_OF_RANGE.length]]);
@@ -116,7 +148,11 @@ describe('hostile requests to every operation (public, back office, internal)', 
       }
       for (const name of op.params) {
         for (const value of valuesFor()) {
-          await send1(op, op.path.replace(`{${name}}`, segmentOf(value)).replace(/\{(\w+)\}/g, (_m, n: string) => idFor(n)), body);
+          await send1(
+            op,
+            op.path.replace(`{${name}}`, segmentOf(value)).replace(/\{(\w+)\}/g, (_m, n: string) => idFor(n)),
+            body,
+          );
         }
       }
       if (op.method === 'GET' && op.query.some((q) => q.name === 'where')) {
@@ -128,16 +164,20 @@ describe('hostile requests to every operation (public, back office, internal)', 
     await stillAnswers();
   }, 600_000);
 
-  it(`when ${RUNS} generated malformed requests are sent, then no 5xx, no state change after any 4xx, no stack trace or SQL in any answer, the process still answers`, async () => {
-    const tally = newTally();
-    const baseline = { fp: await env.footprint() };
-    const started = Date.now();
-    const arb = fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => requestArb(ops[i]!, idFor));
-    for (let done = 0; done < RUNS; done += CHUNK) {
-      for (const req of fc.sample(arb, { numRuns: Math.min(CHUNK, RUNS - done), seed: SEED + done })) await check(req, tally, baseline);
-    }
-    console.log(report('fuzz', tally, Date.now() - started));
-    expectClean(tally);
-    await stillAnswers();
-  }, Math.max(120_000, RUNS * 60));
+  it(
+    `when ${RUNS} generated malformed requests are sent, then no 5xx, no state change after any 4xx, no stack trace or SQL in any answer, the process still answers`,
+    async () => {
+      const tally = newTally();
+      const baseline = { fp: await env.footprint() };
+      const started = Date.now();
+      const arb = fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => requestArb(ops[i]!, idFor));
+      for (let done = 0; done < RUNS; done += CHUNK) {
+        for (const req of fc.sample(arb, { numRuns: Math.min(CHUNK, RUNS - done), seed: SEED + done })) await check(req, tally, baseline);
+      }
+      console.log(report('fuzz', tally, Date.now() - started));
+      expectClean(tally);
+      await stillAnswers();
+    },
+    Math.max(120_000, RUNS * 60),
+  );
 });

@@ -22,7 +22,9 @@ const servers: Server[] = [];
 const redisClients: Redis[] = [];
 
 const serve = async (app: Express): Promise<string> => {
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, () => resolve(s));
+  });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
@@ -74,7 +76,9 @@ describe('GET /health', () => {
     deadPool.on('error', () => undefined);
     const deadStore = createPostgresEventStore({ pool: deadPool });
     try {
-      const base = await serve(createAdminApp({ logger, pool: deadPool, store: deadStore, ledger: createLedger({ store: deadStore, pool: deadPool }) }));
+      const base = await serve(
+        createAdminApp({ logger, pool: deadPool, store: deadStore, ledger: createLedger({ store: deadStore, pool: deadPool }) }),
+      );
       const reply = await health(base);
       expect(reply.status).toBe(503);
       expect(reply.body.status).toBe('error');

@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInWithIdentity } from '../../src/http/identity-providers/sign-in.js';
-import { createPostgresLoginStateStore, createPostgresSeenNonceStore, loginStatesMigration } from '../../src/http/identity-providers/login-state.js';
+import {
+  createPostgresLoginStateStore,
+  createPostgresSeenNonceStore,
+  loginStatesMigration,
+} from '../../src/http/identity-providers/login-state.js';
 import { steamRoutes } from '../../src/http/identity-providers/steam.js';
 import { createPublicApp } from '../../src/http/public-app.js';
 import { migrate } from '../../src/infra/migrate.js';
@@ -26,11 +30,20 @@ describe('GET /auth/steam, end to end', () => {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const logger = createLogger({ level: 'silent' });
     const routes = steamRoutes({
-      stateStore: createPostgresLoginStateStore(env.pool), seenNonces: createPostgresSeenNonceStore(env.pool),
-      onIdentity: createSignInWithIdentity(env.kit), secureCookie: false, logger,
-      openIdEndpoint: steam.endpoint, claimedIdHost: steam.claimedIdHost, realm: `${origin}/`, returnTo: `${origin}/auth/steam/return`,
+      stateStore: createPostgresLoginStateStore(env.pool),
+      seenNonces: createPostgresSeenNonceStore(env.pool),
+      onIdentity: createSignInWithIdentity(env.kit),
+      secureCookie: false,
+      logger,
+      openIdEndpoint: steam.endpoint,
+      claimedIdHost: steam.claimedIdHost,
+      realm: `${origin}/`,
+      returnTo: `${origin}/auth/steam/return`,
     });
-    server.on('request', createPublicApp({ logger, pool: env.pool, store: env.store, auth: { kit: env.kit, ledger: env.ledger }, routers: [routes] }));
+    server.on(
+      'request',
+      createPublicApp({ logger, pool: env.pool, store: env.store, auth: { kit: env.kit, ledger: env.ledger }, routers: [routes] }),
+    );
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,8 +4,16 @@ import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorHandler, requestId } from '../../src/http/errors.js';
 import {
-  createMemoryLoginStateStore, createMemorySeenNonceStore, createPostgresLoginStateStore, createPostgresSeenNonceStore,
-  googleRoutes, loginStatesMigration, steamRoutes, type LoginStateStore, type SeenNonceStore, type ExternalIdentity,
+  createMemoryLoginStateStore,
+  createMemorySeenNonceStore,
+  createPostgresLoginStateStore,
+  createPostgresSeenNonceStore,
+  googleRoutes,
+  loginStatesMigration,
+  steamRoutes,
+  type LoginStateStore,
+  type SeenNonceStore,
+  type ExternalIdentity,
 } from '../../src/http/identity-providers/index.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { migrate } from '../../src/infra/migrate.js';
@@ -59,18 +67,33 @@ const listen = async (failureRedirect?: string): Promise<string> => {
       identities.push(identity);
       res.status(200).json({ signedIn: identity.subject });
     },
-    secureCookie: false, logger, failureRedirect, now: () => Date.now() + clockOffsetMs,
+    secureCookie: false,
+    logger,
+    failureRedirect,
+    now: () => Date.now() + clockOffsetMs,
   };
   const app = express();
   app.use(requestId(logger));
-  app.use(googleRoutes({
-    ...common, issuerUrl: google.issuer, clientId: google.clientId, clientSecret: google.clientSecret,
-    redirectUri: `${origin}/auth/google/callback`, allowInsecure: true,
-  }));
-  app.use(steamRoutes({
-    ...common, openIdEndpoint: steam.endpoint, realm: `${origin}/`, returnTo: `${origin}/auth/steam/return`,
-    seenNonces: createPostgresSeenNonceStore(pool), claimedIdHost: steam.claimedIdHost,
-  }));
+  app.use(
+    googleRoutes({
+      ...common,
+      issuerUrl: google.issuer,
+      clientId: google.clientId,
+      clientSecret: google.clientSecret,
+      redirectUri: `${origin}/auth/google/callback`,
+      allowInsecure: true,
+    }),
+  );
+  app.use(
+    steamRoutes({
+      ...common,
+      openIdEndpoint: steam.endpoint,
+      realm: `${origin}/`,
+      returnTo: `${origin}/auth/steam/return`,
+      seenNonces: createPostgresSeenNonceStore(pool),
+      claimedIdHost: steam.claimedIdHost,
+    }),
+  );
   app.use(errorHandler(logger));
   server.on('request', app);
   return origin;
@@ -128,8 +151,11 @@ describe('GET /auth/google, GET /auth/google/callback', () => {
     await fetch(started.headers.get('location') ?? '');
     const request = google.authorizations.at(-1) as AuthorizationRequest;
     expect(request).toMatchObject({
-      clientId: google.clientId, redirectUri: `${base}/auth/google/callback`, responseType: 'code',
-      scope: 'openid email profile', codeChallengeMethod: 'S256',
+      clientId: google.clientId,
+      redirectUri: `${base}/auth/google/callback`,
+      responseType: 'code',
+      scope: 'openid email profile',
+      codeChallengeMethod: 'S256',
     });
     expect(request.codeChallenge).toMatch(/^[\w-]{43}$/);
     expect(request.state).not.toBe('');
@@ -164,7 +190,7 @@ describe('GET /auth/google, GET /auth/google/callback', () => {
     await expectRefused(await browser.get(callback), 'unknown-login');
   });
 
-  it('when the callback arrives in a browser without the login cookie, or with another login\'s, then refused', async () => {
+  it("when the callback arrives in a browser without the login cookie, or with another login's, then refused", async () => {
     const victim = new Browser();
     const attacker = new Browser();
     const attackersCallback = google.approve(await start(attacker));
@@ -173,7 +199,7 @@ describe('GET /auth/google, GET /auth/google/callback', () => {
     await expectRefused(await victim.get(attackersCallback), 'state-mismatch');
   });
 
-  it('when a code issued for another login is injected with this login\'s state, then the token endpoint refuses it (PKCE)', async () => {
+  it("when a code issued for another login is injected with this login's state, then the token endpoint refuses it (PKCE)", async () => {
     const attacker = new Browser();
     const victim = new Browser();
     const attackersRequest = await start(attacker);
@@ -267,7 +293,7 @@ describe('GET /auth/steam, GET /auth/steam/return', () => {
     expect(steam.checks.length).toBe(checks);
   };
 
-  it('when the state is missing, unknown, or the cookie is absent or another browser\'s, then refused', async () => {
+  it("when the state is missing, unknown, or the cookie is absent or another browser's, then refused", async () => {
     const browser = new Browser();
     await expectRefusedLocally(browser, steam.tamper(steam.approve(await start(browser)), { state: undefined }), 'state-mismatch');
     await expectRefusedLocally(browser, steam.tamper(steam.approve(await start(browser)), { state: 'made-up' }), 'state-mismatch');
@@ -296,7 +322,11 @@ describe('GET /auth/steam, GET /auth/steam/return', () => {
 
   it('when the assertion names another op_endpoint, then refused', async () => {
     const browser = new Browser();
-    await expectRefusedLocally(browser, steam.approve(await start(browser), { opEndpoint: 'https://evil.example/openid/login' }), 'op-endpoint-mismatch');
+    await expectRefusedLocally(
+      browser,
+      steam.approve(await start(browser), { opEndpoint: 'https://evil.example/openid/login' }),
+      'op-endpoint-mismatch',
+    );
   });
 
   it.each([
@@ -336,7 +366,9 @@ describe('GET /auth/steam, GET /auth/steam/return', () => {
     'when openid.signed leaves out %s, then refused',
     async (left) => {
       const browser = new Browser();
-      const signed = ['signed', 'op_endpoint', 'claimed_id', 'identity', 'return_to', 'response_nonce', 'assoc_handle'].filter((f) => f !== left);
+      const signed = ['signed', 'op_endpoint', 'claimed_id', 'identity', 'return_to', 'response_nonce', 'assoc_handle'].filter(
+        (f) => f !== left,
+      );
       await expectRefusedLocally(browser, steam.approve(await start(browser), { signed }), 'unsigned-fields');
     },
   );
@@ -346,7 +378,11 @@ describe('GET /auth/steam, GET /auth/steam/return', () => {
     const back = new URL(steam.approve(await start(browser)));
     back.searchParams.append('openid.claimed_id', `https://steamcommunity.com/openid/id/76561197960287931`);
     await expectRefusedLocally(browser, back.href, 'repeated-parameter');
-    await expectRefusedLocally(browser, steam.tamper(steam.approve(await start(browser)), { 'openid.mode': 'cancel' }), 'not-a-positive-assertion');
+    await expectRefusedLocally(
+      browser,
+      steam.tamper(steam.approve(await start(browser)), { 'openid.mode': 'cancel' }),
+      'not-a-positive-assertion',
+    );
   });
 
   it('when check_authentication answers is_valid:false (fields changed after signing), then refused', async () => {
@@ -359,7 +395,10 @@ describe('GET /auth/steam, GET /auth/steam/return', () => {
 });
 
 describe.each([
-  ['PostgreSQL', (): [LoginStateStore, SeenNonceStore] => [createPostgresLoginStateStore(db.pool()), createPostgresSeenNonceStore(db.pool())]],
+  [
+    'PostgreSQL',
+    (): [LoginStateStore, SeenNonceStore] => [createPostgresLoginStateStore(db.pool()), createPostgresSeenNonceStore(db.pool())],
+  ],
   ['memory', (): [LoginStateStore, SeenNonceStore] => [createMemoryLoginStateStore(), createMemorySeenNonceStore()]],
 ])('login state stores (%s)', (_name, make) => {
   it('when a record is taken, then a second take finds nothing; an expired record is never found', async () => {

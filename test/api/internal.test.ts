@@ -26,7 +26,9 @@ const servers: Server[] = [];
 let baseUrl: string;
 
 const serve = async (app: ReturnType<typeof createAdminApp>): Promise<string> => {
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, () => resolve(s));
+  });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
@@ -48,15 +50,32 @@ let nextId = 0;
 const uid = (prefix: string) => `${prefix}-${Date.now()}-${++nextId}`;
 
 const depositBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  externalId: uid('ext'), userId, providerId: 'PROVIDER_A', networkId: 'BTC', currencyId: 'BTC', amount: '1.5', ...over,
+  externalId: uid('ext'),
+  userId,
+  providerId: 'PROVIDER_A',
+  networkId: 'BTC',
+  currencyId: 'BTC',
+  amount: '1.5',
+  ...over,
 });
 const betBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  id: uid('bet'), userId, roundId: uid('round'), gameId: 7,
+  id: uid('bet'),
+  userId,
+  roundId: uid('round'),
+  gameId: 7,
   gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } },
-  currencyId: 'BTC', amount: '0.1', ...over,
+  currencyId: 'BTC',
+  amount: '0.1',
+  ...over,
 });
 const withdrawalBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  userId, currencyId: 'BTC', networkId: 'BTC', providerId: 'PROVIDER_B', amount: '0.25', recipientAddress: 'bc1qexample', ...over,
+  userId,
+  currencyId: 'BTC',
+  networkId: 'BTC',
+  providerId: 'PROVIDER_B',
+  amount: '0.25',
+  recipientAddress: 'bc1qexample',
+  ...over,
 });
 
 /** A user whose wallet holds `amount` of `currencyId`, through the real deposit lifecycle. */
@@ -137,8 +156,17 @@ describe('POST /internal/deposits', () => {
     const first = await post('/internal/deposits', body);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
-      userId, externalId: body.externalId, providerId: 'PROVIDER_A', networkId: 'BTC', currencyId: 'BTC',
-      amount: '1.5', usdAmount: '97500.5', status: 'PENDING', txHash: '0x1', payAddress: 'addr', payMemo: null,
+      userId,
+      externalId: body.externalId,
+      providerId: 'PROVIDER_A',
+      networkId: 'BTC',
+      currencyId: 'BTC',
+      amount: '1.5',
+      usdAmount: '97500.5',
+      status: 'PENDING',
+      txHash: '0x1',
+      payAddress: 'addr',
+      payMemo: null,
     });
     expect(typeof first.body.id).toBe('string');
     const events = await eventCount();
@@ -169,13 +197,19 @@ describe('POST /internal/deposits', () => {
   it('when a pending deposit fails, then 200 FAILED; failing a completed one is 409 DEPOSIT_INVALID_STATE', async () => {
     const userId = newUser();
     const { body: deposit } = await post('/internal/deposits', depositBody(userId));
-    expect(await post(`/internal/deposits/${deposit.id}/fail`, { reason: 'chain reorg' })).toMatchObject({ status: 200, body: { status: 'FAILED' } });
+    expect(await post(`/internal/deposits/${deposit.id}/fail`, { reason: 'chain reorg' })).toMatchObject({
+      status: 200,
+      body: { status: 'FAILED' },
+    });
     expect((await post(`/internal/deposits/${deposit.id}/confirm`, {})).body.code).toBe('DEPOSIT_INVALID_STATE');
     expectValidation(await post(`/internal/deposits/${deposit.id}/fail`, {}), 'body.reason');
   });
 
   it('when the deposit id is unknown, then 404 DEPOSIT_NOT_FOUND', async () => {
-    expect(await post('/internal/deposits/no-such-deposit/confirm', {})).toMatchObject({ status: 404, body: { code: 'DEPOSIT_NOT_FOUND' } });
+    expect(await post('/internal/deposits/no-such-deposit/confirm', {})).toMatchObject({
+      status: 404,
+      body: { code: 'DEPOSIT_NOT_FOUND' },
+    });
   });
 
   const invalid: readonly [string, Record<string, unknown>, string][] = [
@@ -204,7 +238,9 @@ describe('POST /internal/deposits', () => {
   it('when several fields are bad, then every one is listed', async () => {
     const reply = await post('/internal/deposits', { userId: 'x', currencyId: 'BTC', amount: '0.123456789' });
     expectValidation(reply, 'body.userId');
-    expect(reply.body.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['body.externalId', 'body.providerId', 'body.networkId', 'body.amount']));
+    expect(reply.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['body.externalId', 'body.providerId', 'body.networkId', 'body.amount']),
+    );
   });
 
   it('when the body is not valid JSON, then 400 INVALID_JSON', async () => {
@@ -220,7 +256,14 @@ describe('POST /internal/bets', () => {
     const placed = await post('/internal/bets', body);
     expect(placed.status).toBe(201);
     expect(placed.body).toMatchObject({
-      id: body.id, userId, roundId: body.roundId, gameId: 7, gameIdentity: body.gameIdentity, currencyId: 'BTC', amount: '0.25', status: 'CREATED',
+      id: body.id,
+      userId,
+      roundId: body.roundId,
+      gameId: 7,
+      gameIdentity: body.gameIdentity,
+      currencyId: 'BTC',
+      amount: '0.25',
+      status: 'CREATED',
     });
     expect(await balanceOf(userId)).toBe('0.75');
     const repeat = await post('/internal/bets', body);
@@ -246,8 +289,10 @@ describe('POST /internal/bets', () => {
     const { body: a } = await post('/internal/bets', betBody(userId, { amount: '0.4' }));
     expect(await post(`/internal/bets/${a.id}/rollback`)).toMatchObject({ status: 200, body: { status: 'ROLLBACK' } });
     const { body: b } = await post('/internal/bets', betBody(userId, { amount: '0.3' }));
-    expect(await post(`/internal/bets/${b.id}/error`, { errorDetails: 'game crashed' }))
-      .toMatchObject({ status: 200, body: { status: 'ERROR', errorDetails: 'game crashed' } });
+    expect(await post(`/internal/bets/${b.id}/error`, { errorDetails: 'game crashed' })).toMatchObject({
+      status: 200,
+      body: { status: 'ERROR', errorDetails: 'game crashed' },
+    });
     expect(await balanceOf(userId)).toBe('1');
   });
 
@@ -258,7 +303,10 @@ describe('POST /internal/bets', () => {
   });
 
   it('when the bet id is unknown, then 404 BET_NOT_FOUND', async () => {
-    expect(await post('/internal/bets/no-such-bet/settle', { payout: '1' })).toMatchObject({ status: 404, body: { code: 'BET_NOT_FOUND' } });
+    expect(await post('/internal/bets/no-such-bet/settle', { payout: '1' })).toMatchObject({
+      status: 404,
+      body: { code: 'BET_NOT_FOUND' },
+    });
   });
 
   it('when the bet id is reused for another user, then 422 IDEMPOTENCY_KEY_REUSED', async () => {
@@ -272,7 +320,11 @@ describe('POST /internal/bets', () => {
   const invalid: readonly [string, Record<string, unknown>, string][] = [
     ['id is missing', { id: undefined }, 'body.id'],
     ['gameId is a string', { gameId: 'x' }, 'body.gameId'],
-    ['gameIdentity lacks provider.name', { gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: {} } }, 'body.gameIdentity.provider.name'],
+    [
+      'gameIdentity lacks provider.name',
+      { gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: {} } },
+      'body.gameIdentity.provider.name',
+    ],
     ['gameIdentity is missing', { gameIdentity: undefined }, 'body.gameIdentity'],
     ['amount is in exponent form', { amount: '1e5' }, 'body.amount'],
     ['amount has more decimals than USDT (6)', { currencyId: 'USDT', amount: '1.0000001' }, 'body.amount'],
@@ -302,8 +354,15 @@ describe('POST /internal/withdrawals', () => {
     const first = await post('/internal/withdrawals', body, { 'idempotency-key': key });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
-      userId, currencyId: 'BTC', networkId: 'BTC', providerId: 'PROVIDER_B', amount: '0.25', status: 'PENDING',
-      recipientAddress: 'bc1qexample', recipientMemo: 'memo', txHash: null,
+      userId,
+      currencyId: 'BTC',
+      networkId: 'BTC',
+      providerId: 'PROVIDER_B',
+      amount: '0.25',
+      status: 'PENDING',
+      recipientAddress: 'bc1qexample',
+      recipientMemo: 'memo',
+      txHash: null,
     });
     expect(await balanceOf(userId)).toBe('0.75');
     const repeat = await post('/internal/withdrawals', body, { 'idempotency-key': key });
@@ -319,15 +378,23 @@ describe('POST /internal/withdrawals', () => {
     const early = await unchanged(userId, () => post(`/internal/withdrawals/${w.id}/complete`, { txHash: '0xd' }));
     expect(early).toMatchObject({ status: 409, body: { statusCode: 409, code: 'WITHDRAWAL_INVALID_STATE' } });
     await ledger.approveWithdrawal(w.id, 1);
-    expect(await post(`/internal/withdrawals/${w.id}/complete`, { txHash: '0xd' })).toMatchObject({ status: 200, body: { status: 'COMPLETE', txHash: '0xd' } });
+    expect(await post(`/internal/withdrawals/${w.id}/complete`, { txHash: '0xd' })).toMatchObject({
+      status: 200,
+      body: { status: 'COMPLETE', txHash: '0xd' },
+    });
     expect(await balanceOf(userId)).toBe('0.75');
 
     const { body: w2 } = await post('/internal/withdrawals', withdrawalBody(userId));
     await ledger.approveWithdrawal(w2.id, 1);
-    expect(await post(`/internal/withdrawals/${w2.id}/fail`, { failedReason: 'provider down' }))
-      .toMatchObject({ status: 200, body: { status: 'FAILED', failedReason: 'provider down' } });
+    expect(await post(`/internal/withdrawals/${w2.id}/fail`, { failedReason: 'provider down' })).toMatchObject({
+      status: 200,
+      body: { status: 'FAILED', failedReason: 'provider down' },
+    });
     expectValidation(await post(`/internal/withdrawals/${w2.id}/complete`, {}), 'body.txHash');
-    expect(await post('/internal/withdrawals/nope/fail', { failedReason: 'x' })).toMatchObject({ status: 404, body: { code: 'WITHDRAWAL_NOT_FOUND' } });
+    expect(await post('/internal/withdrawals/nope/fail', { failedReason: 'x' })).toMatchObject({
+      status: 404,
+      body: { code: 'WITHDRAWAL_NOT_FOUND' },
+    });
   });
 
   it('when the amount exceeds the balance, then 409 INSUFFICIENT_FUNDS and nothing changes', async () => {
@@ -350,33 +417,63 @@ describe('POST /internal/withdrawals', () => {
 });
 
 describe('POST /internal/affiliate-claims', () => {
-  const claimBody = (userId: number, over: Record<string, unknown> = {}) => ({ claimId: uid('claim'), userId, currencyId: 'USDT', amount: '12.345678', ...over });
+  const claimBody = (userId: number, over: Record<string, unknown> = {}) => ({
+    claimId: uid('claim'),
+    userId,
+    currencyId: 'USDT',
+    amount: '12.345678',
+    ...over,
+  });
 
   it('when a commission is claimed, then 201 with the claim and the wallet credited from house:affiliate; a repeat answers 200 and credits nothing more', async () => {
     const userId = await funded('2', 'USDT');
     const body = claimBody(userId, { usdAmount: '12.35' });
     const first = await post('/internal/affiliate-claims', body);
-    expect(first).toMatchObject({ status: 201, body: {
-      claimId: body.claimId, userId, currencyId: 'USDT', amount: '12.345678', usdAmount: '12.35', transactionId: `aff_${body.claimId}`, balance: '14.345678',
-    } });
+    expect(first).toMatchObject({
+      status: 201,
+      body: {
+        claimId: body.claimId,
+        userId,
+        currencyId: 'USDT',
+        amount: '12.345678',
+        usdAmount: '12.35',
+        transactionId: `aff_${body.claimId}`,
+        balance: '14.345678',
+      },
+    });
     // The balance moves, then the claim is retried with another USD figure: the answer is the first claim, nothing is credited.
     const dep = await post('/internal/deposits', depositBody(userId, { currencyId: 'USDT', amount: '1' }));
     await post(`/internal/deposits/${dep.body.id}/complete`, {});
-    expect(await post('/internal/affiliate-claims', { ...body, usdAmount: '99' })).toEqual({ status: 200, body: first.body, headers: expect.anything() });
+    expect(await post('/internal/affiliate-claims', { ...body, usdAmount: '99' })).toEqual({
+      status: 200,
+      body: first.body,
+      headers: expect.anything(),
+    });
     expect(await balanceOf(userId, 'USDT')).toBe('15.345678');
     const { rows } = await pool.query<{ data: { postings: unknown[] } }>(
-      `SELECT data FROM events WHERE stream_id = $1 AND type = 'AffiliateCommissionClaimed'`, [`wallet-${userId}`]);
-    expect(rows.map((r) => r.data.postings)).toEqual([[
-      { account: 'house:affiliate', currencyId: 'USDT', amount: '-12.345678' }, { account: `user:${userId}`, currencyId: 'USDT', amount: '12.345678' },
-    ]]);
+      `SELECT data FROM events WHERE stream_id = $1 AND type = 'AffiliateCommissionClaimed'`,
+      [`wallet-${userId}`],
+    );
+    expect(rows.map((r) => r.data.postings)).toEqual([
+      [
+        { account: 'house:affiliate', currencyId: 'USDT', amount: '-12.345678' },
+        { account: `user:${userId}`, currencyId: 'USDT', amount: '12.345678' },
+      ],
+    ]);
   });
 
   it('when the claim id comes back with another amount or for another user, then 422 IDEMPOTENCY_KEY_REUSED and nothing changes', async () => {
     const [a, b] = [newUser(), newUser()];
     const body = claimBody(a);
     expect((await post('/internal/affiliate-claims', body)).status).toBe(201);
-    expect(await unchanged(a, () => post('/internal/affiliate-claims', { ...body, amount: '1' }))).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
-    expect(await unchanged(b, () => post('/internal/affiliate-claims', { ...body, userId: b }))).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(await unchanged(a, () => post('/internal/affiliate-claims', { ...body, amount: '1' }))).toMatchObject({
+      status: 422,
+      body: { code: 'IDEMPOTENCY_KEY_REUSED' },
+    });
+    expect(await unchanged(b, () => post('/internal/affiliate-claims', { ...body, userId: b }))).toMatchObject({
+      status: 422,
+      body: { code: 'IDEMPOTENCY_KEY_REUSED' },
+    });
   });
 
   it.each([
@@ -415,12 +512,20 @@ describe('errors', () => {
 
   it('when something unexpected throws, then 500 INTERNAL_ERROR with the request id and no internals', async () => {
     const broken = new Proxy(ledger, {
-      get: (target, prop, receiver) => (prop === 'balances' ? () => Promise.reject(new Error('relation "secret_table" does not exist')) : Reflect.get(target, prop, receiver)),
+      get: (target, prop, receiver) =>
+        prop === 'balances'
+          ? () => Promise.reject(new Error('relation "secret_table" does not exist'))
+          : Reflect.get(target, prop, receiver),
     });
     const base = await serve(createAdminApp({ logger, pool, store, ledger: broken, internalApiToken: TOKEN }));
     const reply = await call('GET', '/internal/wallets/1/balances', undefined, {}, base);
     expect(reply.status).toBe(500);
-    expect(reply.body).toEqual({ statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: reply.headers.get('x-request-id') });
+    expect(reply.body).toEqual({
+      statusCode: 500,
+      code: 'INTERNAL_ERROR',
+      message: 'Internal server error',
+      requestId: reply.headers.get('x-request-id'),
+    });
     expect(JSON.stringify(reply.body)).not.toContain('secret_table');
   });
 });

@@ -12,14 +12,19 @@ const ids = { first: 0, second: 0, third: 0, loser: 0, outsider: 0 };
 
 let token = '';
 const give = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  call(w.env.adminUrl, 'POST', '/leaderboards/give-prize', { body: { currency: 'DBC', leaderboardId: boardId, ...body }, headers: { ...bearer(token), ...headers } });
+  call(w.env.adminUrl, 'POST', '/leaderboards/give-prize', {
+    body: { currency: 'DBC', leaderboardId: boardId, ...body },
+    headers: { ...bearer(token), ...headers },
+  });
 const member = async (userId: number) => (await w.get(`/leaderboards/${boardId}/users/${userId}`)).body;
 const balance = async (userId: number, currencyId = 'DBC') =>
   (await w.env.ledger.balances(userId)).find((b) => b.currencyId === currencyId)?.balance ?? '0';
 /** The ledger's prize postings to the user (from the wallet stream's LeaderboardPrizeCredited events), per currency. */
 const prizePostings = async (userId: number): Promise<Record<string, string>> => {
   const { rows } = await w.env.pool.query<{ data: { postings: { account: string; currencyId: string; amount: string }[] } }>(
-    `SELECT data FROM events WHERE stream_id = $1 AND type = 'LeaderboardPrizeCredited'`, [`wallet-${userId}`]);
+    `SELECT data FROM events WHERE stream_id = $1 AND type = 'LeaderboardPrizeCredited'`,
+    [`wallet-${userId}`],
+  );
   const sums: Record<string, bigint> = {};
   for (const p of rows.flatMap((r) => r.data.postings)) {
     if (p.account === `user:${userId}`) sums[p.currencyId] = (sums[p.currencyId] ?? 0n) + (parseDecimal(p.amount, 18) as bigint);
@@ -40,16 +45,22 @@ beforeAll(async () => {
   await w.tick(`${DAY}T06:00:00.000Z`);
   await w.tick('2031-03-11T00:05:00.000Z');
   boardId = (await w.boards('?status=SETTLEMENT')).data[0]!.id;
-  token = (await w.tokenFor({ roles: ['User', 'Admin'], permissions: ['leaderboard.give-prize', 'leaderboard.view'] }));
+  token = await w.tokenFor({ roles: ['User', 'Admin'], permissions: ['leaderboard.give-prize', 'leaderboard.view'] });
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('POST /leaderboards/give-prize', () => {
   it('when part of a prize is given, then 201, the wallet gets that USD in the currency and the rest remains', async () => {
     const reply = await give({ userId: ids.second, usdAmount: '20' });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({
-      userId: ids.second, position: 2, remainingUsdPrize: '30', isPrizeReceived: false, isWinner: true,
+      userId: ids.second,
+      position: 2,
+      remainingUsdPrize: '30',
+      isPrizeReceived: false,
+      isWinner: true,
       payment: { currencyId: 'DBC', amount: '20', usdAmount: '20', status: 'PAID', operationKey: expect.any(String) },
     });
     expect(await balance(ids.second)).toBe('99820'); // 100000 deposited - 200 wagered + 20
@@ -124,8 +135,9 @@ describe('POST /leaderboards/give-prize', () => {
 
   it('when 50 give-prize calls race for one prize, then exactly the prize is paid, never more: wallet, ledger postings and remaining agree', async () => {
     const before = await balance(ids.first);
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      give({ userId: ids.first, ...(i % 2 === 0 ? { usdAmount: '7' } : { fullUsdAmount: true }) })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => give({ userId: ids.first, ...(i % 2 === 0 ? { usdAmount: '7' } : { fullUsdAmount: true }) })),
+    );
     const ok = replies.filter((r) => r.status === 201);
     expect(replies.filter((r) => r.status !== 201).every((r) => r.status === 409)).toBe(true);
     const paid = ok.reduce((sum, r) => sum + (parseDecimal(r.body.payment.usdAmount, USD_SCALE) as bigint), 0n);
@@ -141,13 +153,17 @@ describe('POST /leaderboards/give-prize', () => {
 });
 
 describe('give-prize after a crash', () => {
-  const crashing = (creditFirst: boolean) => createPrizes({
-    pool: w.env.pool,
-    ledger: { ...w.env.ledger, creditPrize: async (input) => {
-      if (creditFirst) await w.env.ledger.creditPrize(input);
-      throw new Error('process died');
-    } },
-  });
+  const crashing = (creditFirst: boolean) =>
+    createPrizes({
+      pool: w.env.pool,
+      ledger: {
+        ...w.env.ledger,
+        creditPrize: async (input) => {
+          if (creditFirst) await w.env.ledger.creditPrize(input);
+          throw new Error('process died');
+        },
+      },
+    });
   const redrive = () => runLeaderboardTick({ pool: w.env.pool, ledger: w.env.ledger, now: new Date(Date.now() + 120_000) });
 
   it('when a process dies between the reservation and the credit, then the prize stays reserved and the scheduler pays it once with the same operation key', async () => {

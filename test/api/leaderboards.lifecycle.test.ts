@@ -25,7 +25,9 @@ beforeAll(async () => {
   ids.late = (await w.player(['1000'], '2031-03-11T00:00:00.000Z')).id;
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('leaderboard scheduler', () => {
   it('when the first tick of the day runs, then the enabled DAILY schedule gets one leaderboard for the UTC day, moved NOT_STARTED -> ACTIVE; disabled schedules get none', async () => {
@@ -36,8 +38,21 @@ describe('leaderboard scheduler', () => {
     expect(total).toBe(1);
     boardId = data[0]!.id;
     expect(data[0]).toMatchObject({
-      type: 'DAILY', status: 'ACTIVE', name: 'DAILY race', description: 'test', startDate: `${DAY}T00:00:00.000Z`, endDate: '2031-03-11T00:00:00.000Z',
-      scheduleId: w.scheduleId('DAILY'), config: { type: 'DAILY', prizes: [{ position: 1, usdPrize: 100 }, { position: 2, usdPrize: 50 }, { position: 3, usdPrize: 25 }] },
+      type: 'DAILY',
+      status: 'ACTIVE',
+      name: 'DAILY race',
+      description: 'test',
+      startDate: `${DAY}T00:00:00.000Z`,
+      endDate: '2031-03-11T00:00:00.000Z',
+      scheduleId: w.scheduleId('DAILY'),
+      config: {
+        type: 'DAILY',
+        prizes: [
+          { position: 1, usdPrize: 100 },
+          { position: 2, usdPrize: 50 },
+          { position: 3, usdPrize: 25 },
+        ],
+      },
     });
   });
 
@@ -75,13 +90,26 @@ describe('leaderboard scheduler', () => {
     expect(await status()).toBe('SETTLEMENT');
     const page = await users();
     expect(page.total).toBe(4);
-    expect(page.data.map((u: Record<string, unknown>) => [u.userId, u.position, u.usdAmount, u.isWinner, u.remainingUsdPrize, u.isPrizeReceived])).toEqual([
+    expect(
+      page.data.map((u: Record<string, unknown>) => [
+        u.userId,
+        u.position,
+        u.usdAmount,
+        u.isWinner,
+        u.remainingUsdPrize,
+        u.isPrizeReceived,
+      ]),
+    ).toEqual([
       [ids.b, 1, '70', true, '100', false],
       [ids.a, 2, '50', true, '50', false],
       [ids.d, 3, '40', true, '25', false],
       [ids.c, 4, '10', false, '0', false],
     ]);
-    expect(page.data[0]).toMatchObject({ id: expect.any(String), leaderboardId: boardId, user: { isBanned: false, username: expect.any(String), isPrivate: false, avatar: '', vipLevel: 0 } });
+    expect(page.data[0]).toMatchObject({
+      id: expect.any(String),
+      leaderboardId: boardId,
+      user: { isBanned: false, username: expect.any(String), isPrivate: false, avatar: '', vipLevel: 0 },
+    });
   });
 
   it('when a bet settles after settlement, then the settled standings do not change', async () => {
@@ -129,15 +157,29 @@ describe('leaderboard scheduler', () => {
     const empty = (await w.boards('?status=ACTIVE')).data;
     expect(empty).toHaveLength(1);
     const result = await w.tick('2031-05-01T00:01:00.000Z');
-    expect(result.transitions.filter((t) => t.id === empty[0]!.id).map((t) => `${t.from}>${t.to}`)).toEqual(['ACTIVE>ENDED', 'ENDED>SETTLEMENT', 'SETTLEMENT>FINISHED']);
+    expect(result.transitions.filter((t) => t.id === empty[0]!.id).map((t) => `${t.from}>${t.to}`)).toEqual([
+      'ACTIVE>ENDED',
+      'ENDED>SETTLEMENT',
+      'SETTLEMENT>FINISHED',
+    ]);
   });
 });
 
 describe('startLeaderboardScheduler', () => {
   it('when started with an injected clock, then it ticks on its own until stopped', async () => {
-    const scheduler = startLeaderboardScheduler({ pool: w.env.pool, store: w.env.store, ledger: w.env.ledger, clock: () => new Date('2031-06-15T12:00:00.000Z'), intervalMs: 10 });
+    const scheduler = startLeaderboardScheduler({
+      pool: w.env.pool,
+      store: w.env.store,
+      ledger: w.env.ledger,
+      clock: () => new Date('2031-06-15T12:00:00.000Z'),
+      intervalMs: 10,
+    });
     try {
-      await expect.poll(async () => (await w.boards('?status=ACTIVE&type=DAILY')).data.map((b) => (b as unknown as { startDate: string }).startDate), { timeout: 20_000 })
+      await expect
+        .poll(
+          async () => (await w.boards('?status=ACTIVE&type=DAILY')).data.map((b) => (b as unknown as { startDate: string }).startDate),
+          { timeout: 20_000 },
+        )
         .toEqual(['2031-06-15T00:00:00.000Z']);
     } finally {
       await scheduler.stop();

@@ -6,8 +6,17 @@ let w: LeaderboardsEnv;
 const players: { id: number; email: string; username: string | null }[] = [];
 let settledId = '';
 
-type Board = { id: string; type: string; status: string; startDate: string; createdAt: string; leaderboardUsers?: { position: number; userId: number }[]; schedule?: unknown };
-const list = async (query: string) => (await w.get(`/leaderboards${query}`)).body as { data: Board[]; total: number; take: number; page: number; totalPages: number };
+type Board = {
+  id: string;
+  type: string;
+  status: string;
+  startDate: string;
+  createdAt: string;
+  leaderboardUsers?: { position: number; userId: number }[];
+  schedule?: unknown;
+};
+const list = async (query: string) =>
+  (await w.get(`/leaderboards${query}`)).body as { data: Board[]; total: number; take: number; page: number; totalPages: number };
 const users = async (query = '') => (await w.get(`/leaderboards/${settledId}/users${query}`)).body;
 
 beforeAll(async () => {
@@ -21,16 +30,26 @@ beforeAll(async () => {
   await w.tick('2031-03-12T00:05:00.000Z');
   settledId = (await list('?status=SETTLEMENT')).data[0]!.id;
 }, 120_000);
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /leaderboards', () => {
   it('when listed without options, then every leaderboard, newest created first, paginated, without users or schedule', async () => {
     const page = await list('');
     expect(page).toMatchObject({ total: 4, take: 20, page: 1, totalPages: 1 });
     expect(page.data.map((b) => `${b.type} ${b.startDate.slice(0, 10)} ${b.status}`)).toEqual([
-      'DAILY 2031-03-12 ACTIVE', 'DAILY 2031-03-11 FINISHED', expect.any(String), expect.any(String),
+      'DAILY 2031-03-12 ACTIVE',
+      'DAILY 2031-03-11 FINISHED',
+      expect.any(String),
+      expect.any(String),
     ]);
-    expect(page.data.slice(2).map((b) => b.type).sort()).toEqual(['DAILY', 'WEEKLY']);
+    expect(
+      page.data
+        .slice(2)
+        .map((b) => b.type)
+        .sort(),
+    ).toEqual(['DAILY', 'WEEKLY']);
     expect(page.data[0]).not.toHaveProperty('leaderboardUsers');
     expect(page.data[0]).not.toHaveProperty('schedule');
   });
@@ -66,8 +85,13 @@ describe('GET /leaderboards', () => {
   });
 
   it.each([
-    ['take=31', 'query.take'], ['take=0', 'query.take'], ['sortBy=amount', 'query.sortBy'], ['sortOrder=up', 'query.sortOrder'],
-    ['status=OPEN', 'query.status'], ['type=HOURLY', 'query.type'], ['withUsers=yes', 'query.withUsers'],
+    ['take=31', 'query.take'],
+    ['take=0', 'query.take'],
+    ['sortBy=amount', 'query.sortBy'],
+    ['sortOrder=up', 'query.sortOrder'],
+    ['status=OPEN', 'query.status'],
+    ['type=HOURLY', 'query.type'],
+    ['withUsers=yes', 'query.withUsers'],
   ])('when the query has %s, then 400 VALIDATION_FAILED naming the field', async (query, field) => {
     const reply = await w.get(`/leaderboards?${query}`);
     expect(reply.status).toBe(400);
@@ -91,15 +115,27 @@ describe('GET /leaderboards/:leaderboardId/users', () => {
   });
 
   it('when filtered by isWinner, then the three prize positions or the others', async () => {
-    expect((await users('?isWinner=true')).data.map((u: { userId: number }) => u.userId)).toEqual([players[52]!.id, players[51]!.id, players[50]!.id]);
+    expect((await users('?isWinner=true')).data.map((u: { userId: number }) => u.userId)).toEqual([
+      players[52]!.id,
+      players[51]!.id,
+      players[50]!.id,
+    ]);
     expect((await users('?isWinner=false')).total).toBe(50);
   });
 
   it('when filtered by isWaitingForPrice, then winners not fully paid; a fully paid winner drops out', async () => {
     expect((await users('?isWaitingForPrice=true')).total).toBe(3);
-    const paid = await w.post('/leaderboards/give-prize', { currency: 'USDT', leaderboardId: settledId, userId: players[52]!.id, fullUsdAmount: true });
+    const paid = await w.post('/leaderboards/give-prize', {
+      currency: 'USDT',
+      leaderboardId: settledId,
+      userId: players[52]!.id,
+      fullUsdAmount: true,
+    });
     expect(paid.status).toBe(201);
-    expect((await users('?isWaitingForPrice=true')).data.map((u: { userId: number }) => u.userId)).toEqual([players[51]!.id, players[50]!.id]);
+    expect((await users('?isWaitingForPrice=true')).data.map((u: { userId: number }) => u.userId)).toEqual([
+      players[51]!.id,
+      players[50]!.id,
+    ]);
     expect((await users('?isWaitingForPrice=false')).total).toBe(51);
   });
 
@@ -107,17 +143,24 @@ describe('GET /leaderboards/:leaderboardId/users', () => {
     const p = players[10]!;
     // A number matches the user id exactly, and names or e-mails containing those digits.
     expect((await users(`?search=${p.id}`)).data.map((u: { userId: number }) => u.userId)).toContain(p.id);
-    expect((await users(`?search=${encodeURIComponent(p.username!.toUpperCase())}`)).data.map((u: { userId: number }) => u.userId)).toEqual([p.id]);
-    expect((await users(`?search=${encodeURIComponent(p.email.split('@')[0]!)}`)).data.map((u: { userId: number }) => u.userId)).toEqual([p.id]);
+    expect((await users(`?search=${encodeURIComponent(p.username!.toUpperCase())}`)).data.map((u: { userId: number }) => u.userId)).toEqual(
+      [p.id],
+    );
+    expect((await users(`?search=${encodeURIComponent(p.email.split('@')[0]!)}`)).data.map((u: { userId: number }) => u.userId)).toEqual([
+      p.id,
+    ]);
     expect((await users('?search=%25')).total).toBe(0);
   });
 
-  it.each([['take=31', 'query.take'], ['isWinner=maybe', 'query.isWinner'], ['page=0', 'query.page']])(
-    'when the query has %s, then 400 VALIDATION_FAILED naming the field', async (query, field) => {
-      const reply = await w.get(`/leaderboards/${settledId}/users?${query}`);
-      expect(reply.status).toBe(400);
-      expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
-    });
+  it.each([
+    ['take=31', 'query.take'],
+    ['isWinner=maybe', 'query.isWinner'],
+    ['page=0', 'query.page'],
+  ])('when the query has %s, then 400 VALIDATION_FAILED naming the field', async (query, field) => {
+    const reply = await w.get(`/leaderboards/${settledId}/users?${query}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
 
   it('when the leaderboard does not exist, then 404 LEADERBOARD_NOT_FOUND', async () => {
     expect((await w.get('/leaderboards/nope/users')).status).toBe(404);
@@ -127,7 +170,12 @@ describe('GET /leaderboards/:leaderboardId/users', () => {
 describe('GET /leaderboards/:leaderboardId/users/:userId', () => {
   it('when the user is on the leaderboard, then their standing; when not, then 404 LEADERBOARD_USER_NOT_FOUND', async () => {
     const p = players[0]!;
-    expect((await w.get(`/leaderboards/${settledId}/users/${p.id}`)).body).toMatchObject({ userId: p.id, position: 53, usdAmount: '1', isWinner: false });
+    expect((await w.get(`/leaderboards/${settledId}/users/${p.id}`)).body).toMatchObject({
+      userId: p.id,
+      position: 53,
+      usdAmount: '1',
+      isWinner: false,
+    });
     expect((await w.get(`/leaderboards/${settledId}/users/999999`)).body.code).toBe('LEADERBOARD_USER_NOT_FOUND');
     expect((await w.get(`/leaderboards/${settledId}/users/abc`)).status).toBe(400);
   });

@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaderboardsEnv, type LeaderboardsEnv } from '../support/leaderboards-env.js';
 
 let w: LeaderboardsEnv;
-beforeAll(async () => { w = await createLeaderboardsEnv('lb_schedule'); });
-afterAll(async () => { await w?.close(); });
+beforeAll(async () => {
+  w = await createLeaderboardsEnv('lb_schedule');
+});
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /leaderboards/schedule', () => {
   it('when the back office starts, then DAILY, WEEKLY and MONTHLY schedules exist, disabled, with example prizes', async () => {
@@ -11,7 +15,13 @@ describe('GET /leaderboards/schedule', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.map((s: { config: { type: string } }) => s.config.type)).toEqual(['DAILY', 'WEEKLY', 'MONTHLY']);
     for (const s of reply.body) {
-      expect(s).toMatchObject({ id: expect.any(String), enabled: false, createdAt: expect.any(String), updatedAt: expect.any(String), leaderboards: [] });
+      expect(s).toMatchObject({
+        id: expect.any(String),
+        enabled: false,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        leaderboards: [],
+      });
       expect(s.config).toMatchObject({ name: expect.any(String), description: expect.any(String) });
       expect(s.config.prizes[0]).toEqual({ position: 1, usdPrize: expect.any(Number) });
     }
@@ -29,15 +39,32 @@ describe('GET /leaderboards/schedule/:id', () => {
 });
 
 describe('POST /leaderboards/schedule/:id', () => {
-  const valid = { enabled: true, name: 'Monthly madness', description: 'Top wagerers', prizes: [{ position: 2, usdPrize: 10.5 }, { position: 1, usdPrize: 20 }] };
+  const valid = {
+    enabled: true,
+    name: 'Monthly madness',
+    description: 'Top wagerers',
+    prizes: [
+      { position: 2, usdPrize: 10.5 },
+      { position: 1, usdPrize: 20 },
+    ],
+  };
 
   it('when the body is valid, then 201 with the updated schedule, prizes in position order', async () => {
     const id = w.scheduleId('MONTHLY');
     const reply = await w.post(`/leaderboards/schedule/${id}`, valid);
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({
-      id, enabled: true,
-      config: { type: 'MONTHLY', name: 'Monthly madness', description: 'Top wagerers', prizes: [{ position: 1, usdPrize: 20 }, { position: 2, usdPrize: 10.5 }] },
+      id,
+      enabled: true,
+      config: {
+        type: 'MONTHLY',
+        name: 'Monthly madness',
+        description: 'Top wagerers',
+        prizes: [
+          { position: 1, usdPrize: 20 },
+          { position: 2, usdPrize: 10.5 },
+        ],
+      },
     });
     expect((await w.get(`/leaderboards/schedule/${id}`)).body.config.name).toBe('Monthly madness');
   });
@@ -46,7 +73,16 @@ describe('POST /leaderboards/schedule/:id', () => {
     ['position 0', { prizes: [{ position: 0, usdPrize: 1 }] }, 'body.prizes.0.position'],
     ['position 51', { prizes: [{ position: 51, usdPrize: 1 }] }, 'body.prizes.0.position'],
     ['usdPrize -1', { prizes: [{ position: 1, usdPrize: -1 }] }, 'body.prizes.0.usdPrize'],
-    ['a duplicate position', { prizes: [{ position: 3, usdPrize: 1 }, { position: 3, usdPrize: 2 }] }, 'body.prizes.1.position'],
+    [
+      'a duplicate position',
+      {
+        prizes: [
+          { position: 3, usdPrize: 1 },
+          { position: 3, usdPrize: 2 },
+        ],
+      },
+      'body.prizes.1.position',
+    ],
     ['usdPrize with 9 decimals', { prizes: [{ position: 1, usdPrize: 0.123456789 }] }, 'body.prizes.0.usdPrize'],
     ['no enabled', { enabled: undefined }, 'body.enabled'],
     ['no prizes', { prizes: undefined }, 'body.prizes'],

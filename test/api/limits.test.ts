@@ -19,42 +19,78 @@ const FUTURE = '2099-01-01T00:00:00.000Z';
 beforeAll(async () => {
   env = await createAuthEnv('limits');
   [editor, lifter, viewer] = await Promise.all([
-    signedInAdmin(env, ['user-limit.edit']), signedInAdmin(env, ['user-limit.delete']), signedInAdmin(env, ['user-limit.view'])]);
+    signedInAdmin(env, ['user-limit.edit']),
+    signedInAdmin(env, ['user-limit.delete']),
+    signedInAdmin(env, ['user-limit.view']),
+  ]);
   // The internal ledger API on the same ledger, as game servers call it.
-  const app = createAdminApp({ logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, ledger: env.ledger, internalApiToken: TOKEN });
-  server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+  const app = createAdminApp({
+    logger: createLogger({ level: 'silent' }),
+    pool: env.pool,
+    store: env.store,
+    ledger: env.ledger,
+    internalApiToken: TOKEN,
+  });
+  server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, () => resolve(s));
+  });
   internalUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise((r) => { server?.closeAllConnections(); server?.close(r); });
+  await new Promise((r) => {
+    server?.closeAllConnections();
+    server?.close(r);
+  });
   await env?.close();
 });
 
 let seq = 0;
-const placeBet = (userId: number, amount: string, usdAmount: string) => call(internalUrl, 'POST', '/internal/bets', {
-  headers: { 'x-service-token': TOKEN },
-  body: {
-    id: `bet-${Date.now().toString(36)}-${++seq}`, userId, roundId: `round-${seq}`, gameId: 7, currencyId: 'BTC', amount, usdAmount,
-    gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } },
-  },
-});
+const placeBet = (userId: number, amount: string, usdAmount: string) =>
+  call(internalUrl, 'POST', '/internal/bets', {
+    headers: { 'x-service-token': TOKEN },
+    body: {
+      id: `bet-${Date.now().toString(36)}-${++seq}`,
+      userId,
+      roundId: `round-${seq}`,
+      gameId: 7,
+      currencyId: 'BTC',
+      amount,
+      usdAmount,
+      gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } },
+    },
+  });
 const limitEvents = async (userId: number) => (await env.store.readStream(limitsStream(userId))).map((e) => e.type);
 
 describe('POST /user-limits/user-exclusion', () => {
   it('when an admin excludes a user until a future date, then 201 the self-exclusion, recorded with the admin, and GET shows it', async () => {
     const user = await env.makeUser();
-    const reply = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: '2099-01-01T02:00:00+02:00', userId: user.id } });
+    const reply = await editor.as('POST', '/user-limits/user-exclusion', {
+      body: { excludeUntil: '2099-01-01T02:00:00+02:00', userId: user.id },
+    });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ id: expect.any(Number), userId: user.id, expiresAt: FUTURE, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(reply.body).toEqual({
+      id: expect.any(Number),
+      userId: user.id,
+      expiresAt: FUTURE,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const [event] = await env.store.readStream(limitsStream(user.id));
-    expect(event).toMatchObject({ type: 'SelfExclusionSet', data: { exclusionId: reply.body.id, excludeUntil: FUTURE, adminUserId: editor.id } });
+    expect(event).toMatchObject({
+      type: 'SelfExclusionSet',
+      data: { exclusionId: reply.body.id, excludeUntil: FUTURE, adminUserId: editor.id },
+    });
     expect((await viewer.as('GET', `/user-limits/user-exclusion/${user.id}`)).body).toEqual(reply.body);
   });
 
   it('when the exclusion would shorten an active one, then 409 SELF_EXCLUSION_ACTIVE; extending keeps the id', async () => {
     const user = await env.makeUser();
-    const first = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: '2098-01-01T00:00:00Z', userId: user.id } });
-    const shorter = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: '2097-01-01T00:00:00Z', userId: user.id } });
+    const first = await editor.as('POST', '/user-limits/user-exclusion', {
+      body: { excludeUntil: '2098-01-01T00:00:00Z', userId: user.id },
+    });
+    const shorter = await editor.as('POST', '/user-limits/user-exclusion', {
+      body: { excludeUntil: '2097-01-01T00:00:00Z', userId: user.id },
+    });
     expect(shorter).toMatchObject({ status: 409, body: { code: 'SELF_EXCLUSION_ACTIVE' } });
     const longer = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: user.id } });
     expect(longer.body).toMatchObject({ id: first.body.id, expiresAt: FUTURE });
@@ -67,18 +103,23 @@ describe('POST /user-limits/user-exclusion', () => {
     ['a missing userId', { userId: undefined }, 'body.userId'],
     ['a userId as a string', { userId: '5' }, 'body.userId'],
   ];
-  it.each(INVALID)('when the body has %s, then 400 VALIDATION_FAILED naming the field and nothing is recorded', async (_name, over, field) => {
-    const user = await env.makeUser();
-    const before = await eventCount(env);
-    const reply = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: user.id, ...over } });
-    expect(reply.status).toBe(400);
-    expect(reply.body.code).toBe('VALIDATION_FAILED');
-    expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await eventCount(env)).toBe(before);
-  });
+  it.each(INVALID)(
+    'when the body has %s, then 400 VALIDATION_FAILED naming the field and nothing is recorded',
+    async (_name, over, field) => {
+      const user = await env.makeUser();
+      const before = await eventCount(env);
+      const reply = await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: user.id, ...over } });
+      expect(reply.status).toBe(400);
+      expect(reply.body.code).toBe('VALIDATION_FAILED');
+      expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect(await eventCount(env)).toBe(before);
+    },
+  );
 
   it('when the user does not exist, then 404 USER_NOT_FOUND; without user-limit.edit, then 403', async () => {
-    expect((await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: 99_999_999 } })).body.code).toBe('USER_NOT_FOUND');
+    expect((await editor.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: 99_999_999 } })).body.code).toBe(
+      'USER_NOT_FOUND',
+    );
     const user = await env.makeUser();
     expect((await viewer.as('POST', '/user-limits/user-exclusion', { body: { excludeUntil: FUTURE, userId: user.id } })).status).toBe(403);
     expect(await limitEvents(user.id)).toEqual([]);
@@ -100,9 +141,15 @@ describe('DELETE /user-limits/user-exclusion', () => {
 
   it('when no exclusion is active, then 404 SELF_EXCLUSION_NOT_FOUND; a missing userId is 400; user-limit.edit alone is 403', async () => {
     const user = await env.makeUser();
-    expect(await lifter.as('DELETE', '/user-limits/user-exclusion', { body: { userId: user.id } })).toMatchObject({ status: 404, body: { code: 'SELF_EXCLUSION_NOT_FOUND' } });
+    expect(await lifter.as('DELETE', '/user-limits/user-exclusion', { body: { userId: user.id } })).toMatchObject({
+      status: 404,
+      body: { code: 'SELF_EXCLUSION_NOT_FOUND' },
+    });
     const invalid = await lifter.as('DELETE', '/user-limits/user-exclusion', { body: {} });
-    expect(invalid).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'body.userId' })] } });
+    expect(invalid).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'body.userId' })] },
+    });
     expect((await editor.as('DELETE', '/user-limits/user-exclusion', { body: { userId: user.id } })).status).toBe(403);
   });
 });
@@ -122,7 +169,13 @@ describe('POST /user-limits/gambling-limits', () => {
     const user = await env.makeUser();
     const reply = await editor.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '25.5', userId: user.id } });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ betLimit: '25.5', userId: user.id, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(reply.body).toEqual({
+      betLimit: '25.5',
+      userId: user.id,
+      id: expect.any(Number),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const [event] = await env.store.readStream(limitsStream(user.id));
     expect(event).toMatchObject({ type: 'BetLimitSet', data: { limitId: reply.body.id, betLimit: '25.5', adminUserId: editor.id } });
     const changed = await editor.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '0', userId: user.id } });
@@ -137,15 +190,18 @@ describe('POST /user-limits/gambling-limits', () => {
     ['a missing betLimit', { betLimit: undefined }, 'body.betLimit'],
     ['a missing userId', { userId: undefined }, 'body.userId'],
   ];
-  it.each(INVALID)('when the body has %s, then 400 VALIDATION_FAILED naming the field and nothing is recorded', async (_name, over, field) => {
-    const user = await env.makeUser();
-    const before = await eventCount(env);
-    const reply = await editor.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '10', userId: user.id, ...over } });
-    expect(reply.status).toBe(400);
-    expect(reply.body.code).toBe('VALIDATION_FAILED');
-    expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await eventCount(env)).toBe(before);
-  });
+  it.each(INVALID)(
+    'when the body has %s, then 400 VALIDATION_FAILED naming the field and nothing is recorded',
+    async (_name, over, field) => {
+      const user = await env.makeUser();
+      const before = await eventCount(env);
+      const reply = await editor.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '10', userId: user.id, ...over } });
+      expect(reply.status).toBe(400);
+      expect(reply.body.code).toBe('VALIDATION_FAILED');
+      expect(reply.body.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect(await eventCount(env)).toBe(before);
+    },
+  );
 });
 
 describe('GET /user-limits/gambling-limits/:id', () => {
@@ -168,7 +224,7 @@ describe('POST /internal/bets (limits enforced by the ledger)', () => {
     expect(await eventCount(env)).toBe(before);
   });
 
-  it('when the bet\'s usdAmount is above the bet limit, then 403 BET_LIMIT_EXCEEDED and nothing is debited; at the limit it is placed', async () => {
+  it("when the bet's usdAmount is above the bet limit, then 403 BET_LIMIT_EXCEEDED and nothing is debited; at the limit it is placed", async () => {
     const user = await fundedUser(env);
     await editor.as('POST', '/user-limits/gambling-limits', { body: { betLimit: '100', userId: user.id } });
     expect(await placeBet(user.id, '0.1', '100.00000001')).toMatchObject({ status: 403, body: { code: 'BET_LIMIT_EXCEEDED' } });

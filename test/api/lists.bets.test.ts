@@ -28,7 +28,9 @@ beforeAll(async () => {
   }
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 const names = (body: { data: { id: string }[] }) => body.data.map((b) => Object.entries(ids).find(([, id]) => id === b.id)?.[0]);
 const bets = async (query: string) => {
@@ -44,11 +46,25 @@ describe('GET /bets', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ take: 2, page: 1, total: 4, totalPages: 2 });
     expect(reply.body.data[0]).toEqual({
-      id: ids.b1, userId: alice.id, roundId: expect.any(String), gameId: 1, currencyId: 'DBC', amount: '10', payout: '25', usdAmount: '10',
-      usdPayout: '25', status: 'SETTLED', multiplier: 2.5, errorDetails: null, commissionGgrUsdAmount: '0', commissionGgrPercent: '0',
+      id: ids.b1,
+      userId: alice.id,
+      roundId: expect.any(String),
+      gameId: 1,
+      currencyId: 'DBC',
+      amount: '10',
+      payout: '25',
+      usdAmount: '10',
+      usdPayout: '25',
+      status: 'SETTLED',
+      multiplier: 2.5,
+      errorDetails: null,
+      commissionGgrUsdAmount: '0',
+      commissionGgrPercent: '0',
       gameIdentity: { name: 'DICE', slug: 'dice', type: 'slots', provider: { name: 'Acme Games' }, images: null },
       user: { id: alice.id, username: alice.username, isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
-      createdAt: T(1), updatedAt: T(1), settledAt: T(1),
+      createdAt: T(1),
+      updatedAt: T(1),
+      settledAt: T(1),
     });
   });
 
@@ -83,7 +99,11 @@ describe('GET /bets', () => {
     ['slug notIn', { gameIdentity: { slug: { notIn: ['dice', 'mines'] } } }, ['b2', 'b3']],
     ['slug contains a LIKE wildcard', { gameIdentity: { slug: { contains: '%' } } }, []],
     ['provider slug equals', { gameIdentity: { provider: { slug: { equals: 'Beta Studio' } } } }, ['b2', 'b4']],
-    ['provider slug startsWith insensitive', { gameIdentity: { provider: { slug: { startsWith: 'acme', mode: 'insensitive' } } } }, ['b1', 'b3']],
+    [
+      'provider slug startsWith insensitive',
+      { gameIdentity: { provider: { slug: { startsWith: 'acme', mode: 'insensitive' } } } },
+      ['b1', 'b3'],
+    ],
   ])('when filtered by %s (JSON where), then exactly the matching bets', async (_name, filter, expected) => {
     const f = 'userId' in filter ? { userId: alice.id } : filter;
     expect(await bets(where(f))).toEqual(expected);
@@ -92,9 +112,14 @@ describe('GET /bets', () => {
   it('when the filter comes as bracketed query keys, then it is the same filter', async () => {
     expect(await bets('sortBy=CREATED_AT&sortOrder=asc&where[usdAmount][gte]=10')).toEqual(['b1', 'b3']);
     expect(await bets('sortBy=CREATED_AT&sortOrder=asc&where[status]=ROLLBACK')).toEqual(['b5']);
-    expect(await bets('sortBy=CREATED_AT&sortOrder=asc&where[gameIdentity][slug][in][]=dice&where[gameIdentity][slug][in][]=mines')).toEqual(['b1', 'b4']);
-    expect(await bets('sortBy=CREATED_AT&sortOrder=asc&where[gameIdentity][slug][contains]=DICE&where[gameIdentity][slug][mode]=insensitive&where[multiplier][gt]=2'))
-      .toEqual(['b1']);
+    expect(
+      await bets('sortBy=CREATED_AT&sortOrder=asc&where[gameIdentity][slug][in][]=dice&where[gameIdentity][slug][in][]=mines'),
+    ).toEqual(['b1', 'b4']);
+    expect(
+      await bets(
+        'sortBy=CREATED_AT&sortOrder=asc&where[gameIdentity][slug][contains]=DICE&where[gameIdentity][slug][mode]=insensitive&where[multiplier][gt]=2',
+      ),
+    ).toEqual(['b1']);
   });
 
   it.each([
@@ -119,7 +144,13 @@ describe('GET /bets', () => {
 
 describe('POST /bets', () => {
   it('when the same list is asked with a JSON body, then 200 and the same page', async () => {
-    const reply = await w.post('/bets', { sortBy: 'USD_PAYOUT', sortOrder: 'desc', page: 1, take: 3, where: { gameIdentity: { provider: { slug: { equals: 'Beta Studio' } } } } });
+    const reply = await w.post('/bets', {
+      sortBy: 'USD_PAYOUT',
+      sortOrder: 'desc',
+      page: 1,
+      take: 3,
+      where: { gameIdentity: { provider: { slug: { equals: 'Beta Studio' } } } },
+    });
     expect(reply.status).toBe(200);
     expect(names(reply.body)).toEqual(['b4', 'b2']);
     expect(reply.body).toMatchObject({ page: 1, take: 3, total: 2, totalPages: 1 });

@@ -19,53 +19,102 @@ const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? [
 
 beforeAll(async () => {
   w = await createListsEnv('lists_money');
-  for (const name of ['boss', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank']) u[name] = await w.env.makeUser({ username: `${name}7`, roles: name === 'boss' ? ['User', 'Admin'] : ['User'] });
+  for (const name of ['boss', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank'])
+    u[name] = await w.env.makeUser({ username: `${name}7`, roles: name === 'boss' ? ['User', 'Admin'] : ['User'] });
   const admin = w.superadmin.id;
   // Admin tips (the deduction needs dave's tip first).
-  w.at(T(1)); tips.t1 = (await w.tip(u.carol!.id, '5', 'weekly bonus')).id;
-  w.at(T(2)); tips.t2 = (await w.tip(u.dave!.id, '15', 'Stream FILL 100%', u.boss!.id)).id;
-  w.at(T(3)); tips.t3 = (await w.deduct(u.dave!.id, '1', 'oops', admin)).id;
-  w.at(T(4)); tips.t4 = (await w.tip(u.carol!.id, '50', 'salary_march', u.boss!.id)).id;
+  w.at(T(1));
+  tips.t1 = (await w.tip(u.carol!.id, '5', 'weekly bonus')).id;
+  w.at(T(2));
+  tips.t2 = (await w.tip(u.dave!.id, '15', 'Stream FILL 100%', u.boss!.id)).id;
+  w.at(T(3));
+  tips.t3 = (await w.deduct(u.dave!.id, '1', 'oops', admin)).id;
+  w.at(T(4));
+  tips.t4 = (await w.tip(u.carol!.id, '50', 'salary_march', u.boss!.id)).id;
   // Withdrawals: PENDING, CONFIRMED, COMPLETE, DENIED.
-  w.at(T(5)); deps.e0 = (await w.deposit(u.erin!.id, '100')).id;
-  w.at('2026-03-02T10:05:30.000Z'); deps.f0 = (await w.deposit(u.frank!.id, '120')).id;
-  w.at(T(6)); wds.w1 = (await w.withdraw(u.erin!.id, '10')).id;
-  w.at(T(7)); wds.w2 = (await w.withdraw(u.frank!.id, '30')).id; await w.approve(wds.w2);
-  w.at(T(8)); wds.w3 = (await w.withdraw(u.erin!.id, '5')).id; await w.approve(wds.w3); await w.completeWithdrawal(wds.w3);
-  w.at(T(9)); wds.w4 = (await w.withdraw(u.frank!.id, '20')).id; await w.reject(wds.w4);
+  w.at(T(5));
+  deps.e0 = (await w.deposit(u.erin!.id, '100')).id;
+  w.at('2026-03-02T10:05:30.000Z');
+  deps.f0 = (await w.deposit(u.frank!.id, '120')).id;
+  w.at(T(6));
+  wds.w1 = (await w.withdraw(u.erin!.id, '10')).id;
+  w.at(T(7));
+  wds.w2 = (await w.withdraw(u.frank!.id, '30')).id;
+  await w.approve(wds.w2);
+  w.at(T(8));
+  wds.w3 = (await w.withdraw(u.erin!.id, '5')).id;
+  await w.approve(wds.w3);
+  await w.completeWithdrawal(wds.w3);
+  w.at(T(9));
+  wds.w4 = (await w.withdraw(u.frank!.id, '20')).id;
+  await w.reject(wds.w4);
   // Deposits of gina and hank with known confirmation and completion times.
   const l = w.ledger;
   const req = async (user: U, amount: string) => {
-    const r = await l.requestDeposit({ externalId: `x-${amount}`, userId: user.id, providerId: 'TEST', networkId: 'BSC', currencyId: 'DBC', amount });
+    const r = await l.requestDeposit({
+      externalId: `x-${amount}`,
+      userId: user.id,
+      providerId: 'TEST',
+      networkId: 'BSC',
+      currencyId: 'DBC',
+      amount,
+    });
     if (r._tag === 'Left') throw new Error(JSON.stringify(r.left));
     return r.right.deposit.id;
   };
-  w.at(T(11)); deps.d1 = await req(u.gina!, '10');
-  w.at(T(12)); deps.d2 = await req(u.hank!, '40');
-  w.at(T(13)); deps.d3 = await req(u.gina!, '25');
-  w.at(T(14)); deps.d4 = await req(u.hank!, '5');
-  w.at(T(15)); deps.d5 = await req(u.gina!, '15');
-  w.at(T(16)); await l.confirmDeposit(deps.d2, {}); await l.failDeposit(deps.d5, { reason: 'chain' });
-  w.at(T(17)); await l.completeDeposit(deps.d3, {});
-  w.at(T(18)); await l.confirmDeposit(deps.d4, {});
-  w.at(T(19)); await l.completeDeposit(deps.d4, { txHash: '0xabc' });
+  w.at(T(11));
+  deps.d1 = await req(u.gina!, '10');
+  w.at(T(12));
+  deps.d2 = await req(u.hank!, '40');
+  w.at(T(13));
+  deps.d3 = await req(u.gina!, '25');
+  w.at(T(14));
+  deps.d4 = await req(u.hank!, '5');
+  w.at(T(15));
+  deps.d5 = await req(u.gina!, '15');
+  w.at(T(16));
+  await l.confirmDeposit(deps.d2, {});
+  await l.failDeposit(deps.d5, { reason: 'chain' });
+  w.at(T(17));
+  await l.completeDeposit(deps.d3, {});
+  w.at(T(18));
+  await l.confirmDeposit(deps.d4, {});
+  w.at(T(19));
+  await l.completeDeposit(deps.d4, { txHash: '0xabc' });
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /admin-tips', () => {
   it('when listed, then a page of tip records with sender and recipient', async () => {
     const reply = await w.get('/admin-tips?sortBy=ID&sortOrder=asc&take=1');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      data: [{
-        id: tips.t1, type: 'ADD_BALANCE', currencyId: 'DBC', amount: '5', tag: null, notes: 'weekly bonus', createdAt: T(1),
-        sender: { id: w.superadmin.id, username: w.superadmin.username }, recipient: { id: u.carol!.id, username: 'carol7' },
-      }],
-      take: 1, page: 1, total: 4, totalPages: 4,
+      data: [
+        {
+          id: tips.t1,
+          type: 'ADD_BALANCE',
+          currencyId: 'DBC',
+          amount: '5',
+          tag: null,
+          notes: 'weekly bonus',
+          createdAt: T(1),
+          sender: { id: w.superadmin.id, username: w.superadmin.username },
+          recipient: { id: u.carol!.id, username: 'carol7' },
+        },
+      ],
+      take: 1,
+      page: 1,
+      total: 4,
+      totalPages: 4,
     });
-    expect((await w.get(`/admin-tips?sortBy=ID&sortOrder=asc&senderOrRecipientUserId=${u.dave!.id}`)).body.data.map((t: { type: string }) => t.type))
-      .toEqual(['ADD_BALANCE', 'DEDUCT_BALANCE']);
+    expect(
+      (await w.get(`/admin-tips?sortBy=ID&sortOrder=asc&senderOrRecipientUserId=${u.dave!.id}`)).body.data.map(
+        (t: { type: string }) => t.type,
+      ),
+    ).toEqual(['ADD_BALANCE', 'DEDUCT_BALANCE']);
   });
 
   it.each([
@@ -111,9 +160,24 @@ describe('GET /withdraw', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ take: 20, page: 1, total: 1, totalPages: 1 });
     expect(reply.body.data[0]).toEqual({
-      id: wds.w2, userId: u.frank!.id, amount: '30', currencyId: 'DBC', status: 'CONFIRMED', usdAmount: '30', networkId: 'BSC', providerId: 'TEST',
-      recipientAddress: 'addr-1', recipientMemo: null, confirmedAt: T(7), confirmations: 0, rejectReason: null, transactionId: expect.any(String),
-      txHash: null, failedReason: null, createdAt: T(7), updatedAt: T(7),
+      id: wds.w2,
+      userId: u.frank!.id,
+      amount: '30',
+      currencyId: 'DBC',
+      status: 'CONFIRMED',
+      usdAmount: '30',
+      networkId: 'BSC',
+      providerId: 'TEST',
+      recipientAddress: 'addr-1',
+      recipientMemo: null,
+      confirmedAt: T(7),
+      confirmations: 0,
+      rejectReason: null,
+      transactionId: expect.any(String),
+      txHash: null,
+      failedReason: null,
+      createdAt: T(7),
+      updatedAt: T(7),
       user: { id: u.frank!.id, username: 'frank7', isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
       confirmedByUser: { id: w.superadmin.id, username: w.superadmin.username, isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
       confirmedByUserId: w.superadmin.id,
@@ -157,13 +221,35 @@ describe('GET /deposit', () => {
     const reply = await w.get(`/deposit?sortBy=CREATED_AT&sortOrder=asc&userId=${u.hank!.id}&status=COMPLETE`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      data: [{
-        id: deps.d4, userId: u.hank!.id, amount: '5', currencyId: 'DBC', status: 'COMPLETE', usdAmount: '5', networkId: 'BSC', providerId: 'TEST',
-        externalId: 'x-5', txHash: '0xabc', payAddress: null, payMemo: null, transactionId: expect.any(String), affiliateAmount: null,
-        depositBonus: null, affiliateCodeId: null, createdAt: T(14), updatedAt: T(19), confirmedAt: T(18), completedAt: T(19),
-        user: { id: u.hank!.id, username: 'hank7', isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
-      }],
-      take: 20, page: 1, total: 1, totalPages: 1,
+      data: [
+        {
+          id: deps.d4,
+          userId: u.hank!.id,
+          amount: '5',
+          currencyId: 'DBC',
+          status: 'COMPLETE',
+          usdAmount: '5',
+          networkId: 'BSC',
+          providerId: 'TEST',
+          externalId: 'x-5',
+          txHash: '0xabc',
+          payAddress: null,
+          payMemo: null,
+          transactionId: expect.any(String),
+          affiliateAmount: null,
+          depositBonus: null,
+          affiliateCodeId: null,
+          createdAt: T(14),
+          updatedAt: T(19),
+          confirmedAt: T(18),
+          completedAt: T(19),
+          user: { id: u.hank!.id, username: 'hank7', isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
+        },
+      ],
+      take: 20,
+      page: 1,
+      total: 1,
+      totalPages: 1,
     });
   });
 

@@ -18,21 +18,38 @@ beforeAll(async () => {
   await w.bet(lea.id, '3', { end: 'ERROR' });
   await w.bet(lea.id, '5', { end: 'CREATED' });
   const placed = await w.ledger.placeBet({
-    id: 'btc-bet-1', userId: lea.id, roundId: 'r', gameId: 1, gameIdentity: { name: 'Dice', slug: 'dice', type: 'slots', provider: { name: 'Acme' } },
-    currencyId: 'BTC', amount: '0.5', usdAmount: '45000',
+    id: 'btc-bet-1',
+    userId: lea.id,
+    roundId: 'r',
+    gameId: 1,
+    gameIdentity: { name: 'Dice', slug: 'dice', type: 'slots', provider: { name: 'Acme' } },
+    currencyId: 'BTC',
+    amount: '0.5',
+    usdAmount: '45000',
   });
   expect(placed._tag).toBe('Right');
   await w.ledger.settleBet('btc-bet-1', { payout: '0' });
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 const record = (currencyId: string, instant: string, periodic: string) => ({
-  userId: lea.id, currencyId, updatedAt: AT,
-  instantClaimable: instant, instantTotalClaimed: '0',
-  dailyClaimable: '0', dailyTotalClaimed: '0', dailyAccumulated: periodic,
-  weeklyClaimable: '0', weeklyTotalClaimed: '0', weeklyAccumulated: periodic,
-  monthlyClaimable: '0', monthlyTotalClaimed: '0', monthlyAccumulated: periodic,
+  userId: lea.id,
+  currencyId,
+  updatedAt: AT,
+  instantClaimable: instant,
+  instantTotalClaimed: '0',
+  dailyClaimable: '0',
+  dailyTotalClaimed: '0',
+  dailyAccumulated: periodic,
+  weeklyClaimable: '0',
+  weeklyTotalClaimed: '0',
+  weeklyAccumulated: periodic,
+  monthlyClaimable: '0',
+  monthlyTotalClaimed: '0',
+  monthlyAccumulated: periodic,
 });
 
 describe('POST /rakeback/find-many', () => {
@@ -44,7 +61,9 @@ describe('POST /rakeback/find-many', () => {
   });
 
   it('when filtered by currency, then only that record; a user without bets has none', async () => {
-    expect((await w.post('/rakeback/find-many', { where: { userId: lea.id, currencyId: 'DBC' } })).body).toEqual([record('DBC', '0.04', '0.02')]);
+    expect((await w.post('/rakeback/find-many', { where: { userId: lea.id, currencyId: 'DBC' } })).body).toEqual([
+      record('DBC', '0.04', '0.02'),
+    ]);
     expect((await w.post('/rakeback/find-many', { where: { userId: w.superadmin.id } })).body).toEqual([]);
   });
 

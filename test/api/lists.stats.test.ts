@@ -12,10 +12,16 @@ beforeAll(async () => {
   w = await createListsEnv('lists_stats');
   [ivy, jack, kate] = [await w.env.makeUser(), await w.env.makeUser(), await w.env.makeUser()];
   const deposits: [number, string, string][] = [
-    [ivy.id, '100', '2026-03-02T10:15:00Z'], [ivy.id, '50', '2026-03-02T11:40:00Z'], [jack.id, '30', '2026-03-03T09:00:00Z'],
-    [jack.id, '20', '2026-03-10T09:00:00Z'], [ivy.id, '7', '2026-04-01T00:00:00Z'],
+    [ivy.id, '100', '2026-03-02T10:15:00Z'],
+    [ivy.id, '50', '2026-03-02T11:40:00Z'],
+    [jack.id, '30', '2026-03-03T09:00:00Z'],
+    [jack.id, '20', '2026-03-10T09:00:00Z'],
+    [ivy.id, '7', '2026-04-01T00:00:00Z'],
   ];
-  for (const [user, amount, at] of deposits) { w.at(at); await w.deposit(user, amount); }
+  for (const [user, amount, at] of deposits) {
+    w.at(at);
+    await w.deposit(user, amount);
+  }
   w.at('2026-03-03T12:00:00Z');
   await w.deposit(jack.id, '999', { end: 'PENDING' });
   await w.deposit(jack.id, '555', { end: 'FAILED' });
@@ -31,7 +37,9 @@ beforeAll(async () => {
   rolledBack = (await w.bet(ivy.id, '8', { end: 'ROLLBACK' })).id;
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('GET /user/stats/transactions', () => {
   const buckets = async (query: string) => {
@@ -41,17 +49,49 @@ describe('GET /user/stats/transactions', () => {
   };
 
   it.each([
-    ['HOURLY', [['2026-03-02T10:00:00.000Z', '100', 1], ['2026-03-02T11:00:00.000Z', '50', 1], ['2026-03-03T09:00:00.000Z', '30', 1],
-      ['2026-03-10T09:00:00.000Z', '20', 1], ['2026-04-01T00:00:00.000Z', '7', 1]]],
-    ['DAILY', [['2026-03-02T00:00:00.000Z', '150', 2], ['2026-03-03T00:00:00.000Z', '30', 1], ['2026-03-10T00:00:00.000Z', '20', 1], ['2026-04-01T00:00:00.000Z', '7', 1]]],
-    ['WEEKLY', [['2026-03-02T00:00:00.000Z', '180', 3], ['2026-03-09T00:00:00.000Z', '20', 1], ['2026-03-30T00:00:00.000Z', '7', 1]]],
-    ['MONTHLY', [['2026-03-01T00:00:00.000Z', '200', 4], ['2026-04-01T00:00:00.000Z', '7', 1]]],
-  ])('when deposits are bucketed %s, then UTC periods with the USD sum and count of COMPLETE deposits, largest first', async (dataRange, expected) => {
-    const body = await buckets(`transactionType=DEPOSIT&dataRange=${dataRange}`);
-    const rows = expected.map(([period, amount, count]) => ({ period, amount, count }));
-    expect(body).toEqual({ data: rows, take: 20, page: 1, total: rows.length, totalPages: 1 });
-    expect((await buckets(`transactionType=DEPOSIT&dataRange=${dataRange}&sortOrder=asc`)).data).toEqual([...rows].reverse());
-  });
+    [
+      'HOURLY',
+      [
+        ['2026-03-02T10:00:00.000Z', '100', 1],
+        ['2026-03-02T11:00:00.000Z', '50', 1],
+        ['2026-03-03T09:00:00.000Z', '30', 1],
+        ['2026-03-10T09:00:00.000Z', '20', 1],
+        ['2026-04-01T00:00:00.000Z', '7', 1],
+      ],
+    ],
+    [
+      'DAILY',
+      [
+        ['2026-03-02T00:00:00.000Z', '150', 2],
+        ['2026-03-03T00:00:00.000Z', '30', 1],
+        ['2026-03-10T00:00:00.000Z', '20', 1],
+        ['2026-04-01T00:00:00.000Z', '7', 1],
+      ],
+    ],
+    [
+      'WEEKLY',
+      [
+        ['2026-03-02T00:00:00.000Z', '180', 3],
+        ['2026-03-09T00:00:00.000Z', '20', 1],
+        ['2026-03-30T00:00:00.000Z', '7', 1],
+      ],
+    ],
+    [
+      'MONTHLY',
+      [
+        ['2026-03-01T00:00:00.000Z', '200', 4],
+        ['2026-04-01T00:00:00.000Z', '7', 1],
+      ],
+    ],
+  ])(
+    'when deposits are bucketed %s, then UTC periods with the USD sum and count of COMPLETE deposits, largest first',
+    async (dataRange, expected) => {
+      const body = await buckets(`transactionType=DEPOSIT&dataRange=${dataRange}`);
+      const rows = expected.map(([period, amount, count]) => ({ period, amount, count }));
+      expect(body).toEqual({ data: rows, take: 20, page: 1, total: rows.length, totalPages: 1 });
+      expect((await buckets(`transactionType=DEPOSIT&dataRange=${dataRange}&sortOrder=asc`)).data).toEqual([...rows].reverse());
+    },
+  );
 
   it('when withdrawals are asked with the defaults, then daily buckets of COMPLETE withdrawals only', async () => {
     expect((await buckets('transactionType=WITHDRAW')).data).toEqual([{ period: '2026-03-05T00:00:00.000Z', amount: '40', count: 1 }]);
@@ -59,7 +99,13 @@ describe('GET /user/stats/transactions', () => {
 
   it('when paged with take 30 allowed, then the slice and the total of buckets', async () => {
     const body = await buckets('transactionType=DEPOSIT&dataRange=HOURLY&take=2&page=3&sortBy=amount');
-    expect(body).toEqual({ data: [{ period: '2026-04-01T00:00:00.000Z', amount: '7', count: 1 }], take: 2, page: 3, total: 5, totalPages: 3 });
+    expect(body).toEqual({
+      data: [{ period: '2026-04-01T00:00:00.000Z', amount: '7', count: 1 }],
+      take: 2,
+      page: 3,
+      total: 5,
+      totalPages: 3,
+    });
     expect((await w.get('/user/stats/transactions?transactionType=DEPOSIT&take=30')).status).toBe(200);
   });
 
@@ -80,15 +126,35 @@ describe('GET /user/:id/full/stats', () => {
     const reply = await w.get(`/user/${ivy.id}/full/stats`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      totalWagered: '35', totalPayouts: '30', totalDeposits: '157', totalWithdraws: '40', ltv: '117', ggr: '5', totalLoss: '5',
-      avgBet: '11.66666667', netDeposit: '117', totalBets: 3, rtp: 85.71, winRate: 33.33,
+      totalWagered: '35',
+      totalPayouts: '30',
+      totalDeposits: '157',
+      totalWithdraws: '40',
+      ltv: '117',
+      ggr: '5',
+      totalLoss: '5',
+      avgBet: '11.66666667',
+      netDeposit: '117',
+      totalBets: 3,
+      rtp: 85.71,
+      winRate: 33.33,
     });
   });
 
   it('when a user has no activity, then zeros', async () => {
     expect((await w.get(`/user/${kate.id}/full/stats`)).body).toEqual({
-      totalWagered: '0', totalPayouts: '0', totalDeposits: '0', totalWithdraws: '0', ltv: '0', ggr: '0', totalLoss: '0',
-      avgBet: '0', netDeposit: '0', totalBets: 0, rtp: 0, winRate: 0,
+      totalWagered: '0',
+      totalPayouts: '0',
+      totalDeposits: '0',
+      totalWithdraws: '0',
+      ltv: '0',
+      ggr: '0',
+      totalLoss: '0',
+      avgBet: '0',
+      netDeposit: '0',
+      totalBets: 0,
+      rtp: 0,
+      winRate: 0,
     });
   });
 
@@ -110,11 +176,25 @@ describe('POST /accounting/transactions', () => {
   it('when a rollback is asked for, then the transaction record with its original id and balances', async () => {
     const body = await list({ where: { userId: ivy.id, type: 'ROLLBACK_BET' } });
     expect(body).toEqual({
-      data: [{
-        id: `rb_${rolledBack}`, userId: ivy.id, currencyId: 'DBC', type: 'ROLLBACK_BET', amount: '8', beforeBalance: '104', afterBalance: '112',
-        originalId: `bet_${rolledBack}`, adminUserId: null, createdAt: '2026-04-02T08:00:00.000Z', updatedAt: '2026-04-02T08:00:00.000Z',
-      }],
-      take: 20, page: 1, total: 1, totalPages: 1,
+      data: [
+        {
+          id: `rb_${rolledBack}`,
+          userId: ivy.id,
+          currencyId: 'DBC',
+          type: 'ROLLBACK_BET',
+          amount: '8',
+          beforeBalance: '104',
+          afterBalance: '112',
+          originalId: `bet_${rolledBack}`,
+          adminUserId: null,
+          createdAt: '2026-04-02T08:00:00.000Z',
+          updatedAt: '2026-04-02T08:00:00.000Z',
+        },
+      ],
+      take: 20,
+      page: 1,
+      total: 1,
+      totalPages: 1,
     });
   });
 
@@ -126,10 +206,16 @@ describe('POST /accounting/transactions', () => {
   });
 
   it('when filtered by a date range and currency, then only transactions inside it', async () => {
-    const body = await list({ sortOrder: 'asc', where: { type: 'DEPOSIT', createdAt: { gte: '2026-03-02T11:00:00Z', lt: '2026-03-04T00:00:00Z' } } });
-    expect(body.data.map((t: { amount: string; userId: number }) => [t.userId, t.amount])).toEqual([[ivy.id, '50'], [jack.id, '30']]);
+    const body = await list({
+      sortOrder: 'asc',
+      where: { type: 'DEPOSIT', createdAt: { gte: '2026-03-02T11:00:00Z', lt: '2026-03-04T00:00:00Z' } },
+    });
+    expect(body.data.map((t: { amount: string; userId: number }) => [t.userId, t.amount])).toEqual([
+      [ivy.id, '50'],
+      [jack.id, '30'],
+    ]);
     expect((await list({ where: { currencyId: 'BTC' } })).total).toBe(0);
-    expect((await list({ where: { userId: ivy.id }, take: 4, page: 2 }))).toMatchObject({ take: 4, page: 2, total: 11, totalPages: 3 });
+    expect(await list({ where: { userId: ivy.id }, take: 4, page: 2 })).toMatchObject({ take: 4, page: 2, total: 11, totalPages: 3 });
   });
 
   it.each([

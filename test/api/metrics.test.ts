@@ -30,29 +30,42 @@ const registry: AccessRegistry = [];
 const servers: Server[] = [];
 
 const serve = async (app: ReturnType<typeof createAdminApp | typeof createMetricsApp>): Promise<string> => {
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, () => resolve(s));
+  });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
 
-const internal = async (path: string, body: unknown = {}): Promise<{ status: number; body: any }> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const internal = async (path: string, body: unknown = {}): Promise<{ status: number; body: any }> => {
   const res = await fetch(`${openUrl}/internal${path}`, {
-    method: 'POST', headers: { 'x-service-token': SERVICE_TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'x-service-token': SERVICE_TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
 };
 
-const scrape = async (base = openUrl, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; text: string }> => {
+const scrape = async (
+  base = openUrl,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string | null; text: string }> => {
   const res = await fetch(`${base}/metrics`, { headers });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 };
 
 /** Samples of the Prometheus text format: `name{labels}` -> value. */
 const samples = (text: string): Map<string, number> =>
-  new Map(text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => {
-    const i = l.lastIndexOf(' ');
-    return [l.slice(0, i), Number(l.slice(i + 1))];
-  }));
+  new Map(
+    text
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'))
+      .map((l) => {
+        const i = l.lastIndexOf(' ');
+        return [l.slice(0, i), Number(l.slice(i + 1))];
+      }),
+  );
 const sumOf = (s: Map<string, number>, name: string): number =>
   [...s.entries()].filter(([k]) => k === name || k.startsWith(`${name}{`)).reduce((sum, [, v]) => sum + v, 0);
 
@@ -74,13 +87,23 @@ beforeAll(async () => {
   const store = instrumentStore(rawStore, metrics);
   const ledger = instrumentLedger(createLedger({ store, pool }), metrics);
   metrics.watchProjections(() => projectionReadings({ pool, store, projections: allProjections }));
-  openUrl = await serve(createAdminApp({ logger, pool, store, ledger, internalApiToken: SERVICE_TOKEN, metrics, accessRegistry: registry }));
+  openUrl = await serve(
+    createAdminApp({ logger, pool, store, ledger, internalApiToken: SERVICE_TOKEN, metrics, accessRegistry: registry }),
+  );
   guardedUrl = await serve(createAdminApp({ logger, pool, store, ledger, metrics, metricsToken: METRICS_TOKEN }));
 });
 
 afterAll(async () => {
   await projector?.stop();
-  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   await rawStore?.close();
   await db?.drop();
 });
@@ -97,7 +120,19 @@ describe('GET /metrics', () => {
     expect((await internal('/deposits', deposit)).status).toBe(200); // the same deposit again: nothing appended
     expect((await internal(`/deposits/${created.body.id}/complete`, { txHash: '0xabc' })).status).toBe(200);
     const betId = uid('bet');
-    expect((await internal('/bets', { id: betId, userId, roundId: uid('round'), gameId: 7, gameIdentity: GAME, currencyId: 'BTC', amount: '0.5' })).status).toBe(201);
+    expect(
+      (
+        await internal('/bets', {
+          id: betId,
+          userId,
+          roundId: uid('round'),
+          gameId: 7,
+          gameIdentity: GAME,
+          currencyId: 'BTC',
+          amount: '0.5',
+        })
+      ).status,
+    ).toBe(201);
     expect((await internal(`/bets/${betId}/settle`, { payout: '1' })).status).toBe(200);
     expect((await internal(`/bets/${uid('missing')}/settle`, { payout: '1' })).status).toBe(404); // rejected by the ledger
 
@@ -122,7 +157,7 @@ describe('GET /metrics', () => {
     expect(s.has('process_cpu_user_seconds_total')).toBe(true);
   });
 
-  it('when the projector is behind and then catches up, then each projection\'s lag and position show it', async () => {
+  it("when the projector is behind and then catches up, then each projection's lag and position show it", async () => {
     const behind = samples((await scrape()).text);
     const stored = await eventCount();
     for (const p of allProjections) {
@@ -158,7 +193,12 @@ describe('GET /metrics', () => {
   });
 
   it('when METRICS_TOKEN is set, then the bearer token is required; the route is not a back-office route', async () => {
-    for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer wrong' }, { authorization: `Bearer ${METRICS_TOKEN}x` }, { authorization: METRICS_TOKEN }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { authorization: 'Bearer wrong' },
+      { authorization: `Bearer ${METRICS_TOKEN}x` },
+      { authorization: METRICS_TOKEN },
+    ]) {
       const reply = await scrape(guardedUrl, headers);
       expect(reply.status).toBe(401);
       expect(JSON.parse(reply.text)).toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED' });

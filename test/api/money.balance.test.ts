@@ -10,7 +10,9 @@ beforeAll(async () => {
   env = await createAuthEnv('money_balance');
   superadmin = await signedInAdmin(env, [], true);
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 const put = (userId: number | string, body: unknown, headers: Record<string, string> = {}) =>
   superadmin.as('PUT', `/user/${userId}/balance`, { body, headers });
@@ -72,7 +74,13 @@ describe('PUT /user/:id/balance', () => {
     const headers = { 'idempotency-key': `set-${user.id}` };
     const first = await put(user.id, { balance: '4', currencyId: 'BTC' }, headers);
     expect(first.body.balance).toBe('4');
-    await env.ledger.deductBalance({ recipientUserId: user.id, adminUserId: superadmin.id, currencyId: 'BTC', amount: '1', notes: 'between retries' });
+    await env.ledger.deductBalance({
+      recipientUserId: user.id,
+      adminUserId: superadmin.id,
+      currencyId: 'BTC',
+      amount: '1',
+      notes: 'between retries',
+    });
     const events = await eventCount(env);
     const again = await put(user.id, { balance: '4', currencyId: 'BTC' }, headers);
     expect(again.status).toBe(200);

@@ -12,10 +12,18 @@ beforeAll(async () => {
   tipper = await signedInAdmin(env, ['admin-tips.tip']);
   deducter = await signedInAdmin(env, ['admin-tips.deduct-balance']);
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
-const tipBody = (recipientUserId: number, over: Record<string, unknown> = {}) =>
-  ({ amount: '0.5', currencyId: 'BTC', tag: 'LOSSBACK', recipientUserId, notes: 'goodwill', ...over });
+const tipBody = (recipientUserId: number, over: Record<string, unknown> = {}) => ({
+  amount: '0.5',
+  currencyId: 'BTC',
+  tag: 'LOSSBACK',
+  recipientUserId,
+  notes: 'goodwill',
+  ...over,
+});
 
 const lastEvent = async (userId: number) => (await env.store.readStream(walletStream(userId))).at(-1)!;
 
@@ -47,12 +55,21 @@ describe('POST /admin-tips', () => {
     const event = await lastEvent(user.id);
     expect(event.type).toBe('AdminTipCredited');
     // What the realtime gateway needs for BalanceUpdated and BalanceTippedSuccess.
-    expect(event.data).toMatchObject({ amount: '0.5', usdAmount: expect.any(String), currencyId: 'BTC', adminUserId: tipper.id, tag: 'LOSSBACK', notes: 'goodwill' });
+    expect(event.data).toMatchObject({
+      amount: '0.5',
+      usdAmount: expect.any(String),
+      currencyId: 'BTC',
+      adminUserId: tipper.id,
+      tag: 'LOSSBACK',
+      notes: 'goodwill',
+    });
   });
 
   it('when the tag is left out and notes are at the limit of 300 characters, then the tip is made with tag null', async () => {
     const user = await env.makeUser();
-    const reply = await tipper.as('POST', '/admin-tips', { body: tipBody(user.id, { tag: undefined, notes: 'n'.repeat(300), currencyId: 'DBC', amount: '12.34' }) });
+    const reply = await tipper.as('POST', '/admin-tips', {
+      body: tipBody(user.id, { tag: undefined, notes: 'n'.repeat(300), currencyId: 'DBC', amount: '12.34' }),
+    });
     expect(reply.status).toBe(201);
     expect(await balanceOf(env, user.id, 'DBC')).toBe('12.34');
     expect((await lastEvent(user.id)).data).toMatchObject({ tag: null, currencyId: 'DBC' });
@@ -72,7 +89,12 @@ describe('POST /admin-tips', () => {
   it('when the body is missing altogether, then 400 naming every required field', async () => {
     const reply = await tipper.as('POST', '/admin-tips');
     expect(reply.status).toBe(400);
-    expect(reply.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['body.amount', 'body.currencyId', 'body.notes', 'body.recipientUserId']);
+    expect(reply.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'body.amount',
+      'body.currencyId',
+      'body.notes',
+      'body.recipientUserId',
+    ]);
   });
 
   it('when the recipient does not exist, then 404 USER_NOT_FOUND and nothing changes', async () => {
@@ -158,7 +180,9 @@ describe('POST /admin-tips/deduct-balance', () => {
   it('when a deduction is retried with the same Idempotency-Key, then the balance is reduced once', async () => {
     const user = await fundedUser(env, '3');
     const headers = { 'idempotency-key': `ded-${user.id}` };
-    const replies = await Promise.all([1, 2, 3].map(() => deducter.as('POST', '/admin-tips/deduct-balance', { body: tipBody(user.id, { amount: '1' }), headers })));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => deducter.as('POST', '/admin-tips/deduct-balance', { body: tipBody(user.id, { amount: '1' }), headers })),
+    );
     expect(replies.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(await balanceOf(env, user.id)).toBe('2');
   });

@@ -13,7 +13,9 @@ beforeAll(async () => {
   admin = await signedInAdmin(env, ['withdrawals.approve', 'withdrawals.reject', 'withdrawals.retry']);
   setupAdmin = (await env.makeUser({ roles: ['User', 'Admin'] })).id;
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 const ok = async <T>(result: Promise<{ _tag: 'Left'; left: unknown } | { _tag: 'Right'; right: T }>): Promise<T> => {
   const r = await result;
@@ -43,26 +45,41 @@ const ALLOWED: Record<Action, Partial<Record<WithdrawalStatus, WithdrawalStatus>
   reject: { PENDING: 'DENIED', FAILED: 'DENIED' },
   retry: { FAILED: 'CONFIRMED' },
 };
-const cases = (['approve', 'reject', 'retry'] as const).flatMap((action) => STATES.map((from) => [action, from, ALLOWED[action][from]] as const));
+const cases = (['approve', 'reject', 'retry'] as const).flatMap((action) =>
+  STATES.map((from) => [action, from, ALLOWED[action][from]] as const),
+);
 
 describe('POST /withdraw/approve, /reject, /retry: the state machine', () => {
-  it.each(cases.filter(([, , to]) => to !== undefined))('when %s is called on a %s withdrawal, then 201 with the record in %s', async (action, from, to) => {
-    const { user, id } = await withdrawalIn(from);
-    const reply = await act(action, id);
-    expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ id, status: to, userId: user.id, currencyId: 'BTC', amount: '1', user: { id: user.id, username: user.username } });
-    expect(await balanceOf(env, user.id)).toBe(to === 'DENIED' ? '10' : '9');
-  });
+  it.each(cases.filter(([, , to]) => to !== undefined))(
+    'when %s is called on a %s withdrawal, then 201 with the record in %s',
+    async (action, from, to) => {
+      const { user, id } = await withdrawalIn(from);
+      const reply = await act(action, id);
+      expect(reply.status).toBe(201);
+      expect(reply.body).toMatchObject({
+        id,
+        status: to,
+        userId: user.id,
+        currencyId: 'BTC',
+        amount: '1',
+        user: { id: user.id, username: user.username },
+      });
+      expect(await balanceOf(env, user.id)).toBe(to === 'DENIED' ? '10' : '9');
+    },
+  );
 
-  it.each(cases.filter(([, , to]) => to === undefined))('when %s is called on a %s withdrawal, then 409 WITHDRAWAL_INVALID_STATE and nothing changes', async (action, from) => {
-    const { user, id } = await withdrawalIn(from);
-    const [balance, events] = [await balanceOf(env, user.id), await eventCount(env)];
-    const reply = await act(action, id);
-    expect(reply.status).toBe(409);
-    expect(reply.body.code).toBe('WITHDRAWAL_INVALID_STATE');
-    expect(await balanceOf(env, user.id)).toBe(balance);
-    expect(await eventCount(env)).toBe(events);
-  });
+  it.each(cases.filter(([, , to]) => to === undefined))(
+    'when %s is called on a %s withdrawal, then 409 WITHDRAWAL_INVALID_STATE and nothing changes',
+    async (action, from) => {
+      const { user, id } = await withdrawalIn(from);
+      const [balance, events] = [await balanceOf(env, user.id), await eventCount(env)];
+      const reply = await act(action, id);
+      expect(reply.status).toBe(409);
+      expect(reply.body.code).toBe('WITHDRAWAL_INVALID_STATE');
+      expect(await balanceOf(env, user.id)).toBe(balance);
+      expect(await eventCount(env)).toBe(events);
+    },
+  );
 
   it.each(['approve', 'reject', 'retry'] as const)('when %s names an unknown withdrawal, then 404 WITHDRAWAL_NOT_FOUND', async (action) => {
     const reply = await act(action, '01900000-0000-7000-8000-000000000000');
@@ -77,9 +94,25 @@ describe('POST /withdraw/approve', () => {
     const reply = await act('approve', id);
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
-      id, userId: user.id, currencyId: 'BTC', networkId: 'BTC', providerId: 'PROVIDER_B', amount: '1', usdAmount: expect.any(String), status: 'CONFIRMED',
-      recipientAddress: 'bc1qexample', recipientMemo: null, transactionId: expect.any(String), txHash: null, rejectReason: null, failedReason: null,
-      confirmedAt: expect.any(String), confirmedByUserId: admin.id, confirmations: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String),
+      id,
+      userId: user.id,
+      currencyId: 'BTC',
+      networkId: 'BTC',
+      providerId: 'PROVIDER_B',
+      amount: '1',
+      usdAmount: expect.any(String),
+      status: 'CONFIRMED',
+      recipientAddress: 'bc1qexample',
+      recipientMemo: null,
+      transactionId: expect.any(String),
+      txHash: null,
+      rejectReason: null,
+      failedReason: null,
+      confirmedAt: expect.any(String),
+      confirmedByUserId: admin.id,
+      confirmations: expect.any(Number),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
       user: { id: user.id, username: user.username, isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
       confirmedByUser: { id: admin.id, username: admin.username, isPrivate: false, avatar: '', vipLevel: 0, isBanned: false },
     });
@@ -146,7 +179,9 @@ describe('POST /withdraw/approve and /withdraw/reject under concurrency', () => 
     const projected = await env.pool.query<{ wallet: string; account: string }>(
       `SELECT trim_scale(w.balance)::text AS wallet, trim_scale(a.balance)::text AS account FROM wallet_balances w
        JOIN account_balances a ON a.account = 'user:' || w.user_id AND a.currency_id = w.currency_id
-       WHERE w.user_id = $1 AND w.currency_id = 'BTC'`, [user.id]);
+       WHERE w.user_id = $1 AND w.currency_id = 'BTC'`,
+      [user.id],
+    );
     expect(projected.rows[0]).toEqual({ wallet: await balanceOf(env, user.id), account: await balanceOf(env, user.id) });
     const trial = await trialBalance(env);
     expect(Object.values(trial).every((sum) => Number(sum) === 0)).toBe(true);

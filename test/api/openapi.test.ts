@@ -6,7 +6,12 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiPath } from '../../src/http/openapi.js';
 import { createPublicApp } from '../../src/http/public-app.js';
-import { createMemoryLoginStateStore, createMemorySeenNonceStore, googleRoutes, steamRoutes } from '../../src/http/identity-providers/index.js';
+import {
+  createMemoryLoginStateStore,
+  createMemorySeenNonceStore,
+  googleRoutes,
+  steamRoutes,
+} from '../../src/http/identity-providers/index.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { parseEndpointsTable, type EndpointRow, type Field } from '../support/endpoints-table.js';
@@ -28,13 +33,31 @@ beforeAll(async () => {
   const stateStore = createMemoryLoginStateStore();
   const onIdentity = async () => undefined;
   publicApp = createPublicApp({
-    logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, auth: { kit: env.kit, ledger: env.ledger },
+    logger: createLogger({ level: 'silent' }),
+    pool: env.pool,
+    store: env.store,
+    auth: { kit: env.kit, ledger: env.ledger },
     routers: [
-      steamRoutes({ realm: 'http://x.test/', returnTo: 'http://x.test/auth/steam/return', stateStore, seenNonces: createMemorySeenNonceStore(), onIdentity }),
-      googleRoutes({ issuerUrl: 'http://idp.test', clientId: 'c', clientSecret: 's', redirectUri: 'http://x.test/auth/google/callback', stateStore, onIdentity }),
+      steamRoutes({
+        realm: 'http://x.test/',
+        returnTo: 'http://x.test/auth/steam/return',
+        stateStore,
+        seenNonces: createMemorySeenNonceStore(),
+        onIdentity,
+      }),
+      googleRoutes({
+        issuerUrl: 'http://idp.test',
+        clientId: 'c',
+        clientSecret: 's',
+        redirectUri: 'http://x.test/auth/google/callback',
+        stateStore,
+        onIdentity,
+      }),
     ],
   });
-  server = await new Promise<Server>((resolve) => { const s = publicApp.listen(0, () => resolve(s)); });
+  server = await new Promise<Server>((resolve) => {
+    const s = publicApp.listen(0, () => resolve(s));
+  });
   publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   backOffice = (await call(env.adminUrl, 'GET', '/docs/openapi.json')).body;
   publicDoc = (await call(publicUrl, 'GET', '/docs/openapi.json')).body;
@@ -44,8 +67,10 @@ afterAll(async () => {
   await env?.close();
 });
 
-const operations = (doc: Json): Array<{ key: string; op: Json }> => Object.entries(doc.paths as Record<string, Json>)
-  .flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ key: `${m} ${path}`, op: item[m] })));
+const operations = (doc: Json): Array<{ key: string; op: Json }> =>
+  Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ key: `${m} ${path}`, op: item[m] })),
+  );
 
 const deref = (doc: Json, schema: Json): Json => {
   if (schema?.$ref) return deref(doc, doc.components.schemas[(schema.$ref as string).split('/').pop()!]);
@@ -59,13 +84,16 @@ const enumOf = (doc: Json, schema: Json): string[] | undefined => {
 
 /** The express routes an app registers (method and path), walking mounted routers. */
 const expressRoutes = (app: Express): string[] => {
-  const walk = (stack: Json[]): string[] => stack.flatMap((layer) => {
-    if (layer.route) {
-      const paths: string[] = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-      return Object.keys(layer.route.methods as Record<string, boolean>).filter((m) => METHODS.includes(m)).flatMap((m) => paths.map((p) => `${m} ${openApiPath(p)}`));
-    }
-    return layer.handle?.stack ? walk(layer.handle.stack as Json[]) : [];
-  });
+  const walk = (stack: Json[]): string[] =>
+    stack.flatMap((layer) => {
+      if (layer.route) {
+        const paths: string[] = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+        return Object.keys(layer.route.methods as Record<string, boolean>)
+          .filter((m) => METHODS.includes(m))
+          .flatMap((m) => paths.map((p) => `${m} ${openApiPath(p)}`));
+      }
+      return layer.handle?.stack ? walk(layer.handle.stack as Json[]) : [];
+    });
   return walk((app as Json).router.stack as Json[]).filter((key) => !key.split(' ')[1]!.startsWith('/docs'));
 };
 
@@ -96,15 +124,33 @@ describe('GET /docs/openapi.json', () => {
   it('when the back-office registry is compared with the document, then every route is documented and every operation registered', () => {
     const registered = env.registry.map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
     expect(env.registry.filter((r) => !r.docs).map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    expect(operations(backOffice).map((o) => o.key).sort()).toEqual(registered);
+    expect(
+      operations(backOffice)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual(registered);
   });
 
-  it('when the public app\'s routes are compared with the document, then every route is documented and every operation registered', () => {
-    expect(operations(publicDoc).map((o) => o.key).sort()).toEqual([...new Set(expressRoutes(publicApp))].sort());
-    expect(operations(publicDoc).map((o) => o.key)).toEqual(expect.arrayContaining([
-      'post /auth/sign-up', 'post /auth/sign-in', 'post /auth/verify-2fa', 'get /user/me', 'post /auth/refresh',
-      'delete /session/log-out/current', 'get /auth/steam', 'get /auth/steam/return', 'get /auth/google', 'get /auth/google/callback',
-    ]));
+  it("when the public app's routes are compared with the document, then every route is documented and every operation registered", () => {
+    expect(
+      operations(publicDoc)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual([...new Set(expressRoutes(publicApp))].sort());
+    expect(operations(publicDoc).map((o) => o.key)).toEqual(
+      expect.arrayContaining([
+        'post /auth/sign-up',
+        'post /auth/sign-in',
+        'post /auth/verify-2fa',
+        'get /user/me',
+        'post /auth/refresh',
+        'delete /session/log-out/current',
+        'get /auth/steam',
+        'get /auth/steam/return',
+        'get /auth/google',
+        'get /auth/google/callback',
+      ]),
+    );
   });
 
   it('when the interactive page and its assets are requested, then both apps serve them', async () => {
@@ -118,10 +164,10 @@ describe('GET /docs/openapi.json', () => {
   });
 });
 
-describe('GET /docs/openapi.json against the spec\'s Endpoints table', () => {
+describe("GET /docs/openapi.json against the spec's Endpoints table", () => {
   const byKey = (doc: Json) => new Map(operations(doc).map(({ key, op }) => [key, op]));
   const parameter = (op: Json, name: string, where?: string): Json =>
-    (op.parameters as Json[] | undefined ?? []).find((p) => p.name === name && (!where || p.in === where));
+    ((op.parameters as Json[] | undefined) ?? []).find((p) => p.name === name && (!where || p.in === where));
   const bodySchema = (op: Json): Json => deref(backOffice, op.requestBody?.content?.['application/json']?.schema);
 
   it('when the table is parsed, then it has the 58 operations of the back office', () => {
@@ -131,8 +177,18 @@ describe('GET /docs/openapi.json against the spec\'s Endpoints table', () => {
   it('when the documented operations are compared with the table, then exactly its 58 are documented besides the marked additions', () => {
     const table = new Set(TABLE.map((r) => `${r.method} ${r.path}`));
     const ops = operations(backOffice);
-    expect(ops.filter(({ key }) => !table.has(key)).filter(({ op }) => op['x-addition'] !== true).map((o) => o.key)).toEqual([]);
-    expect(ops.filter(({ key }) => table.has(key)).filter(({ op }) => op['x-addition'] === true).map((o) => o.key)).toEqual([]);
+    expect(
+      ops
+        .filter(({ key }) => !table.has(key))
+        .filter(({ op }) => op['x-addition'] !== true)
+        .map((o) => o.key),
+    ).toEqual([]);
+    expect(
+      ops
+        .filter(({ key }) => table.has(key))
+        .filter(({ op }) => op['x-addition'] === true)
+        .map((o) => o.key),
+    ).toEqual([]);
     expect([...table].filter((key) => !ops.some((o) => o.key === key))).toEqual([]);
     expect(ops.filter(({ op }) => op['x-addition'] !== true)).toHaveLength(58);
   });
@@ -180,11 +236,16 @@ describe('GET /docs/openapi.json against the spec\'s Endpoints table', () => {
 
 /** The document with every `description` and `summary` text left out: what callers' code depends on. */
 const contractOf = (doc: Json): Json =>
-  JSON.parse(JSON.stringify(doc, (key, value) => (key === 'description' || key === 'summary') && typeof value === 'string' ? undefined : value));
+  JSON.parse(
+    JSON.stringify(doc, (key, value) => ((key === 'description' || key === 'summary') && typeof value === 'string' ? undefined : value)),
+  );
 
 describe('GET /docs/openapi.json against the published contract', () => {
   const SNAPSHOTS = new URL('../fixtures/openapi/', import.meta.url).pathname;
-  it.each([['back-office', () => backOffice], ['public', () => publicDoc]] as const)(
+  it.each([
+    ['back-office', () => backOffice],
+    ['public', () => publicDoc],
+  ] as const)(
     'when the %s document is generated, then apart from descriptions it is byte-identical to the published one',
     async (name, doc) => {
       const file = `${SNAPSHOTS}${name}.json`;

@@ -26,14 +26,26 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
   let admin: Record<string, string>;
   let seq = 0;
   const uid = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${++seq}`;
-  const internal = (path: string, body: unknown = {}): Promise<Reply> => call(base, 'POST', `/internal${path}`, { headers: { 'x-service-token': TOKEN }, body });
+  const internal = (path: string, body: unknown = {}): Promise<Reply> =>
+    call(base, 'POST', `/internal${path}`, { headers: { 'x-service-token': TOKEN }, body });
   const read = (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
     call(env.adminUrl, method, path, { headers: { ...admin, ...headers }, ...(body === undefined ? {} : { body }) });
   const fund = async (userId: number, amount: string): Promise<string> => {
-    const d = await internal('/deposits', { externalId: uid('ext'), userId, providerId: 'TEST', networkId: 'BTC', currencyId: 'BTC', amount });
+    const d = await internal('/deposits', {
+      externalId: uid('ext'),
+      userId,
+      providerId: 'TEST',
+      networkId: 'BTC',
+      currencyId: 'BTC',
+      amount,
+    });
     if (d.status !== 201) throw new Error(JSON.stringify(d.body));
     const done = await internal(`/deposits/${d.body.id}/complete`, {});
-    expect({ status: done.status, body: done.status === 200 ? undefined : done.body, request: d.status }).toEqual({ status: 200, body: undefined, request: 201 });
+    expect({ status: done.status, body: done.status === 200 ? undefined : done.body, request: d.status }).toEqual({
+      status: 200,
+      body: undefined,
+      request: 201,
+    });
     return d.body.id as string;
   };
 
@@ -47,7 +59,15 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     load = players.map(async (userId) => {
       while (loading) {
         const id = uid('load');
-        const placed = await internal('/bets', { id, userId, roundId: uid('r'), gameId: 1, gameIdentity: GAME, currencyId: 'BTC', amount: '0.01' });
+        const placed = await internal('/bets', {
+          id,
+          userId,
+          roundId: uid('r'),
+          gameId: 1,
+          gameIdentity: GAME,
+          currencyId: 'BTC',
+          amount: '0.01',
+        });
         if (placed.status !== 201) throw new Error(`load bet: ${placed.status}`);
         await internal(`/bets/${id}/settle`, { payout: '0.01' });
         loadCommands += 2;
@@ -60,13 +80,28 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     // default bound (2 s) to reach a command, and the read would answer 'stale'. The stale answer is tested on its own server.
     env = await createAuthEnv('read_your_writes', {}, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
-    const app = createAdminApp({ logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, ledger: env.ledger, internalApiToken: TOKEN });
-    server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+    const app = createAdminApp({
+      logger: createLogger({ level: 'silent' }),
+      pool: env.pool,
+      store: env.store,
+      ledger: env.ledger,
+      internalApiToken: TOKEN,
+    });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, () => resolve(s));
+    });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const short = createAdminApp({
-      logger: createLogger({ level: 'silent' }), pool: env.pool, store: env.store, ledger: env.ledger, auth: env.kit, readConsistencyTimeoutMs: 300,
+      logger: createLogger({ level: 'silent' }),
+      pool: env.pool,
+      store: env.store,
+      ledger: env.ledger,
+      auth: env.kit,
+      readConsistencyTimeoutMs: 300,
     });
-    shortServer = await new Promise<Server>((resolve) => { const s = short.listen(0, () => resolve(s)); });
+    shortServer = await new Promise<Server>((resolve) => {
+      const s = short.listen(0, () => resolve(s));
+    });
     shortBound = `http://127.0.0.1:${(shortServer.address() as AddressInfo).port}`;
     const superadmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
     admin = bearer((await signIn(env, superadmin)).accessToken);
@@ -75,7 +110,11 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
   afterAll(async () => {
     loading = false;
     await Promise.all(load);
-    for (const s of [server, shortServer]) await new Promise((r) => { s.closeAllConnections(); s.close(r); });
+    for (const s of [server, shortServer])
+      await new Promise((r) => {
+        s.closeAllConnections();
+        s.close(r);
+      });
     await env?.close();
   });
 
@@ -105,7 +144,14 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
       return { total: list.body.total, id: list.body.data[0]?.id };
     };
     for (let i = 1; i <= ROUNDS; i += 1) {
-      const requested = await internal('/withdrawals', { userId, currencyId: 'BTC', networkId: 'BTC', providerId: 'TEST', amount: '1', recipientAddress: 'bc1qexample' });
+      const requested = await internal('/withdrawals', {
+        userId,
+        currencyId: 'BTC',
+        networkId: 'BTC',
+        providerId: 'TEST',
+        amount: '1',
+        recipientAddress: 'bc1qexample',
+      });
       expect(requested.status).toBe(201);
       const id = requested.body.id as string;
       expect(await newest('PENDING')).toEqual({ total: 1, id });
@@ -121,7 +167,9 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     await fund(userId, '1000');
     for (let i = 1; i <= ROUNDS; i += 1) {
       const id = uid('bet');
-      expect((await internal('/bets', { id, userId, roundId: uid('r'), gameId: 1, gameIdentity: GAME, currencyId: 'BTC', amount: '1' })).status).toBe(201);
+      expect(
+        (await internal('/bets', { id, userId, roundId: uid('r'), gameId: 1, gameIdentity: GAME, currencyId: 'BTC', amount: '1' })).status,
+      ).toBe(201);
       const settled = await internal(`/bets/${id}/settle`, { payout: '2' });
       expect(settled.status).toBe(200);
       expect(settled.headers.get('x-ledger-position')).toMatch(POSITION);
@@ -159,7 +207,9 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     const given = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}&position=${encodeURIComponent(position)}`);
     expectConsistent(given);
     expect(given.body.total).toBe(1);
-    const byHeader = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, undefined, { 'x-ledger-position': position });
+    const byHeader = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, undefined, {
+      'x-ledger-position': position,
+    });
     expectConsistent(byHeader);
     const optedOut = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}&consistency=none`);
     expect(optedOut.status).toBe(200);
@@ -167,7 +217,9 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     const malformed = await read('GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&position=abc`);
     expect(malformed).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ field: 'query.position' }] } });
     // A position no read model will reach within the bound: answered anyway, marked stale (on a server with a short bound).
-    const far = await call(shortBound, 'GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, { headers: { ...admin, 'x-ledger-position': '99999999999/1' } });
+    const far = await call(shortBound, 'GET', `/deposit?sortBy=CREATED_AT&sortOrder=desc&userId=${userId}`, {
+      headers: { ...admin, 'x-ledger-position': '99999999999/1' },
+    });
     expect(far.status).toBe(200);
     expect(far.headers.get('x-read-consistency')).toBe('stale');
     expect(far.body.total).toBe(1);

@@ -19,20 +19,26 @@ beforeAll(async () => {
   withdrawals.minnow = (await w.withdraw(minnow.id, '0.01')).id;
   await w.caughtUp();
 });
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('short users in back-office records', () => {
   it('when a user has wagered 10,000 USD, then bet rows show VIP level 2 and a small bettor level 0', async () => {
     const reply = await w.get('/bets?sortBy=CREATED_AT&sortOrder=asc');
     expect(reply.status).toBe(200);
-    const levels = Object.fromEntries(reply.body.data.map((b: { userId: number; user: { vipLevel: number } }) => [b.userId, b.user.vipLevel]));
+    const levels = Object.fromEntries(
+      reply.body.data.map((b: { userId: number; user: { vipLevel: number } }) => [b.userId, b.user.vipLevel]),
+    );
     expect(levels).toEqual({ [whale.id]: 2, [minnow.id]: 0 });
   });
 
   it('when a VIP user withdraws, then the list and the approve answer show them at their VIP level', async () => {
     const reply = await w.get('/withdraw?sortBy=CREATED_AT&sortOrder=asc');
     expect(reply.status).toBe(200);
-    const levels = Object.fromEntries(reply.body.data.map((x: { userId: number; user: { vipLevel: number } }) => [x.userId, x.user.vipLevel]));
+    const levels = Object.fromEntries(
+      reply.body.data.map((x: { userId: number; user: { vipLevel: number } }) => [x.userId, x.user.vipLevel]),
+    );
     expect(levels).toEqual({ [whale.id]: 2, [minnow.id]: 0 });
     const approved = await w.post('/withdraw/approve', { id: withdrawals.whale });
     expect(approved.status).toBe(201);

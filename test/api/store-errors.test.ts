@@ -26,7 +26,7 @@ describe('event store failures at the HTTP edge', () => {
   });
   afterAll(() => close());
 
-  it('when the store refuses one command\'s data, then that caller gets 400 UNSTORABLE_VALUE without the store\'s message', async () => {
+  it("when the store refuses one command's data, then that caller gets 400 UNSTORABLE_VALUE without the store's message", async () => {
     const res = await fetch(`${base}/refused`);
     expect(res.status).toBe(400);
     const body = await res.json();

@@ -9,11 +9,15 @@ beforeAll(async () => {
   w = await createListsEnv('users_admin');
   editor = await w.tokenFor({ roles: ['User', 'Admin'], permissions: ['user.edit', 'user.view'] });
 }, 60_000);
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
-const patch = (path: string, body?: unknown, as = editor) => call(w.env.adminUrl, 'PATCH', path, { headers: bearer(as), ...(body === undefined ? {} : { body }) });
+const patch = (path: string, body?: unknown, as = editor) =>
+  call(w.env.adminUrl, 'PATCH', path, { headers: bearer(as), ...(body === undefined ? {} : { body }) });
 const view = async (id: number) => (await w.get(`/user/${id}`)).body;
-const eventsOf = async (id: number) => (await w.env.store.readStream(`user-${id}`)).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
+const eventsOf = async (id: number) =>
+  (await w.env.store.readStream(`user-${id}`)).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
 /** User events do not move the ledger: a tiny deposit afterwards gives the projector a position to catch up to. */
 const synced = async () => {
   const someone = await w.env.makeUser();
@@ -29,17 +33,36 @@ describe('GET /user/:id', () => {
     await w.caughtUp();
     const body = await view(user.id);
     expect(body).toMatchObject({
-      id: user.id, username: user.username, email: user.email, exp: '1000', vipLevel: 1, mfaSecret: null, kyc: null, roles: [{ role: 'User', userId: user.id }],
-      permissions: [], notes: [], avatar: DEFAULT_AVATAR_URL, isBanned: false, canUseChat: true,
-      usdBalance: { total: '600' }, statsUsd: { totalWagered: '1000', totalPayouts: '400', ggr: '600', totalLoss: '600', ltv: '1200', totalBets: 1 },
+      id: user.id,
+      username: user.username,
+      email: user.email,
+      exp: '1000',
+      vipLevel: 1,
+      mfaSecret: null,
+      kyc: null,
+      roles: [{ role: 'User', userId: user.id }],
+      permissions: [],
+      notes: [],
+      avatar: DEFAULT_AVATAR_URL,
+      isBanned: false,
+      canUseChat: true,
+      usdBalance: { total: '600' },
+      statsUsd: { totalWagered: '1000', totalPayouts: '400', ggr: '600', totalLoss: '600', ltv: '1200', totalBets: 1 },
     });
   });
 
   it('when users signed up through Steam and Google, then gamePlatformId and identityProviderEmail show, live and in the list', async () => {
     const signUp = async (identity: { provider: 'steam' | 'google'; subject: string; email: string | null }) => {
       const created = await w.env.users.register({
-        email: null, username: null, passwordHash: null, country: null, referrerCode: null, marketingOptIn: false, provider: identity.provider,
-        registration: { ip: null, userAgent: null, country: null, referrer: null }, identity,
+        email: null,
+        username: null,
+        passwordHash: null,
+        country: null,
+        referrerCode: null,
+        marketingOptIn: false,
+        provider: identity.provider,
+        registration: { ip: null, userAgent: null, country: null, referrer: null },
+        identity,
       });
       if (created._tag === 'Left') throw new Error(created.left._tag);
       return created.right.userId;
@@ -65,13 +88,32 @@ describe('PATCH /user/:id', () => {
     const user = await w.env.makeUser();
     const link = 'https://steamcommunity.com/tradeoffer/new/?partner=123456&token=aB3_-xYz';
     const reply = await patch(`/user/${user.id}`, {
-      username: 'Renamed1', isStaff: true, isVideoCreator: true, customMinAffiliateLevel: 3, isTest: true, isStreamer: true, canUseChat: false,
-      isPrivate: true, isStreamerMode: true, isEmailNotificationsEnabled: false, gamePlatformTradeLink: link,
+      username: 'Renamed1',
+      isStaff: true,
+      isVideoCreator: true,
+      customMinAffiliateLevel: 3,
+      isTest: true,
+      isStreamer: true,
+      canUseChat: false,
+      isPrivate: true,
+      isStreamerMode: true,
+      isEmailNotificationsEnabled: false,
+      gamePlatformTradeLink: link,
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
-      id: user.id, username: 'Renamed1', isStaff: true, isVideoCreator: true, customMinAffiliateLevel: 3, isTest: true, isStreamer: true,
-      canUseChat: false, isPrivate: true, isStreamerMode: true, isEmailNotificationsEnabled: false, gamePlatformTradeLink: link,
+      id: user.id,
+      username: 'Renamed1',
+      isStaff: true,
+      isVideoCreator: true,
+      customMinAffiliateLevel: 3,
+      isTest: true,
+      isStreamer: true,
+      canUseChat: false,
+      isPrivate: true,
+      isStreamerMode: true,
+      isEmailNotificationsEnabled: false,
+      gamePlatformTradeLink: link,
     });
     const events = await eventsOf(user.id);
     const adminUserId = events.find((e) => e.type === 'ProfileUpdated')?.data.adminUserId;
@@ -82,7 +124,12 @@ describe('PATCH /user/:id', () => {
     expect(await w.env.users.idByKey('username', user.username!)).toBeUndefined();
     await synced();
     const listed = await w.get('/user/all?sortBy=id&sortOrder=asc&search=renamed1');
-    expect(listed.body.data[0]).toMatchObject({ username: 'Renamed1', isStaff: true, gamePlatformTradeLink: link, customMinAffiliateLevel: 3 });
+    expect(listed.body.data[0]).toMatchObject({
+      username: 'Renamed1',
+      isStaff: true,
+      gamePlatformTradeLink: link,
+      customMinAffiliateLevel: 3,
+    });
   });
 
   it('when the username is taken by another user in another case, then 409 and nothing changed', async () => {
@@ -121,7 +168,7 @@ describe('PATCH /user/:id', () => {
 });
 
 describe('PATCH /user/:id/avatar/reset', () => {
-  it('when an Admin resets a user\'s avatar, then 200 with the default avatar URL, recorded with the acting admin', async () => {
+  it("when an Admin resets a user's avatar, then 200 with the default avatar URL, recorded with the acting admin", async () => {
     const user = await w.env.makeUser();
     await w.env.users.execute(user.id, { type: 'UpdateProfile', data: { changes: { avatar: 'https://cdn.test/me.png' } } }, null);
     expect((await view(user.id)).avatar).toBe('https://cdn.test/me.png');
@@ -141,12 +188,25 @@ describe('PATCH /user/:id/avatar/reset', () => {
 
 describe('POST /user/admin-user', () => {
   it('when a SuperAdmin creates an admin, then 201 with role Admin and the permissions, and the admin can sign in', async () => {
-    const reply = await w.post('/user/admin-user', { username: 'NewAdmin1', password: 'a long admin password 7', permissions: ['user.view', 'deposits.view'], email: 'newadmin1@example.test' });
+    const reply = await w.post('/user/admin-user', {
+      username: 'NewAdmin1',
+      password: 'a long admin password 7',
+      permissions: ['user.view', 'deposits.view'],
+      email: 'newadmin1@example.test',
+    });
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ username: 'NewAdmin1', email: 'newadmin1@example.test', permissions: ['user.view', 'deposits.view'], mfaSecret: null });
+    expect(reply.body).toMatchObject({
+      username: 'NewAdmin1',
+      email: 'newadmin1@example.test',
+      permissions: ['user.view', 'deposits.view'],
+      mfaSecret: null,
+    });
     expect(reply.body.roles.map((r: { role: string }) => r.role)).toEqual(['User', 'Admin']);
     expect((await eventsOf(reply.body.id))[0]?.data.adminUserId).toBe(w.superadmin.id);
-    const signedIn = await call(w.env.publicUrl, 'POST', '/auth/sign-in', { body: { email: 'newadmin1@example.test', password: 'a long admin password 7' }, headers: { 'x-captcha-token': GOOD_CAPTCHA } });
+    const signedIn = await call(w.env.publicUrl, 'POST', '/auth/sign-in', {
+      body: { email: 'newadmin1@example.test', password: 'a long admin password 7' },
+      headers: { 'x-captcha-token': GOOD_CAPTCHA },
+    });
     expect(signedIn.status).toBe(200);
     const token = signedIn.cookies.access_token!.value;
     expect((await w.get(`/user/${reply.body.id}`, token)).status).toBe(200);
@@ -160,7 +220,9 @@ describe('POST /user/admin-user', () => {
 
   it('when the username is taken, then 409 AUTH_USER_EXISTS', async () => {
     await w.env.makeUser({ username: 'DupAdmin1' });
-    expect((await w.post('/user/admin-user', { username: 'dupadmin1', password: 'a long admin password 7', permissions: [] })).body.code).toBe('AUTH_USER_EXISTS');
+    expect(
+      (await w.post('/user/admin-user', { username: 'dupadmin1', password: 'a long admin password 7', permissions: [] })).body.code,
+    ).toBe('AUTH_USER_EXISTS');
   });
 
   it.each([
@@ -182,14 +244,25 @@ describe('POST /user/admin-user', () => {
 
 describe('GET /user/get-admins-with-roles and GET /user/get-all-roles-with-users', () => {
   it('when admins exist, then the admins list them with roles and permissions, and the roles list counts every role', async () => {
-    const created = await w.post('/user/admin-user', { username: 'ListedAdm1', password: 'a long admin password 7', permissions: ['tip.view'] });
+    const created = await w.post('/user/admin-user', {
+      username: 'ListedAdm1',
+      password: 'a long admin password 7',
+      permissions: ['tip.view'],
+    });
     await synced();
     const admins = await w.get('/user/get-admins-with-roles');
     expect(admins.status).toBe(200);
     const listed = admins.body.find((a: { id: number }) => a.id === created.body.id);
     expect(listed).toEqual({
-      id: created.body.id, username: 'ListedAdm1', email: null, isBanned: false, permissions: ['tip.view'],
-      roles: [{ role: 'User', userId: created.body.id }, { role: 'Admin', userId: created.body.id }],
+      id: created.body.id,
+      username: 'ListedAdm1',
+      email: null,
+      isBanned: false,
+      permissions: ['tip.view'],
+      roles: [
+        { role: 'User', userId: created.body.id },
+        { role: 'Admin', userId: created.body.id },
+      ],
     });
     expect(admins.body.map((a: { id: number }) => a.id)).toContain(w.superadmin.id);
     expect(admins.body.every((a: { roles: { role: string }[] }) => a.roles.some((r) => r.role !== 'User'))).toBe(true);

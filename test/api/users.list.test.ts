@@ -18,7 +18,7 @@ beforeAll(async () => {
   w = await createListsEnv('users_list');
   const names = { A: 'lstZed', B: 'lstYan', C: 'lstXia', D: 'lstwes', E: 'lstVic' } as const;
   for (const key of ['A', 'B', 'C', 'D', 'E'] as const) u[key] = await w.env.makeUser({ username: names[key] });
-  cCreatedAt = (await w.env.users.load(u.C.id) as { createdAt: string }).createdAt;
+  cCreatedAt = ((await w.env.users.load(u.C.id)) as { createdAt: string }).createdAt;
   await w.env.users.execute(u.D.id, { type: 'BanUser', data: { reason: 'fraud' } }, w.superadmin.id);
   await w.env.users.execute(u.D.id, { type: 'GrantRole', data: { role: 'Admin' } }, w.superadmin.id);
   await w.env.users.execute(u.D.id, { type: 'GrantPermission', data: { permission: 'user.view' } }, w.superadmin.id);
@@ -38,7 +38,9 @@ beforeAll(async () => {
   await signIn(w.env, u.B);
   await signIn(w.env, u.C);
 }, 60_000);
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 const ids = (body: { data: { id: number }[] }) => body.data.map((x) => x.id);
 const order = (...keys: (keyof typeof u)[]) => keys.map((k) => u[k].id);
@@ -55,11 +57,34 @@ describe('GET /user/all', () => {
     expect(ids(body)).toEqual(order('A', 'B', 'C', 'D', 'E'));
     const a = body.data[0];
     expect(a).toMatchObject({
-      id: u.A.id, username: 'lstZed', email: u.A.email, exp: '1500', vipLevel: 1, mfaSecret: null, kyc: null, isBanned: false, banReason: null,
-      isPrivate: false, isStaff: false, canUseChat: true, isTest: false, isBot: false, customMinAffiliateLevel: 0, gamePlatformId: null,
-      gamePlatformTradeLink: null, identityProviderEmail: null, emailVerified: false, lastLoginAt: null, affiliateCodeId: null,
-      isEmailNotificationsEnabled: true, isStreamer: false, isStreamerMode: false, isVideoCreator: false, notes: [],
-      permissions: [], roles: [],
+      id: u.A.id,
+      username: 'lstZed',
+      email: u.A.email,
+      exp: '1500',
+      vipLevel: 1,
+      mfaSecret: null,
+      kyc: null,
+      isBanned: false,
+      banReason: null,
+      isPrivate: false,
+      isStaff: false,
+      canUseChat: true,
+      isTest: false,
+      isBot: false,
+      customMinAffiliateLevel: 0,
+      gamePlatformId: null,
+      gamePlatformTradeLink: null,
+      identityProviderEmail: null,
+      emailVerified: false,
+      lastLoginAt: null,
+      affiliateCodeId: null,
+      isEmailNotificationsEnabled: true,
+      isStreamer: false,
+      isStreamerMode: false,
+      isVideoCreator: false,
+      notes: [],
+      permissions: [],
+      roles: [],
     });
     expect(typeof a.avatar).toBe('string');
     expect(a.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -78,10 +103,13 @@ describe('GET /user/all', () => {
     ['ltv', ['D', 'B', 'E', 'A', 'C'], ['C', 'A', 'E', 'B', 'D']],
     ['balance', ['D', 'B', 'A', 'E', 'C'], ['C', 'E', 'A', 'B', 'D']],
     ['lastLoginAt', ['B', 'C', 'A', 'D', 'E'], ['C', 'B', 'E', 'D', 'A']],
-  ] as const)('when sorted by %s, then ascending and descending orders are exact (ties by id, missing values last)', async (sortBy, asc, desc) => {
-    expect(ids(await list(`sortBy=${sortBy}&sortOrder=asc`))).toEqual(order(...asc));
-    expect(ids(await list(`sortBy=${sortBy}&sortOrder=desc`))).toEqual(order(...desc));
-  });
+  ] as const)(
+    'when sorted by %s, then ascending and descending orders are exact (ties by id, missing values last)',
+    async (sortBy, asc, desc) => {
+      expect(ids(await list(`sortBy=${sortBy}&sortOrder=asc`))).toEqual(order(...asc));
+      expect(ids(await list(`sortBy=${sortBy}&sortOrder=desc`))).toEqual(order(...desc));
+    },
+  );
 
   it('when sorted by email, then the order is the case-insensitive order of the e-mails', async () => {
     const expected = (Object.keys(u) as (keyof typeof u)[]).sort((x, y) => (u[x].email.toLowerCase() < u[y].email.toLowerCase() ? -1 : 1));
@@ -106,7 +134,9 @@ describe('GET /user/all', () => {
   });
 
   it('when filtered by createdAt, then users created from that time on', async () => {
-    expect(ids(await list(`sortBy=id&sortOrder=asc&where[createdAt][gte]=${encodeURIComponent(cCreatedAt)}`))).toEqual(order('C', 'D', 'E'));
+    expect(ids(await list(`sortBy=id&sortOrder=asc&where[createdAt][gte]=${encodeURIComponent(cCreatedAt)}`))).toEqual(
+      order('C', 'D', 'E'),
+    );
   });
 
   it('when searching by a username part in another case, an e-mail or an id, then those users', async () => {
@@ -118,14 +148,31 @@ describe('GET /user/all', () => {
   });
 
   it('when the flags ask for permissions, roles, balance and USD stats and refuse notes, then exactly those fields come along', async () => {
-    const body = await list('sortBy=id&sortOrder=asc&withPermissions=true&withRoles=true&withNotes=false&withBalance=true&withStatsUsd=true');
+    const body = await list(
+      'sortBy=id&sortOrder=asc&withPermissions=true&withRoles=true&withNotes=false&withBalance=true&withStatsUsd=true',
+    );
     const [a, , c, d, e] = body.data;
-    expect(d).toMatchObject({ permissions: ['user.view'], roles: [{ role: 'User', userId: u.D.id }, { role: 'Admin', userId: u.D.id }], isBanned: true, banReason: 'fraud' });
+    expect(d).toMatchObject({
+      permissions: ['user.view'],
+      roles: [
+        { role: 'User', userId: u.D.id },
+        { role: 'Admin', userId: u.D.id },
+      ],
+      isBanned: true,
+      banReason: 'fraud',
+    });
     expect(a).not.toHaveProperty('notes');
     expect(a.usdBalance).toEqual({ total: '500', currencies: [{ currencyId: 'DBC', balance: '500', usdBalance: '500' }] });
     expect(e.usdBalance.total).toBe('1200');
     expect(c.statsUsd).toMatchObject({
-      totalWagered: '12000', totalPayouts: '2000', totalDeposits: '20000', totalWithdraws: '0', ltv: '20000', ggr: '10000', totalLoss: '10000', totalBets: 1,
+      totalWagered: '12000',
+      totalPayouts: '2000',
+      totalDeposits: '20000',
+      totalWithdraws: '0',
+      ltv: '20000',
+      ggr: '10000',
+      totalLoss: '10000',
+      totalBets: 1,
     });
     expect(c.statsUsd.firstDepositAt).toMatch(/^\d{4}-/);
     expect(d.statsUsd).toMatchObject({ totalWagered: '0', totalBets: 0, firstDepositAt: null, lastWageredAt: null });
@@ -166,7 +213,13 @@ describe('GET /user/all', () => {
 
 describe('POST /user/all', () => {
   it('when the same fields come as a JSON body, then 201 with the same page', async () => {
-    const reply = await w.post('/user/all', { sortBy: 'ltv', sortOrder: 'desc', search: 'lst', withStatsUsd: true, where: { statsUsd: { ltv: { gte: '100' } } } });
+    const reply = await w.post('/user/all', {
+      sortBy: 'ltv',
+      sortOrder: 'desc',
+      search: 'lst',
+      withStatsUsd: true,
+      where: { statsUsd: { ltv: { gte: '100' } } },
+    });
     expect(reply.status).toBe(201);
     expect(ids(reply.body)).toEqual(order('C', 'A', 'E', 'B'));
     expect(reply.body.data[0].statsUsd.ltv).toBe('20000');

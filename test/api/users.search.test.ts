@@ -16,7 +16,9 @@ beforeAll(async () => {
   plainAdminToken = (await signIn(w.env, plain)).accessToken;
   await w.caughtUp();
 }, 60_000);
-afterAll(async () => { await w.env.close(); });
+afterAll(async () => {
+  await w.env.close();
+});
 
 const search = (token: string, query: string) => call(w.env.adminUrl, 'GET', `/user/search?${query}`, { headers: bearer(token) });
 
@@ -25,7 +27,16 @@ describe('GET /user/search (Admin with user.view)', () => {
     const reply = await search(viewerToken, 'search=SRCHa');
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ page: 1, take: 20, total: 1, totalPages: 1 });
-    expect(reply.body.data).toEqual([{ id: ids.srchAlpha, username: 'srchAlpha', email: expect.stringContaining('@'), isBanned: false, roles: ['User'], createdAt: expect.any(String) }]);
+    expect(reply.body.data).toEqual([
+      {
+        id: ids.srchAlpha,
+        username: 'srchAlpha',
+        email: expect.stringContaining('@'),
+        isBanned: false,
+        roles: ['User'],
+        createdAt: expect.any(String),
+      },
+    ]);
     const all = await search(viewerToken, 'search=srch');
     expect(all.body.data.map((u: { id: number }) => u.id)).toEqual([ids.srch_x, ids.srchBeta, ids.srchAlpha]);
   });

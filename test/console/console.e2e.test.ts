@@ -11,7 +11,10 @@ import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.j
 
 /** Sign-in over HTTP with the local captcha bypass (this env runs as APP_ENV=local, the default configuration). */
 const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
-  const reply = await call(base, 'POST', '/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'x-captcha-token': BYPASS } });
+  const reply = await call(base, 'POST', '/auth/sign-in', {
+    body: { email: user.email, password: user.password },
+    headers: { 'x-captcha-token': BYPASS },
+  });
   if (reply.status !== 200) throw new Error(`sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return { accessToken: reply.cookies.access_token?.value ?? '', refreshToken: reply.cookies.refresh_token?.value ?? '' };
 };
@@ -53,7 +56,11 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
   };
   /** The command form titled `name` on the page. */
   const form = (page: Page, name: string) => page.getByRole('region', { name });
-  const confirm = (page: Page) => page.getByRole('dialog').getByRole('button', { name: /Confirm|Reject/ }).click();
+  const confirm = (page: Page) =>
+    page
+      .getByRole('dialog')
+      .getByRole('button', { name: /Confirm|Reject/ })
+      .click();
   const chooseCurrency = async (page: Page, formName: string, currency: string) => {
     await form(page, formName).getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: currency, exact: true }).click();
@@ -62,9 +69,14 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
   beforeAll(async () => {
     ensureConsoleBuilt();
     // APP_ENV=local: the console passes the captcha with the local bypass token, as with the default configuration.
-    env = await createAuthEnv('console', {
-      captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' }, secureCookies: false,
-    }, { readConsistencyTimeoutMs: 20_000 }); // the tests check what a consistent read shows after an action, not how soon
+    env = await createAuthEnv(
+      'console',
+      {
+        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+        secureCookies: false,
+      },
+      { readConsistencyTimeoutMs: 20_000 },
+    ); // the tests check what a consistent read shows after an action, not how soon
     env.startProjector();
     base = env.adminUrl;
     browser = await launchChromium();
@@ -83,7 +95,14 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const setup = await call(env.publicUrl, 'POST', '/auth/mfa/setup', { headers: bearer(accessToken) });
     const secret = setup.body.secret as string;
     const now = Math.floor(Date.now() / 1000);
-    expect((await call(env.publicUrl, 'POST', '/auth/mfa/enable', { headers: bearer(accessToken), body: { code: await generate({ secret, epoch: now - 30 }) } })).status).toBe(200);
+    expect(
+      (
+        await call(env.publicUrl, 'POST', '/auth/mfa/enable', {
+          headers: bearer(accessToken),
+          body: { code: await generate({ secret, epoch: now - 30 }) },
+        })
+      ).status,
+    ).toBe(200);
 
     superPage = await newPage();
     await superPage.goto('/admin/');
@@ -121,15 +140,16 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await confirm(page);
     await row(second.withdrawal.id).waitFor({ state: 'detached' });
     expect(await balanceOf(env, second.user.id)).toBe('10');
-    const states = await call(env.adminUrl, 'GET', `/withdraw?page=1&take=20&sortBy=CREATED_AT&sortOrder=asc&userId=${first.user.id}`,
-      { headers: bearer((await signIn(env, (await env.makeUser({ roles: ['User', 'SuperAdmin'] })))).accessToken) });
+    const states = await call(env.adminUrl, 'GET', `/withdraw?page=1&take=20&sortBy=CREATED_AT&sortOrder=asc&userId=${first.user.id}`, {
+      headers: bearer((await signIn(env, await env.makeUser({ roles: ['User', 'SuperAdmin'] }))).accessToken),
+    });
     expect(states.body.data[0].status).not.toBe('PENDING');
 
     const third = await pendingWithdrawal(env, '0.75');
     await row(third.withdrawal.id).waitFor();
   });
 
-  it('when a tip is sent from the user page, then the recipient\'s balance on that page changes to the new exact amount', async () => {
+  it("when a tip is sent from the user page, then the recipient's balance on that page changes to the new exact amount", async () => {
     const user = await fundedUser(env, '10', 'DBC');
     const page = superPage;
     await page.goto(`/admin/#/users/${user.id}/show`);
@@ -160,12 +180,16 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByRole('table', { name: 'Balances' }).getByText(`${amount} ETH`, { exact: true }).waitFor();
     expect(await balanceOf(env, user.id, 'ETH')).toBe(amount);
     await page.goto(`/admin/#/admin-tips`);
-    await page.getByRole('row').filter({ hasText: String(user.username) }).getByText(`${amount} ETH`, { exact: true }).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: String(user.username) })
+      .getByText(`${amount} ETH`, { exact: true })
+      .waitFor();
     await expectAccessible(page, 'admin-tips');
     await shoot(page, 'admin-tips');
   });
 
-  it('when a user is banned from the console, then the page says so and the user\'s session no longer works', async () => {
+  it("when a user is banned from the console, then the page says so and the user's session no longer works", async () => {
     const user = await env.makeUser();
     const { accessToken } = await signIn(env, user);
     expect((await call(env.publicUrl, 'GET', '/user/me', { headers: bearer(accessToken) })).status).toBe(200);
@@ -205,7 +229,10 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await signInPassword(page, support);
     await page.getByRole('menuitem', { name: 'Users' }).click();
     await page.getByLabel('Search name, e-mail or id').fill(String(target.username).slice(0, 8).toUpperCase());
-    await page.getByRole('row').filter({ hasText: String(target.username) }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: String(target.username) })
+      .click();
     await page.getByRole('heading', { name: new RegExp(String(target.username)) }).waitFor();
     expect(await page.getByRole('region', { name: 'Set balance' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
@@ -217,10 +244,15 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await signInPassword(page, admin);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     const refreshes: number[] = [];
-    page.on('response', (r) => { if (r.url().endsWith('/admin/auth/refresh')) refreshes.push(r.status()); });
+    page.on('response', (r) => {
+      if (r.url().endsWith('/admin/auth/refresh')) refreshes.push(r.status());
+    });
     await page.context().clearCookies({ name: 'access_token' });
     await page.getByRole('menuitem', { name: 'Withdrawals' }).click();
-    await page.getByText(/^(No Withdrawals found.*|Requested)$/).first().waitFor();
+    await page
+      .getByText(/^(No Withdrawals found.*|Requested)$/)
+      .first()
+      .waitFor();
     expect(refreshes).toContain(200);
     const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
     expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(200);
@@ -231,7 +263,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     expect((await call(env.adminUrl, 'GET', '/admin/session', { cookies })).status).toBe(401);
   });
 
-  it('when a User without a back-office role signs in, then the sign-in page shows the API\'s 403 and no session stays', async () => {
+  it("when a User without a back-office role signs in, then the sign-in page shows the API's 403 and no session stays", async () => {
     const user = await env.makeUser();
     const page = await newPage();
     await signInPassword(page, user);
@@ -245,28 +277,86 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const funded = await fundedUser(env, '3.5');
     const screens: [string, string, () => Promise<unknown>][] = [
       ['users', '/admin/#/users', () => page.getByRole('columnheader', { name: 'Username' }).waitFor()],
-      ['deposits', '/admin/#/deposits', () => page.getByText(/^(No .+ found|Confirmed at)$/).first().waitFor()],
-      ['bets', '/admin/#/bets', () => page.getByText(/^(No .+ found|Multiplier)$/).first().waitFor()],
-      ['accounting', '/admin/#/transactions', () => page.getByText(/^(No .+ found|Before)$/).first().waitFor()],
-      ['ledger', '/admin/#/ledger', async () => {
-        await page.getByLabel('User id').fill(String(funded.id));
-        await page.getByRole('button', { name: 'Replay' }).click();
-        await page.getByRole('table', { name: 'Balances at the point' }).getByText('3.5 BTC', { exact: true }).waitFor();
-        await page.getByRole('button', { name: 'Export' }).click();
-        await page.getByLabel('Export manifest').getByText(/"sha256": "[0-9a-f]{64}"/).waitFor();
-      }],
-      ['leaderboards', '/admin/#/leaderboards', () => page.getByText(/^(No .+ found|Start date)$/).first().waitFor()],
-      ['schedules', '/admin/#/schedules', () => page.getByText(/^(No .+ found|Enabled)$/).first().waitFor()],
+      [
+        'deposits',
+        '/admin/#/deposits',
+        () =>
+          page
+            .getByText(/^(No .+ found|Confirmed at)$/)
+            .first()
+            .waitFor(),
+      ],
+      [
+        'bets',
+        '/admin/#/bets',
+        () =>
+          page
+            .getByText(/^(No .+ found|Multiplier)$/)
+            .first()
+            .waitFor(),
+      ],
+      [
+        'accounting',
+        '/admin/#/transactions',
+        () =>
+          page
+            .getByText(/^(No .+ found|Before)$/)
+            .first()
+            .waitFor(),
+      ],
+      [
+        'ledger',
+        '/admin/#/ledger',
+        async () => {
+          await page.getByLabel('User id').fill(String(funded.id));
+          await page.getByRole('button', { name: 'Replay' }).click();
+          await page.getByRole('table', { name: 'Balances at the point' }).getByText('3.5 BTC', { exact: true }).waitFor();
+          await page.getByRole('button', { name: 'Export' }).click();
+          await page
+            .getByLabel('Export manifest')
+            .getByText(/"sha256": "[0-9a-f]{64}"/)
+            .waitFor();
+        },
+      ],
+      [
+        'leaderboards',
+        '/admin/#/leaderboards',
+        () =>
+          page
+            .getByText(/^(No .+ found|Start date)$/)
+            .first()
+            .waitFor(),
+      ],
+      [
+        'schedules',
+        '/admin/#/schedules',
+        () =>
+          page
+            .getByText(/^(No .+ found|Enabled)$/)
+            .first()
+            .waitFor(),
+      ],
       ['faq', '/admin/#/faq', () => page.getByRole('region', { name: 'New FAQ' }).waitFor()],
       ['config', '/admin/#/config', () => page.getByRole('heading', { name: 'Site configuration', level: 1 }).waitFor()],
       ['chat', '/admin/#/chat', () => page.getByRole('region', { name: 'Delete a message' }).waitFor()],
-      ['audit', '/admin/#/admin-audit', () => page.getByText(/^(No .+ found|Action)$/).first().waitFor()],
+      [
+        'audit',
+        '/admin/#/admin-audit',
+        () =>
+          page
+            .getByText(/^(No .+ found|Action)$/)
+            .first()
+            .waitFor(),
+      ],
       ['profile', '/admin/#/profile', () => page.getByText('Every permission (SuperAdmin).').waitFor()],
     ];
     const failures: string[] = [];
     for (const [name, url, ready] of screens) {
       await page.goto(url);
-      await ready().catch(async (e: unknown) => { console.log(`screen ${name} did not render; its text:`, await page.locator('body').innerText()); throw e; });
+      await ready().catch(async (e: unknown) => {
+        console.log(`screen ${name} did not render; its text:`, await page.locator('body').innerText());
+        throw e;
+      });
       const violations = await seriousViolations(page);
       if (violations.length > 0) failures.push(`${name}: ${JSON.stringify(violations)}`);
       await shoot(page, name);

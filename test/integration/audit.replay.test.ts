@@ -20,16 +20,24 @@ beforeAll(async () => {
   env = await createLedgerEnv('audit_replay');
   await playScenario(env.ledger, { alice: ALICE, bob: BOB });
   // Recorded times under the test's control: event k (in global order) at minute k.
-  await env.pool.query(`UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
+  await env.pool.query(
+    `UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
     FROM (SELECT global_position, row_number() OVER (ORDER BY transaction_id, global_position) - 1 AS k FROM events) r
-    WHERE r.global_position = e.global_position`, [minute(0)]);
-  const { rows } = await env.pool.query<Row>(`SELECT transaction_id::text || '/' || global_position AS position, stream_id, stream_revision::text AS revision, type,
+    WHERE r.global_position = e.global_position`,
+    [minute(0)],
+  );
+  const { rows } = await env.pool.query<Row>(
+    `SELECT transaction_id::text || '/' || global_position AS position, stream_id, stream_revision::text AS revision, type,
       (extract(epoch FROM created_at - $1::timestamptz) / 60)::int AS minute
-    FROM events WHERE stream_id = $2 ORDER BY stream_revision`, [minute(0), `wallet-${ALICE}`]);
+    FROM events WHERE stream_id = $2 ORDER BY stream_revision`,
+    [minute(0), `wallet-${ALICE}`],
+  );
   alice = rows;
   await untilVisible(env.store, env.pool);
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 describe('replay of one wallet at a point in time', () => {
   it('when replayed at a time between the first payout and the next bet, then the balance is the one known after the payout, with the movements that led there', async () => {
@@ -55,17 +63,30 @@ describe('replay of one wallet at a point in time', () => {
     if ('error' in p) throw new Error(p.error);
     const replay = await replayUser({ store: env.store }, ALICE, p);
     expect(replay.balances).toEqual([{ currencyId: 'BTC', amount: '2' }]);
-    expect(replay.movements.map((m) => [m.type, m.amount, m.balance]).slice(-2)).toEqual([['BetPlaced', '-0.2', '1.8'], ['BetRolledBack', '0.2', '2']]);
+    expect(replay.movements.map((m) => [m.type, m.amount, m.balance]).slice(-2)).toEqual([
+      ['BetPlaced', '-0.2', '1.8'],
+      ['BetRolledBack', '0.2', '2'],
+    ]);
     expect(replay.position).toBe(rollback.position);
   });
 
   it('when replayed now, then every currency ends where the commands left it, each movement carrying its running balance', async () => {
     const replay = await replayUser({ store: env.store }, ALICE);
-    expect(replay.balances).toEqual([{ currencyId: 'BTC', amount: '1.7' }, { currencyId: 'USDT', amount: '69.5' }]);
+    expect(replay.balances).toEqual([
+      { currencyId: 'BTC', amount: '1.7' },
+      { currencyId: 'USDT', amount: '69.5' },
+    ]);
     expect(replay.movements.map((m) => [m.type, m.amount, m.balance])).toEqual([
-      ['DepositCompleted', '1.5', '1.5'], ['BetPlaced', '-0.5', '1'], ['BetSettled', '1', '2'], ['BetPlaced', '-0.2', '1.8'],
-      ['BetRolledBack', '0.2', '2'], ['WithdrawalRequested', '-0.3', '1.7'], ['WithdrawalRequested', '-0.1', '1.6'],
-      ['WithdrawalRejected', '0.1', '1.7'], ['AdminTipCredited', '100', '100'], ['AdminTipDeducted', '-30.5', '69.5'],
+      ['DepositCompleted', '1.5', '1.5'],
+      ['BetPlaced', '-0.5', '1'],
+      ['BetSettled', '1', '2'],
+      ['BetPlaced', '-0.2', '1.8'],
+      ['BetRolledBack', '0.2', '2'],
+      ['WithdrawalRequested', '-0.3', '1.7'],
+      ['WithdrawalRequested', '-0.1', '1.6'],
+      ['WithdrawalRejected', '0.1', '1.7'],
+      ['AdminTipCredited', '100', '100'],
+      ['AdminTipDeducted', '-30.5', '69.5'],
     ]);
     expect(replay.events).toBe(alice.length);
     expect(replay.at).toBeNull();
@@ -74,13 +95,24 @@ describe('replay of one wallet at a point in time', () => {
   it('when a later event carries an earlier recorded time (concurrent commits), then a replay by time includes it: the time is a filter, not a stop', async () => {
     const settled = find('BetSettled');
     const secondBet = find('BetPlaced', 1);
-    await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [minute(settled.minute - 1), `wallet-${ALICE}`, secondBet.revision]);
+    await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [
+      minute(settled.minute - 1),
+      `wallet-${ALICE}`,
+      secondBet.revision,
+    ]);
     try {
-      const replay = await replayUser({ store: env.store }, ALICE, { kind: 'time', at: new Date(Date.parse(minute(settled.minute)) + 30_000) });
+      const replay = await replayUser({ store: env.store }, ALICE, {
+        kind: 'time',
+        at: new Date(Date.parse(minute(settled.minute)) + 30_000),
+      });
       expect(replay.balances).toEqual([{ currencyId: 'BTC', amount: '1.8' }]);
       expect(replay.position).toBe(secondBet.position);
     } finally {
-      await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [minute(secondBet.minute), `wallet-${ALICE}`, secondBet.revision]);
+      await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [
+        minute(secondBet.minute),
+        `wallet-${ALICE}`,
+        secondBet.revision,
+      ]);
     }
   });
 
@@ -115,10 +147,27 @@ describe('balances of the whole house at a point in time', () => {
 
   it('when folded now, then every account of both wallets and every currency balances to zero', async () => {
     const house = await houseBalances({ store: env.store }, undefined, { batchSize: 3 });
-    const of = (account: string, currencyId: string) => house.accounts.find((a) => a.account === account && a.currencyId === currencyId)?.balance;
-    expect([of(`user:${ALICE}`, 'BTC'), of(`user:${ALICE}`, 'USDT'), of(`user:${BOB}`, 'ETH'), of(`user:${BOB}`, 'USDC')]).toEqual(['1.7', '69.5', '3.25', '2.5']);
-    expect([of('house:withdrawals', 'BTC'), of('house:withdrawals-held', 'BTC'), of('house:adjustments', 'ETH'), of('house:prizes', 'ETH'), of('house:affiliate', 'USDC')]).toEqual(['0.3', '0', '-1.5', '-0.25', '-2.5']);
-    expect(house.trial).toEqual([{ currencyId: 'BTC', amount: '0' }, { currencyId: 'ETH', amount: '0' }, { currencyId: 'USDC', amount: '0' }, { currencyId: 'USDT', amount: '0' }]);
+    const of = (account: string, currencyId: string) =>
+      house.accounts.find((a) => a.account === account && a.currencyId === currencyId)?.balance;
+    expect([of(`user:${ALICE}`, 'BTC'), of(`user:${ALICE}`, 'USDT'), of(`user:${BOB}`, 'ETH'), of(`user:${BOB}`, 'USDC')]).toEqual([
+      '1.7',
+      '69.5',
+      '3.25',
+      '2.5',
+    ]);
+    expect([
+      of('house:withdrawals', 'BTC'),
+      of('house:withdrawals-held', 'BTC'),
+      of('house:adjustments', 'ETH'),
+      of('house:prizes', 'ETH'),
+      of('house:affiliate', 'USDC'),
+    ]).toEqual(['0.3', '0', '-1.5', '-0.25', '-2.5']);
+    expect(house.trial).toEqual([
+      { currencyId: 'BTC', amount: '0' },
+      { currencyId: 'ETH', amount: '0' },
+      { currencyId: 'USDC', amount: '0' },
+      { currencyId: 'USDT', amount: '0' },
+    ]);
     expect(house.balanced).toBe(true);
   });
 
@@ -141,7 +190,9 @@ describe('balances of the whole house at a point in time', () => {
 describe('npm run ledger -- replay (child process)', () => {
   it('when run with --user and --at on the test schema, then it exits 0 and prints the balance and the movements', async () => {
     const settled = find('BetSettled');
-    const run = await runLedgerScript(['replay', '--user', String(ALICE), '--at', settled.position, '--schema', env.db.schema, '--json'], { DATABASE_URL: TEST_DATABASE_URL });
+    const run = await runLedgerScript(['replay', '--user', String(ALICE), '--at', settled.position, '--schema', env.db.schema, '--json'], {
+      DATABASE_URL: TEST_DATABASE_URL,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as { balances: unknown; movements: { type: string }[] };

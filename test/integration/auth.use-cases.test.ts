@@ -66,7 +66,7 @@ describe('auth use cases, called without a transport', () => {
     expect(isLeft(reused) && reused.left.ended && reused.left.error.code).toBe('UNAUTHORIZED');
   });
 
-  it('when two sign-ins race with a verified identity carrying a user\'s e-mail, then it is linked once, to that user', async () => {
+  it("when two sign-ins race with a verified identity carrying a user's e-mail, then it is linked once, to that user", async () => {
     const user = await env.makeUser();
     const identity = { provider: 'google' as const, subject: `sub-${user.id}`, email: user.email, emailVerified: true };
     const [a, b] = await Promise.all([auth.signInWithIdentity(identity, client), auth.signInWithIdentity(identity, client)]);

@@ -19,14 +19,22 @@ let users: Users;
 let chat: Chat;
 /** Every message the chat pushed, in order (what the bus would carry as ChatMessageUpdate). */
 const pushed: ChatMessage[] = [];
-const publish = async (m: ChatMessage) => { pushed.push(m); };
+const publish = async (m: ChatMessage) => {
+  pushed.push(m);
+};
 
 let seq = 0;
 const user = async (over: { username?: string | null } = {}) => {
   seq += 1;
   const created = await users.register({
-    email: `chat${seq}@example.test`, username: over.username === undefined ? `chatter${seq}` : over.username, passwordHash: null, country: null,
-    referrerCode: null, marketingOptIn: false, provider: 'password', registration: { ip: null, userAgent: null, country: null, referrer: null },
+    email: `chat${seq}@example.test`,
+    username: over.username === undefined ? `chatter${seq}` : over.username,
+    passwordHash: null,
+    country: null,
+    referrerCode: null,
+    marketingOptIn: false,
+    provider: 'password',
+    registration: { ip: null, userAgent: null, country: null, referrer: null },
   });
   if (isLeft(created)) throw new Error(created.left._tag);
   return created.right.userId;
@@ -41,7 +49,8 @@ const refusal = <T>(r: Either<ChatError, T>): ChatError => {
   if (isRight(r)) throw new Error(`accepted: ${JSON.stringify(r.right)}`);
   return r.left;
 };
-const count = async (sql: string, params: unknown[] = []) => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0]!.n);
+const count = async (sql: string, params: unknown[] = []) =>
+  Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0]!.n);
 
 beforeAll(async () => {
   db = await createTestDb('chat_commands');
@@ -72,8 +81,13 @@ describe('sending a message', () => {
     const id = await user();
     const sent = ok(await chat.send({ roomId: 'general', userId: id, text: 'hello there' }));
     expect(sent).toEqual({
-      id: expect.stringMatching(/^\d+$/), roomId: 'general', userId: id, username: `chatter${seq}`, text: 'hello there',
-      createdAt: expect.any(String), deletedAt: null,
+      id: expect.stringMatching(/^\d+$/),
+      roomId: 'general',
+      userId: id,
+      username: `chatter${seq}`,
+      text: 'hello there',
+      createdAt: expect.any(String),
+      deletedAt: null,
     });
     const { rows } = await pool.query('SELECT room_id, user_id, username, text, deleted_at FROM chat_messages WHERE id = $1', [sent.id]);
     expect(rows).toEqual([{ room_id: 'general', user_id: String(id), username: `chatter${seq}`, text: 'hello there', deleted_at: null }]);
@@ -83,7 +97,10 @@ describe('sending a message', () => {
   it('when the room does not exist, then ChatRoomNotFound and nothing is stored or pushed', async () => {
     const id = await user();
     const before = [await count('chat_messages'), pushed.length];
-    expect(refusal(await chat.send({ roomId: 'nowhere', userId: id, text: 'hi' }))).toEqual({ _tag: 'ChatRoomNotFound', roomId: 'nowhere' });
+    expect(refusal(await chat.send({ roomId: 'nowhere', userId: id, text: 'hi' }))).toEqual({
+      _tag: 'ChatRoomNotFound',
+      roomId: 'nowhere',
+    });
     expect([await count('chat_messages'), pushed.length]).toEqual(before);
   });
 
@@ -160,16 +177,33 @@ describe('moderation (recordChatAdminAction)', () => {
     const id = await user();
     const sent = ok(await chat.send({ roomId: 'general', userId: id, text: 'rude words' }));
     const published: ChatMessage[] = [];
-    const moderation = ok(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: sent.id } }, admin, async (m) => { published.push(m); }));
+    const moderation = ok(
+      await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: sent.id } }, admin, async (m) => {
+        published.push(m);
+      }),
+    );
     expect(moderation).toEqual({
-      id: expect.any(String), action: 'delete_message', args: { messageId: sent.id }, adminUserId: admin, createdAt: expect.any(String), appliedAt: moderation.createdAt,
+      id: expect.any(String),
+      action: 'delete_message',
+      args: { messageId: sent.id },
+      adminUserId: admin,
+      createdAt: expect.any(String),
+      appliedAt: moderation.createdAt,
     });
-    const { rows: [row] } = await pool.query<{ deleted_at: Date; deleted_by: string; text: string }>('SELECT deleted_at, deleted_by, text FROM chat_messages WHERE id = $1', [sent.id]);
+    const {
+      rows: [row],
+    } = await pool.query<{ deleted_at: Date; deleted_by: string; text: string }>(
+      'SELECT deleted_at, deleted_by, text FROM chat_messages WHERE id = $1',
+      [sent.id],
+    );
     expect(row!.deleted_by).toBe(String(admin));
     expect(row!.deleted_at.toISOString()).toBe(moderation.appliedAt);
     expect(row!.text).toBe('rude words'); // kept for the audit trail, never served again
     expect(published).toEqual([{ ...sent, text: '', deletedAt: moderation.appliedAt }]);
-    const { rows: recorded } = await pool.query('SELECT action, args, admin_user_id, applied_at IS NOT NULL AS applied FROM chat_moderation WHERE id = $1', [moderation.id]);
+    const { rows: recorded } = await pool.query(
+      'SELECT action, args, admin_user_id, applied_at IS NOT NULL AS applied FROM chat_moderation WHERE id = $1',
+      [moderation.id],
+    );
     expect(recorded).toEqual([{ action: 'delete_message', args: { messageId: sent.id }, admin_user_id: String(admin), applied: true }]);
   });
 
@@ -179,12 +213,23 @@ describe('moderation (recordChatAdminAction)', () => {
     ok(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: sent.id } }, admin));
     const before = await count('chat_moderation');
     const published: ChatMessage[] = [];
-    const push = async (m: ChatMessage) => { published.push(m); };
-    expect(refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: sent.id } }, admin, push))._tag).toBe('ChatMessageAlreadyDeleted');
-    expect(refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: '99999999' } }, admin, push))._tag).toBe('ChatMessageNotFound');
-    expect(refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: 'm-1' } }, admin, push))._tag).toBe('ChatMessageNotFound');
-    expect(refusal(await recordChatAdminAction(pool, { action: 'set_rate_limit', args: { roomId: 'nowhere', messagesPerMinute: 5 } }, admin, push))._tag)
-      .toBe('ChatRoomNotFound');
+    const push = async (m: ChatMessage) => {
+      published.push(m);
+    };
+    expect(refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: sent.id } }, admin, push))._tag).toBe(
+      'ChatMessageAlreadyDeleted',
+    );
+    expect(
+      refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: '99999999' } }, admin, push))._tag,
+    ).toBe('ChatMessageNotFound');
+    expect(refusal(await recordChatAdminAction(pool, { action: 'delete_message', args: { messageId: 'm-1' } }, admin, push))._tag).toBe(
+      'ChatMessageNotFound',
+    );
+    expect(
+      refusal(
+        await recordChatAdminAction(pool, { action: 'set_rate_limit', args: { roomId: 'nowhere', messagesPerMinute: 5 } }, admin, push),
+      )._tag,
+    ).toBe('ChatRoomNotFound');
     expect(await count('chat_moderation')).toBe(before);
     expect(await count(`chat_room_limits WHERE room_id = 'nowhere'`)).toBe(0);
     expect(published).toEqual([]);

@@ -63,8 +63,10 @@ export const settledHead = async (store: EventStore): Promise<Position> => {
   const stream = streamName('marker');
   await store.append({ streamId: stream, events: [newEvent('Marker')], expectedRevision: 'no_stream' });
   const [marker] = await store.readStream(stream);
-  await vi.waitFor(async () => expect(comparePositions(await store.headPosition(), marker!.position)).toBeGreaterThanOrEqual(0),
-    { timeout: 10_000, interval: 10 });
+  await vi.waitFor(async () => expect(comparePositions(await store.headPosition(), marker!.position)).toBeGreaterThanOrEqual(0), {
+    timeout: 10_000,
+    interval: 10,
+  });
   return marker!.position;
 };
 
@@ -137,8 +139,12 @@ export const eventStoreContract = (name: string, makeStore: StoreFactory, option
 
     it("when 'any' is expected, then the append succeeds whether or not the stream exists", async () => {
       const stream = streamName();
-      expect(await store.append({ streamId: stream, events: events(2), expectedRevision: 'any' })).toMatchObject({ nextExpectedRevision: 1n });
-      expect(await store.append({ streamId: stream, events: events(1), expectedRevision: 'any' })).toMatchObject({ nextExpectedRevision: 2n });
+      expect(await store.append({ streamId: stream, events: events(2), expectedRevision: 'any' })).toMatchObject({
+        nextExpectedRevision: 1n,
+      });
+      expect(await store.append({ streamId: stream, events: events(1), expectedRevision: 'any' })).toMatchObject({
+        nextExpectedRevision: 2n,
+      });
       expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0n, 1n, 2n]);
     });
 

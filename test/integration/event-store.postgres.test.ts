@@ -39,7 +39,10 @@ const holdOpenAppend = async (pool: pg.Pool) => {
   const stream = streamName('held');
   await client.query('BEGIN');
   await client.query(`INSERT INTO streams (stream_id, revision) VALUES ($1, 0)`, [stream]);
-  await client.query(`INSERT INTO events (stream_id, stream_revision, event_id, type, data) VALUES ($1, 0, $2, 'Held', '{}')`, [stream, held.id]);
+  await client.query(`INSERT INTO events (stream_id, stream_revision, event_id, type, data) VALUES ($1, 0, $2, 'Held', '{}')`, [
+    stream,
+    held.id,
+  ]);
   return { client, held, stream, errors };
 };
 
@@ -192,7 +195,12 @@ describe('postgres event store', () => {
     const channel = `ledger_test_${randomUUID().slice(0, 8)}`;
     const warnings: object[] = [];
     const listenerPool = db.pool();
-    const slow = createPostgresEventStore({ pool: listenerPool, pollIntervalMs: 60_000, notifyChannel: channel, logger: { warn: (o) => warnings.push(o) } });
+    const slow = createPostgresEventStore({
+      pool: listenerPool,
+      pollIntervalMs: 60_000,
+      notifyChannel: channel,
+      logger: { warn: (o) => warnings.push(o) },
+    });
     const writerPool = db.pool();
     const writer = createPostgresEventStore({ pool: writerPool, notifyChannel: channel });
     try {

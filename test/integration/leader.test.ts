@@ -14,19 +14,29 @@ describe('runWhileLeader', () => {
     db = await createTestDb('leader');
     pools = [db.pool({ max: 3 }), db.pool({ max: 3 }), db.pool({ max: 3 })];
   });
-  afterAll(async () => { await db.drop(); });
+  afterAll(async () => {
+    await db.drop();
+  });
 
   it('when two replicas contend, then one runs the worker; when its lock connection is killed or it stops, the other takes over', async () => {
     const running = new Set<string>();
     const started: string[] = [];
-    const replica = (name: string, pool: pg.Pool): Promise<Leadership> => runWhileLeader({
-      pool, name: 'test-worker', logger, retryMs: 50,
-      start: async () => {
-        running.add(name);
-        started.push(name);
-        return { stop: async () => { running.delete(name); } };
-      },
-    });
+    const replica = (name: string, pool: pg.Pool): Promise<Leadership> =>
+      runWhileLeader({
+        pool,
+        name: 'test-worker',
+        logger,
+        retryMs: 50,
+        start: async () => {
+          running.add(name);
+          started.push(name);
+          return {
+            stop: async () => {
+              running.delete(name);
+            },
+          };
+        },
+      });
     const a = await replica('a', pools[0]!);
     const b = await replica('b', pools[1]!);
     expect([...running]).toEqual(['a']);

@@ -9,7 +9,16 @@ import type { BetRecord } from '../../src/realtime/ledger-events.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { eventually, fund, must, placeBet, positionsAscending, projectedUser, recordBus, type BusRecord } from '../support/realtime-ledger.js';
+import {
+  eventually,
+  fund,
+  must,
+  placeBet,
+  positionsAscending,
+  projectedUser,
+  recordBus,
+  type BusRecord,
+} from '../support/realtime-ledger.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FEEDS: FeedSettings = { bigWinMinUsd: '50', highRollerMinUsd: '20', luckyWinMinMultiplier: '5', luckyWinMinStakeUsd: '1' };
@@ -51,13 +60,28 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     const admin = await env.makeUser({ roles: ['Admin'], username: 'tipper1' });
     const alice = await env.makeUser();
     const bob = await env.makeUser();
-    const tip = await env.ledger.tip({ recipientUserId: alice.id, adminUserId: admin.id, currencyId: 'USDT', amount: '12.5', notes: 'welcome' });
+    const tip = await env.ledger.tip({
+      recipientUserId: alice.id,
+      adminUserId: admin.id,
+      currencyId: 'USDT',
+      amount: '12.5',
+      notes: 'welcome',
+    });
     expect(isRight(tip)).toBe(true);
     await eventually(() => expect(rec.forUser(alice.id)).toHaveLength(3));
     const [updated, tipped, notified] = rec.forUser(alice.id);
-    expect(updated).toMatchObject({ name: 'BalanceUpdated', message: { payload: { currencyId: 'USDT', amount: '12.5', usdAmount: '12.5', source: 'ADMIN_TIP' } } });
-    expect(tipped).toMatchObject({ name: 'BalanceTippedSuccess', message: { payload: { amount: '12.5', currencyId: 'USDT', fromAdminUsername: 'tipper1' } } });
-    expect(notified).toMatchObject({ name: 'NotificationEventMessage', message: { payload: { type: 'ADMIN_TIP_RECEIVED', payload: { amount: '12.5', currencyId: 'USDT', usdAmount: '12.5' } } } });
+    expect(updated).toMatchObject({
+      name: 'BalanceUpdated',
+      message: { payload: { currencyId: 'USDT', amount: '12.5', usdAmount: '12.5', source: 'ADMIN_TIP' } },
+    });
+    expect(tipped).toMatchObject({
+      name: 'BalanceTippedSuccess',
+      message: { payload: { amount: '12.5', currencyId: 'USDT', fromAdminUsername: 'tipper1' } },
+    });
+    expect(notified).toMatchObject({
+      name: 'NotificationEventMessage',
+      message: { payload: { type: 'ADMIN_TIP_RECEIVED', payload: { amount: '12.5', currencyId: 'USDT', usdAmount: '12.5' } } },
+    });
     expect(new Set(rec.forUser(alice.id).map((r) => r.message.position)).size).toBe(1);
     expect(JSON.stringify(rec.forUser(alice.id))).not.toContain('welcome'); // the admin's notes stay in the back office
     expect(rec.forUser(bob.id)).toEqual([]);
@@ -65,13 +89,31 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
 
   it('when a user deposits and bets, then each balance change is pushed with its source and growing positions', async () => {
     const carol = await env.makeUser();
-    const dep = await env.ledger.requestDeposit({ externalId: `pub-${carol.id}`, userId: carol.id, providerId: 'TEST', networkId: 'ETH', currencyId: 'BTC', amount: '0.01' });
+    const dep = await env.ledger.requestDeposit({
+      externalId: `pub-${carol.id}`,
+      userId: carol.id,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'BTC',
+      amount: '0.01',
+    });
     if (!isRight(dep)) throw new Error('deposit refused');
     await env.ledger.completeDeposit(dep.right.deposit.id, {});
-    await env.ledger.placeBet({ id: `pub-bet-${carol.id}`, userId: carol.id, roundId: 'r', gameId: 1, gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } }, currencyId: 'BTC', amount: '0.004' });
+    await env.ledger.placeBet({
+      id: `pub-bet-${carol.id}`,
+      userId: carol.id,
+      roundId: 'r',
+      gameId: 1,
+      gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } },
+      currencyId: 'BTC',
+      amount: '0.004',
+    });
     const balances = () => rec.forUser(carol.id, 'BalanceUpdated');
     await eventually(() => expect(balances()).toHaveLength(2));
-    expect(balances().map((r) => [payloadOf<{ source: string }>(r).source, payloadOf<{ amount: string }>(r).amount])).toEqual([['DEPOSIT', '0.01'], ['BET', '0.006']]);
+    expect(balances().map((r) => [payloadOf<{ source: string }>(r).source, payloadOf<{ amount: string }>(r).amount])).toEqual([
+      ['DEPOSIT', '0.01'],
+      ['BET', '0.006'],
+    ]);
     const [a, b] = balances().map((r) => String(r.message.position).split('/').map(BigInt));
     expect(a![0]! < b![0]! || (a![0] === b![0] && a![1]! < b![1]!)).toBe(true);
   });
@@ -87,16 +129,38 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     must(await env.ledger.errorBet(failed, { errorDetails: 'provider timeout' }));
     await eventually(() => expect(rec.forUser(dora.id, 'MyBets')).toHaveLength(6));
     const mine = bets(rec.forUser(dora.id, 'MyBets'));
-    expect(mine.map((b) => [b.id, b.status])).toEqual([[won, 'CREATED'], [won, 'SETTLED'], [rolled, 'CREATED'], [rolled, 'ROLLBACK'], [failed, 'CREATED'], [failed, 'ERROR']]);
+    expect(mine.map((b) => [b.id, b.status])).toEqual([
+      [won, 'CREATED'],
+      [won, 'SETTLED'],
+      [rolled, 'CREATED'],
+      [rolled, 'ROLLBACK'],
+      [failed, 'CREATED'],
+      [failed, 'ERROR'],
+    ]);
     expect(mine[1]).toMatchObject({
-      userId: dora.id, currencyId: 'USDT', amount: '3', usdAmount: '3', payout: '7.5', usdPayout: '7.5', multiplier: 2.5,
-      gameIdentity: { name: 'PLINKO', slug: 'plinko', type: 'ORIGINALS', provider: { name: 'house' }, images: null }, errorDetails: null,
+      userId: dora.id,
+      currencyId: 'USDT',
+      amount: '3',
+      usdAmount: '3',
+      payout: '7.5',
+      usdPayout: '7.5',
+      multiplier: 2.5,
+      gameIdentity: { name: 'PLINKO', slug: 'plinko', type: 'ORIGINALS', provider: { name: 'house' }, images: null },
+      errorDetails: null,
     });
     expect(mine[1]!.settledAt).not.toBeNull();
     expect(mine[1]!.createdAt).toBe(mine[0]!.createdAt);
     expect(mine[5]).toMatchObject({ status: 'ERROR', errorDetails: 'provider timeout', amount: '1' });
-    expect(rec.forUser(dora.id, 'BalanceUpdated').map((r) => [payloadOf<{ source: string }>(r).source, payloadOf<{ amount: string }>(r).amount])).toEqual([
-      ['DEPOSIT', '100'], ['BET', '97'], ['BET_PAYOUT', '104.5'], ['BET', '102.5'], ['ROLLBACK_BET', '104.5'], ['BET', '103.5'], ['BET_ERROR_REFUND', '104.5'],
+    expect(
+      rec.forUser(dora.id, 'BalanceUpdated').map((r) => [payloadOf<{ source: string }>(r).source, payloadOf<{ amount: string }>(r).amount]),
+    ).toEqual([
+      ['DEPOSIT', '100'],
+      ['BET', '97'],
+      ['BET_PAYOUT', '104.5'],
+      ['BET', '102.5'],
+      ['ROLLBACK_BET', '104.5'],
+      ['BET', '103.5'],
+      ['BET_ERROR_REFUND', '104.5'],
     ]);
     expect(positionsAscending(rec.forUser(dora.id).map((r) => String(r.message.position)))).toBe(true);
   });
@@ -113,7 +177,10 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     const lucky = await placeBet(env.ledger, pat.id, { amount: '2', slug: 'crash' }); // 10x with a 2 USD stake: lucky; nothing else
     must(await env.ledger.settleBet(lucky, { payout: '20' }));
     const open = await placeBet(env.ledger, ann.id, { amount: '500', slug: 'dice' }); // never settled: in no feed
-    const ids = (name: string, room = LIVE_BETS_ROOM) => newestFirst(rec.inRoom(room, name)).map((b) => b.id).filter((id) => [big, lucky, open].includes(id));
+    const ids = (name: string, room = LIVE_BETS_ROOM) =>
+      newestFirst(rec.inRoom(room, name))
+        .map((b) => b.id)
+        .filter((id) => [big, lucky, open].includes(id));
     await eventually(() => expect(ids('LatestBets')).toEqual([lucky, big]));
     await eventually(() => expect(ids('LuckyWins')).toEqual([lucky]));
     expect(ids('BigWins')).toEqual([big]);
@@ -121,8 +188,16 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     expect(ids('LatestBets', liveDropRoom('dice'))).toEqual([big]);
     expect(ids('LatestBets', liveDropRoom('crash'))).toEqual([lucky]);
     const shown = bets(rec.inRoom(LIVE_BETS_ROOM, 'BigWins')).find((b) => b.id === big) as BetRecord & { user: Record<string, unknown> };
-    expect(shown).toMatchObject({ status: 'SETTLED', userId: ann.id, usdPayout: '60', user: { id: ann.id, username: ann.username, isPrivate: false, isBanned: false } });
-    const hidden = bets(rec.inRoom(LIVE_BETS_ROOM, 'LuckyWins')).find((b) => b.id === lucky) as unknown as { userId: unknown; user: Record<string, unknown> };
+    expect(shown).toMatchObject({
+      status: 'SETTLED',
+      userId: ann.id,
+      usdPayout: '60',
+      user: { id: ann.id, username: ann.username, isPrivate: false, isBanned: false },
+    });
+    const hidden = bets(rec.inRoom(LIVE_BETS_ROOM, 'LuckyWins')).find((b) => b.id === lucky) as unknown as {
+      userId: unknown;
+      user: Record<string, unknown>;
+    };
     expect(hidden.userId).toBeNull();
     expect(hidden.user).toMatchObject({ id: null, username: null, isPrivate: true });
     const publicText = JSON.stringify(rec.received.filter((r) => r.message.room !== undefined));
@@ -130,7 +205,11 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     expect(publicText).not.toContain(ann.email);
     expect(publicText).not.toContain(pat.email);
     // Feeds are room messages: never addressed to a user, never positioned.
-    expect(rec.received.filter((r) => r.message.room !== undefined).every((r) => r.message.userId === undefined && r.message.position === undefined)).toBe(true);
+    expect(
+      rec.received
+        .filter((r) => r.message.room !== undefined)
+        .every((r) => r.message.userId === undefined && r.message.position === undefined),
+    ).toBe(true);
     expect(rec.forUser(pat.id, 'ProfileUpdated').map((r) => r.message.payload)).toEqual([{ isPrivate: true }]);
   });
 
@@ -138,19 +217,47 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     const eve = await env.makeUser();
     const admin = await env.makeUser({ roles: ['Admin'] });
     await fund(env.ledger, eve.id, 'USDT', '50');
-    const w1 = must(await env.ledger.requestWithdrawal({ userId: eve.id, currencyId: 'USDT', networkId: 'ETH', providerId: 'TEST', amount: '10', recipientAddress: '0xabc' })).withdrawal.id;
+    const w1 = must(
+      await env.ledger.requestWithdrawal({
+        userId: eve.id,
+        currencyId: 'USDT',
+        networkId: 'ETH',
+        providerId: 'TEST',
+        amount: '10',
+        recipientAddress: '0xabc',
+      }),
+    ).withdrawal.id;
     must(await env.ledger.approveWithdrawal(w1, admin.id));
     must(await env.ledger.completeWithdrawal(w1, { txHash: '0xfeed' }));
-    const w2 = must(await env.ledger.requestWithdrawal({ userId: eve.id, currencyId: 'USDT', networkId: 'ETH', providerId: 'TEST', amount: '5', recipientAddress: '0xabc' })).withdrawal.id;
+    const w2 = must(
+      await env.ledger.requestWithdrawal({
+        userId: eve.id,
+        currencyId: 'USDT',
+        networkId: 'ETH',
+        providerId: 'TEST',
+        amount: '5',
+        recipientAddress: '0xabc',
+      }),
+    ).withdrawal.id;
     must(await env.ledger.rejectWithdrawal(w2, admin.id, 'address on a blocklist'));
-    const pushed = () => rec.forUser(eve.id, 'NotificationEventMessage').map((r) => payloadOf<{ id: string; type: string; payload: Record<string, unknown> }>(r));
+    const pushed = () =>
+      rec
+        .forUser(eve.id, 'NotificationEventMessage')
+        .map((r) => payloadOf<{ id: string; type: string; payload: Record<string, unknown> }>(r));
     await eventually(() => expect(pushed()).toHaveLength(4));
-    expect(pushed().map((n) => n.type)).toEqual(['DEPOSIT_COMPLETED', 'WITHDRAWAL_APPROVED', 'WITHDRAWAL_COMPLETED', 'WITHDRAWAL_REJECTED']);
+    expect(pushed().map((n) => n.type)).toEqual([
+      'DEPOSIT_COMPLETED',
+      'WITHDRAWAL_APPROVED',
+      'WITHDRAWAL_COMPLETED',
+      'WITHDRAWAL_REJECTED',
+    ]);
     expect(pushed()[2]!.payload).toEqual({ withdrawalId: w1, amount: '10', currencyId: 'USDT', usdAmount: '10', txHash: '0xfeed' });
     expect(pushed()[3]!.payload).toEqual({ withdrawalId: w2, amount: '5', currencyId: 'USDT', rejectReason: 'address on a blocklist' });
     await eventually(async () => {
       const { rows } = await env.pool.query<{ id: string; type: string; payload: unknown }>(
-        'SELECT id, type, payload FROM notifications WHERE user_id = $1 ORDER BY position_commit, position_prepare', [eve.id]);
+        'SELECT id, type, payload FROM notifications WHERE user_id = $1 ORDER BY position_commit, position_prepare',
+        [eve.id],
+      );
       expect(rows).toEqual(pushed().map((n) => ({ id: n.id, type: n.type, payload: n.payload })));
     });
   });
@@ -180,14 +287,29 @@ describe('the realtime publisher (ledger -> Redis server channels)', () => {
     const admin = await env.makeUser({ roles: ['Admin'] });
     const [x, y] = [await env.makeUser(), await env.makeUser()];
     // x is tipped 1 USDT ten times, y 2 USDT: a payload of the other user's would show.
-    await Promise.all([[x, '1'], [y, '2']].map(async ([u, amount]) => {
-      const { id } = u as typeof x;
-      for (let i = 0; i < 10; i++) must(await env.ledger.tip({ recipientUserId: id, adminUserId: admin.id, currencyId: 'USDT', amount: amount as string, notes: 'n' }));
-    }));
-    for (const [u, step] of [[x, 1], [y, 2]] as const) {
+    await Promise.all(
+      [
+        [x, '1'],
+        [y, '2'],
+      ].map(async ([u, amount]) => {
+        const { id } = u as typeof x;
+        for (let i = 0; i < 10; i++)
+          must(
+            await env.ledger.tip({ recipientUserId: id, adminUserId: admin.id, currencyId: 'USDT', amount: amount as string, notes: 'n' }),
+          );
+      }),
+    );
+    for (const [u, step] of [
+      [x, 1],
+      [y, 2],
+    ] as const) {
       await eventually(() => expect(rec.forUser(u.id)).toHaveLength(30)); // BalanceUpdated, BalanceTippedSuccess, notification per tip
-      expect(rec.forUser(u.id, 'BalanceUpdated').map((r) => payloadOf<{ amount: string }>(r).amount)).toEqual(Array.from({ length: 10 }, (_, i) => String((i + 1) * step)));
-      expect(new Set(rec.forUser(u.id, 'BalanceTippedSuccess').map((r) => payloadOf<{ amount: string }>(r).amount))).toEqual(new Set([String(step)]));
+      expect(rec.forUser(u.id, 'BalanceUpdated').map((r) => payloadOf<{ amount: string }>(r).amount)).toEqual(
+        Array.from({ length: 10 }, (_, i) => String((i + 1) * step)),
+      );
+      expect(new Set(rec.forUser(u.id, 'BalanceTippedSuccess').map((r) => payloadOf<{ amount: string }>(r).amount))).toEqual(
+        new Set([String(step)]),
+      );
       expect(positionsAscending(rec.forUser(u.id).map((r) => String(r.message.position)))).toBe(true);
     }
   });
@@ -215,10 +337,27 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
     await fund(env.ledger, gil.id, 'USDT', '500');
     must(await env.ledger.settleBet(await placeBet(env.ledger, gil.id, { amount: '150', slug: 'mines' }), { payout: '10' }));
     await eventually(() => expect(rec.inRoom(LIVE_BETS_ROOM, 'HighRollers')).toHaveLength(1));
-    expect(rec.forUser(gil.id).map((r) => r.name)).toEqual(['BalanceUpdated', 'NotificationEventMessage', 'BalanceUpdated', 'MyBets', 'BalanceUpdated', 'MyBets']);
+    expect(rec.forUser(gil.id).map((r) => r.name)).toEqual([
+      'BalanceUpdated',
+      'NotificationEventMessage',
+      'BalanceUpdated',
+      'MyBets',
+      'BalanceUpdated',
+      'MyBets',
+    ]);
     // Defaults: high roller from 100 USD stake; big win from 100 USD payout; lucky from 10x.
-    expect(rec.inRoom(LIVE_BETS_ROOM).map((r) => r.name).sort()).toEqual(['HighRollers', 'LatestBets']);
-    expect(bets(rec.inRoom(liveDropRoom('mines'), 'LatestBets'))[0]).toMatchObject({ userId: gil.id, usdAmount: '150', payout: '10', user: { username: gil.username } });
+    expect(
+      rec
+        .inRoom(LIVE_BETS_ROOM)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['HighRollers', 'LatestBets']);
+    expect(bets(rec.inRoom(liveDropRoom('mines'), 'LatestBets'))[0]).toMatchObject({
+      userId: gil.id,
+      usdAmount: '150',
+      payout: '10',
+      user: { username: gil.username },
+    });
     await rec.unsubscribe();
   });
 });

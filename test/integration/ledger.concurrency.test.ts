@@ -6,11 +6,22 @@ const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 
 
 describe('wallet commands under concurrency', () => {
   let env: LedgerEnv;
-  beforeAll(async () => { env = await createLedgerEnv('concurrency'); });
-  afterAll(async () => { await env.close(); });
+  beforeAll(async () => {
+    env = await createLedgerEnv('concurrency');
+  });
+  afterAll(async () => {
+    await env.close();
+  });
 
   const fund = async (userId: number, amount: string, currencyId: 'BTC' | 'USDT' = 'USDT') => {
-    const dep = await env.ledger.requestDeposit({ externalId: `fund-${userId}-${amount}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId, amount });
+    const dep = await env.ledger.requestDeposit({
+      externalId: `fund-${userId}-${amount}`,
+      userId,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId,
+      amount,
+    });
     if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
     const done = await env.ledger.completeDeposit(dep.right.deposit.id, {});
     if (isLeft(done)) throw new Error(JSON.stringify(done.left));
@@ -18,9 +29,19 @@ describe('wallet commands under concurrency', () => {
 
   it('when 200 debits race against a wallet that covers 100, then exactly 100 succeed and the balance is exact', async () => {
     await fund(1, '100.000001');
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => env.ledger.placeBet({
-      id: `race-${i}`, userId: 1, roundId: `r-${i}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1',
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        env.ledger.placeBet({
+          id: `race-${i}`,
+          userId: 1,
+          roundId: `r-${i}`,
+          gameId: 7,
+          gameIdentity: game,
+          currencyId: 'USDT',
+          amount: '1',
+        }),
+      ),
+    );
     const ok = results.filter(isRight);
     const refused = results.filter(isLeft);
     expect(ok).toHaveLength(100);
@@ -44,9 +65,19 @@ describe('wallet commands under concurrency', () => {
 
   it('when the same bet is placed 20 times at once, then the stake is debited once and every call returns that bet', async () => {
     await fund(3, '10');
-    const results = await Promise.all(Array.from({ length: 20 }, () => env.ledger.placeBet({
-      id: 'same-bet', userId: 3, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '2.5',
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        env.ledger.placeBet({
+          id: 'same-bet',
+          userId: 3,
+          roundId: 'r',
+          gameId: 7,
+          gameIdentity: game,
+          currencyId: 'USDT',
+          amount: '2.5',
+        }),
+      ),
+    );
     expect(results.every(isRight)).toBe(true);
     expect(results.filter((r) => isRight(r) && r.right.created)).toHaveLength(1);
     expect(await env.ledger.balances(3)).toEqual([{ userId: 3, currencyId: 'USDT', balance: '7.5' }]);
@@ -55,8 +86,24 @@ describe('wallet commands under concurrency', () => {
   it('when a bet id already belongs to another user, then placing it for a second user is refused', async () => {
     await fund(4, '10');
     await fund(5, '10');
-    const first = await env.ledger.placeBet({ id: 'owned', userId: 4, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
-    const second = await env.ledger.placeBet({ id: 'owned', userId: 5, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' });
+    const first = await env.ledger.placeBet({
+      id: 'owned',
+      userId: 4,
+      roundId: 'r',
+      gameId: 7,
+      gameIdentity: game,
+      currencyId: 'USDT',
+      amount: '1',
+    });
+    const second = await env.ledger.placeBet({
+      id: 'owned',
+      userId: 5,
+      roundId: 'r',
+      gameId: 7,
+      gameIdentity: game,
+      currencyId: 'USDT',
+      amount: '1',
+    });
     expect(isRight(first)).toBe(true);
     expect(isLeft(second) && second.left._tag).toBe('IdempotencyConflict');
     expect(await env.ledger.balances(5)).toEqual([{ userId: 5, currencyId: 'USDT', balance: '10' }]);

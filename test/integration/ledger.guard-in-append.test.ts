@@ -34,7 +34,14 @@ describe('bet guard checked inside the PostgreSQL append', () => {
   });
 
   const fund = async (userId: number, amount: string) => {
-    const dep = await ledger.requestDeposit({ externalId: `fund-${userId}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount });
+    const dep = await ledger.requestDeposit({
+      externalId: `fund-${userId}`,
+      userId,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'USDT',
+      amount,
+    });
     if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
     const done = await ledger.completeDeposit(dep.right.deposit.id, {});
     if (isLeft(done)) throw new Error(JSON.stringify(done.left));
@@ -42,9 +49,12 @@ describe('bet guard checked inside the PostgreSQL append', () => {
   const bet = (userId: number, id: string, amount: string) =>
     ledger.placeBet({ id, userId, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount });
   const keysOf = async (prefix: string): Promise<number> =>
-    Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_keys WHERE kind = 'bet' AND key LIKE $1`, [`${prefix}%`])).rows[0]!.n);
+    Number(
+      (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_keys WHERE kind = 'bet' AND key LIKE $1`, [`${prefix}%`])).rows[0]!
+        .n,
+    );
 
-  it('when bets under and over the bet limit share one wallet\'s appends, then only those over it are refused, with the limit named', async () => {
+  it("when bets under and over the bet limit share one wallet's appends, then only those over it are refused, with the limit named", async () => {
     await fund(1, '100');
     expect(isRight(await limits.setBetLimit(1, '2', 99))).toBe(true);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => bet(1, `lim-${i}`, i % 2 === 0 ? '1' : '5')));

@@ -25,13 +25,29 @@ type Op =
   | { op: 'setBalance'; user: number; currency: number; amount: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('deposit' as const), user: fc.nat(3), currency: fc.nat(2), amount: fc.integer({ min: 1, max: 5000 }), complete: fc.boolean() }),
+  fc.record({
+    op: fc.constant('deposit' as const),
+    user: fc.nat(3),
+    currency: fc.nat(2),
+    amount: fc.integer({ min: 1, max: 5000 }),
+    complete: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('bet' as const), user: fc.nat(3), currency: fc.nat(2), amount: fc.integer({ min: 1, max: 3000 }) }),
   fc.record({ op: fc.constant('settle' as const), bet: fc.nat(), multiplierPct: fc.integer({ min: 0, max: 500 }) }),
   fc.record({ op: fc.constant('rollback' as const), bet: fc.nat() }),
   fc.record({ op: fc.constant('withdraw' as const), user: fc.nat(3), currency: fc.nat(2), amount: fc.integer({ min: 1, max: 3000 }) }),
-  fc.record({ op: fc.constant('decide' as const), withdrawal: fc.nat(), action: fc.constantFrom('approve', 'reject', 'retry', 'complete', 'fail') }),
-  fc.record({ op: fc.constant('tip' as const), user: fc.nat(3), currency: fc.nat(2), amount: fc.integer({ min: 1, max: 2000 }), deduct: fc.boolean() }),
+  fc.record({
+    op: fc.constant('decide' as const),
+    withdrawal: fc.nat(),
+    action: fc.constantFrom('approve', 'reject', 'retry', 'complete', 'fail'),
+  }),
+  fc.record({
+    op: fc.constant('tip' as const),
+    user: fc.nat(3),
+    currency: fc.nat(2),
+    amount: fc.integer({ min: 1, max: 2000 }),
+    deduct: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('setBalance' as const), user: fc.nat(3), currency: fc.nat(2), amount: fc.integer({ min: 0, max: 9000 }) }),
 );
 
@@ -67,17 +83,38 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
     );
   });
 
-  async function execute(o: Op, users: number[], bets: { id: string; hundredths: number }[], withdrawals: string[], tag: string): Promise<void> {
+  async function execute(
+    o: Op,
+    users: number[],
+    bets: { id: string; hundredths: number }[],
+    withdrawals: string[],
+    tag: string,
+  ): Promise<void> {
     const { ledger } = env;
     const currencyId: CurrencyId = 'currency' in o ? CURRENCIES[o.currency]! : 'USDT';
     switch (o.op) {
       case 'deposit': {
-        const d = await ledger.requestDeposit({ externalId: tag, userId: users[o.user]!, providerId: 'TEST', networkId: 'ETH', currencyId, amount: decimal(o.amount) });
+        const d = await ledger.requestDeposit({
+          externalId: tag,
+          userId: users[o.user]!,
+          providerId: 'TEST',
+          networkId: 'ETH',
+          currencyId,
+          amount: decimal(o.amount),
+        });
         if (o.complete && isRight(d)) await ledger.completeDeposit(d.right.deposit.id, { txHash: `0x${tag}` });
         return;
       }
       case 'bet': {
-        const b = await ledger.placeBet({ id: `bet-${tag}`, userId: users[o.user]!, roundId: tag, gameId: 1, gameIdentity: game, currencyId, amount: decimal(o.amount) });
+        const b = await ledger.placeBet({
+          id: `bet-${tag}`,
+          userId: users[o.user]!,
+          roundId: tag,
+          gameId: 1,
+          gameIdentity: game,
+          currencyId,
+          amount: decimal(o.amount),
+        });
         if (isRight(b)) bets.push({ id: b.right.bet.id, hundredths: o.amount });
         return;
       }
@@ -92,7 +129,14 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
         return;
       }
       case 'withdraw': {
-        const w = await ledger.requestWithdrawal({ userId: users[o.user]!, currencyId, networkId: 'ETH', providerId: 'PROVIDER_A', amount: decimal(o.amount), recipientAddress: '0xabc' });
+        const w = await ledger.requestWithdrawal({
+          userId: users[o.user]!,
+          currencyId,
+          networkId: 'ETH',
+          providerId: 'PROVIDER_A',
+          amount: decimal(o.amount),
+          recipientAddress: '0xabc',
+        });
         if (isRight(w)) withdrawals.push(w.right.withdrawal.id);
         return;
       }
@@ -107,7 +151,14 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
         return;
       }
       case 'tip': {
-        const input = { recipientUserId: users[o.user]!, adminUserId: 999, currencyId, amount: decimal(o.amount), notes: 'prop', operationKey: tag };
+        const input = {
+          recipientUserId: users[o.user]!,
+          adminUserId: 999,
+          currencyId,
+          amount: decimal(o.amount),
+          notes: 'prop',
+          operationKey: tag,
+        };
         await (o.deduct ? ledger.deductBalance(input) : ledger.tip(input));
         return;
       }
@@ -141,9 +192,12 @@ describe('ledger invariants over random command sequences (real PostgreSQL, real
 
     await projector.waitFor(env.ledger.internals.handler.lastPosition());
     const { rows } = await env.pool.query<{ user_id: string; currency_id: CurrencyId; balance: string }>(
-      'SELECT user_id, currency_id, balance::text AS balance FROM wallet_balances WHERE user_id = ANY($1::bigint[])', [users],
+      'SELECT user_id, currency_id, balance::text AS balance FROM wallet_balances WHERE user_id = ANY($1::bigint[])',
+      [users],
     );
-    const projected = new Map(rows.map((r) => [`${r.user_id}:${r.currency_id}`, parseDecimal(r.balance, scaleOf(r.currency_id)) as bigint]));
+    const projected = new Map(
+      rows.map((r) => [`${r.user_id}:${r.currency_id}`, parseDecimal(r.balance, scaleOf(r.currency_id)) as bigint]),
+    );
     const nonZero = (m: Map<string, bigint>) => new Map([...m].filter(([, v]) => v !== 0n));
     expect(nonZero(projected)).toEqual(nonZero(folded));
 

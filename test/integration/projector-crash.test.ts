@@ -87,16 +87,26 @@ describe('projector crashes', () => {
     for (; cycles < 30 || failures < 30; cycles += 1) {
       if (cycles > 300) throw new Error(`only ${failures} failures in ${cycles} cycles (seed ${seed})`);
       const projector = startProjector({
-        store, pool: projectorPool, projections: chaos(rng, 1 + Math.floor(rng() * 6)),
-        batchSize: 1 + Math.floor(rng() * 12), retryDelayMs: 2, maxRetryDelayMs: 20, onFailure: () => { failures += 1; },
+        store,
+        pool: projectorPool,
+        projections: chaos(rng, 1 + Math.floor(rng() * 6)),
+        batchSize: 1 + Math.floor(rng() * 12),
+        retryDelayMs: 2,
+        maxRetryDelayMs: 20,
+        onFailure: () => {
+          failures += 1;
+        },
       });
       const appending = appendSome(5 + Math.floor(rng() * 15));
       if (rng() < 0.25) {
         await new Promise((r) => setTimeout(r, Math.floor(rng() * 30)));
-        await killer.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'projector-chaos' AND pid <> pg_backend_pid()`);
+        await killer.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'projector-chaos' AND pid <> pg_backend_pid()`,
+        );
       }
       head = await appending;
-      if (rng() < 0.3) await new Promise((r) => setTimeout(r, Math.floor(rng() * 40))); // abort wherever it is
+      if (rng() < 0.3)
+        await new Promise((r) => setTimeout(r, Math.floor(rng() * 40))); // abort wherever it is
       else await projector.waitFor(head);
       await projector.stop();
     }

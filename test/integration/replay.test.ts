@@ -34,7 +34,8 @@ describe('replay of missed per-user events', () => {
   });
 
   /** What live delivery gave the user, in the shape a replay returns. */
-  const live = (userId: number) => rec.forUser(userId).map((r) => ({ name: r.name, position: String(r.message.position), payload: r.message.payload }));
+  const live = (userId: number) =>
+    rec.forUser(userId).map((r) => ({ name: r.name, position: String(r.message.position), payload: r.message.payload }));
 
   /** A user with a varied history, another user's activity interleaved; returns once live delivery has caught up. */
   const history = async () => {
@@ -48,16 +49,35 @@ describe('replay of missed per-user events', () => {
     must(await env.users.execute(admin.id, { type: 'SetUsername', data: { username: `${admin.username}x` } }, admin.id)); // tips name the admin as they were named then
     must(await env.users.execute(ida.id, { type: 'UpdateProfile', data: { changes: { avatar: '/x.png', isBot: true } } }, admin.id));
     must(await env.ledger.settleBet(await placeBet(env.ledger, noise.id, { amount: '1' }), { payout: '0' }));
-    const w = must(await env.ledger.requestWithdrawal({ userId: ida.id, currencyId: 'USDT', networkId: 'ETH', providerId: 'TEST', amount: '20', recipientAddress: '0x1' })).withdrawal.id;
+    const w = must(
+      await env.ledger.requestWithdrawal({
+        userId: ida.id,
+        currencyId: 'USDT',
+        networkId: 'ETH',
+        providerId: 'TEST',
+        amount: '20',
+        recipientAddress: '0x1',
+      }),
+    ).withdrawal.id;
     must(await env.ledger.approveWithdrawal(w, admin.id));
     must(await env.ledger.settleBet(early, { payout: '0' })); // 1100 wagered: VIP level 1
     const rolled = await placeBet(env.ledger, ida.id, { amount: '1' });
     must(await env.ledger.rollbackBet(rolled));
     must(await env.ledger.tip({ recipientUserId: ida.id, adminUserId: admin.id, currencyId: 'USDT', amount: '1', notes: 'last' }));
-    await eventually(() => expect(live(ida.id).filter((e) => e.name === 'NotificationEventMessage').map((e) => (e.payload as { type: string }).type).at(-1)).toBe('ADMIN_TIP_RECEIVED'));
+    await eventually(() =>
+      expect(
+        live(ida.id)
+          .filter((e) => e.name === 'NotificationEventMessage')
+          .map((e) => (e.payload as { type: string }).type)
+          .at(-1),
+      ).toBe('ADMIN_TIP_RECEIVED'),
+    );
     await eventually(() => expect(live(ida.id).filter((e) => e.name === 'BalanceTippedSuccess')).toHaveLength(2));
-    expect(live(ida.id).filter((e) => e.name === 'BalanceTippedSuccess').map((e) => (e.payload as { fromAdminUsername: string }).fromAdminUsername))
-      .toEqual([admin.username, `${admin.username}x`]);
+    expect(
+      live(ida.id)
+        .filter((e) => e.name === 'BalanceTippedSuccess')
+        .map((e) => (e.payload as { fromAdminUsername: string }).fromAdminUsername),
+    ).toEqual([admin.username, `${admin.username}x`]);
     return { ida, noise, early };
   };
 
@@ -85,19 +105,28 @@ describe('replay of missed per-user events', () => {
     const all = live(ida.id);
     const since = parsePosition(all[3]!.position);
     const missed = all.filter((e) => comparePositions(parsePosition(e.position), since) > 0).length;
-    expect(await replayUserEvents({ ...deps, maxEvents: missed - 1 }, ida.id, since)).toEqual({ recovered: false, reason: 'TOO_MANY_EVENTS' });
+    expect(await replayUserEvents({ ...deps, maxEvents: missed - 1 }, ida.id, since)).toEqual({
+      recovered: false,
+      reason: 'TOO_MANY_EVENTS',
+    });
     const exact = await replayUserEvents({ ...deps, maxEvents: missed }, ida.id, since);
     expect(exact.recovered && exact.events.length).toBe(missed);
     expect(await replayUserEvents({ ...deps, maxEvents: 3 }, ida.id, START)).toEqual({ recovered: false, reason: 'TOO_MANY_EVENTS' });
     // Reading is bounded too: the refusal comes before the user's streams are read to their start.
     let read = 0;
-    const store = { ...env.store, readStreamBackward: async (...args: Parameters<typeof env.store.readStreamBackward>) => {
-      const page = await env.store.readStreamBackward(...args);
-      read += page.length;
-      return page;
-    } };
+    const store = {
+      ...env.store,
+      readStreamBackward: async (...args: Parameters<typeof env.store.readStreamBackward>) => {
+        const page = await env.store.readStreamBackward(...args);
+        read += page.length;
+        return page;
+      },
+    };
     const stored = (await env.store.readStream(walletStream(ida.id))).length + (await env.store.readStream(userStream(ida.id))).length;
-    expect(await replayUserEvents({ ...deps, store, maxEvents: 1 }, ida.id, START)).toEqual({ recovered: false, reason: 'TOO_MANY_EVENTS' });
+    expect(await replayUserEvents({ ...deps, store, maxEvents: 1 }, ida.id, START)).toEqual({
+      recovered: false,
+      reason: 'TOO_MANY_EVENTS',
+    });
     expect(stored).toBeGreaterThan(10);
     expect(read).toBeLessThan(stored);
   });

@@ -26,7 +26,16 @@ const must = <T>(result: { _tag: 'Left'; left: unknown } | { _tag: 'Right'; righ
 /** Real money commands: a deposit per user, then bets placed and settled (about 14 events per user). */
 const play = async (ledger: Ledger, users: readonly number[], betsEach: number, rng: () => number, tag: string): Promise<void> => {
   for (const userId of users) {
-    const dep = must(await ledger.requestDeposit({ externalId: `${tag}-${userId}`, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '500' }));
+    const dep = must(
+      await ledger.requestDeposit({
+        externalId: `${tag}-${userId}`,
+        userId,
+        providerId: 'TEST',
+        networkId: 'ETH',
+        currencyId: 'USDT',
+        amount: '500',
+      }),
+    );
     must(await ledger.completeDeposit(dep.deposit.id, {}));
   }
   for (let i = 0; i < betsEach; i += 1) {
@@ -49,17 +58,23 @@ const count = async (pool: pg.Pool, sql: string, values: unknown[] = []): Promis
  */
 const allSealed = async (pool: pg.Pool, sealers: readonly { caughtUp: () => Promise<void> }[]): Promise<void> => {
   await Promise.all(sealers.map((s) => s.caughtUp()));
-  await vi.waitFor(async () => expect(await count(pool, 'SELECT 1 FROM event_seals')).toBe(await count(pool, 'SELECT 1 FROM events')), { timeout: 15_000, interval: 20 });
+  await vi.waitFor(async () => expect(await count(pool, 'SELECT 1 FROM event_seals')).toBe(await count(pool, 'SELECT 1 FROM events')), {
+    timeout: 15_000,
+    interval: 20,
+  });
 };
 
 /** Every event has exactly one seal, seq runs 1..n without a gap, and no seal points at a missing event. */
 const sealedExactlyOnce = async (pool: pg.Pool): Promise<{ events: number; seals: number; unmatched: number; gaps: number }> => ({
   events: await count(pool, 'SELECT 1 FROM events'),
   seals: await count(pool, 'SELECT 1 FROM event_seals'),
-  unmatched: await count(pool, `
+  unmatched: await count(
+    pool,
+    `
     SELECT 1 FROM events e FULL JOIN event_seals s
       ON s.commit_position = e.transaction_id::text::numeric AND s.prepare_position = e.global_position AND s.event_id = e.event_id
-    WHERE e.event_id IS NULL OR s.seq IS NULL`),
+    WHERE e.event_id IS NULL OR s.seq IS NULL`,
+  ),
   gaps: await count(pool, 'SELECT 1 FROM event_seals HAVING max(seq) <> count(*) OR min(seq) <> 1'),
 });
 
@@ -104,7 +119,9 @@ const only = (differences: readonly SealDifference[], kind: SealDifference['kind
 
 describe('canonical form of a sealed event', () => {
   it('when two JSON texts differ only in key order and spacing, then they canonicalise alike; array order still counts', () => {
-    expect(canonicalJson({ b: 1, a: [2, { d: null, c: 'x' }], u: undefined })).toBe(canonicalJson(JSON.parse('{ "a": [2, {"c": "x", "d": null}], "b": 1 }')));
+    expect(canonicalJson({ b: 1, a: [2, { d: null, c: 'x' }], u: undefined })).toBe(
+      canonicalJson(JSON.parse('{ "a": [2, {"c": "x", "d": null}], "b": 1 }')),
+    );
     expect(canonicalJson({ a: [2, { c: 'x' }], b: 1 })).toBe('{"a":[2,{"c":"x"}],"b":1}');
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
   });
@@ -135,22 +152,39 @@ describe('ledger seals (tamper evidence)', () => {
 
   /** A wallet event in the middle of the sealed history (its seal is neither first nor last). */
   const victim = async (type: string, nth: number) =>
-    (await pool.query<{ global_position: string; stream_id: string; stream_revision: string; transaction_id: string; seq: string }>(
-      `SELECT e.global_position::text, e.stream_id, e.stream_revision::text, e.transaction_id::text, s.seq::text
+    (
+      await pool.query<{ global_position: string; stream_id: string; stream_revision: string; transaction_id: string; seq: string }>(
+        `SELECT e.global_position::text, e.stream_id, e.stream_revision::text, e.transaction_id::text, s.seq::text
        FROM events e JOIN event_seals s ON s.prepare_position = e.global_position
        WHERE e.type = $1 ORDER BY e.transaction_id, e.global_position OFFSET $2 LIMIT 1`,
-      [type, nth],
-    )).rows[0]!;
+        [type, nth],
+      )
+    ).rows[0]!;
 
   beforeAll(async () => {
     env = await createLedgerEnv('seal', { ownCluster: true }); // it holds an older transaction open
     pool = env.pool;
-    await play(env.ledger, Array.from({ length: 25 }, (_, i) => i + 1), 6, seeded(7), 'seal');
-    const sealer = startSealer({ store: env.store, pool, key: KEY, checkpointEvery: EVERY, checkpointIntervalMs: 60_000, onCheckpoint: (c) => shipped.push(c) });
+    await play(
+      env.ledger,
+      Array.from({ length: 25 }, (_, i) => i + 1),
+      6,
+      seeded(7),
+      'seal',
+    );
+    const sealer = startSealer({
+      store: env.store,
+      pool,
+      key: KEY,
+      checkpointEvery: EVERY,
+      checkpointIntervalMs: 60_000,
+      onCheckpoint: (c) => shipped.push(c),
+    });
     await allSealed(pool, [sealer]);
     await sealer.stop();
   });
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   it('when a few hundred money commands are sealed, then every event is sealed once and verify finds nothing', async () => {
     const state = await sealedExactlyOnce(pool);
@@ -161,88 +195,135 @@ describe('ledger seals (tamper evidence)', () => {
     expect(report).toMatchObject({ events: state.events, sealed: BigInt(state.events), unsealed: 0, lastCheckpoint: BigInt(state.events) });
     // A checkpoint at every multiple of EVERY, plus the head on stop; each one was handed to onCheckpoint.
     expect(report.checkpoints).toBe(Math.floor(state.events / EVERY) + (state.events % EVERY === 0 ? 0 : 1));
-    expect(shipped.map((c) => c.sealedCount)).toEqual((await pool.query<{ n: string }>('SELECT sealed_count::text AS n FROM seal_checkpoints ORDER BY seal_checkpoints.sealed_count')).rows.map((r) => BigInt(r.n)));
+    expect(shipped.map((c) => c.sealedCount)).toEqual(
+      (
+        await pool.query<{ n: string }>('SELECT sealed_count::text AS n FROM seal_checkpoints ORDER BY seal_checkpoints.sealed_count')
+      ).rows.map((r) => BigInt(r.n)),
+    );
   });
 
   it('when an amount is edited in events.data, then verify reports that event as edited', async () => {
     const v = await victim('BetPlaced', 40);
-    await tampering(['events'], async () => {
-      const { rowCount } = await pool.query(`UPDATE events SET data = jsonb_set(data, '{amount}', '"9999.99"') WHERE global_position = $1`, [v.global_position]);
-      expect(rowCount).toBe(1);
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(differences).toEqual([expect.objectContaining({ kind: 'edited', streamId: v.stream_id, revision: v.stream_revision, position: `${v.transaction_id}/${v.global_position}` })]);
-    });
+    await tampering(
+      ['events'],
+      async () => {
+        const { rowCount } = await pool.query(
+          `UPDATE events SET data = jsonb_set(data, '{amount}', '"9999.99"') WHERE global_position = $1`,
+          [v.global_position],
+        );
+        expect(rowCount).toBe(1);
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(differences).toEqual([
+          expect.objectContaining({
+            kind: 'edited',
+            streamId: v.stream_id,
+            revision: v.stream_revision,
+            position: `${v.transaction_id}/${v.global_position}`,
+          }),
+        ]);
+      },
+    );
   });
 
   it('when an event is deleted, then verify reports its seal as deleted, naming the stream and revision', async () => {
     const v = await victim('DepositCompleted', 10);
-    await tampering(['events'], async () => {
-      await pool.query('DELETE FROM events WHERE global_position = $1', [v.global_position]);
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(differences).toEqual([expect.objectContaining({ kind: 'deleted', streamId: v.stream_id, revision: v.stream_revision, position: `${v.transaction_id}/${v.global_position}` })]);
-    });
+    await tampering(
+      ['events'],
+      async () => {
+        await pool.query('DELETE FROM events WHERE global_position = $1', [v.global_position]);
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(differences).toEqual([
+          expect.objectContaining({
+            kind: 'deleted',
+            streamId: v.stream_id,
+            revision: v.stream_revision,
+            position: `${v.transaction_id}/${v.global_position}`,
+          }),
+        ]);
+      },
+    );
   });
 
   it('when an event is deleted together with its seal, then the missing seal and the broken stream chain are reported', async () => {
     const v = await victim('BetSettled', 12);
-    await tampering(['events', 'event_seals'], async () => {
-      await pool.query('DELETE FROM events WHERE global_position = $1', [v.global_position]);
-      await pool.query('DELETE FROM event_seals WHERE seq = $1', [v.seq]);
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(only(differences, 'deleted')).toEqual([expect.objectContaining({ detail: expect.stringContaining(`#${v.seq}`) })]);
-      expect(only(differences, 'chain-broken')).toContainEqual(expect.objectContaining({ streamId: v.stream_id, revision: String(Number(v.stream_revision) + 1) }));
-    });
+    await tampering(
+      ['events', 'event_seals'],
+      async () => {
+        await pool.query('DELETE FROM events WHERE global_position = $1', [v.global_position]);
+        await pool.query('DELETE FROM event_seals WHERE seq = $1', [v.seq]);
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(only(differences, 'deleted')).toEqual([expect.objectContaining({ detail: expect.stringContaining(`#${v.seq}`) })]);
+        expect(only(differences, 'chain-broken')).toContainEqual(
+          expect.objectContaining({ streamId: v.stream_id, revision: String(Number(v.stream_revision) + 1) }),
+        );
+      },
+    );
   });
 
   it('when a forged event is inserted inside the sealed history (a free revision at the end of a stream), then verify reports it as inserted', async () => {
     const v = await victim('DepositCompleted', 5);
-    await tampering(['events'], async () => {
-      // Backdated: the writing transaction id of a sealed event puts the forgery between sealed events.
-      const { rows } = await pool.query<{ stream_revision: string }>(
-        `INSERT INTO events (transaction_id, stream_id, stream_revision, event_id, type, data, metadata, created_at)
+    await tampering(
+      ['events'],
+      async () => {
+        // Backdated: the writing transaction id of a sealed event puts the forgery between sealed events.
+        const { rows } = await pool.query<{ stream_revision: string }>(
+          `INSERT INTO events (transaction_id, stream_id, stream_revision, event_id, type, data, metadata, created_at)
          SELECT e.transaction_id, e.stream_id, (SELECT max(stream_revision) + 1 FROM events WHERE stream_id = e.stream_id),
            $2, e.type, jsonb_set(e.data, '{amount}', '"250000"'), e.metadata, e.created_at
          FROM events e WHERE e.global_position = $1 RETURNING stream_revision::text`,
-        [v.global_position, uuidv4()],
-      );
-      v.stream_revision = rows[0]!.stream_revision;
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
-    });
+          [v.global_position, uuidv4()],
+        );
+        v.stream_revision = rows[0]!.stream_revision;
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
+      },
+    );
   });
 
   it('when a duplicate-looking event takes a revision that is already sealed, then verify reports it as inserted', async () => {
     const v = await victim('BetPlaced', 20);
-    await tampering(['events'], async () => {
-      await pool.query('ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_revision_key');
-      await pool.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
+    await tampering(
+      ['events'],
+      async () => {
+        await pool.query('ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_revision_key');
+        await pool.query(
+          `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
          SELECT stream_id, stream_revision, $2, type, data, metadata, created_at FROM events WHERE global_position = $1`,
-        [v.global_position, uuidv4()],
-      );
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
-    });
+          [v.global_position, uuidv4()],
+        );
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
+      },
+    );
     await pool.query('ALTER TABLE events ADD CONSTRAINT events_stream_id_stream_revision_key UNIQUE (stream_id, stream_revision)');
   });
 
   it('when an event is appended behind the stopped sealer, then it is counted as unsealed, not reported (the documented window)', async () => {
-    await tampering(['events'], async () => {
-      await pool.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+    await tampering(
+      ['events'],
+      async () => {
+        await pool.query(
+          `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
          SELECT stream_id, stream_revision + 1, $1, type, data, metadata FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
-        [uuidv4()],
-      );
-    }, async () => {
-      const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
-      expect(report.differences).toEqual([]);
-      expect(report.unsealed).toBe(1);
-    });
+          [uuidv4()],
+        );
+      },
+      async () => {
+        const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
+        expect(report.differences).toEqual([]);
+        expect(report.unsealed).toBe(1);
+      },
+    );
   });
 
   /** What another test file (or any client) does to the whole cluster: an xid held open hides later commits from readAll. */
@@ -259,44 +340,62 @@ describe('ledger seals (tamper evidence)', () => {
   };
 
   it('when an event is appended behind the stopped sealer while an older transaction of the cluster is still open, then it is still counted as unsealed', async () => {
-    await withOlderTransactionOpen(() => tampering(['events'], async () => {
-      await pool.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+    await withOlderTransactionOpen(() =>
+      tampering(
+        ['events'],
+        async () => {
+          await pool.query(
+            `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
          SELECT stream_id, stream_revision + 1, $1, type, data, metadata FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
-        [uuidv4()],
-      );
-    }, async () => {
-      const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
-      expect(report.differences).toEqual([]);
-      expect(report.unsealed).toBe(1);
-    }));
+            [uuidv4()],
+          );
+        },
+        async () => {
+          const report = await inspectSeals({ store: env.store, pool, key: KEY, checkpointEvery: EVERY });
+          expect(report.differences).toEqual([]);
+          expect(report.unsealed).toBe(1);
+        },
+      ),
+    );
   });
 
   it('when a duplicate-looking event takes a sealed revision while an older transaction of the cluster is still open, then verify still reports it as inserted', async () => {
     const v = await victim('BetPlaced', 21);
-    await withOlderTransactionOpen(() => tampering(['events'], async () => {
-      await pool.query('ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_revision_key');
-      await pool.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
+    await withOlderTransactionOpen(() =>
+      tampering(
+        ['events'],
+        async () => {
+          await pool.query('ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_revision_key');
+          await pool.query(
+            `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata, created_at)
          SELECT stream_id, stream_revision, $2, type, data, metadata, created_at FROM events WHERE global_position = $1`,
-        [v.global_position, uuidv4()],
-      );
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
-    }));
+            [v.global_position, uuidv4()],
+          );
+        },
+        async () => {
+          const differences = await verify({ checkpointEvery: EVERY });
+          expect(differences).toEqual([expect.objectContaining({ kind: 'inserted', streamId: v.stream_id, revision: v.stream_revision })]);
+        },
+      ),
+    );
     await pool.query('ALTER TABLE events ADD CONSTRAINT events_stream_id_stream_revision_key UNIQUE (stream_id, stream_revision)');
   });
 
   it('when a seal row is edited, then verify reports the broken chain at that seal', async () => {
     const v = await victim('BetPlaced', 33);
-    await tampering(['event_seals'], async () => {
-      await pool.query(`UPDATE event_seals SET chain_hash = sha256(chain_hash) WHERE seq = $1`, [v.seq]);
-    }, async () => {
-      const differences = await verify({ checkpointEvery: EVERY });
-      expect(only(differences, 'chain-broken')).toContainEqual(expect.objectContaining({ streamId: v.stream_id, revision: v.stream_revision, detail: expect.stringContaining(`#${v.seq}:`) }));
-      expect(only(differences, 'edited')).toEqual([]);
-    });
+    await tampering(
+      ['event_seals'],
+      async () => {
+        await pool.query(`UPDATE event_seals SET chain_hash = sha256(chain_hash) WHERE seq = $1`, [v.seq]);
+      },
+      async () => {
+        const differences = await verify({ checkpointEvery: EVERY });
+        expect(only(differences, 'chain-broken')).toContainEqual(
+          expect.objectContaining({ streamId: v.stream_id, revision: v.stream_revision, detail: expect.stringContaining(`#${v.seq}:`) }),
+        );
+        expect(only(differences, 'edited')).toEqual([]);
+      },
+    );
   });
 
   describe('an attacker who edits an event and recomputes its seal and every later hash, without the key', () => {
@@ -308,53 +407,78 @@ describe('ledger seals (tamper evidence)', () => {
     };
 
     it('when the checkpoints are left alone, then the first checkpoint after the edit no longer matches the chain', async () => {
-      await tampering(['events', 'event_seals'], async () => { await rewrite(); }, async () => {
-        const differences = await verify({ checkpointEvery: EVERY });
-        expect(differences.length).toBeGreaterThan(0);
-        expect(new Set(differences.map((d) => d.kind))).toEqual(new Set(['checkpoint-forged']));
-        const firstAfter = Math.ceil(Number(v.seq) / EVERY) * EVERY;
-        expect(differences[0]!.detail).toContain(`sealed count ${firstAfter} no longer matches`);
-      });
+      await tampering(
+        ['events', 'event_seals'],
+        async () => {
+          await rewrite();
+        },
+        async () => {
+          const differences = await verify({ checkpointEvery: EVERY });
+          expect(differences.length).toBeGreaterThan(0);
+          expect(new Set(differences.map((d) => d.kind))).toEqual(new Set(['checkpoint-forged']));
+          const firstAfter = Math.ceil(Number(v.seq) / EVERY) * EVERY;
+          expect(differences[0]!.detail).toContain(`sealed count ${firstAfter} no longer matches`);
+        },
+      );
     });
 
     it('when the checkpoints are rewritten to the new chain, then their MACs give it away', async () => {
-      await tampering(['events', 'event_seals', 'seal_checkpoints'], async () => {
-        const chains = await rewrite();
-        for (const [n, chain] of chains) await pool.query('UPDATE seal_checkpoints SET chain_hash = $2 WHERE sealed_count = $1', [n.toString(), chain]);
-      }, async () => {
-        const differences = await verify({ checkpointEvery: EVERY });
-        expect(new Set(differences.map((d) => d.kind))).toEqual(new Set(['checkpoint-forged']));
-        const rewritten = await count(pool, 'SELECT 1 FROM seal_checkpoints WHERE sealed_count >= $1', [v.seq]);
-        expect(rewritten).toBeGreaterThan(0);
-        expect(differences.filter((d) => d.detail.includes('MAC does not match'))).toHaveLength(rewritten);
-      });
+      await tampering(
+        ['events', 'event_seals', 'seal_checkpoints'],
+        async () => {
+          const chains = await rewrite();
+          for (const [n, chain] of chains)
+            await pool.query('UPDATE seal_checkpoints SET chain_hash = $2 WHERE sealed_count = $1', [n.toString(), chain]);
+        },
+        async () => {
+          const differences = await verify({ checkpointEvery: EVERY });
+          expect(new Set(differences.map((d) => d.kind))).toEqual(new Set(['checkpoint-forged']));
+          const rewritten = await count(pool, 'SELECT 1 FROM seal_checkpoints WHERE sealed_count >= $1', [v.seq]);
+          expect(rewritten).toBeGreaterThan(0);
+          expect(differences.filter((d) => d.detail.includes('MAC does not match'))).toHaveLength(rewritten);
+        },
+      );
     });
 
     it('when the checkpoints after the edit are deleted, then the uncovered tail is reported, and an off-box anchor catches it too', async () => {
-      await tampering(['events', 'event_seals', 'seal_checkpoints'], async () => {
-        await rewrite();
-        await pool.query('DELETE FROM seal_checkpoints WHERE sealed_count >= $1', [v.seq]);
-      }, async () => {
-        expect(only(await verify({ checkpointEvery: EVERY }), 'checkpoint-forged')).toEqual([
-          expect.objectContaining({ detail: expect.stringContaining('checkpoints were removed') }),
-        ]);
-        // Without the interval nothing in this database is left to contradict the rewrite: only an anchor kept elsewhere does.
-        expect(await verify()).toEqual([]);
-        const anchors = shipped.map((c) => ({ sealedCount: c.sealedCount, position: c.position, chainHash: c.chainHash.toString('hex') }));
-        expect((await verify({ anchors })).some((d) => d.kind === 'checkpoint-forged' && d.detail.startsWith('off-box anchor'))).toBe(true);
-      });
+      await tampering(
+        ['events', 'event_seals', 'seal_checkpoints'],
+        async () => {
+          await rewrite();
+          await pool.query('DELETE FROM seal_checkpoints WHERE sealed_count >= $1', [v.seq]);
+        },
+        async () => {
+          expect(only(await verify({ checkpointEvery: EVERY }), 'checkpoint-forged')).toEqual([
+            expect.objectContaining({ detail: expect.stringContaining('checkpoints were removed') }),
+          ]);
+          // Without the interval nothing in this database is left to contradict the rewrite: only an anchor kept elsewhere does.
+          expect(await verify()).toEqual([]);
+          const anchors = shipped.map((c) => ({
+            sealedCount: c.sealedCount,
+            position: c.position,
+            chainHash: c.chainHash.toString('hex'),
+          }));
+          expect((await verify({ anchors })).some((d) => d.kind === 'checkpoint-forged' && d.detail.startsWith('off-box anchor'))).toBe(
+            true,
+          );
+        },
+      );
     });
   });
 
   it('when the newest seals are removed, then the checkpoint beyond them gives it away', async () => {
-    await tampering(['event_seals'], async () => {
-      await pool.query('DELETE FROM event_seals WHERE seq > (SELECT max(seq) - 5 FROM event_seals)');
-    }, async () => {
-      const report = await inspectSeals({ store: env.store, pool, key: KEY });
-      expect(report.unsealed).toBe(5);
-      expect(report.differences.length).toBeGreaterThan(0);
-      expect(report.differences.every((d) => d.kind === 'checkpoint-forged' && d.detail.includes('seals were removed'))).toBe(true);
-    });
+    await tampering(
+      ['event_seals'],
+      async () => {
+        await pool.query('DELETE FROM event_seals WHERE seq > (SELECT max(seq) - 5 FROM event_seals)');
+      },
+      async () => {
+        const report = await inspectSeals({ store: env.store, pool, key: KEY });
+        expect(report.unsealed).toBe(5);
+        expect(report.differences.length).toBeGreaterThan(0);
+        expect(report.differences.every((d) => d.kind === 'checkpoint-forged' && d.detail.includes('seals were removed'))).toBe(true);
+      },
+    );
   });
 
   it('when the ledger keeps taking money commands from two processes, then the sealer keeps up and seals each event once', async () => {
@@ -396,7 +520,11 @@ describe('ledger sealer crashes', () => {
       const requests = Array.from({ length: streams }, (_, s) => ({
         streamId: `crash-${s}`,
         expectedRevision: 'any' as const,
-        events: Array.from({ length: 1 + Math.floor(rng() * 3) }, () => ({ id: uuidv4(), type: 'Noted', data: { amount: `${Math.floor(rng() * 1e6)}.25`, b } })),
+        events: Array.from({ length: 1 + Math.floor(rng() * 3) }, () => ({
+          id: uuidv4(),
+          type: 'Noted',
+          data: { amount: `${Math.floor(rng() * 1e6)}.25`, b },
+        })),
       }));
       await store.appendMany(requests);
     }
@@ -418,7 +546,17 @@ describe('ledger sealer crashes', () => {
     const start = (name: string) => {
       const p = db.pool({ applicationName: name });
       p.on('error', () => undefined);
-      return startSealer({ store, pool: p, key: KEY, checkpointEvery: 7, batchSize: 53, retryDelayMs: 1, onFailure: () => { failures += 1; } });
+      return startSealer({
+        store,
+        pool: p,
+        key: KEY,
+        checkpointEvery: 7,
+        batchSize: 53,
+        retryDelayMs: 1,
+        onFailure: () => {
+          failures += 1;
+        },
+      });
     };
     const first = start('sealer-a');
     const second = start('sealer-b');
@@ -435,8 +573,11 @@ describe('ledger sealer crashes', () => {
     expect(state.events).toBeGreaterThan(2000);
     expect(state).toEqual({ events: state.events, seals: state.events, unmatched: 0, gaps: 0 });
     // Checkpoints at every multiple of 7 survived the chaos (each was written with its batch or not at all).
-    const missing = await count(pool, `SELECT n FROM generate_series(7, (SELECT max(seq) FROM event_seals), 7) AS n
-      WHERE n NOT IN (SELECT sealed_count FROM seal_checkpoints)`);
+    const missing = await count(
+      pool,
+      `SELECT n FROM generate_series(7, (SELECT max(seq) FROM event_seals), 7) AS n
+      WHERE n NOT IN (SELECT sealed_count FROM seal_checkpoints)`,
+    );
     expect(missing).toBe(0);
     expect(await verifySeals({ store, pool, key: KEY })).toEqual([]);
   });

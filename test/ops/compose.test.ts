@@ -21,23 +21,38 @@ const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
 /** The .env format compose reads: KEY=value lines, # comments. */
 const parseDotenv = (text: string): Record<string, string> =>
-  Object.fromEntries(text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  Object.fromEntries(
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 
 /** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?error}, ${VAR?error}, $$. */
 const interpolate = (text: string, vars: Record<string, string>): string =>
-  text.replace(/\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g, (match, name: string | undefined, op: string | undefined, arg: string | undefined) => {
-    if (match === '$$') return '$';
-    const value = vars[name!];
-    const unset = value === undefined || (op?.startsWith(':') === true && value === '');
-    if (op?.endsWith('?') && unset) throw new Error(`compose would stop: ${name}: ${arg}`);
-    if (op?.endsWith('-') && unset) return arg ?? '';
-    return value ?? '';
-  });
+  text.replace(
+    /\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g,
+    (match, name: string | undefined, op: string | undefined, arg: string | undefined) => {
+      if (match === '$$') return '$';
+      const value = vars[name!];
+      const unset = value === undefined || (op?.startsWith(':') === true && value === '');
+      if (op?.endsWith('?') && unset) throw new Error(`compose would stop: ${name}: ${arg}`);
+      if (op?.endsWith('-') && unset) return arg ?? '';
+      return value ?? '';
+    },
+  );
 
 type Service = {
-  image?: string; build?: unknown; command?: string[]; restart?: string; environment?: Record<string, string | number>;
-  volumes?: string[]; depends_on?: Record<string, { condition: string }>; healthcheck?: { test: string[] }; deploy?: { replicas?: number };
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  restart?: string;
+  environment?: Record<string, string | number>;
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  deploy?: { replicas?: number };
 };
 type ComposeFile = { services: Record<string, Service>; volumes: Record<string, unknown> };
 
@@ -45,15 +60,20 @@ const dotenv = parseDotenv(read('.env.example'));
 const composeText = read('docker-compose.yml');
 /** As compose does: parse first, then interpolate every string value. */
 const interpolateValues = (value: unknown, vars: Record<string, string>): unknown =>
-  typeof value === 'string' ? interpolate(value, vars)
-    : Array.isArray(value) ? value.map((v) => interpolateValues(v, vars))
-    : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateValues(v, vars)]))
-    : value;
-const composeWith = (vars: Record<string, string>): ComposeFile => interpolateValues(parse(composeText, { merge: true }), vars) as ComposeFile;
+  typeof value === 'string'
+    ? interpolate(value, vars)
+    : Array.isArray(value)
+      ? value.map((v) => interpolateValues(v, vars))
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateValues(v, vars)]))
+        : value;
+const composeWith = (vars: Record<string, string>): ComposeFile =>
+  interpolateValues(parse(composeText, { merge: true }), vars) as ComposeFile;
 const compose = composeWith(dotenv);
 const services = Object.entries(compose.services);
 const appServices = services.filter(([, s]) => s.image === 'casino-ledger:local' && s.command === undefined);
-const envOf = (s: Service): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v)]));
+const envOf = (s: Service): Record<string, string> =>
+  Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v)]));
 const rolesOf = (s: Service): string[] => (envOf(s).ROLES ?? ROLES.join(',')).split(',');
 
 describe('docker-compose.yml', () => {
@@ -69,7 +89,9 @@ describe('docker-compose.yml', () => {
     expect(valid).toBe(true);
     // The schema does refuse what compose refuses (a misspelt service key, a health check that is not a command).
     expect(validate({ ...compose, services: { ...compose.services, api: { ...compose.services.api, restrat: 'always' } } })).toBe(false);
-    expect(validate({ ...compose, services: { ...compose.services, gateway: { ...compose.services.gateway, healthcheck: { test: 42 } } } })).toBe(false);
+    expect(
+      validate({ ...compose, services: { ...compose.services, gateway: { ...compose.services.gateway, healthcheck: { test: 42 } } } }),
+    ).toBe(false);
   });
 
   it('when a required value is missing from .env, then compose stops with its message instead of starting without it', () => {
@@ -98,11 +120,12 @@ describe('docker-compose.yml', () => {
       expect(env.DATA_DIR, name).toBe(keysDataDir);
       expect(s.depends_on?.keys?.condition, name).toBe('service_completed_successfully');
       // No service brings a key of its own that the others would not share.
-      for (const variable of ['JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', 'MFA_ENCRYPTION_KEY', 'LEDGER_SEAL_KEY']) expect(env[variable], `${name} ${variable}`).toBeUndefined();
+      for (const variable of ['JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', 'MFA_ENCRYPTION_KEY', 'LEDGER_SEAL_KEY'])
+        expect(env[variable], `${name} ${variable}`).toBeUndefined();
     }
   });
 
-  it('when each service\'s environment is loaded as the service would, then it is a valid production configuration with every secret present', async () => {
+  it("when each service's environment is loaded as the service would, then it is a valid production configuration with every secret present", async () => {
     // What the keys service leaves in the volume.
     await loadKeys({ dataDir: keysDir });
     await loadSymmetricKey(undefined, keysDir, MFA_KEY_NAME);
@@ -133,7 +156,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('when the README\'s production section is read, then it runs what these tests check', () => {
+  it("when the README's production section is read, then it runs what these tests check", () => {
     const readme = read('README.md');
     expect(readme).toContain('cp .env.example .env');
     expect(readme).toContain('docker compose up --build -d');

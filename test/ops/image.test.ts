@@ -22,32 +22,62 @@ const NOBODY = { uid: 65534, gid: 65534 };
 const SERVICE_TOKEN = 'image-test-internal-token-0123456789';
 const ADMIN = { email: 'root@example.com', username: 'rootadmin', password: 'first-admin-password-1' };
 
-type Stage = { copies: { from?: string; sources: string[]; dest: string }[]; env: Record<string, string>; workdir: string;
-  cmd: string[]; healthcheck: string[]; user?: string; runs: string[] };
+type Stage = {
+  copies: { from?: string; sources: string[]; dest: string }[];
+  env: Record<string, string>;
+  workdir: string;
+  cmd: string[];
+  healthcheck: string[];
+  user?: string;
+  runs: string[];
+};
 
 /** The final stage of the Dockerfile: its COPY, ENV, RUN, USER, HEALTHCHECK and CMD lines (JSON form for commands). */
 const finalStage = (dockerfile: string): Stage => {
-  const lines = dockerfile.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-  const from = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0).at(-1)!;
+  const lines = dockerfile
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const from = lines
+    .map((l, i) => (/^FROM\s/i.test(l) ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1)!;
   const stage: Stage = { copies: [], env: {}, workdir: '/', cmd: [], healthcheck: [], runs: [] };
   for (const line of lines.slice(from + 1)) {
     const [instruction, ...rest] = line.split(/\s+/);
     const args = rest.join(' ');
     switch (instruction!.toUpperCase()) {
-      case 'WORKDIR': stage.workdir = args; break;
-      case 'USER': stage.user = args; break;
-      case 'RUN': stage.runs.push(args); break;
-      case 'CMD': stage.cmd = JSON.parse(args) as string[]; break;
-      case 'HEALTHCHECK': stage.healthcheck = JSON.parse(args.slice(args.indexOf('CMD') + 3).trim()) as string[]; break;
-      case 'ENV': for (const m of args.matchAll(/(\w+)=(\S+)/g)) stage.env[m[1]!] = m[2]!; break;
+      case 'WORKDIR':
+        stage.workdir = args;
+        break;
+      case 'USER':
+        stage.user = args;
+        break;
+      case 'RUN':
+        stage.runs.push(args);
+        break;
+      case 'CMD':
+        stage.cmd = JSON.parse(args) as string[];
+        break;
+      case 'HEALTHCHECK':
+        stage.healthcheck = JSON.parse(args.slice(args.indexOf('CMD') + 3).trim()) as string[];
+        break;
+      case 'ENV':
+        for (const m of args.matchAll(/(\w+)=(\S+)/g)) stage.env[m[1]!] = m[2]!;
+        break;
       case 'COPY': {
         const words = rest.filter((w) => !w.startsWith('--chown') && !w.startsWith('--chmod'));
         const fromFlag = words.find((w) => w.startsWith('--from='));
         const paths = words.filter((w) => !w.startsWith('--'));
-        stage.copies.push({ ...(fromFlag ? { from: fromFlag.slice('--from='.length) } : {}), sources: paths.slice(0, -1), dest: paths.at(-1)! });
+        stage.copies.push({
+          ...(fromFlag ? { from: fromFlag.slice('--from='.length) } : {}),
+          sources: paths.slice(0, -1),
+          dest: paths.at(-1)!,
+        });
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return stage;
@@ -107,10 +137,22 @@ describe('the image, outside Docker', () => {
     pg = await startOwnPostgres();
     captcha = await startCaptchaStandIn();
     env = {
-      PATH: process.env.PATH ?? '', HOME: data, ...stage.env, DATA_DIR: data, APP_ENV: 'production',
-      DATABASE_URL: pg.url, PUBLIC_PORT: '0', ADMIN_PORT: '0', WS_PORT: '0', INTERNAL_API_TOKEN: SERVICE_TOKEN,
-      CAPTCHA_SECRET, CAPTCHA_VERIFY_URL: captcha.url, SUPERADMIN_EMAIL: ADMIN.email, SUPERADMIN_USERNAME: ADMIN.username,
-      SUPERADMIN_PASSWORD: ADMIN.password, FRONTEND_ORIGIN: 'https://casino.example',
+      PATH: process.env.PATH ?? '',
+      HOME: data,
+      ...stage.env,
+      DATA_DIR: data,
+      APP_ENV: 'production',
+      DATABASE_URL: pg.url,
+      PUBLIC_PORT: '0',
+      ADMIN_PORT: '0',
+      WS_PORT: '0',
+      INTERNAL_API_TOKEN: SERVICE_TOKEN,
+      CAPTCHA_SECRET,
+      CAPTCHA_VERIFY_URL: captcha.url,
+      SUPERADMIN_EMAIL: ADMIN.email,
+      SUPERADMIN_USERNAME: ADMIN.username,
+      SUPERADMIN_PASSWORD: ADMIN.password,
+      FRONTEND_ORIGIN: 'https://casino.example',
     };
   }, 180_000);
 
@@ -128,7 +170,8 @@ describe('the image, outside Docker', () => {
     expect(stage.healthcheck.length).toBeGreaterThan(0);
     expect(stage.env.DATA_DIR).toBeDefined();
     expect(existsSync(join(app, 'dist/src/auth/common-passwords.txt'))).toBe(true);
-    for (const tool of ['ledger', 'projections', 'keys', 'healthcheck']) expect(existsSync(join(app, `dist/scripts/${tool}.js`))).toBe(true);
+    for (const tool of ['ledger', 'projections', 'keys', 'healthcheck'])
+      expect(existsSync(join(app, `dist/scripts/${tool}.js`))).toBe(true);
   });
 
   it('when the compiled code imports a package, then it is a run-time dependency (npm ci --omit=dev installs it)', () => {
@@ -138,62 +181,93 @@ describe('the image, outside Docker', () => {
   });
 
   it('when APP_ENV=production and no keys exist, then the start fails with one line naming them, and nothing is generated', async () => {
-    const failed = await asNobody(stage.cmd).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    const failed = await asNobody(stage.cmd).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr.trim().split('\n')).toHaveLength(1);
     expect(failed?.stderr).toMatch(/JWT_PRIVATE_KEY.*MFA_ENCRYPTION_KEY.*LEDGER_SEAL_KEY/);
     expect(existsSync(join(data, 'keys'))).toBe(false);
   });
 
-  it('when the keys tool ran and the service started as nobody, then sign-up, SuperAdmin sign-in, a withdrawal approval, '
-    + 'the health check and ledger verify all work, and the application directory stays unwritten', async () => {
-    const keys = await asNobody(['node', 'dist/scripts/keys.js']);
-    expect(keys.stdout).toContain('key ready');
-    const again = await asNobody(['node', 'dist/scripts/keys.js']); // idempotent: a restarted init service keeps the keys
-    expect(again.stdout).toBe(keys.stdout);
+  it(
+    'when the keys tool ran and the service started as nobody, then sign-up, SuperAdmin sign-in, a withdrawal approval, ' +
+      'the health check and ledger verify all work, and the application directory stays unwritten',
+    async () => {
+      const keys = await asNobody(['node', 'dist/scripts/keys.js']);
+      expect(keys.stdout).toContain('key ready');
+      const again = await asNobody(['node', 'dist/scripts/keys.js']); // idempotent: a restarted init service keeps the keys
+      expect(again.stdout).toBe(keys.stdout);
 
-    service = await startService('image', env, { command: process.execPath, args: stage.cmd.slice(1), cwd: app, ...NOBODY });
-    const pub = service.publicUrl!;
-    const adm = service.adminUrl!;
-    const json = { 'content-type': 'application/json' };
+      service = await startService('image', env, { command: process.execPath, args: stage.cmd.slice(1), cwd: app, ...NOBODY });
+      const pub = service.publicUrl!;
+      const adm = service.adminUrl!;
+      const json = { 'content-type': 'application/json' };
 
-    const signUp = await fetch(`${pub}/auth/sign-up`, {
-      method: 'POST', headers: { ...json, 'x-captcha-token': GOOD_CAPTCHA },
-      body: JSON.stringify({ email: 'player@example.com', password: 'a-long-enough-secret-9', username: 'player1', country: 'DE' }),
-    });
-    expect(signUp.status).toBe(201);
-    const player = ((await signUp.json()) as { user: { id: number } }).user.id;
+      const signUp = await fetch(`${pub}/auth/sign-up`, {
+        method: 'POST',
+        headers: { ...json, 'x-captcha-token': GOOD_CAPTCHA },
+        body: JSON.stringify({ email: 'player@example.com', password: 'a-long-enough-secret-9', username: 'player1', country: 'DE' }),
+      });
+      expect(signUp.status).toBe(201);
+      const player = ((await signUp.json()) as { user: { id: number } }).user.id;
 
-    const signIn = await fetch(`${pub}/auth/sign-in`, {
-      method: 'POST', headers: { ...json, 'x-captcha-token': GOOD_CAPTCHA }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
-    });
-    expect(signIn.status).toBe(200);
-    const token = signIn.headers.getSetCookie().find((c) => c.startsWith('access_token='))!.split(';')[0]!.slice('access_token='.length);
+      const signIn = await fetch(`${pub}/auth/sign-in`, {
+        method: 'POST',
+        headers: { ...json, 'x-captcha-token': GOOD_CAPTCHA },
+        body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
+      });
+      expect(signIn.status).toBe(200);
+      const token = signIn.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('access_token='))!
+        .split(';')[0]!
+        .slice('access_token='.length);
 
-    const internal = (path: string, body: unknown) => fetch(`${adm}/internal${path}`, {
-      method: 'POST', headers: { ...json, 'x-service-token': SERVICE_TOKEN }, body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id: string; status: string } }));
-    const deposit = await internal('/deposits', { externalId: 'dep-1', userId: player, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '50' });
-    expect((await internal(`/deposits/${deposit.body.id}/complete`, { txHash: '0x1' })).status).toBe(200);
-    const withdrawal = await internal('/withdrawals', {
-      userId: player, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '20', recipientAddress: '0xabc',
-    });
-    expect(withdrawal.status).toBe(201);
-    const approve = await fetch(`${adm}/withdraw/approve`, {
-      method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ id: withdrawal.body.id }),
-    });
-    expect(approve.status).toBe(201);
+      const internal = (path: string, body: unknown) =>
+        fetch(`${adm}/internal${path}`, {
+          method: 'POST',
+          headers: { ...json, 'x-service-token': SERVICE_TOKEN },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id: string; status: string } }));
+      const deposit = await internal('/deposits', {
+        externalId: 'dep-1',
+        userId: player,
+        providerId: 'TEST',
+        networkId: 'ETH',
+        currencyId: 'USDT',
+        amount: '50',
+      });
+      expect((await internal(`/deposits/${deposit.body.id}/complete`, { txHash: '0x1' })).status).toBe(200);
+      const withdrawal = await internal('/withdrawals', {
+        userId: player,
+        providerId: 'TEST',
+        networkId: 'ETH',
+        currencyId: 'USDT',
+        amount: '20',
+        recipientAddress: '0xabc',
+      });
+      expect(withdrawal.status).toBe(201);
+      const approve = await fetch(`${adm}/withdraw/approve`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ id: withdrawal.body.id }),
+      });
+      expect(approve.status).toBe(201);
 
-    const healthEnv = { ADMIN_PORT: new URL(adm).port, ROLES: 'public-api,admin-api,gateway,projector,scheduler' };
-    await expect(asNobody(stage.healthcheck, healthEnv)).resolves.toBeDefined();
+      const healthEnv = { ADMIN_PORT: new URL(adm).port, ROLES: 'public-api,admin-api,gateway,projector,scheduler' };
+      await expect(asNobody(stage.healthcheck, healthEnv)).resolves.toBeDefined();
 
-    const verify = await asNobody(['node', 'dist/scripts/ledger.js', 'verify']);
-    expect(verify.stdout).toContain('seals checked');
-    expect(verify.stdout).toContain('OK: no differences');
+      const verify = await asNobody(['node', 'dist/scripts/ledger.js', 'verify']);
+      expect(verify.stdout).toContain('seals checked');
+      expect(verify.stdout).toContain('OK: no differences');
 
-    expect(existsSync(join(app, '.data'))).toBe(false);
-    const write = (dir: string) => asNobody(['node', '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, '')`]);
-    await expect(write(join(app, 'dist'))).rejects.toMatchObject({ stderr: expect.stringContaining('EACCES') });
-    await expect(write(data)).resolves.toBeDefined();
-  }, 120_000);
+      expect(existsSync(join(app, '.data'))).toBe(false);
+      const write = (dir: string) => asNobody(['node', '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, '')`]);
+      await expect(write(join(app, 'dist'))).rejects.toMatchObject({ stderr: expect.stringContaining('EACCES') });
+      await expect(write(data)).resolves.toBeDefined();
+    },
+    120_000,
+  );
 });

@@ -7,7 +7,8 @@ import { createRealtimeEnv, type RealtimeEnv, type TestClient } from '../support
 
 let env: RealtimeEnv;
 const fields = (ack: object): string[] => (((ack as { details?: unknown }).details ?? []) as { field: string }[]).map((d) => d.field);
-const count = async (sql: string, params: unknown[] = []) => Number((await env.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0]!.n);
+const count = async (sql: string, params: unknown[] = []) =>
+  Number((await env.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0]!.n);
 type Update = { roomId: string; message: ChatMessage };
 
 beforeAll(async () => {
@@ -21,7 +22,9 @@ beforeAll(async () => {
     ],
   });
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 /** A signed-in socket (after AuthSuccess) of a new user. */
 const member = async (opts: Parameters<RealtimeEnv['signedIn']>[0] = {}) => {
@@ -66,7 +69,7 @@ describe('ChatGetRooms', () => {
 });
 
 describe('ChatJoin / ChatLeave', () => {
-  it('when a member joins, then it gets the room\'s messages; a socket outside does not; after leaving, the member does not either', async () => {
+  it("when a member joins, then it gets the room's messages; a socket outside does not; after leaving, the member does not either", async () => {
     const room = await newRoom();
     const a = await member();
     const b = await member();
@@ -87,7 +90,7 @@ describe('ChatJoin / ChatLeave', () => {
     [a, b, outsider].forEach((m) => m.client.close());
   });
 
-  it('when an anonymous socket joins or leaves, then 401 and an Unauthorized event, and it gets none of the room\'s messages', async () => {
+  it("when an anonymous socket joins or leaves, then 401 and an Unauthorized event, and it gets none of the room's messages", async () => {
     const room = await newRoom();
     const anonymous = await env.connect();
     expect(await anonymous.ack('ChatJoin', { roomId: room })).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
@@ -114,15 +117,25 @@ describe('ChatJoin / ChatLeave', () => {
 });
 
 describe('ChatSendMessage', () => {
-  it('when a member sends, then the acknowledgement is the stored message, trimmed, with the sender\'s username', async () => {
+  it("when a member sends, then the acknowledgement is the stored message, trimmed, with the sender's username", async () => {
     const room = await newRoom();
     const a = await member();
     const ack = await a.client.ack('ChatSendMessage', { roomId: room, text: '  hello  ' });
     expect(ack).toEqual({
       status: 200,
-      data: { id: expect.stringMatching(/^\d+$/), roomId: room, userId: a.user.id, username: a.user.username, text: 'hello', createdAt: expect.any(String), deletedAt: null },
+      data: {
+        id: expect.stringMatching(/^\d+$/),
+        roomId: room,
+        userId: a.user.id,
+        username: a.user.username,
+        text: 'hello',
+        createdAt: expect.any(String),
+        deletedAt: null,
+      },
     });
-    const { rows } = await env.pool.query('SELECT room_id, user_id, username, text FROM chat_messages WHERE id = $1', [(ack.data as ChatMessage).id]);
+    const { rows } = await env.pool.query('SELECT room_id, user_id, username, text FROM chat_messages WHERE id = $1', [
+      (ack.data as ChatMessage).id,
+    ]);
     expect(rows).toEqual([{ room_id: room, user_id: String(a.user.id), username: a.user.username, text: 'hello' }]);
     a.client.close();
   });
@@ -163,7 +176,10 @@ describe('ChatSendMessage', () => {
 
   it('when the room is unknown, then 404 CHAT_ROOM_NOT_FOUND', async () => {
     const a = await member();
-    expect(await a.client.ack('ChatSendMessage', { roomId: 'nowhere', text: 'hi' })).toMatchObject({ status: 404, code: 'CHAT_ROOM_NOT_FOUND' });
+    expect(await a.client.ack('ChatSendMessage', { roomId: 'nowhere', text: 'hi' })).toMatchObject({
+      status: 404,
+      code: 'CHAT_ROOM_NOT_FOUND',
+    });
     a.client.close();
   });
 
@@ -173,7 +189,8 @@ describe('ChatSendMessage', () => {
     await watcher.client.ack('ChatJoin', { roomId: room });
     const a = await member();
     const admin = await env.signedIn({ roles: ['User', 'Admin'], permissions: ['user.edit'] });
-    const edit = (canUseChat: boolean) => call(env.adminUrl, 'PATCH', `/user/${a.user.id}`, { headers: bearer(admin.accessToken), body: { canUseChat } });
+    const edit = (canUseChat: boolean) =>
+      call(env.adminUrl, 'PATCH', `/user/${a.user.id}`, { headers: bearer(admin.accessToken), body: { canUseChat } });
     expect((await edit(false)).status).toBe(200);
     const before = await count('chat_messages WHERE room_id = $1', [room]);
     expect(await a.client.ack('ChatSendMessage', { roomId: room, text: 'muted?' })).toMatchObject({ status: 403, code: 'CHAT_DISABLED' });
@@ -192,7 +209,10 @@ describe('ChatSendMessage', () => {
     const room = await newRoom();
     const a = await member();
     const admin = await env.signedIn({ roles: ['User', 'Admin'], permissions: ['user.ban'] });
-    expect((await call(env.adminUrl, 'PATCH', `/user/${a.user.id}/ban`, { headers: bearer(admin.accessToken), body: { banReason: 'spam' } })).status).toBe(200);
+    expect(
+      (await call(env.adminUrl, 'PATCH', `/user/${a.user.id}/ban`, { headers: bearer(admin.accessToken), body: { banReason: 'spam' } }))
+        .status,
+    ).toBe(200);
     await a.client.waitFor('AuthError');
     expect(await a.client.ack('ChatSendMessage', { roomId: room, text: 'after ban' })).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     expect(await count('chat_messages WHERE user_id = $1', [a.user.id])).toBe(0);
@@ -201,17 +221,22 @@ describe('ChatSendMessage', () => {
 
   it('when the sender has no username, then 403 USERNAME_REQUIRED', async () => {
     const a = await member({ username: null });
-    expect(await a.client.ack('ChatSendMessage', { roomId: 'general', text: 'hi' })).toMatchObject({ status: 403, code: 'USERNAME_REQUIRED' });
+    expect(await a.client.ack('ChatSendMessage', { roomId: 'general', text: 'hi' })).toMatchObject({
+      status: 403,
+      code: 'USERNAME_REQUIRED',
+    });
     a.client.close();
   });
 
-  it('when a member sends more than the room\'s limit (set by ChatAdminAction) in a minute, then 429 CHAT_RATE_LIMITED; others can still post', async () => {
+  it("when a member sends more than the room's limit (set by ChatAdminAction) in a minute, then 429 CHAT_RATE_LIMITED; others can still post", async () => {
     const room = await newRoom();
     const moderator = await member({ roles: ['User', 'Admin'], permissions: ['chat.admin-action'] });
-    expect(await moderator.client.ack('ChatAdminAction', { action: 'set_rate_limit', args: { roomId: room, messagesPerMinute: 3 } }))
-      .toMatchObject({ status: 200, data: { action: 'set_rate_limit', args: { roomId: room, messagesPerMinute: 3 } } });
+    expect(
+      await moderator.client.ack('ChatAdminAction', { action: 'set_rate_limit', args: { roomId: room, messagesPerMinute: 3 } }),
+    ).toMatchObject({ status: 200, data: { action: 'set_rate_limit', args: { roomId: room, messagesPerMinute: 3 } } });
     const a = await member();
-    for (let i = 0; i < 3; i += 1) expect(await a.client.ack('ChatSendMessage', { roomId: room, text: `m${i}` })).toMatchObject({ status: 200 });
+    for (let i = 0; i < 3; i += 1)
+      expect(await a.client.ack('ChatSendMessage', { roomId: room, text: `m${i}` })).toMatchObject({ status: 200 });
     const limited = await a.client.ack('ChatSendMessage', { roomId: room, text: 'one more' });
     expect(limited).toMatchObject({ status: 429, code: 'CHAT_RATE_LIMITED' });
     expect(limited.message).toMatch(/^At most 3 messages per minute in room /);
@@ -275,7 +300,10 @@ describe('moderation reaches the room', () => {
     const moderator = await member({ roles: ['User', 'Admin'], permissions: ['chat.admin-action'] });
 
     const ack = await moderator.client.ack('ChatAdminAction', { action: 'delete_message', args: { messageId: message.id } });
-    expect(ack).toMatchObject({ status: 200, data: { action: 'delete_message', args: { messageId: message.id }, adminUserId: moderator.user.id } });
+    expect(ack).toMatchObject({
+      status: 200,
+      data: { action: 'delete_message', args: { messageId: message.id }, adminUserId: moderator.user.id },
+    });
     const deletedAt = (ack.data as { appliedAt: string }).appliedAt;
     for (const c of [a.client, b.client]) {
       const update = await c.waitFor<Update>('ChatMessageUpdate', (p) => p.message.id === message.id && p.message.deletedAt !== null);

@@ -25,7 +25,9 @@ beforeAll(async () => {
   await fund(env.ledger, bettor.user.id, 'USDT', '100000');
 });
 afterEach(() => env.disconnectAll());
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 const settled = async (o: { amount: string; payout: string; slug?: string }): Promise<string> => {
   const id = await placeBet(env.ledger, bettor.user.id, { amount: o.amount, usdAmount: o.amount, ...(o.slug ? { slug: o.slug } : {}) });
@@ -68,10 +70,21 @@ describe('LatestBets (LiveBetsJoin / LiveBetsLeave / LiveDropJoin)', () => {
     const anon = await joinedLiveBets();
     const id = await settled({ amount: '2', payout: '3' });
     await settledIn([anon], id);
-    const bet = anon.all('LatestBets').flatMap((r) => r.payload as FeedBet[]).find((b) => b.id === id)!;
+    const bet = anon
+      .all('LatestBets')
+      .flatMap((r) => r.payload as FeedBet[])
+      .find((b) => b.id === id)!;
     expect(bet).toMatchObject({
-      id, userId: bettor.user.id, currencyId: 'USDT', amount: '2', payout: '3', usdAmount: '2', usdPayout: '3', status: 'SETTLED',
-      gameIdentity: { slug: 'dice' }, user: { id: bettor.user.id, username: bettor.user.username, isPrivate: false },
+      id,
+      userId: bettor.user.id,
+      currencyId: 'USDT',
+      amount: '2',
+      payout: '3',
+      usdAmount: '2',
+      usdPayout: '3',
+      status: 'SETTLED',
+      gameIdentity: { slug: 'dice' },
+      user: { id: bettor.user.id, username: bettor.user.username, isPrivate: false },
     });
     expect(JSON.stringify(bet)).not.toContain(bettor.user.email);
   });
@@ -87,7 +100,7 @@ describe('LatestBets (LiveBetsJoin / LiveBetsLeave / LiveDropJoin)', () => {
     expect(never.all('LatestBets')).toEqual([]);
   });
 
-  it('when a socket joined a game\'s live drop, then its LatestBets hold only that game\'s bets', async () => {
+  it("when a socket joined a game's live drop, then its LatestBets hold only that game's bets", async () => {
     const room = await env.connect();
     expect(await room.ack('LiveDropJoin', { slug: 'plinko' })).toMatchObject({ status: 200 });
     const witness = await joinedLiveBets();
@@ -122,8 +135,11 @@ describe('BigWins, HighRollers, LuckyWins around their thresholds', () => {
   it('whatever the batching, every ranked feed array arrives best first and holds only bets over its threshold', async () => {
     const c = await joinedLiveBets();
     const ids = await Promise.all([
-      settled({ amount: '120', payout: '240' }), settled({ amount: '300', payout: '3000' }), settled({ amount: '5', payout: '500' }),
-      settled({ amount: '150', payout: '0' }), settled({ amount: '2', payout: '40' }),
+      settled({ amount: '120', payout: '240' }),
+      settled({ amount: '300', payout: '3000' }),
+      settled({ amount: '5', payout: '500' }),
+      settled({ amount: '150', payout: '0' }),
+      settled({ amount: '2', payout: '40' }),
     ]);
     for (const id of ids) await settledIn([c], id);
     const arrays = (event: string) => c.all(event).map((r) => r.payload as FeedBet[]);
@@ -137,16 +153,31 @@ describe('BigWins, HighRollers, LuckyWins around their thresholds', () => {
       a.slice(1).forEach((b, i) => expect(compareDecimal(a[i]!.usdAmount, b.usdAmount)).toBeGreaterThanOrEqual(0));
     }
     // 300 -> 3000 is 10x, 5 -> 500 is 100x, 2 -> 40 is 20x: all lucky; 120 -> 240 (2x) and the loss are not.
-    expect(feedIds(c, 'LuckyWins').filter((id) => ids.includes(id)).sort()).toEqual([ids[1]!, ids[2]!, ids[4]!].sort());
-    expect(feedIds(c, 'BigWins').filter((id) => ids.includes(id)).sort()).toEqual([ids[0]!, ids[1]!, ids[2]!].sort());
-    expect(feedIds(c, 'HighRollers').filter((id) => ids.includes(id)).sort()).toEqual([ids[0]!, ids[1]!, ids[3]!].sort());
+    expect(
+      feedIds(c, 'LuckyWins')
+        .filter((id) => ids.includes(id))
+        .sort(),
+    ).toEqual([ids[1]!, ids[2]!, ids[4]!].sort());
+    expect(
+      feedIds(c, 'BigWins')
+        .filter((id) => ids.includes(id))
+        .sort(),
+    ).toEqual([ids[0]!, ids[1]!, ids[2]!].sort());
+    expect(
+      feedIds(c, 'HighRollers')
+        .filter((id) => ids.includes(id))
+        .sort(),
+    ).toEqual([ids[0]!, ids[1]!, ids[3]!].sort());
   });
 });
 
 describe('MyBets', () => {
-  it('when a bet is placed and settled, then each of the bettor\'s sockets gets MyBets CREATED then SETTLED with the ledger position, and nobody else does', async () => {
+  it("when a bet is placed and settled, then each of the bettor's sockets gets MyBets CREATED then SETTLED with the ledger position, and nobody else does", async () => {
     const other = await env.signedIn();
-    const mine = [await joinedLiveBets({ token: bettor.accessToken }), await joinedLiveBets({ cookies: { access_token: bettor.accessToken } })];
+    const mine = [
+      await joinedLiveBets({ token: bettor.accessToken }),
+      await joinedLiveBets({ cookies: { access_token: bettor.accessToken } }),
+    ];
     const theirs = await joinedLiveBets({ token: other.accessToken });
     const anon = await joinedLiveBets();
 

@@ -9,7 +9,9 @@ import { createRealtimeEnv, type RealtimeEnv, type TestClient } from '../support
 
 /** Test-only handler: who the gateway thinks this socket is. */
 const whoAmI: ClientEventHandler = {
-  event: 'TestWhoAmI', access: 'required', schema: z.unknown(),
+  event: 'TestWhoAmI',
+  access: 'required',
+  schema: z.unknown(),
   handle: async (_data, ctx) => ({ userId: ctx.user?.userId, sessionId: ctx.user?.sessionId }),
 };
 
@@ -19,7 +21,9 @@ describe('realtime gateway: authentication', () => {
   beforeAll(async () => {
     env = await createRealtimeEnv('gw_auth', { publisher: false, handlers: () => [whoAmI], deauthSweepMs: 300 });
   });
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   const sidOf = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
   const authSuccess = (c: TestClient) => c.waitFor<{ user: { id: number; username: string | null; roles: string[] } }>('AuthSuccess');
@@ -73,11 +77,18 @@ describe('realtime gateway: authentication', () => {
       const { user, accessToken } = await env.signedIn();
       const keys = env.kit.settings.keys;
       const past = Math.floor(Date.now() / 1000) - 120;
-      const expired = await new SignJWT({ sid: sidOf(accessToken) }).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' })
-        .setSubject(String(user.id)).setIssuer('casino-ledger').setIssuedAt(past - 60).setExpirationTime(past).setJti(randomUUID())
+      const expired = await new SignJWT({ sid: sidOf(accessToken) })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' })
+        .setSubject(String(user.id))
+        .setIssuer('casino-ledger')
+        .setIssuedAt(past - 60)
+        .setExpirationTime(past)
+        .setJti(randomUUID())
         .sign(keys.privateKey);
       const loggedOut = await env.signedIn();
-      expect((await call(env.publicUrl, 'DELETE', '/session/log-out/current', { headers: bearer(loggedOut.accessToken) })).status).toBe(200);
+      expect((await call(env.publicUrl, 'DELETE', '/session/log-out/current', { headers: bearer(loggedOut.accessToken) })).status).toBe(
+        200,
+      );
       const banned = await env.signedIn();
       const admin = await env.makeUser({ roles: ['Admin'] });
       await env.users.execute(banned.user.id, { type: 'BanUser', data: { reason: 'test' } }, admin.id);
@@ -119,7 +130,10 @@ describe('realtime gateway: authentication', () => {
       const { user, accessToken } = await env.signedIn();
       const c = await env.connect();
       await authError(c);
-      expect(await c.ack('Authorization', { accessToken })).toEqual({ status: 200, data: { user: { id: user.id, username: user.username, roles: ['User'] } } });
+      expect(await c.ack('Authorization', { accessToken })).toEqual({
+        status: 200,
+        data: { user: { id: user.id, username: user.username, roles: ['User'] } },
+      });
       expect((await authSuccess(c)).user.id).toBe(user.id);
       await pushTo(user.id, 'after-auth');
       expect(await c.waitFor('ProfileUpdated')).toEqual({ marker: 'after-auth' });
@@ -130,14 +144,18 @@ describe('realtime gateway: authentication', () => {
       const { accessToken } = await env.signedIn();
       const c = await env.connect({ token: accessToken });
       await authSuccess(c);
-      expect(await c.ack('Authorization', { accessToken: 'garbage' })).toEqual({ status: 401, code: 'TOKEN_INVALID', message: 'Invalid access token' });
+      expect(await c.ack('Authorization', { accessToken: 'garbage' })).toEqual({
+        status: 401,
+        code: 'TOKEN_INVALID',
+        message: 'Invalid access token',
+      });
       expect((await authError(c)).error).toBe('TOKEN_INVALID');
       expect(await c.ack('TestWhoAmI')).toMatchObject({ status: 401 });
       expect(await c.ack('Authorization', {})).toEqual({ status: 401, code: 'TOKEN_MISSING', message: 'No access token' });
       c.close();
     });
 
-    it('when an authenticated socket switches user, then it leaves the old user room: only the new user\'s events arrive', async () => {
+    it("when an authenticated socket switches user, then it leaves the old user room: only the new user's events arrive", async () => {
       const a = await env.signedIn();
       const b = await env.signedIn();
       const c = await env.connect({ token: a.accessToken });
@@ -153,7 +171,7 @@ describe('realtime gateway: authentication', () => {
   });
 
   describe('de-authentication of live sockets', () => {
-    it('when the user logs out, then that session\'s sockets get AuthError SESSION_ENDED and become anonymous; another session of the user stays', async () => {
+    it("when the user logs out, then that session's sockets get AuthError SESSION_ENDED and become anonymous; another session of the user stays", async () => {
       const user = await env.makeUser();
       const first = await signIn(env.auth, user);
       const second = await signIn(env.auth, user);
@@ -178,7 +196,10 @@ describe('realtime gateway: authentication', () => {
       const target = await env.signedIn();
       const c = await env.connect({ token: target.accessToken });
       await authSuccess(c);
-      const reply = await call(env.adminUrl, 'PATCH', `/user/${target.user.id}/ban`, { headers: bearer(admin.accessToken), body: { banReason: 'abuse' } });
+      const reply = await call(env.adminUrl, 'PATCH', `/user/${target.user.id}/ban`, {
+        headers: bearer(admin.accessToken),
+        body: { banReason: 'abuse' },
+      });
       expect(reply.status).toBe(200);
       expect(await authError(c)).toEqual({ error: 'BANNED', message: 'The account is banned' });
       expect(await c.ack('TestWhoAmI')).toMatchObject({ status: 401 });

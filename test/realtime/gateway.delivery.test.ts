@@ -21,7 +21,11 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
       ws: { usersOnlineIntervalMs: 200, replayMaxEvents: 8 },
       // The store replay, held after reading while a test wants live events to arrive meanwhile.
       replay: (e) => async (userId, since) => {
-        const result = await replayUserEvents({ store: e.store, pool: e.pool, rates: createRates({ pool: e.pool }), maxEvents: 8 }, userId, since);
+        const result = await replayUserEvents(
+          { store: e.store, pool: e.pool, rates: createRates({ pool: e.pool }), maxEvents: 8 },
+          userId,
+          since,
+        );
         replayed.notify?.();
         await replayed.hold;
         return result;
@@ -34,22 +38,30 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     await env.eventually(async () => expect((await env.pool.query('SELECT 1 FROM users WHERE id = $1', [admin.user.id])).rowCount).toBe(1));
   });
   afterEach(() => env.disconnectAll());
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   const tip = async (recipientUserId: number, amount: string): Promise<void> => {
-    const reply = await call(env.adminUrl, 'POST', '/admin-tips', { headers: bearer(adminToken), body: { recipientUserId, currencyId: 'USDT', amount, notes: 'gw test' } });
+    const reply = await call(env.adminUrl, 'POST', '/admin-tips', {
+      headers: bearer(adminToken),
+      body: { recipientUserId, currencyId: 'USDT', amount, notes: 'gw test' },
+    });
     expect(reply.status).toBe(201);
   };
-  const ledgerEvents = (c: TestClient): Received[] => c.received.filter((r) => r.event === 'BalanceUpdated' || r.event === 'BalanceTippedSuccess');
+  const ledgerEvents = (c: TestClient): Received[] =>
+    c.received.filter((r) => r.event === 'BalanceUpdated' || r.event === 'BalanceTippedSuccess');
   const positionOf = (r: Received): string => (r.meta as Meta).position;
   /** A marker published after everything else on the same connection: once it is in, nothing earlier is still on its way. */
   const settle = async (clients: TestClient[], userIds: number[]): Promise<void> => {
     const marker = `m${Date.now()}${Math.random()}`;
     for (const id of userIds) await env.bus.publish('ProfileUpdated', { userId: id, payload: { marker } });
-    await Promise.all(clients.filter((c) => c.socket.connected).map((c) => c.waitFor('ProfileUpdated', (p: { marker?: string }) => p.marker === marker)));
+    await Promise.all(
+      clients.filter((c) => c.socket.connected).map((c) => c.waitFor('ProfileUpdated', (p: { marker?: string }) => p.marker === marker)),
+    );
   };
 
-  it('when an admin tips through the back office, then the recipient\'s sockets on both gateways get BalanceUpdated and BalanceTippedSuccess exactly once, nobody else does', async () => {
+  it("when an admin tips through the back office, then the recipient's sockets on both gateways get BalanceUpdated and BalanceTippedSuccess exactly once, nobody else does", async () => {
     const alice = await env.signedIn();
     const bob = await env.signedIn();
     const a0 = await env.connect({ token: alice.accessToken, gateway: 0 });
@@ -77,7 +89,7 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     [...alices, b0, b1, anon].forEach((c) => c.close());
   });
 
-  it('when an affiliate commission is claimed, then the earner\'s sockets get BalanceUpdated (AFFILIATE_CLAIM) and AffiliateClaimSuccess at one position, nobody else does', async () => {
+  it("when an affiliate commission is claimed, then the earner's sockets get BalanceUpdated (AFFILIATE_CLAIM) and AffiliateClaimSuccess at one position, nobody else does", async () => {
     const erin = await env.signedIn();
     const frank = await env.signedIn();
     const e0 = await env.connect({ token: erin.accessToken, gateway: 0 });
@@ -85,7 +97,12 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     const f0 = await env.connect({ token: frank.accessToken, gateway: 0 });
     for (const c of [e0, e1, f0]) await c.waitFor('AuthSuccess');
 
-    const claimed = await env.ledger.claimAffiliateCommission({ claimId: `aff-${erin.user.id}`, userId: erin.user.id, currencyId: 'USDT', amount: '7.25' });
+    const claimed = await env.ledger.claimAffiliateCommission({
+      claimId: `aff-${erin.user.id}`,
+      userId: erin.user.id,
+      currencyId: 'USDT',
+      amount: '7.25',
+    });
     expect(isRight(claimed)).toBe(true);
     await Promise.all([e0, e1].map((c) => c.waitFor('AffiliateClaimSuccess')));
     await settle([e0, e1, f0], [erin.user.id, frank.user.id]);
@@ -107,7 +124,7 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     });
   });
 
-  it('when an admin edits the profile and a settled bet crosses a VIP threshold, then the user\'s sockets get ProfileUpdated patches with positions, nobody else', async () => {
+  it("when an admin edits the profile and a settled bet crosses a VIP threshold, then the user's sockets get ProfileUpdated patches with positions, nobody else", async () => {
     const editor = await env.signedIn({ roles: ['Admin'], permissions: ['user.edit'] });
     const gina = await env.signedIn();
     const hank = await env.signedIn();
@@ -118,17 +135,33 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     const ledgerPatches = (c: TestClient) => c.all('ProfileUpdated').filter((r) => !('marker' in (r.payload as object)));
 
     const username = `gina${gina.user.id}`;
-    const patched = await call(env.adminUrl, 'PATCH', `/user/${gina.user.id}`, { headers: bearer(editor.accessToken), body: { username, isPrivate: true, isStaff: true } });
+    const patched = await call(env.adminUrl, 'PATCH', `/user/${gina.user.id}`, {
+      headers: bearer(editor.accessToken),
+      body: { username, isPrivate: true, isStaff: true },
+    });
     expect(patched.status).toBe(200);
     await Promise.all([g0, g1].map((c) => c.waitFor('ProfileUpdated', (p: { isPrivate?: boolean }) => p.isPrivate === true)));
 
     // 1,000 USD of settled stakes is VIP level 1 (src/domain/user/vip.ts).
-    const dep = await env.ledger.requestDeposit({ externalId: `vip-${gina.user.id}`, userId: gina.user.id, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1000' });
+    const dep = await env.ledger.requestDeposit({
+      externalId: `vip-${gina.user.id}`,
+      userId: gina.user.id,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'USDT',
+      amount: '1000',
+    });
     if (!isRight(dep)) throw new Error('deposit refused');
     await env.ledger.completeDeposit(dep.right.deposit.id, {});
     const bet = await env.ledger.placeBet({
-      id: `vip-bet-${gina.user.id}`, userId: gina.user.id, roundId: 'vip', gameId: 1,
-      gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } }, currencyId: 'USDT', amount: '1000', usdAmount: '1000',
+      id: `vip-bet-${gina.user.id}`,
+      userId: gina.user.id,
+      roundId: 'vip',
+      gameId: 1,
+      gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } },
+      currencyId: 'USDT',
+      amount: '1000',
+      usdAmount: '1000',
     });
     expect(isRight(bet)).toBe(true);
     expect(isRight(await env.ledger.settleBet(`vip-bet-${gina.user.id}`, { payout: '0', usdPayout: '0' }))).toBe(true);
@@ -151,13 +184,25 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     const c1 = await env.connect({ token: carol.accessToken, gateway: 1 });
     await c0.waitFor('AuthSuccess');
     await c1.waitFor('AuthSuccess');
-    const dep = await env.ledger.requestDeposit({ externalId: `gw-${carol.user.id}`, userId: carol.user.id, providerId: 'TEST', networkId: 'ETH', currencyId: 'BTC', amount: '0.01' });
+    const dep = await env.ledger.requestDeposit({
+      externalId: `gw-${carol.user.id}`,
+      userId: carol.user.id,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'BTC',
+      amount: '0.01',
+    });
     if (!isRight(dep)) throw new Error('deposit refused');
     await env.ledger.completeDeposit(dep.right.deposit.id, {});
     for (let i = 0; i < 4; i += 1) {
       const bet = await env.ledger.placeBet({
-        id: `gw-bet-${carol.user.id}-${i}`, userId: carol.user.id, roundId: `r${i}`, gameId: 1,
-        gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } }, currencyId: 'BTC', amount: '0.001',
+        id: `gw-bet-${carol.user.id}-${i}`,
+        userId: carol.user.id,
+        roundId: `r${i}`,
+        gameId: 1,
+        gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } },
+        currencyId: 'BTC',
+        amount: '0.001',
       });
       expect(isRight(bet)).toBe(true);
     }
@@ -199,14 +244,27 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
 
     const got = ledgerEvents(again);
     expect(got.map((r) => [r.event, (r.payload as { amount: string }).amount, (r.meta as Meta).replayed ?? false])).toEqual([
-      ['BalanceUpdated', '3', true], ['BalanceTippedSuccess', '2', true],
-      ['BalanceUpdated', '6', true], ['BalanceTippedSuccess', '3', true],
+      ['BalanceUpdated', '3', true],
+      ['BalanceTippedSuccess', '2', true],
+      ['BalanceUpdated', '6', true],
+      ['BalanceTippedSuccess', '3', true],
     ]);
-    const live = ledgerEvents(witness).slice(2).map((r) => [r.event, positionOf(r)]);
+    const live = ledgerEvents(witness)
+      .slice(2)
+      .map((r) => [r.event, positionOf(r)]);
     expect(got.map((r) => [r.event, positionOf(r)])).toEqual(live);
     // RecoveryResult follows the replayed events.
-    const order = again.received.map((r) => r.event).filter((e) => ['AuthSuccess', 'BalanceUpdated', 'BalanceTippedSuccess', 'RecoveryResult'].includes(e));
-    expect(order).toEqual(['AuthSuccess', 'BalanceUpdated', 'BalanceTippedSuccess', 'BalanceUpdated', 'BalanceTippedSuccess', 'RecoveryResult']);
+    const order = again.received
+      .map((r) => r.event)
+      .filter((e) => ['AuthSuccess', 'BalanceUpdated', 'BalanceTippedSuccess', 'RecoveryResult'].includes(e));
+    expect(order).toEqual([
+      'AuthSuccess',
+      'BalanceUpdated',
+      'BalanceTippedSuccess',
+      'BalanceUpdated',
+      'BalanceTippedSuccess',
+      'RecoveryResult',
+    ]);
     expect(comparePositions(parsePosition(result.position), parsePosition(positionOf(got.at(-1)!)))).toBeGreaterThanOrEqual(0);
 
     // The Recover event does the same on an open socket, with an acknowledgement.
@@ -230,8 +288,12 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     await env.eventually(() => expect(witness.all('BalanceTippedSuccess')).toHaveLength(2)); // readable by the replay
 
     let release!: () => void;
-    replayed.hold = new Promise((r) => { release = r; });
-    const readDone = new Promise<void>((r) => { replayed.notify = r; });
+    replayed.hold = new Promise((r) => {
+      release = r;
+    });
+    const readDone = new Promise<void>((r) => {
+      replayed.notify = r;
+    });
     const again = await env.connect({ token: frank.accessToken, gateway: 0, since: lastSeen });
     await readDone; // the store has been read (up to its head, before the next tip)
     await tip(frank.user.id, '3');
@@ -246,8 +308,10 @@ describe('realtime gateway: delivery across two gateways, the projector and the 
     await settle([again], [frank.user.id]);
     const got = ledgerEvents(again).map((r) => [r.event, (r.payload as { amount: string }).amount, (r.meta as Meta).replayed ?? false]);
     expect(got).toEqual([
-      ['BalanceUpdated', '3', true], ['BalanceTippedSuccess', '2', true],
-      ['BalanceUpdated', '6', false], ['BalanceTippedSuccess', '3', false],
+      ['BalanceUpdated', '3', true],
+      ['BalanceTippedSuccess', '2', true],
+      ['BalanceUpdated', '6', false],
+      ['BalanceTippedSuccess', '3', false],
     ]);
     expect(ledgerEvents(again).map(positionOf)).toEqual(ledgerEvents(witness).slice(2).map(positionOf));
     const order = again.received.map((r) => r.event).filter((e) => ['BalanceTippedSuccess', 'RecoveryResult'].includes(e));

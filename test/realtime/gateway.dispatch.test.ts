@@ -9,31 +9,52 @@ const seen: unknown[] = [];
 /** Test-only handlers covering each path of the dispatcher. */
 const handlers: ClientEventHandler[] = [
   {
-    event: 'TestEcho', access: 'optional', schema: z.object({ text: z.string().max(10), n: z.number().int().optional() }),
+    event: 'TestEcho',
+    access: 'optional',
+    schema: z.object({ text: z.string().max(10), n: z.number().int().optional() }),
     handle: async (data: { text: string }, ctx) => ({ text: data.text, userId: ctx.user?.userId ?? null }),
   },
   {
-    event: 'TestRecord', access: 'optional', schema: z.object({ mark: z.string() }),
-    handle: async (data: { mark: string }) => { seen.push(data.mark); return { recorded: data.mark }; },
+    event: 'TestRecord',
+    access: 'optional',
+    schema: z.object({ mark: z.string() }),
+    handle: async (data: { mark: string }) => {
+      seen.push(data.mark);
+      return { recorded: data.mark };
+    },
   },
   {
-    event: 'TestPrivate', access: 'required', schema: z.unknown(),
+    event: 'TestPrivate',
+    access: 'required',
+    schema: z.unknown(),
     handle: async (_data, ctx) => ({ userId: ctx.user!.userId }),
   },
   {
-    event: 'TestBan', access: { permission: 'user.ban' }, schema: z.object({ userId: z.number() }),
+    event: 'TestBan',
+    access: { permission: 'user.ban' },
+    schema: z.object({ userId: z.number() }),
     handle: async (data: { userId: number }, ctx) => ({ banned: data.userId, by: ctx.user!.userId, permissions: ctx.user!.permissions }),
   },
   {
-    event: 'TestConflict', access: 'optional', schema: z.unknown(),
-    handle: async () => { throw new HttpError(409, 'TEST_CONFLICT', 'Already done', [{ field: 'data.id', message: 'taken' }]); },
+    event: 'TestConflict',
+    access: 'optional',
+    schema: z.unknown(),
+    handle: async () => {
+      throw new HttpError(409, 'TEST_CONFLICT', 'Already done', [{ field: 'data.id', message: 'taken' }]);
+    },
   },
   {
-    event: 'TestCrash', access: 'optional', schema: z.unknown(),
-    handle: async () => { throw new Error('database password is hunter2'); },
+    event: 'TestCrash',
+    access: 'optional',
+    schema: z.unknown(),
+    handle: async () => {
+      throw new Error('database password is hunter2');
+    },
   },
   {
-    event: 'TestHang', access: 'optional', schema: z.unknown(),
+    event: 'TestHang',
+    access: 'optional',
+    schema: z.unknown(),
     handle: () => new Promise(() => undefined),
   },
 ];
@@ -44,7 +65,9 @@ describe('realtime gateway: dispatch of client events', () => {
   beforeAll(async () => {
     env = await createRealtimeEnv('gw_dispatch', { publisher: false, handlers: () => handlers, handlerTimeoutMs: 300 });
   });
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   it('when a native event is sent with an acknowledgement, then the handler result comes back as {status: 200, data}', async () => {
     const { user, accessToken } = await env.signedIn();
@@ -56,8 +79,15 @@ describe('realtime gateway: dispatch of client events', () => {
 
   it('when the generic message {event, data, isAck: true} is sent, then it is routed like the native event and acknowledged', async () => {
     const c = await env.connect();
-    expect(await c.ack('message', { event: 'TestEcho', data: { text: 'yo' }, isAck: true })).toEqual({ status: 200, data: { text: 'yo', userId: null } });
-    expect(await c.ack('message', { event: 'Nope', data: {}, isAck: true })).toEqual({ status: 404, code: 'UNKNOWN_EVENT', message: 'Unknown event Nope' });
+    expect(await c.ack('message', { event: 'TestEcho', data: { text: 'yo' }, isAck: true })).toEqual({
+      status: 200,
+      data: { text: 'yo', userId: null },
+    });
+    expect(await c.ack('message', { event: 'Nope', data: {}, isAck: true })).toEqual({
+      status: 404,
+      code: 'UNKNOWN_EVENT',
+      message: 'Unknown event Nope',
+    });
     c.close();
   });
 
@@ -90,7 +120,10 @@ describe('realtime gateway: dispatch of client events', () => {
     expect(await c.waitFor('ValidationErrors', (p: { field: string }[]) => p[0]?.field === 'message.event')).toHaveLength(1);
     // An acknowledged message with bad data gets its answer in the acknowledgement, not as an event.
     const before = c.all('ValidationErrors').length;
-    expect(await c.ack('message', { event: 'TestRecord', data: {}, isAck: true })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(await c.ack('message', { event: 'TestRecord', data: {}, isAck: true })).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
     expect(await c.ack('TestEcho', { text: 'ok' })).toMatchObject({ status: 200 });
     expect(c.all('ValidationErrors')).toHaveLength(before);
     expect(seen).not.toContain(mark);
@@ -100,9 +133,16 @@ describe('realtime gateway: dispatch of client events', () => {
   it('when a message carries a NUL, a lone surrogate or JSON nested past the limit, then 400 VALIDATION_FAILED naming the field and the handler does not run', async () => {
     const c = await env.connect();
     const before = seen.length;
-    expect(await c.ack('TestRecord', { mark: 'a\u0000b' })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ field: 'data.mark' }] });
-    expect(await c.ack('message', { event: 'TestRecord', data: { mark: '\ud800' }, isAck: true }))
-      .toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ field: 'message.data.mark' }] });
+    expect(await c.ack('TestRecord', { mark: 'a\u0000b' })).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'data.mark' }],
+    });
+    expect(await c.ack('message', { event: 'TestRecord', data: { mark: '\ud800' }, isAck: true })).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'message.data.mark' }],
+    });
     let deep: unknown = 'x';
     for (let i = 0; i < 200; i++) deep = { d: deep };
     expect(await c.ack('TestRecord', { mark: 'ok', deep })).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
@@ -144,7 +184,10 @@ describe('realtime gateway: dispatch of client events', () => {
     await c.waitFor('AuthSuccess');
     expect(await c.ack('TestBan', { userId: 7 })).toEqual({ status: 403, code: 'FORBIDDEN', message: 'Missing permission user.ban' });
     await env.users.execute(admin.user.id, { type: 'GrantPermission', data: { permission: 'user.ban' } }, null);
-    expect(await c.ack('TestBan', { userId: 7 })).toEqual({ status: 200, data: { banned: 7, by: admin.user.id, permissions: ['user.ban'] } });
+    expect(await c.ack('TestBan', { userId: 7 })).toEqual({
+      status: 200,
+      data: { banned: 7, by: admin.user.id, permissions: ['user.ban'] },
+    });
     await env.users.execute(admin.user.id, { type: 'RevokePermission', data: { permission: 'user.ban' } }, null);
     expect(await c.ack('TestBan', { userId: 7 })).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     c.close();
@@ -176,7 +219,12 @@ describe('realtime gateway: dispatch of client events', () => {
 
   it('when a handler throws an HttpError, then its status, code, message and details are the acknowledgement', async () => {
     const c = await env.connect();
-    expect(await c.ack('TestConflict', {})).toEqual({ status: 409, code: 'TEST_CONFLICT', message: 'Already done', details: [{ field: 'data.id', message: 'taken' }] });
+    expect(await c.ack('TestConflict', {})).toEqual({
+      status: 409,
+      code: 'TEST_CONFLICT',
+      message: 'Already done',
+      details: [{ field: 'data.id', message: 'taken' }],
+    });
     expect(c.all('ServerError')).toEqual([]);
     c.close();
   });
@@ -204,8 +252,10 @@ describe('realtime gateway: dispatch of client events', () => {
   });
 
   it('when the de-authentication listener loses its database connection, then it reconnects and a later log-out still reaches the socket', async () => {
-    const listeners = async () => (await env.pool.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE query = $1`, [`LISTEN "deauth:${env.db.schema}"`])).rows.map((r) => r.pid);
+    const listeners = async () =>
+      (
+        await env.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query = $1`, [`LISTEN "deauth:${env.db.schema}"`])
+      ).rows.map((r) => r.pid);
     const [before] = await listeners();
     expect(before).toBeDefined();
     await env.pool.query('SELECT pg_terminate_backend($1)', [before]);

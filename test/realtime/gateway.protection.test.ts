@@ -6,7 +6,9 @@ import type { ClientEventHandler } from '../../src/realtime/protocol.js';
 import { createRealtimeEnv, FRONTEND, type RealtimeEnv, type TestClient } from '../support/realtime-env.js';
 
 const echo: ClientEventHandler = {
-  event: 'TestEcho', access: 'optional', schema: z.object({ text: z.string() }),
+  event: 'TestEcho',
+  access: 'optional',
+  schema: z.object({ text: z.string() }),
   handle: async (data: { text: string }) => ({ text: data.text }),
 };
 
@@ -14,13 +16,23 @@ const echo: ClientEventHandler = {
 const rawUpgrade = (port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
     const req = request({
-      host: '127.0.0.1', port, path: '/socket.io/?EIO=4&transport=websocket',
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers },
+      host: '127.0.0.1',
+      port,
+      path: '/socket.io/?EIO=4&transport=websocket',
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        ...headers,
+      },
     });
     req.on('response', (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('upgrade', (res, socket) => {
@@ -43,10 +55,19 @@ describe('realtime gateway: protection', () => {
       publisher: false,
       gateways: 2,
       handlers: () => [echo],
-      ws: { throttlerLimit: 240, throttlerTtlMs: TTL, throttlerBlockDurationMs: BLOCK, maxConnectionsPerIp: 3, clientMessageMaxLen: 2_048, maxQueuedPackets: 20 },
+      ws: {
+        throttlerLimit: 240,
+        throttlerTtlMs: TTL,
+        throttlerBlockDurationMs: BLOCK,
+        maxConnectionsPerIp: 3,
+        clientMessageMaxLen: 2_048,
+        maxQueuedPackets: 20,
+      },
     });
   });
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   describe('message throttle per client address', () => {
     it('when an address sends its 241st message inside the window, then it gets exception "Too many requests" (ack 429) and stays blocked after the window, until the block duration ends', async () => {
@@ -69,7 +90,10 @@ describe('realtime gateway: protection', () => {
       await sleep(TTL + 500);
       expect(await c.ack('TestEcho', { text: 'after window' })).toMatchObject({ status: 429, message: 'Too many requests' });
       // After the block duration the address may talk again.
-      await env.eventually(async () => expect(await c.ack('TestEcho', { text: 'free' })).toEqual({ status: 200, data: { text: 'free' } }), BLOCK + 5_000);
+      await env.eventually(
+        async () => expect(await c.ack('TestEcho', { text: 'free' })).toEqual({ status: 200, data: { text: 'free' } }),
+        BLOCK + 5_000,
+      );
       expect(c.socket.connected).toBe(true);
       [c, sibling, other].forEach((s) => s.close());
     });
@@ -112,16 +136,26 @@ describe('realtime gateway: protection', () => {
   describe('Origin of the upgrade', () => {
     it('when the Origin is not an allowed one, then the upgrade is refused (no cross-site websocket hijacking with cookies)', async () => {
       const { accessToken } = await env.signedIn();
-      const refused = await env.connectError({ origin: 'http://evil.test', cookies: { access_token: accessToken }, address: env.newAddress() });
+      const refused = await env.connectError({
+        origin: 'http://evil.test',
+        cookies: { access_token: accessToken },
+        address: env.newAddress(),
+      });
       expect(refused.message).toBe('websocket error');
-      const raw = await rawUpgrade(env.gateways[0]!.port, { origin: 'http://evil.test', cookie: `access_token=${accessToken}`, 'x-forwarded-for': env.newAddress() });
+      const raw = await rawUpgrade(env.gateways[0]!.port, {
+        origin: 'http://evil.test',
+        cookie: `access_token=${accessToken}`,
+        'x-forwarded-for': env.newAddress(),
+      });
       expect(raw).toEqual({ status: 400, body: 'Origin not allowed' });
       const allowed = await rawUpgrade(env.gateways[0]!.port, { origin: FRONTEND, 'x-forwarded-for': env.newAddress() });
       expect(allowed.status).toBe(101);
     });
 
     it('when long polling is tried, then it is refused: websocket only', async () => {
-      const res = await fetch(`http://127.0.0.1:${env.gateways[0]!.port}/socket.io/?EIO=4&transport=polling`, { headers: { origin: FRONTEND } });
+      const res = await fetch(`http://127.0.0.1:${env.gateways[0]!.port}/socket.io/?EIO=4&transport=polling`, {
+        headers: { origin: FRONTEND },
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ code: 0, message: 'Transport unknown' });
     });

@@ -22,7 +22,9 @@ describe('gateway pure parts', () => {
   });
 
   describe('authenticateSocketToken and refusalCode', () => {
-    const never = async () => { throw new Error('must not verify'); };
+    const never = async () => {
+      throw new Error('must not verify');
+    };
     it('when the token is missing or too long, then it is refused before verification', async () => {
       expect(await authenticateSocketToken(never, undefined)).toMatchObject({ ok: false, error: 'TOKEN_MISSING' });
       expect(await authenticateSocketToken(never, 'x'.repeat(MAX_TOKEN_LENGTH + 1))).toMatchObject({ ok: false, error: 'TOKEN_TOO_LONG' });
@@ -59,8 +61,10 @@ describe('gateway pure parts', () => {
   describe('sumReports', () => {
     it('when some gateway reports are stale or malformed, then they are left out and named for removal', () => {
       const now = 1_000_000;
-      expect(sumReports({ a: `3:${now - 10}`, b: `4:${now - 100}`, dead: `50:${now - 10_000}`, junk: 'x' }, now, 1_000))
-        .toEqual({ count: 7, stale: ['dead', 'junk'] });
+      expect(sumReports({ a: `3:${now - 10}`, b: `4:${now - 100}`, dead: `50:${now - 10_000}`, junk: 'x' }, now, 1_000)).toEqual({
+        count: 7,
+        stale: ['dead', 'junk'],
+      });
     });
   });
 });

@@ -9,7 +9,9 @@ const fields = (ack: object): string[] => (((ack as { details?: unknown }).detai
 beforeAll(async () => {
   env = await createRealtimeEnv('rt_live', { publisher: false, handlers: () => liveHandlers() });
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 /**
  * Whether the client is in the room: a marker published to the room after a probe to a room it is
@@ -27,14 +29,23 @@ const receivesIn = async (clients: TestClient[], room: string, event: string): P
 };
 
 describe('LiveDropJoin / LiveDropLeave', () => {
-  it('when an anonymous socket joins a slug, then it gets that slug\'s feed and not another\'s; after leaving, nothing', async () => {
+  it("when an anonymous socket joins a slug, then it gets that slug's feed and not another's; after leaving, nothing", async () => {
     const inside = await env.connect();
     const outside = await env.connect();
-    expect(await inside.ack('LiveDropJoin', { slug: 'sweet-bonanza' })).toEqual({ status: 200, data: { room: liveDropRoom('sweet-bonanza') } });
-    expect(await outside.ack('LiveDropJoin', { slug: 'gates-of-olympus' })).toEqual({ status: 200, data: { room: liveDropRoom('gates-of-olympus') } });
+    expect(await inside.ack('LiveDropJoin', { slug: 'sweet-bonanza' })).toEqual({
+      status: 200,
+      data: { room: liveDropRoom('sweet-bonanza') },
+    });
+    expect(await outside.ack('LiveDropJoin', { slug: 'gates-of-olympus' })).toEqual({
+      status: 200,
+      data: { room: liveDropRoom('gates-of-olympus') },
+    });
     expect(await receivesIn([inside, outside], liveDropRoom('sweet-bonanza'), 'LiveDrop')).toEqual([true, false]);
 
-    expect(await inside.ack('LiveDropLeave', { slug: 'sweet-bonanza' })).toEqual({ status: 200, data: { room: liveDropRoom('sweet-bonanza') } });
+    expect(await inside.ack('LiveDropLeave', { slug: 'sweet-bonanza' })).toEqual({
+      status: 200,
+      data: { room: liveDropRoom('sweet-bonanza') },
+    });
     expect(await receivesIn([inside], liveDropRoom('sweet-bonanza'), 'LiveDrop')).toEqual([false]);
     inside.close();
     outside.close();
@@ -81,7 +92,10 @@ describe('LiveBetsJoin / LiveBetsLeave', () => {
   it('when joined without a payload or through the generic message, then it is joined too', async () => {
     const c = await env.connect();
     expect(await c.ack('LiveBetsJoin')).toEqual({ status: 200, data: { room: LIVE_BETS_ROOM } });
-    expect(await c.ack('message', { event: 'LiveBetsLeave', data: {}, isAck: true })).toEqual({ status: 200, data: { room: LIVE_BETS_ROOM } });
+    expect(await c.ack('message', { event: 'LiveBetsLeave', data: {}, isAck: true })).toEqual({
+      status: 200,
+      data: { room: LIVE_BETS_ROOM },
+    });
     expect(await receivesIn([c], LIVE_BETS_ROOM, 'LatestBets')).toEqual([false]);
     expect(await c.ack('message', { event: 'LiveBetsJoin', isAck: true })).toEqual({ status: 200, data: { room: LIVE_BETS_ROOM } });
     expect(await receivesIn([c], LIVE_BETS_ROOM, 'LatestBets')).toEqual([true]);

@@ -16,7 +16,9 @@ beforeAll(async () => {
   env = await createRealtimeEnv('rt_notifications', { handlers: (auth) => notificationHandlers({ pool: auth.pool }) });
   adminId = (await env.makeUser({ roles: ['Admin'] })).id;
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+});
 
 /** A signed-in socket and its user. */
 const signedInClient = async (): Promise<{ c: TestClient; userId: number }> => {
@@ -51,7 +53,11 @@ describe('NotificationEventMessage and NotificationGet', () => {
   it('when notifications are created, then each is pushed with its position and NotificationGet lists the same ids and payloads, newest first, unread', async () => {
     const { c, userId } = await signedInClient();
     const pushed = await notified(c, userId, ['1', '2', '3']);
-    expect(pushed.map((p) => [p.type, p.payload.amount])).toEqual([['ADMIN_TIP_RECEIVED', '1'], ['ADMIN_TIP_RECEIVED', '2'], ['ADMIN_TIP_RECEIVED', '3']]);
+    expect(pushed.map((p) => [p.type, p.payload.amount])).toEqual([
+      ['ADMIN_TIP_RECEIVED', '1'],
+      ['ADMIN_TIP_RECEIVED', '2'],
+      ['ADMIN_TIP_RECEIVED', '3'],
+    ]);
     expect(c.all('NotificationEventMessage').every((r) => typeof (r.meta as { position?: unknown }).position === 'string')).toBe(true);
     const listed = await list(c);
     expect(listed.map((n) => ({ id: n.id, type: n.type, payload: n.payload }))).toEqual([...pushed].reverse());
@@ -79,14 +85,18 @@ describe('NotificationViewed', () => {
     const [first, second, third] = await notified(c, userId, ['1', '2', '3']);
     expect(await c.ack('NotificationViewed', { ids: [second!.id] })).toEqual({ status: 200, data: { viewed: 1 } });
     expect(await c.ack('NotificationViewed', { ids: [second!.id] })).toEqual({ status: 200, data: { viewed: 0 } });
-    expect(Object.fromEntries((await list(c)).map((n) => [n.id, n.viewed]))).toEqual({ [first!.id]: false, [second!.id]: true, [third!.id]: false });
+    expect(Object.fromEntries((await list(c)).map((n) => [n.id, n.viewed]))).toEqual({
+      [first!.id]: false,
+      [second!.id]: true,
+      [third!.id]: false,
+    });
     expect(await c.ack('NotificationViewed', {})).toEqual({ status: 200, data: { viewed: 2 } });
     expect((await list(c)).every((n) => n.viewed)).toBe(true);
     expect(await c.ack('NotificationViewed')).toEqual({ status: 200, data: { viewed: 0 } });
     c.close();
   });
 
-  it('when a user names another user\'s notification ids, then none is marked and the owner still sees them unread', async () => {
+  it("when a user names another user's notification ids, then none is marked and the owner still sees them unread", async () => {
     const owner = await signedInClient();
     const other = await signedInClient();
     const [theirs] = await notified(owner.c, owner.userId, ['7']);
@@ -127,14 +137,22 @@ describe('reconnecting with the last position seen', () => {
     const back = await env.connect({ token: accessToken, since });
     expect(await back.waitFor('RecoveryResult')).toMatchObject({ recovered: true });
     const replayed = back.received.filter((r) => (r.meta as { replayed?: boolean } | undefined)?.replayed);
-    const amountOf = (payload: unknown): string => (payload as { payload?: { amount: string } }).payload?.amount ?? (payload as { amount: string }).amount;
+    const amountOf = (payload: unknown): string =>
+      (payload as { payload?: { amount: string } }).payload?.amount ?? (payload as { amount: string }).amount;
     expect(replayed.map((r) => [r.event, amountOf(r.payload)])).toEqual([
-      ['BalanceUpdated', '3'], ['BalanceTippedSuccess', '2'], ['NotificationEventMessage', '2'],
-      ['BalanceUpdated', '6'], ['BalanceTippedSuccess', '3'], ['NotificationEventMessage', '3'],
+      ['BalanceUpdated', '3'],
+      ['BalanceTippedSuccess', '2'],
+      ['NotificationEventMessage', '2'],
+      ['BalanceUpdated', '6'],
+      ['BalanceTippedSuccess', '3'],
+      ['NotificationEventMessage', '3'],
     ]);
-    const liveAfter = watcher.received.filter((r) => ['BalanceUpdated', 'BalanceTippedSuccess', 'NotificationEventMessage'].includes(r.event)).slice(3);
-    expect(replayed.map((r) => [r.event, r.payload, (r.meta as { position: string }).position]))
-      .toEqual(liveAfter.map((r) => [r.event, r.payload, (r.meta as { position: string }).position]));
+    const liveAfter = watcher.received
+      .filter((r) => ['BalanceUpdated', 'BalanceTippedSuccess', 'NotificationEventMessage'].includes(r.event))
+      .slice(3);
+    expect(replayed.map((r) => [r.event, r.payload, (r.meta as { position: string }).position])).toEqual(
+      liveAfter.map((r) => [r.event, r.payload, (r.meta as { position: string }).position]),
+    );
     await tip(user.id, '4');
     await back.waitFor<Pushed>('NotificationEventMessage', (p) => p.payload.amount === '4');
     expect(back.all('NotificationEventMessage').map((r) => (r.payload as Pushed).payload.amount)).toEqual(['2', '3', '4']);
@@ -144,12 +162,15 @@ describe('reconnecting with the last position seen', () => {
 });
 
 describe('errors', () => {
-  it.each(['NotificationGet', 'NotificationViewed'])('when an anonymous socket sends %s, then 401 in the acknowledgement and an Unauthorized event', async (event) => {
-    const c = await env.connect();
-    expect(await c.ack(event, {})).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
-    await c.waitFor('Unauthorized');
-    c.close();
-  });
+  it.each(['NotificationGet', 'NotificationViewed'])(
+    'when an anonymous socket sends %s, then 401 in the acknowledgement and an Unauthorized event',
+    async (event) => {
+      const c = await env.connect();
+      expect(await c.ack(event, {})).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+      await c.waitFor('Unauthorized');
+      c.close();
+    },
+  );
 
   it.each([
     ['NotificationGet', { take: 0 }, 'data.take'],

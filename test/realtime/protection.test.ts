@@ -5,11 +5,20 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/infra/config.js';
 import {
-  clientAddress, createConnectionLimiter, createMessageThrottle, originAllowed, validateTrustProxy, type ConnectionLimiter, type ProtectionSettings,
+  clientAddress,
+  createConnectionLimiter,
+  createMessageThrottle,
+  originAllowed,
+  validateTrustProxy,
+  type ConnectionLimiter,
+  type ProtectionSettings,
 } from '../../src/realtime/protection/index.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise<void>((resolve) => { setTimeout(resolve, Math.max(0, ms)); });
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, Math.max(0, ms));
+  });
 const sleepUntil = (at: number) => sleep(at - Date.now());
 
 /** Polls `check` until it holds (outcome, not timing: the deadline only bounds a failing test). */
@@ -127,7 +136,10 @@ describe('realtime protection on Redis (shared by every gateway)', () => {
 
     it('when messages leave the window one by one, then exactly that many slots free up (no bucket reset)', async () => {
       const ttl = 2000;
-      const throttle = createMessageThrottle(settings({ throttlerTtlMs: ttl, throttlerLimit: 10, throttlerBlockDurationMs: 60_000 }), redis);
+      const throttle = createMessageThrottle(
+        settings({ throttlerTtlMs: ttl, throttlerLimit: 10, throttlerBlockDurationMs: 60_000 }),
+        redis,
+      );
       const hits = async (count: number) => {
         const verdicts = [];
         for (let i = 0; i < count; i += 1) verdicts.push((await throttle.hit('a')).allowed);
@@ -243,7 +255,9 @@ describe('client address and Origin of real requests', () => {
     await new Promise<void>((resolve) => server.listen(0, '::', resolve));
     port = (server.address() as AddressInfo).port;
   });
-  afterAll(async () => { await new Promise((resolve) => server.close(resolve)); });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
 
   type Seen = { status: number; remote: string; address: string; origin: boolean; text: string };
   const send = (opts: { host?: string; trust?: string[]; xff?: string | string[]; origin?: string; allowed?: string[] }): Promise<Seen> =>
@@ -256,9 +270,12 @@ describe('client address and Origin of real requests', () => {
       };
       const req = request({ host: opts.host ?? '127.0.0.1', port, path: '/', headers }, (res) => {
         let text = '';
-        res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
         res.on('end', () => {
-          const json = res.statusCode === 200 ? JSON.parse(text) as Omit<Seen, 'status' | 'text'> : { remote: '', address: '', origin: false };
+          const json =
+            res.statusCode === 200 ? (JSON.parse(text) as Omit<Seen, 'status' | 'text'>) : { remote: '', address: '', origin: false };
           resolve({ status: res.statusCode ?? 0, text, ...json });
         });
       });
@@ -347,4 +364,3 @@ describe('client address and Origin of real requests', () => {
     });
   });
 });
-

@@ -22,7 +22,17 @@ const uid = (p: string) => `${p}-${Date.now().toString(36)}-${++seq}`;
 export const playScenario = async (ledger: Ledger, users: { alice: number; bob: number }, admin = 9_000): Promise<void> => {
   const { alice, bob } = users;
   const deposit = async (userId: number, currencyId: 'BTC' | 'ETH', amount: string) => {
-    const { deposit: d } = await ok(ledger.requestDeposit({ externalId: uid('ext'), userId, providerId: 'PROVIDER_A', networkId: currencyId, currencyId, amount, usdAmount: '1' }));
+    const { deposit: d } = await ok(
+      ledger.requestDeposit({
+        externalId: uid('ext'),
+        userId,
+        providerId: 'PROVIDER_A',
+        networkId: currencyId,
+        currencyId,
+        amount,
+        usdAmount: '1',
+      }),
+    );
     await ok(ledger.completeDeposit(d.id, { txHash: uid('tx') }));
   };
   const bet = async (userId: number, currencyId: 'BTC' | 'ETH', amount: string) => {
@@ -30,9 +40,20 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
     await ok(ledger.placeBet({ id, userId, roundId: uid('round'), gameId: 7, gameIdentity: GAME, currencyId, amount, usdAmount: '1' }));
     return id;
   };
-  const withdraw = async (amount: string) => (await ok(ledger.requestWithdrawal({
-    userId: alice, currencyId: 'BTC', networkId: 'BTC', providerId: 'PROVIDER_B', amount, usdAmount: '1', recipientAddress: 'bc1qexample',
-  }))).withdrawal.id;
+  const withdraw = async (amount: string) =>
+    (
+      await ok(
+        ledger.requestWithdrawal({
+          userId: alice,
+          currencyId: 'BTC',
+          networkId: 'BTC',
+          providerId: 'PROVIDER_B',
+          amount,
+          usdAmount: '1',
+          recipientAddress: 'bc1qexample',
+        }),
+      )
+    ).withdrawal.id;
 
   await deposit(alice, 'BTC', '1.5');
   await ok(ledger.settleBet(await bet(alice, 'BTC', '0.5'), { payout: '1', usdPayout: '2' }));
@@ -47,7 +68,17 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
   await deposit(bob, 'ETH', '2');
   await ok(ledger.settleBet(await bet(bob, 'ETH', '0.5'), { payout: '0', usdPayout: '0' }));
   await ok(ledger.setBalance({ userId: bob, adminUserId: admin, currencyId: 'ETH', balance: '3' }));
-  await ok(ledger.creditPrize({ userId: bob, adminUserId: admin, leaderboardId: 'lb-1', leaderboardUserId: uid('lbu'), currencyId: 'ETH', amount: '0.25', usdAmount: '1' }));
+  await ok(
+    ledger.creditPrize({
+      userId: bob,
+      adminUserId: admin,
+      leaderboardId: 'lb-1',
+      leaderboardUserId: uid('lbu'),
+      currencyId: 'ETH',
+      amount: '0.25',
+      usdAmount: '1',
+    }),
+  );
   await ok(ledger.claimAffiliateCommission({ claimId: uid('claim'), userId: bob, currencyId: 'USDC', amount: '2.5', usdAmount: '2.5' }));
 };
 
@@ -58,7 +89,8 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
  */
 export const untilVisible = async (store: EventStore, pool: pg.Pool): Promise<Position> => {
   const { rows } = await pool.query<{ commit: string; prepare: string }>(
-    'SELECT transaction_id::text AS commit, global_position::text AS prepare FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1');
+    'SELECT transaction_id::text AS commit, global_position::text AS prepare FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1',
+  );
   const last = rows[0] ? { commit: BigInt(rows[0].commit), prepare: BigInt(rows[0].prepare) } : START;
   const until = Date.now() + 20_000;
   while (comparePositions(await store.headPosition(), last) < 0) {
@@ -85,12 +117,18 @@ export type CliRun = Readonly<{ code: number | null; stdout: string; stderr: str
 export const runLedgerScript = (args: readonly string[], env: Record<string, string>): Promise<CliRun> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ledger.ts', ...args], {
-      cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: process.cwd(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

@@ -31,36 +31,62 @@ export const BYPASS = 'local-captcha-bypass';
 export type Reply = Readonly<{ status: number; body: any; headers: Headers; cookies: Record<string, { value: string; raw: string }> }>; // eslint-disable-line @typescript-eslint/no-explicit-any
 export type CallOptions = Readonly<{ body?: unknown; headers?: Record<string, string>; cookies?: Record<string, string> }>;
 
-const parseSetCookies = (headers: Headers): Reply['cookies'] => Object.fromEntries(headers.getSetCookie().map((raw) => {
-  const [pair] = raw.split(';');
-  const i = pair!.indexOf('=');
-  return [pair!.slice(0, i), { value: decodeURIComponent(pair!.slice(i + 1)), raw }];
-}));
+const parseSetCookies = (headers: Headers): Reply['cookies'] =>
+  Object.fromEntries(
+    headers.getSetCookie().map((raw) => {
+      const [pair] = raw.split(';');
+      const i = pair!.indexOf('=');
+      return [pair!.slice(0, i), { value: decodeURIComponent(pair!.slice(i + 1)), raw }];
+    }),
+  );
 
 export const call = async (base: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
-  const cookie = Object.entries(options.cookies ?? {}).map(([k, v]) => `${k}=${v}`).join('; ');
+  const cookie = Object.entries(options.cookies ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
   const res = await fetch(`${base}${path}`, {
     method,
     redirect: 'manual',
-    headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...(cookie ? { cookie } : {}), ...options.headers },
+    headers: {
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(cookie ? { cookie } : {}),
+      ...options.headers,
+    },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await res.text();
   let body: unknown = text;
-  try { body = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, body, headers: res.headers, cookies: parseSetCookies(res.headers) };
 };
 
 export type AuthEnv = Readonly<{
-  db: TestDb; pool: pg.Pool; store: EventStore; users: Users; kit: AuthKit; ledger: ReturnType<typeof createLedger>;
-  publicUrl: string; adminUrl: string; registry: AccessRegistry; captcha: CaptchaStandIn;
+  db: TestDb;
+  pool: pg.Pool;
+  store: EventStore;
+  users: Users;
+  kit: AuthKit;
+  ledger: ReturnType<typeof createLedger>;
+  publicUrl: string;
+  adminUrl: string;
+  registry: AccessRegistry;
+  captcha: CaptchaStandIn;
   /** Another public app on the same database with other settings. */
   publicWith: (over: Partial<AuthSettings>) => Promise<string>;
   /** Another back-office server on this env whose consistent reads wait at most `readConsistencyTimeoutMs`. */
   adminWithReadBound: (readConsistencyTimeoutMs: number) => Promise<string>;
   startProjector: () => Projector;
   /** A user created directly through the command side (fast), with roles and permissions. */
-  makeUser: (opts?: { roles?: Role[]; permissions?: Permission[]; username?: string | null; password?: string }) => Promise<{ id: number; email: string; username: string | null; password: string }>;
+  makeUser: (opts?: {
+    roles?: Role[];
+    permissions?: Permission[];
+    username?: string | null;
+    password?: string;
+  }) => Promise<{ id: number; email: string; username: string | null; password: string }>;
   close: () => Promise<void>;
 }>;
 
@@ -68,10 +94,11 @@ let seq = 0;
 export const unique = (prefix: string): string => `${prefix}${Date.now().toString(36)}${(++seq).toString(36)}`.slice(0, 16);
 export const PASSWORD = 'correct horse battery staple';
 
-export type AuthEnvOptions = TestDbOptions & Readonly<{
-  /** How long the back office's consistent reads wait for the read models (the app's default without it). */
-  readConsistencyTimeoutMs?: number;
-}>;
+export type AuthEnvOptions = TestDbOptions &
+  Readonly<{
+    /** How long the back office's consistent reads wait for the read models (the app's default without it). */
+    readConsistencyTimeoutMs?: number;
+  }>;
 
 export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, options: AuthEnvOptions = {}): Promise<AuthEnv> => {
   const db = await createTestDb(label, { ownCluster: options.ownCluster });
@@ -82,40 +109,77 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
   await migrateReadModels(pool);
   const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const users = createUsers({ store, pool });
-  const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact, betGuard: createLimits({ store, pool }).betGuard });
+  const ledger = createLedger({
+    store,
+    pool,
+    userExists: users.exists,
+    canTransact: users.canTransact,
+    betGuard: createLimits({ store, pool }).betGuard,
+  });
   const captcha = await startCaptchaStandIn();
   const logger = createLogger({ level: 'silent' });
   const base: AuthSettings = {
-    keys: await generateKeys(), mfaKey: Buffer.alloc(32, 7), accessTtlSeconds: 900, refreshTtlSeconds: 3600, mfaChallengeTtlSeconds: 300,
+    keys: await generateKeys(),
+    mfaKey: Buffer.alloc(32, 7),
+    accessTtlSeconds: 900,
+    refreshTtlSeconds: 3600,
+    mfaChallengeTtlSeconds: 300,
     captcha: { verifyUrl: captcha.url, secret: CAPTCHA_SECRET, localBypassToken: BYPASS, appEnv: 'staging' },
     throttle: { maxFailuresPerAccount: 1000, maxFailuresPerAddress: 100_000, windowSeconds: 900 },
-    geoBlockedCountries: ['KP'], trustedCountryHeader: 'cf-ipcountry', allowedOrigins: [FRONTEND], secureCookies: true, frontendOrigin: FRONTEND,
+    geoBlockedCountries: ['KP'],
+    trustedCountryHeader: 'cf-ipcountry',
+    allowedOrigins: [FRONTEND],
+    secureCookies: true,
+    frontendOrigin: FRONTEND,
   };
   const servers: Server[] = [];
   const projectors: Projector[] = [];
   const serve = async (app: Express): Promise<string> => {
-    const server = await new Promise<Server>((resolve) => { const s = app.listen(0, () => resolve(s)); });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, () => resolve(s));
+    });
     servers.push(server);
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
   const publicWith = async (settingsOver: Partial<AuthSettings>) => {
     const kit = await createAuthKit({ users, pool, settings: { ...base, ...over, ...settingsOver } });
     // A stand-in for the identity-provider flows: they call signInWithIdentity after their own checks.
-    const idp = Router().post('/test/identity-sign-in', (req, res) => createSignInWithIdentity(kit)(req.body as ExternalIdentity, req, res));
+    const idp = Router().post('/test/identity-sign-in', (req, res) =>
+      createSignInWithIdentity(kit)(req.body as ExternalIdentity, req, res),
+    );
     return serve(createPublicApp({ logger, pool, store, auth: { kit, ledger }, routers: [idp] }));
   };
   const kit = await createAuthKit({ users, pool, settings: { ...base, ...over } });
   const registry: AccessRegistry = [];
   const publicUrl = await publicWith({});
-  const adminUrl = await serve(createAdminApp({
-    logger, pool, store, ledger, auth: kit, accessRegistry: registry, readConsistencyTimeoutMs: options.readConsistencyTimeoutMs,
-  }));
+  const adminUrl = await serve(
+    createAdminApp({
+      logger,
+      pool,
+      store,
+      ledger,
+      auth: kit,
+      accessRegistry: registry,
+      readConsistencyTimeoutMs: options.readConsistencyTimeoutMs,
+    }),
+  );
   const adminWithReadBound = (readConsistencyTimeoutMs: number): Promise<string> =>
     serve(createAdminApp({ logger, pool, store, ledger, auth: kit, accessRegistry: [], readConsistencyTimeoutMs }));
   const passwordHash = await hashPassword(PASSWORD);
 
   return {
-    db, pool, store, users, kit, ledger, publicUrl, adminUrl, registry, captcha, publicWith, adminWithReadBound,
+    db,
+    pool,
+    store,
+    users,
+    kit,
+    ledger,
+    publicUrl,
+    adminUrl,
+    registry,
+    captcha,
+    publicWith,
+    adminWithReadBound,
     startProjector: () => {
       const p = startProjector({ store, pool, projections: allProjections });
       projectors.push(p);
@@ -125,8 +189,15 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
       const username = opts.username === undefined ? unique('u') : opts.username;
       const email = `${unique('e')}@example.test`;
       const created = await users.register({
-        email, username, passwordHash: opts.password ? await hashPassword(opts.password) : passwordHash, country: 'DE', referrerCode: null,
-        marketingOptIn: false, provider: 'password', roles: opts.roles ?? ['User'], registration: { ip: null, userAgent: null, country: null, referrer: null },
+        email,
+        username,
+        passwordHash: opts.password ? await hashPassword(opts.password) : passwordHash,
+        country: 'DE',
+        referrerCode: null,
+        marketingOptIn: false,
+        provider: 'password',
+        roles: opts.roles ?? ['User'],
+        registration: { ip: null, userAgent: null, country: null, referrer: null },
       });
       if (created._tag === 'Left') throw new Error(created.left._tag);
       const id = created.right.userId;
@@ -135,7 +206,15 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
     },
     close: async () => {
       await Promise.all(projectors.map((p) => p.stop()));
-      await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise((r) => {
+              s.closeAllConnections();
+              s.close(r);
+            }),
+        ),
+      );
       await captcha.close();
       await store.close();
       await db.drop();
@@ -145,7 +224,10 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
 
 /** Signs in over HTTP (no MFA) and returns the session's tokens. */
 export const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
-  const reply = await call(base, 'POST', '/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'x-captcha-token': GOOD_CAPTCHA } });
+  const reply = await call(base, 'POST', '/auth/sign-in', {
+    body: { email: user.email, password: user.password },
+    headers: { 'x-captcha-token': GOOD_CAPTCHA },
+  });
   if (reply.status !== 200) throw new Error(`sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return { reply, accessToken: reply.cookies.access_token?.value ?? '', refreshToken: reply.cookies.refresh_token?.value ?? '' };
 };

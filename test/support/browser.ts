@@ -7,12 +7,21 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const chromiumFound = existsSync(CHROMIUM_PATH);
 
 /** One headless Chromium; Playwright gives every launch a fresh temporary profile (user-data-dir). */
-export const launchChromium = (): Promise<Browser> => chromium.launch({
-  executablePath: CHROMIUM_PATH,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -23,9 +32,18 @@ export const seriousViolations = async (page: Page): Promise<AxeViolation[]> => 
   await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
     // Runs in the page (the test's tsconfig has no DOM types): the whole document, violations only.
-    const page = globalThis as unknown as { document: unknown; axe: { run: (ctx: unknown, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+    const page = globalThis as unknown as {
+      document: unknown;
+      axe: { run: (ctx: unknown, opts: object) => Promise<{ violations: AxeViolation[] }> };
+    };
     return (await page.axe.run(page.document, { resultTypes: ['violations'] })).violations;
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html?.slice(0, 160) })) }));
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html?.slice(0, 160) })),
+    }));
 };

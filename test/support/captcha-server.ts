@@ -11,7 +11,9 @@ export const startCaptchaStandIn = async (): Promise<CaptchaStandIn> => {
   const requests: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
     req.on('end', () => {
       const form = new URLSearchParams(body);
       requests.push(form);

@@ -7,7 +7,9 @@ export const parseCsv = (text: string): (string | null)[][] => {
   const records: (string | null)[][] = [];
   let record: (string | null)[] = [];
   let i = 0;
-  const fail = (why: string): never => { throw new Error(`CSV: ${why} at offset ${i}`); };
+  const fail = (why: string): never => {
+    throw new Error(`CSV: ${why} at offset ${i}`);
+  };
   while (i < text.length) {
     let value: string | null;
     if (text[i] === '"') {
@@ -16,7 +18,11 @@ export const parseCsv = (text: string): (string | null)[][] => {
       for (;;) {
         if (i >= text.length) fail('unterminated quoted field');
         if (text[i] === '"') {
-          if (text[i + 1] === '"') { v += '"'; i += 2; continue; }
+          if (text[i + 1] === '"') {
+            v += '"';
+            i += 2;
+            continue;
+          }
           i += 1;
           break;
         }
@@ -32,8 +38,16 @@ export const parseCsv = (text: string): (string | null)[][] => {
       i = end;
     }
     record.push(value);
-    if (text[i] === ',') { i += 1; continue; }
-    if (text.startsWith('\r\n', i)) { records.push(record); record = []; i += 2; continue; }
+    if (text[i] === ',') {
+      i += 1;
+      continue;
+    }
+    if (text.startsWith('\r\n', i)) {
+      records.push(record);
+      record = [];
+      i += 2;
+      continue;
+    }
     fail(`expected "," or CRLF, got ${JSON.stringify(text[i] ?? 'end of input')}`);
   }
   if (record.length > 0) fail('last record not terminated by CRLF');

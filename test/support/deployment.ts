@@ -40,7 +40,11 @@ export const startDeployment = async (counts: Readonly<{ apis: number; gateways:
   const [pg, redis] = await Promise.all([startOwnPostgres(), startOwnRedis()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'deployment-data-'));
   const env: Record<string, string> = {
-    ...SERVICE_TEST_ENV, ...sharedKeys(), DATABASE_URL: pg.url, REDIS_URL: redis.url, DATA_DIR: dataDir,
+    ...SERVICE_TEST_ENV,
+    ...sharedKeys(),
+    DATABASE_URL: pg.url,
+    REDIS_URL: redis.url,
+    DATA_DIR: dataDir,
   };
   const processes: ServiceProcess[] = [];
   const start = async (name: string, extra: Record<string, string>): Promise<ServiceProcess> => {
@@ -49,7 +53,12 @@ export const startDeployment = async (counts: Readonly<{ apis: number; gateways:
     return p;
   };
   // The first API migrates and makes the SuperAdmin; the rest start together (migrations are serialised anyway).
-  const first = await start('api-1', { ROLES: 'public-api,admin-api', SUPERADMIN_EMAIL: ADMIN.email, SUPERADMIN_USERNAME: ADMIN.username, SUPERADMIN_PASSWORD: ADMIN.password });
+  const first = await start('api-1', {
+    ROLES: 'public-api,admin-api',
+    SUPERADMIN_EMAIL: ADMIN.email,
+    SUPERADMIN_USERNAME: ADMIN.username,
+    SUPERADMIN_PASSWORD: ADMIN.password,
+  });
   const rest = await Promise.all([
     ...Array.from({ length: counts.apis - 1 }, (_, i) => start(`api-${i + 2}`, { ROLES: 'public-api,admin-api' })),
     ...Array.from({ length: counts.gateways }, (_, i) => start(`gateway-${i + 1}`, { ROLES: 'gateway', METRICS_PORT: '0' })),
@@ -57,7 +66,10 @@ export const startDeployment = async (counts: Readonly<{ apis: number; gateways:
   ]);
   const apis = [first, ...rest.filter((p) => p.name.startsWith('api-'))];
   return {
-    pg, redis, env, apis,
+    pg,
+    redis,
+    env,
+    apis,
     gateways: rest.filter((p) => p.name.startsWith('gateway-')),
     projectors: rest.filter((p) => p.name.startsWith('projector-')),
     start,
@@ -70,11 +82,20 @@ export const startDeployment = async (counts: Readonly<{ apis: number; gateways:
 };
 
 /** A socket.io client on a gateway's /events namespace with its received events recorded, name by name. */
-export type RecordingSocket = Readonly<{ socket: Socket; received: { name: string; payload: unknown; position?: string }[]; close: () => void }>;
+export type RecordingSocket = Readonly<{
+  socket: Socket;
+  received: { name: string; payload: unknown; position?: string }[];
+  close: () => void;
+}>;
 
 export const connectSocket = (gatewayUrl: string, token: string): Promise<RecordingSocket> => {
   const socket = ioClient(`${gatewayUrl.replace(/\/events$/, '')}/events`, {
-    transports: ['websocket'], reconnection: false, forceNew: true, auth: { socket_token: token }, extraHeaders: { origin: FRONTEND }, timeout: 5_000,
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    auth: { socket_token: token },
+    extraHeaders: { origin: FRONTEND },
+    timeout: 5_000,
   });
   const received: RecordingSocket['received'] = [];
   socket.onAny((name: string, payload: unknown, meta?: { position?: string }) => {
@@ -96,10 +117,14 @@ export const health = async (p: ServiceProcess): Promise<{ status: number; faili
 
 /** Waits until /health of `p` reports `check` failing (or, with `check` undefined, answers 200). */
 export const waitForHealth = (p: ServiceProcess, check: string | undefined, timeoutMs = 20_000) =>
-  waitFor(async () => {
-    const h = await health(p);
-    return (check === undefined ? h.status === 200 : h.status === 503 && h.failing.includes(check)) ? h : undefined;
-  }, timeoutMs, 100);
+  waitFor(
+    async () => {
+      const h = await health(p);
+      return (check === undefined ? h.status === 200 : h.status === 503 && h.failing.includes(check)) ? h : undefined;
+    },
+    timeoutMs,
+    100,
+  );
 
 /** Every projection's lag from GET /metrics (projection_lag_events); undefined when the reading is unavailable. */
 export const projectionLags = async (metricsBase: string): Promise<Map<string, number> | undefined> => {
@@ -111,7 +136,11 @@ export const projectionLags = async (metricsBase: string): Promise<Map<string, n
 
 /** Waits until every projection has applied every stored event. */
 export const waitForProjections = (metricsBase: string, timeoutMs = 30_000) =>
-  waitFor(async () => {
-    const lags = await projectionLags(metricsBase);
-    return lags && [...lags.values()].every((l) => l === 0) ? lags : undefined;
-  }, timeoutMs, 100);
+  waitFor(
+    async () => {
+      const lags = await projectionLags(metricsBase);
+      return lags && [...lags.values()].every((l) => l === 0) ? lags : undefined;
+    },
+    timeoutMs,
+    100,
+  );

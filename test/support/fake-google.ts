@@ -129,8 +129,14 @@ export const startFakeGoogle = async (options: { clientId?: string; clientSecret
     if (route === 'GET /authorize') {
       const p = (name: string): string => url.searchParams.get(name) ?? '';
       authorizations.push({
-        clientId: p('client_id'), redirectUri: p('redirect_uri'), responseType: p('response_type'), scope: p('scope'),
-        codeChallenge: p('code_challenge'), codeChallengeMethod: p('code_challenge_method'), state: p('state'), nonce: p('nonce'),
+        clientId: p('client_id'),
+        redirectUri: p('redirect_uri'),
+        responseType: p('response_type'),
+        scope: p('scope'),
+        codeChallenge: p('code_challenge'),
+        codeChallengeMethod: p('code_challenge_method'),
+        state: p('state'),
+        nonce: p('nonce'),
       });
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to continue</p>');
       return;

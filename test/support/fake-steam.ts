@@ -38,7 +38,10 @@ const nonceAt = (at: Date): string => `${at.toISOString().replace(/\.\d{3}Z$/, '
 
 /** OpenID 2.0 key-value form of the signed fields, in the order openid.signed lists them. */
 const signatureBase = (fields: URLSearchParams): string =>
-  (fields.get('openid.signed') ?? '').split(',').map((name) => `${name}:${fields.get(`openid.${name}`) ?? ''}\n`).join('');
+  (fields.get('openid.signed') ?? '')
+    .split(',')
+    .map((name) => `${name}:${fields.get(`openid.${name}`) ?? ''}\n`)
+    .join('');
 
 const readBody = async (req: IncomingMessage): Promise<string> => {
   const chunks: Buffer[] = [];

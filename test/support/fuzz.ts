@@ -1,8 +1,17 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 import {
-  AffiliateClaimBody, CreateDepositBody, CreateWithdrawalBody, DepositFailBody, DepositTxBody, ErrorBetBody, PlaceBetBody, RollbackBetBody,
-  SettleBetBody, WithdrawalCompleteBody, WithdrawalFailBody,
+  AffiliateClaimBody,
+  CreateDepositBody,
+  CreateWithdrawalBody,
+  DepositFailBody,
+  DepositTxBody,
+  ErrorBetBody,
+  PlaceBetBody,
+  RollbackBetBody,
+  SettleBetBody,
+  WithdrawalCompleteBody,
+  WithdrawalFailBody,
 } from '../../src/http/internal.schemas.js';
 
 /**
@@ -36,7 +45,10 @@ export const operationsOf = (doc: Schema, surface: Operation['surface']): Operat
       if (!op) continue;
       const parameters = (op.parameters ?? []) as Schema[];
       out.push({
-        surface, method: method.toUpperCase(), path, components,
+        surface,
+        method: method.toUpperCase(),
+        path,
+        components,
         params: parameters.filter((p) => p.in === 'path').map((p) => String(p.name)),
         query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: String(p.name), schema: (p.schema ?? {}) as Schema })),
         body: op.requestBody?.content?.['application/json']?.schema as Schema | undefined,
@@ -47,20 +59,36 @@ export const operationsOf = (doc: Schema, surface: Operation['surface']): Operat
 };
 
 const INTERNAL: ReadonlyArray<readonly [string, z.ZodType | undefined]> = [
-  ['POST /internal/deposits', CreateDepositBody], ['POST /internal/deposits/{id}/confirm', DepositTxBody],
-  ['POST /internal/deposits/{id}/complete', DepositTxBody], ['POST /internal/deposits/{id}/fail', DepositFailBody],
-  ['POST /internal/bets', PlaceBetBody], ['POST /internal/bets/{id}/settle', SettleBetBody], ['POST /internal/bets/{id}/rollback', RollbackBetBody],
-  ['POST /internal/bets/{id}/error', ErrorBetBody], ['POST /internal/withdrawals', CreateWithdrawalBody],
-  ['POST /internal/withdrawals/{id}/complete', WithdrawalCompleteBody], ['POST /internal/withdrawals/{id}/fail', WithdrawalFailBody],
-  ['POST /internal/affiliate-claims', AffiliateClaimBody], ['GET /internal/wallets/{userId}/balances', undefined],
+  ['POST /internal/deposits', CreateDepositBody],
+  ['POST /internal/deposits/{id}/confirm', DepositTxBody],
+  ['POST /internal/deposits/{id}/complete', DepositTxBody],
+  ['POST /internal/deposits/{id}/fail', DepositFailBody],
+  ['POST /internal/bets', PlaceBetBody],
+  ['POST /internal/bets/{id}/settle', SettleBetBody],
+  ['POST /internal/bets/{id}/rollback', RollbackBetBody],
+  ['POST /internal/bets/{id}/error', ErrorBetBody],
+  ['POST /internal/withdrawals', CreateWithdrawalBody],
+  ['POST /internal/withdrawals/{id}/complete', WithdrawalCompleteBody],
+  ['POST /internal/withdrawals/{id}/fail', WithdrawalFailBody],
+  ['POST /internal/affiliate-claims', AffiliateClaimBody],
+  ['GET /internal/wallets/{userId}/balances', undefined],
 ];
 
 /** The internal ledger API's operations, their bodies from the routes' zod schemas. */
-export const internalOperations = (): Operation[] => INTERNAL.map(([route, schema]) => {
-  const [method, path] = route.split(' ') as [string, string];
-  const body = schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema) : undefined;
-  return { surface: 'internal', method, path, params: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!), query: [], body, components: {} };
-});
+export const internalOperations = (): Operation[] =>
+  INTERNAL.map(([route, schema]) => {
+    const [method, path] = route.split(' ') as [string, string];
+    const body = schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema) : undefined;
+    return {
+      surface: 'internal',
+      method,
+      path,
+      params: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+      query: [],
+      body,
+      components: {},
+    };
+  });
 
 const resolve = (schema: Schema | undefined, components: Record<string, Schema>): Schema => {
   let s = schema ?? {};
@@ -78,11 +106,21 @@ export const plausible = (schema: Schema | undefined, components: Record<string,
   const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
   if (depth > 6) return null;
   switch (type) {
-    case 'string': return s.format === 'date-time' ? '2024-01-01T00:00:00Z' : /decimal|amount|balance/i.test(String(s.description ?? '')) ? '1' : 'fuzz1';
-    case 'integer': case 'number': return 1;
-    case 'boolean': return true;
-    case 'array': return [plausible(s.items as Schema, components, depth + 1)];
-    case 'object': default: {
+    case 'string':
+      return s.format === 'date-time'
+        ? '2024-01-01T00:00:00Z'
+        : /decimal|amount|balance/i.test(String(s.description ?? ''))
+          ? '1'
+          : 'fuzz1';
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [plausible(s.items as Schema, components, depth + 1)];
+    case 'object':
+    default: {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       if (Object.keys(props).length === 0) return type === 'object' ? {} : '1';
       return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, plausible(v, components, depth + 1)]));
@@ -100,28 +138,83 @@ const nest = (levels: number): string => `FUZZ_DEEP_${levels}`;
 const serialise = (value: unknown): string => JSON.stringify(value).replace(DEEP, (_m, n: string) => deepText(Number(n)));
 
 /** Strings a hostile caller sends: NUL, lone surrogates, dates PostgreSQL cannot store, huge or odd numbers, injections. */
-export const hostileString = (maxLong: number): fc.Arbitrary<string> => fc.oneof(
-  fc.constantFrom(
-    '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '', ' ', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '0001-01-01T00:00:00+00:01',
-    '+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00Z', '2024-02-30T25:61:00Z', '-1', '0', '-0', '1e309', '1e-400', 'NaN', 'Infinity',
-    '0.0000000000000000000000001', '99999999999999999999999999999999', '__proto__', 'constructor', "' OR 1=1 --", '%ZZ', '../../etc/passwd',
-    'DBC', 'BTC', 'true', 'null', '{}', '[]', '{"a":', '\\', '\u202e', '\ufeff',
-  ),
-  fc.string({ maxLength: 30 }),
-  fc.string({ unit: 'binary', maxLength: 10 }),
-  fc.integer({ min: Math.min(65, maxLong), max: maxLong }).map((n) => '9'.repeat(n)),
-  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-);
+export const hostileString = (maxLong: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(
+      '\u0000',
+      'a\u0000b',
+      '\ud800',
+      'x\udfffy',
+      '',
+      ' ',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59-23:59',
+      '0001-01-01T00:00:00+00:01',
+      '+275760-09-13T00:00:00.000Z',
+      '-000001-01-01T00:00:00Z',
+      '2024-02-30T25:61:00Z',
+      '-1',
+      '0',
+      '-0',
+      '1e309',
+      '1e-400',
+      'NaN',
+      'Infinity',
+      '0.0000000000000000000000001',
+      '99999999999999999999999999999999',
+      '__proto__',
+      'constructor',
+      "' OR 1=1 --",
+      '%ZZ',
+      '../../etc/passwd',
+      'DBC',
+      'BTC',
+      'true',
+      'null',
+      '{}',
+      '[]',
+      '{"a":',
+      '\\',
+      '\u202e',
+      '\ufeff',
+    ),
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'binary', maxLength: 10 }),
+    fc.integer({ min: Math.min(65, maxLong), max: maxLong }).map((n) => '9'.repeat(n)),
+    fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  );
 
-const hostileValue = (maxLong: number): fc.Arbitrary<unknown> => fc.oneof(
-  { arbitrary: hostileString(maxLong), weight: 6 },
-  { arbitrary: fc.oneof(fc.constantFrom(-1, 0, 1.5, -0.5, 2 ** 31, 2 ** 53 + 2, 2 ** 64, 1e308, -1e308, 5e-324), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })), weight: 3 },
-  { arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { __proto__: { admin: true } }), weight: 2 },
-  { arbitrary: fc.constantFrom(40, 300, 3_000, 12_000).map(nest), weight: 1 },
-);
+const hostileValue = (maxLong: number): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { arbitrary: hostileString(maxLong), weight: 6 },
+    {
+      arbitrary: fc.oneof(
+        fc.constantFrom(-1, 0, 1.5, -0.5, 2 ** 31, 2 ** 53 + 2, 2 ** 64, 1e308, -1e308, 5e-324),
+        fc.integer(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+      ),
+      weight: 3,
+    },
+    { arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { __proto__: { admin: true } }), weight: 2 },
+    { arbitrary: fc.constantFrom(40, 300, 3_000, 12_000).map(nest), weight: 1 },
+  );
 
 const hostileSegment = fc.oneof(
-  fc.constantFrom('%ZZ', '%00', '%ED%A0%80', '%', '-1', '0', '1.5', '99999999999999999999999', 'null', '%2e%2e', 'x'.repeat(300), '1%00', '%C0%AF'),
+  fc.constantFrom(
+    '%ZZ',
+    '%00',
+    '%ED%A0%80',
+    '%',
+    '-1',
+    '0',
+    '1.5',
+    '99999999999999999999999',
+    'null',
+    '%2e%2e',
+    'x'.repeat(300),
+    '1%00',
+    '%C0%AF',
+  ),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.string({ unit: 'binary', maxLength: 6 }).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
   fc.integer().map(String),
@@ -138,13 +231,19 @@ export const pathsOf = (value: unknown, prefix: string[] = [], out: string[][] =
 
 export const setAt = (root: unknown, path: readonly string[], value: unknown): unknown => {
   if (path.length === 0) return value;
-  const copy: Record<string, unknown> = Array.isArray(root) ? [...(root as unknown[])] as never : { ...(root as Record<string, unknown>) };
+  const copy: Record<string, unknown> = Array.isArray(root)
+    ? ([...(root as unknown[])] as never)
+    : { ...(root as Record<string, unknown>) };
   copy[path[0]!] = setAt(copy[path[0]!], path.slice(1), value);
   return copy;
 };
 
-const encodeQuery = (value: unknown): string => encodeURIComponent(typeof value === 'string'
-  ? value.replace(/^FUZZ_DEEP_\d+$/, deepText(300)).replace(/[\ud800-\udfff]/g, '\ufffd') : serialise(value) ?? '');
+const encodeQuery = (value: unknown): string =>
+  encodeURIComponent(
+    typeof value === 'string'
+      ? value.replace(/^FUZZ_DEEP_\d+$/, deepText(300)).replace(/[\ud800-\udfff]/g, '\ufffd')
+      : (serialise(value) ?? ''),
+  );
 
 /** One malformed request for an operation. `idFor` gives a plausible value for a path parameter (an existing user, say). */
 export const requestArb = (op: Operation, idFor: (param: string) => string): fc.Arbitrary<FuzzRequest> => {
@@ -153,15 +252,23 @@ export const requestArb = (op: Operation, idFor: (param: string) => string): fc.
   const mutation = fc.record({
     segments: fc.array(fc.option(hostileSegment, { freq: 2 }), { minLength: op.params.length, maxLength: op.params.length }),
     queries: fc.array(fc.tuple(fc.nat(), fc.option(hostileValue(2_000), { freq: 3 })), { maxLength: Math.max(1, op.query.length) }),
-    filter: fc.option(fc.tuple(fc.constantFrom('createdAt', 'usdAmount', 'amount', 'vipLevel', 'multiplier', 'status', 'userId'),
-      fc.constantFrom('lt', 'gte', 'equals', 'in', 'contains', 'x'), hostileString(3_000)), { freq: 3 }),
+    filter: fc.option(
+      fc.tuple(
+        fc.constantFrom('createdAt', 'usdAmount', 'amount', 'vipLevel', 'multiplier', 'status', 'userId'),
+        fc.constantFrom('lt', 'gte', 'equals', 'in', 'contains', 'x'),
+        hostileString(3_000),
+      ),
+      { freq: 3 },
+    ),
     edits: fc.array(fc.tuple(fc.nat(), hostileValue(20_000)), { minLength: op.body === undefined ? 0 : 1, maxLength: 3 }),
     extraKey: fc.option(fc.tuple(hostileString(50), hostileValue(100)), { freq: 4 }),
     rawBody: fc.option(fc.constantFrom('{', '[1,', '"\\ud800"', '{"a":1,"a":2}', 'null', '1e999', '\u0000'), { freq: 20 }),
   });
   return mutation.map((m) => {
     let path = op.path;
-    op.params.forEach((name, i) => { path = path.replace(`{${name}}`, m.segments[i] ?? encodeURIComponent(idFor(name))); });
+    op.params.forEach((name, i) => {
+      path = path.replace(`{${name}}`, m.segments[i] ?? encodeURIComponent(idFor(name)));
+    });
     const query: string[] = [];
     for (const [i, value] of m.queries) {
       const q = op.query[i % Math.max(1, op.query.length)];
@@ -172,7 +279,7 @@ export const requestArb = (op: Operation, idFor: (param: string) => string): fc.
     let body: unknown = base;
     for (const [i, value] of m.edits) body = setAt(body, targets[i % targets.length]!, value);
     if (m.extraKey && body !== null && typeof body === 'object' && !Array.isArray(body)) body = { ...body, [m.extraKey[0]]: m.extraKey[1] };
-    const text = op.method === 'GET' ? undefined : m.rawBody ?? (body === undefined ? undefined : serialise(body));
+    const text = op.method === 'GET' ? undefined : (m.rawBody ?? (body === undefined ? undefined : serialise(body)));
     const url = `${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
     return { op, method: op.method, path: url, body: text, label: `${op.surface} ${op.method} ${op.path}` };
   });
@@ -180,7 +287,10 @@ export const requestArb = (op: Operation, idFor: (param: string) => string): fc.
 
 /** An answer that shows internals: a stack frame, SQL, a PostgreSQL message, a file path. */
 export const LEAK = [
-  /\n\s+at \S+ \(?[^\n]*:\d+:\d+\)?/, /\bnode_modules\b/, /\/src\/\w+/, /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[\s\S]*\b(FROM|VALUES|SET|WHERE)\b/,
+  /\n\s+at \S+ \(?[^\n]*:\d+:\d+\)?/,
+  /\bnode_modules\b/,
+  /\/src\/\w+/,
+  /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[\s\S]*\b(FROM|VALUES|SET|WHERE)\b/,
   /duplicate key|violates .* constraint|syntax error at|invalid input syntax|out of range for type|relation "|column "|unterminated|pg_catalog/i,
   /ECONNREFUSED|ETIMEDOUT|TypeError|ReferenceError|RangeError: Maximum call stack/,
 ];

@@ -21,7 +21,9 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   await admin.query('CREATE DATABASE test');
   await admin.end();
   process.env.TEST_DATABASE_URL = own.url.replace(/\/postgres$/, '/test');
-  return async () => { await own.destroy(); };
+  return async () => {
+    await own.destroy();
+  };
 }
 
 /** Fails fast with a clear message when the given PostgreSQL is down, and drops schemas left by killed runs long ago. */

@@ -2,7 +2,11 @@ import { runLeaderboardTick } from '../../src/leaderboards/leaderboard.scheduler
 import { createListsEnv } from './lists-seed.js';
 
 export const DAY = '2031-03-10';
-export const PRIZES = [{ position: 1, usdPrize: 100 }, { position: 2, usdPrize: 50 }, { position: 3, usdPrize: 25 }];
+export const PRIZES = [
+  { position: 1, usdPrize: 100 },
+  { position: 2, usdPrize: 50 },
+  { position: 3, usdPrize: 25 },
+];
 
 /**
  * The lists world plus leaderboards: the DAILY schedule enabled with PRIZES, a scheduler tick at any
@@ -13,7 +17,12 @@ export const createLeaderboardsEnv = async (label: string) => {
   const schedules = (await w.get('/leaderboards/schedule')).body as { id: string; config: { type: string } }[];
   const scheduleId = (type: string) => schedules.find((s) => s.config.type === type)!.id;
   const enable = async (type: 'DAILY' | 'WEEKLY' | 'MONTHLY', prizes = PRIZES) => {
-    const reply = await w.post(`/leaderboards/schedule/${scheduleId(type)}`, { enabled: true, name: `${type} race`, description: 'test', prizes });
+    const reply = await w.post(`/leaderboards/schedule/${scheduleId(type)}`, {
+      enabled: true,
+      name: `${type} race`,
+      description: 'test',
+      prizes,
+    });
     if (reply.status !== 201) throw new Error(`enable failed: ${JSON.stringify(reply.body)}`);
   };
   const tick = (iso: string) => runLeaderboardTick({ pool: w.env.pool, ledger: w.ledger, now: new Date(iso), settlementDelayMs: 60_000 });
@@ -25,7 +34,8 @@ export const createLeaderboardsEnv = async (label: string) => {
     for (const amount of wagers) await w.bet(user.id, amount);
     return user;
   };
-  const boards = async (query = '') => (await w.get(`/leaderboards${query}`)).body as { data: { id: string; status: string; type: string }[]; total: number };
+  const boards = async (query = '') =>
+    (await w.get(`/leaderboards${query}`)).body as { data: { id: string; status: string; type: string }[]; total: number };
   return { ...w, scheduleId, enable, tick, player, boards };
 };
 export type LeaderboardsEnv = Awaited<ReturnType<typeof createLeaderboardsEnv>>;

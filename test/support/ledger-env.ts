@@ -19,7 +19,10 @@ export type LedgerEnv = Readonly<{
 }>;
 
 /** A migrated schema on the real PostgreSQL with a real event store and ledger. */
-export const createLedgerEnv = async (label: string, { ownCluster, ...options }: { clock?: () => Date } & TestDbOptions = {}): Promise<LedgerEnv> => {
+export const createLedgerEnv = async (
+  label: string,
+  { ownCluster, ...options }: { clock?: () => Date } & TestDbOptions = {},
+): Promise<LedgerEnv> => {
   const db = await createTestDb(label, { ownCluster });
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);

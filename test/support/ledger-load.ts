@@ -23,7 +23,17 @@ export type LoadTally = {
 };
 
 export const newTally = (): LoadTally => ({
-  sent: 0, ok: 0, unavailable: 0, other: 0, networkErrors: 0, failures: new Map(), slowestMs: 0, answers: [], acknowledged: [], queries: 0, queriesOk: 0,
+  sent: 0,
+  ok: 0,
+  unavailable: 0,
+  other: 0,
+  networkErrors: 0,
+  failures: new Map(),
+  slowestMs: 0,
+  answers: [],
+  acknowledged: [],
+  queries: 0,
+  queriesOk: 0,
 });
 
 const GAME = { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } };
@@ -55,8 +65,10 @@ export const startLedgerLoad = (o: LoadOptions): { tally: LoadTally; stop: () =>
     tally.sent += 1;
     try {
       const res = await fetch(`${base()}/internal${path}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': o.serviceToken },
-        body: JSON.stringify(body), signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-token': o.serviceToken },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
       });
       const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       const at = Date.now();
@@ -84,7 +96,8 @@ export const startLedgerLoad = (o: LoadOptions): { tally: LoadTally; stop: () =>
   const query = async (userId: number): Promise<void> => {
     tally.queries += 1;
     const res = await fetch(`${base()}/internal/wallets/${userId}/balances`, {
-      headers: { 'x-service-token': o.serviceToken }, signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
+      headers: { 'x-service-token': o.serviceToken },
+      signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
     }).catch(() => undefined);
     await res?.arrayBuffer().catch(() => undefined);
     if (res?.ok) tally.queriesOk += 1;
@@ -94,18 +107,35 @@ export const startLedgerLoad = (o: LoadOptions): { tally: LoadTally; stop: () =>
     for (let i = 0; !stopped; i += 1) {
       const userId = o.userIds[(w + i) % o.userIds.length]!;
       const externalId = `ext-${randomUUID()}`;
-      const deposit = await command('/deposits', {
-        externalId, userId, providerId: 'TEST', networkId: 'ETH', currencyId: 'USDT', amount: '1',
-      }, { type: 'DepositRequested', field: 'externalId', value: externalId });
+      const deposit = await command(
+        '/deposits',
+        {
+          externalId,
+          userId,
+          providerId: 'TEST',
+          networkId: 'ETH',
+          currencyId: 'USDT',
+          amount: '1',
+        },
+        { type: 'DepositRequested', field: 'externalId', value: externalId },
+      );
       const depositId = typeof deposit?.id === 'string' ? deposit.id : undefined;
-      const credited = depositId && !stopped
-        ? await command(`/deposits/${depositId}/complete`, { txHash: `0x${w}${i}` }, { type: 'DepositCompleted', field: 'depositId', value: depositId })
-        : undefined;
+      const credited =
+        depositId && !stopped
+          ? await command(
+              `/deposits/${depositId}/complete`,
+              { txHash: `0x${w}${i}` },
+              { type: 'DepositCompleted', field: 'depositId', value: depositId },
+            )
+          : undefined;
       // A bet only on a credited deposit: every refusal left is then the outage's, not the wallet's.
       if (credited && !stopped) {
         const betId = `bet-${randomUUID()}`;
-        await command('/bets', { id: betId, userId, roundId: `r-${betId}`, gameId: 1, gameIdentity: GAME, currencyId: 'USDT', amount: '0.01' },
-          { type: 'BetPlaced', field: 'betId', value: betId });
+        await command(
+          '/bets',
+          { id: betId, userId, roundId: `r-${betId}`, gameId: 1, gameIdentity: GAME, currencyId: 'USDT', amount: '0.01' },
+          { type: 'BetPlaced', field: 'betId', value: betId },
+        );
       }
       if (!stopped) await query(userId);
       if (o.pauseMs > 0) await new Promise((r) => setTimeout(r, o.pauseMs));

@@ -12,7 +12,8 @@ export const countsMismatches = async (pool: pg.Pool): Promise<string[]> => {
       `WITH counted AS (SELECT k AS key, count(*) AS n FROM ${l.table} AS r, unnest(${l.keys}) AS k GROUP BY k)
        SELECT coalesce(c.key, k.key) AS key, k.n::text AS kept, c.n::text AS counted
        FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key
-       WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)`);
+       WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)`,
+    );
     for (const r of rows) out.push(`${l.counts} '${r.key}': kept ${r.kept ?? 'none'}, counted ${r.counted ?? 0}`);
   }
   return out;

@@ -21,33 +21,74 @@ const GAME = (slug: string, provider: string) => ({ name: slug.toUpperCase(), sl
 export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {}) => {
   const env: AuthEnv = await createAuthEnv(label, {}, dbOptions);
   let now = new Date('2026-03-02T10:00:00.000Z');
-  const ledger = createLedger({ store: env.store, pool: env.pool, userExists: env.users.exists, canTransact: env.users.canTransact, clock: () => now });
+  const ledger = createLedger({
+    store: env.store,
+    pool: env.pool,
+    userExists: env.users.exists,
+    canTransact: env.users.canTransact,
+    clock: () => now,
+  });
   const projector = env.startProjector();
   const superadmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
   const token = (await signIn(env, superadmin)).accessToken;
   return {
-    env, ledger, superadmin,
+    env,
+    ledger,
+    superadmin,
     /** Sets the time the next commands are decided at. */
-    at: (iso: string) => { now = new Date(iso); },
+    at: (iso: string) => {
+      now = new Date(iso);
+    },
     caughtUp: () => projector.waitFor(ledger.internals.handler.lastPosition()),
     get: (path: string, as = token): Promise<Reply> => call(env.adminUrl, 'GET', path, { headers: bearer(as) }),
     post: (path: string, body: unknown, as = token): Promise<Reply> => call(env.adminUrl, 'POST', path, { headers: bearer(as), body }),
-    deposit: async (userId: number, amount: string, o: { usdAmount?: string; currencyId?: CurrencyId; end?: 'PENDING' | 'CONFIRMED' | 'COMPLETE' | 'FAILED' } = {}) => {
-      const { deposit } = await ok(ledger.requestDeposit({
-        externalId: next('ext'), userId, providerId: 'TEST', networkId: 'BSC', currencyId: o.currencyId ?? 'DBC', amount, usdAmount: o.usdAmount ?? amount,
-      }));
+    deposit: async (
+      userId: number,
+      amount: string,
+      o: { usdAmount?: string; currencyId?: CurrencyId; end?: 'PENDING' | 'CONFIRMED' | 'COMPLETE' | 'FAILED' } = {},
+    ) => {
+      const { deposit } = await ok(
+        ledger.requestDeposit({
+          externalId: next('ext'),
+          userId,
+          providerId: 'TEST',
+          networkId: 'BSC',
+          currencyId: o.currencyId ?? 'DBC',
+          amount,
+          usdAmount: o.usdAmount ?? amount,
+        }),
+      );
       const end = o.end ?? 'COMPLETE';
       if (end === 'CONFIRMED') return ok(ledger.confirmDeposit(deposit.id, {}));
       if (end === 'COMPLETE') return ok(ledger.completeDeposit(deposit.id, {}));
       if (end === 'FAILED') return ok(ledger.failDeposit(deposit.id, { reason: 'test' }));
       return deposit;
     },
-    bet: async (userId: number, amount: string, o: { payout?: string; end?: 'CREATED' | 'SETTLED' | 'ROLLBACK' | 'ERROR'; slug?: string; provider?: string; gameId?: number; usdAmount?: string } = {}) => {
+    bet: async (
+      userId: number,
+      amount: string,
+      o: {
+        payout?: string;
+        end?: 'CREATED' | 'SETTLED' | 'ROLLBACK' | 'ERROR';
+        slug?: string;
+        provider?: string;
+        gameId?: number;
+        usdAmount?: string;
+      } = {},
+    ) => {
       const id = next('bet');
-      const placed = await ok(ledger.placeBet({
-        id, userId, roundId: next('round'), gameId: o.gameId ?? 1, gameIdentity: GAME(o.slug ?? 'dice', o.provider ?? 'Acme Games'),
-        currencyId: 'DBC', amount, usdAmount: o.usdAmount ?? amount,
-      }));
+      const placed = await ok(
+        ledger.placeBet({
+          id,
+          userId,
+          roundId: next('round'),
+          gameId: o.gameId ?? 1,
+          gameIdentity: GAME(o.slug ?? 'dice', o.provider ?? 'Acme Games'),
+          currencyId: 'DBC',
+          amount,
+          usdAmount: o.usdAmount ?? amount,
+        }),
+      );
       const end = o.end ?? 'SETTLED';
       if (end === 'SETTLED') return ok(ledger.settleBet(id, { payout: o.payout ?? '0', usdPayout: o.payout ?? '0' }));
       if (end === 'ROLLBACK') return ok(ledger.rollbackBet(id));
@@ -55,7 +96,19 @@ export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {
       return placed.bet;
     },
     withdraw: async (userId: number, amount: string, usdAmount = amount) =>
-      (await ok(ledger.requestWithdrawal({ userId, currencyId: 'DBC', networkId: 'BSC', providerId: 'TEST', amount, usdAmount, recipientAddress: 'addr-1' }))).withdrawal,
+      (
+        await ok(
+          ledger.requestWithdrawal({
+            userId,
+            currencyId: 'DBC',
+            networkId: 'BSC',
+            providerId: 'TEST',
+            amount,
+            usdAmount,
+            recipientAddress: 'addr-1',
+          }),
+        )
+      ).withdrawal,
     approve: (id: string) => ok(ledger.approveWithdrawal(id, superadmin.id)),
     completeWithdrawal: (id: string) => ok(ledger.completeWithdrawal(id, { txHash: next('tx') })),
     reject: (id: string) => ok(ledger.rejectWithdrawal(id, superadmin.id, 'no')),

@@ -17,7 +17,12 @@ export const signedInAdmin = async (env: AuthEnv, permissions: Permission[], sup
 export const fundedUser = async (env: AuthEnv, amount = '10', currencyId: 'BTC' | 'DBC' | 'USDT' = 'BTC') => {
   const user = await env.makeUser();
   const requested = await env.ledger.requestDeposit({
-    externalId: uid('ext'), userId: user.id, providerId: 'PROVIDER_A', networkId: 'BTC', currencyId, amount,
+    externalId: uid('ext'),
+    userId: user.id,
+    providerId: 'PROVIDER_A',
+    networkId: 'BTC',
+    currencyId,
+    amount,
   });
   if (requested._tag === 'Left') throw new Error(requested.left._tag);
   const completed = await env.ledger.completeDeposit(requested.right.deposit.id, { txHash: uid('tx') });
@@ -29,7 +34,12 @@ export const fundedUser = async (env: AuthEnv, amount = '10', currencyId: 'BTC' 
 export const pendingWithdrawal = async (env: AuthEnv, amount = '1', funds = '10') => {
   const user = await fundedUser(env, funds);
   const requested = await env.ledger.requestWithdrawal({
-    userId: user.id, currencyId: 'BTC', networkId: 'BTC', providerId: 'PROVIDER_B', amount, recipientAddress: 'bc1qexample',
+    userId: user.id,
+    currencyId: 'BTC',
+    networkId: 'BTC',
+    providerId: 'PROVIDER_B',
+    amount,
+    recipientAddress: 'bc1qexample',
   });
   if (requested._tag === 'Left') throw new Error(requested.left._tag);
   return { user, withdrawal: requested.right.withdrawal };
@@ -45,6 +55,7 @@ export const eventCount = async (env: AuthEnv): Promise<number> =>
 /** Per currency, the sum of every account in the trial balance (all zero when the ledger balances). */
 export const trialBalance = async (env: AuthEnv): Promise<Record<string, string>> => {
   const rows = await env.pool.query<{ currency_id: string; total: string }>(
-    'SELECT currency_id, sum(balance)::text AS total FROM account_balances GROUP BY currency_id ORDER BY currency_id');
+    'SELECT currency_id, sum(balance)::text AS total FROM account_balances GROUP BY currency_id ORDER BY currency_id',
+  );
   return Object.fromEntries(rows.rows.map((r) => [r.currency_id, r.total]));
 };

@@ -10,7 +10,8 @@ export const signUp = async (publicUrl: string, label = 'u'): Promise<SignedUp> 
   const email = `${label}-${tag}@example.com`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const res = await fetch(`${publicUrl}/auth/sign-up`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...CAPTCHA_BYPASS },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...CAPTCHA_BYPASS },
     body: JSON.stringify({ email, password, username: `${label}${tag}`.slice(0, 16), country: 'DE' }),
   });
   const body = (await res.json()) as { user?: { id: number }; accessToken?: string };
@@ -21,7 +22,9 @@ export const signUp = async (publicUrl: string, label = 'u'): Promise<SignedUp> 
 /** Signs in through the public API; returns the access token from the access_token cookie. */
 export const signIn = async (publicUrl: string, email: string, password: string): Promise<string> => {
   const res = await fetch(`${publicUrl}/auth/sign-in`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...CAPTCHA_BYPASS }, body: JSON.stringify({ email, password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...CAPTCHA_BYPASS },
+    body: JSON.stringify({ email, password }),
   });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('access_token='));
   if (res.status !== 200 || !cookie) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);

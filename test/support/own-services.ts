@@ -53,14 +53,21 @@ export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   const port = await freePort();
   await pgCommand([`${PG_BIN}/initdb`, '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_buffers=32MB`;
-  const ctl = (action: string) => pgCommand([`${PG_BIN}/pg_ctl`, '-D', data, '-w', '-t', '60', '-m', 'fast', '-o', opts, '-l', join(dir, 'log'), action]);
+  const ctl = (action: string) =>
+    pgCommand([`${PG_BIN}/pg_ctl`, '-D', data, '-w', '-t', '60', '-m', 'fast', '-o', opts, '-l', join(dir, 'log'), action]);
   await ctl('start');
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start: async () => { await ctl('start'); },
-    stop: async () => { await ctl('stop'); },
-    restart: async () => { await ctl('restart'); },
+    start: async () => {
+      await ctl('start');
+    },
+    stop: async () => {
+      await ctl('stop');
+    },
+    restart: async () => {
+      await ctl('restart');
+    },
     destroy: async () => {
       await ctl('stop').catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
@@ -86,7 +93,9 @@ export const startOwnRedis = async (): Promise<OwnRedis> => {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = c;
     await new Promise<void>((resolve, reject) => {
       let out = '';

@@ -74,31 +74,34 @@ export type ConnectOptions = Readonly<{
   address?: string;
 }>;
 
-export type RealtimeEnv = AuthEnv & Readonly<{
-  auth: AuthEnv;
-  gateways: Gateway[];
-  /** ws://127.0.0.1:<port> of each gateway. */
-  urls: string[];
-  /** The bus the test side publishes on (same Redis, same prefix as the gateways). */
-  bus: ServerEventBus;
-  redis: Redis;
-  /** Key prefix of this env on the shared Redis. */
-  prefix: string;
-  ws: WsSettings;
-  /** This env's default client address (unique per env so parallel files never share throttles). */
-  address: string;
-  /** A fresh address for tests that must not share this env's throttle or connection slots. */
-  newAddress: () => string;
-  /** A socket client; resolves once connected (rejects with the connect_error). */
-  connect: (opts?: ConnectOptions) => Promise<TestClient>;
-  /** The connect_error of a connection the gateway refuses (rejects when it connects). */
-  connectError: (opts?: ConnectOptions) => Promise<Error & { description?: unknown; data?: unknown }>;
-  /** A user signed in over the public API: its access token and session id. */
-  signedIn: (opts?: Parameters<AuthEnv['makeUser']>[0]) => Promise<{ user: Awaited<ReturnType<AuthEnv['makeUser']>>; accessToken: string; refreshToken: string }>;
-  eventually: (check: () => void | Promise<void>, ms?: number) => Promise<void>;
-  /** Closes every client socket opened so far (an afterEach: a failed test leaves none behind for the next). */
-  disconnectAll: () => void;
-}>;
+export type RealtimeEnv = AuthEnv &
+  Readonly<{
+    auth: AuthEnv;
+    gateways: Gateway[];
+    /** ws://127.0.0.1:<port> of each gateway. */
+    urls: string[];
+    /** The bus the test side publishes on (same Redis, same prefix as the gateways). */
+    bus: ServerEventBus;
+    redis: Redis;
+    /** Key prefix of this env on the shared Redis. */
+    prefix: string;
+    ws: WsSettings;
+    /** This env's default client address (unique per env so parallel files never share throttles). */
+    address: string;
+    /** A fresh address for tests that must not share this env's throttle or connection slots. */
+    newAddress: () => string;
+    /** A socket client; resolves once connected (rejects with the connect_error). */
+    connect: (opts?: ConnectOptions) => Promise<TestClient>;
+    /** The connect_error of a connection the gateway refuses (rejects when it connects). */
+    connectError: (opts?: ConnectOptions) => Promise<Error & { description?: unknown; data?: unknown }>;
+    /** A user signed in over the public API: its access token and session id. */
+    signedIn: (
+      opts?: Parameters<AuthEnv['makeUser']>[0],
+    ) => Promise<{ user: Awaited<ReturnType<AuthEnv['makeUser']>>; accessToken: string; refreshToken: string }>;
+    eventually: (check: () => void | Promise<void>, ms?: number) => Promise<void>;
+    /** Closes every client socket opened so far (an afterEach: a failed test leaves none behind for the next). */
+    disconnectAll: () => void;
+  }>;
 
 const randomAddress = (): string => `10.${[...randomBytes(3)].join('.')}`;
 
@@ -123,7 +126,8 @@ export const recordClient = (socket: ClientSocket): TestClient => {
     received.push({ event, payload, meta });
     for (const w of [...waiters]) w();
   });
-  const waitFor = <T>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs = 5_000): Promise<T> => // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const waitFor = <T>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs = 5_000): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const find = () => received.find((r) => r.event === event && (!where || where(r.payload as T, r.meta)));
       const check = (): boolean => {
@@ -152,9 +156,13 @@ export const recordClient = (socket: ClientSocket): TestClient => {
     waitFor,
     all: (event) => received.filter((r) => r.event === event),
     ack: (event, data, timeoutMs = 5_000) => socket.timeout(timeoutMs).emitWithAck(event, data) as Promise<Ack & Record<string, unknown>>,
-    disconnected: () => (reason !== undefined || (!socket.connected && !socket.active) ? Promise.resolve(reason ?? 'not connected')
-      : new Promise((resolve) => disconnectWaiters.push(resolve))),
-    close: () => { socket.disconnect(); },
+    disconnected: () =>
+      reason !== undefined || (!socket.connected && !socket.active)
+        ? Promise.resolve(reason ?? 'not connected')
+        : new Promise((resolve) => disconnectWaiters.push(resolve)),
+    close: () => {
+      socket.disconnect();
+    },
   };
 };
 
@@ -165,8 +173,14 @@ export const emitWithAck = (socket: ClientSocket, event: string, data?: unknown,
 /** Waits for the next `event` on a plain client socket. */
 export const waitFor = <T = unknown>(socket: ClientSocket, event: string, timeoutMs = 5_000): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => { socket.off(event, on); reject(new Error(`no ${event} within ${timeoutMs} ms`)); }, timeoutMs);
-    const on = (payload: T): void => { clearTimeout(timer); resolve(payload); };
+    const timer = setTimeout(() => {
+      socket.off(event, on);
+      reject(new Error(`no ${event} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const on = (payload: T): void => {
+      clearTimeout(timer);
+      resolve(payload);
+    };
     socket.once(event, on);
   });
 
@@ -195,37 +209,47 @@ export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptio
     env.startProjector();
     publisher = await startLedgerPublisher({ store: env.store, pool: env.pool, bus, rates: createRates({ pool: env.pool }) });
   }
-  const replay = options.replay?.(env) ?? ((userId: number, since: Position) =>
-    replayUserEvents({ store: env.store, pool: env.pool, rates: createRates({ pool: env.pool }), maxEvents: ws.replayMaxEvents }, userId, since));
+  const replay =
+    options.replay?.(env) ??
+    ((userId: number, since: Position) =>
+      replayUserEvents(
+        { store: env.store, pool: env.pool, rates: createRates({ pool: env.pool }), maxEvents: ws.replayMaxEvents },
+        userId,
+        since,
+      ));
   const handlers = options.handlers?.(env, bus) ?? [];
 
   const gateways: Gateway[] = [];
   for (let i = 0; i < (options.gateways ?? 1); i += 1) {
-    gateways.push(await startGateway({
-      port: 0,
-      host: '127.0.0.1',
-      config: { frontendOrigin: FRONTEND, adminToolOrigin: undefined, appEnv: 'staging', ws, trustProxy: LOOPBACK_PROXIES },
-      logger,
-      pool: env.pool,
-      authenticator: env.kit.authenticator,
-      bus: createRedisBus(redis, redisConnection(), prefix),
-      redis: options.sharedProtection === false ? undefined : redis,
-      handlers,
-      replay,
-      gatewayId: `${prefix}gw${i}`,
-      onlineKey: `${prefix}online`,
-      protectionKeyPrefix: `${prefix}ws:`,
-      ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
-      ...(options.deauthSweepMs === undefined ? {} : { deauthSweepMs: options.deauthSweepMs }),
-      ...(options.onThrottled ? { onThrottled: options.onThrottled } : {}),
-    }));
+    gateways.push(
+      await startGateway({
+        port: 0,
+        host: '127.0.0.1',
+        config: { frontendOrigin: FRONTEND, adminToolOrigin: undefined, appEnv: 'staging', ws, trustProxy: LOOPBACK_PROXIES },
+        logger,
+        pool: env.pool,
+        authenticator: env.kit.authenticator,
+        bus: createRedisBus(redis, redisConnection(), prefix),
+        redis: options.sharedProtection === false ? undefined : redis,
+        handlers,
+        replay,
+        gatewayId: `${prefix}gw${i}`,
+        onlineKey: `${prefix}online`,
+        protectionKeyPrefix: `${prefix}ws:`,
+        ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
+        ...(options.deauthSweepMs === undefined ? {} : { deauthSweepMs: options.deauthSweepMs }),
+        ...(options.onThrottled ? { onThrottled: options.onThrottled } : {}),
+      }),
+    );
   }
   const urls = gateways.map((g) => `ws://127.0.0.1:${g.port}`);
   const clients: ClientSocket[] = [];
 
   const open = (opts: ConnectOptions = {}): ClientSocket => {
     const origin = opts.origin === undefined ? FRONTEND : opts.origin;
-    const cookie = Object.entries(opts.cookies ?? {}).map(([k, v]) => `${k}=${v}`).join('; ');
+    const cookie = Object.entries(opts.cookies ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
     const headers: Record<string, string> = {
       'x-forwarded-for': opts.address ?? address,
       ...(origin === null ? {} : { origin }),
@@ -238,7 +262,12 @@ export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptio
       ...opts.auth,
     };
     const socket = ioClient(`${urls[opts.gateway ?? 0]}/events`, {
-      transports: ['websocket'], reconnection: false, forceNew: true, auth, extraHeaders: headers, timeout: 5_000,
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      auth,
+      extraHeaders: headers,
+      timeout: 5_000,
     });
     clients.push(socket);
     return socket;
@@ -256,7 +285,10 @@ export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptio
   const connectError = (opts: ConnectOptions = {}) => {
     const socket = open(opts);
     return new Promise<Error & { description?: unknown; data?: unknown }>((resolve, reject) => {
-      socket.once('connect', () => { socket.disconnect(); reject(new Error('connected, but a refusal was expected')); });
+      socket.once('connect', () => {
+        socket.disconnect();
+        reject(new Error('connected, but a refusal was expected'));
+      });
       socket.once('connect_error', (error) => resolve(error as Error & { description?: unknown }));
     });
   };
@@ -264,10 +296,20 @@ export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptio
   return {
     ...env,
     auth: env,
-    gateways, urls, bus, redis, prefix, ws, address,
+    gateways,
+    urls,
+    bus,
+    redis,
+    prefix,
+    ws,
+    address,
     newAddress: randomAddress,
-    connect, connectError, eventually,
-    disconnectAll: () => { clients.splice(0).forEach((c) => c.disconnect()); },
+    connect,
+    connectError,
+    eventually,
+    disconnectAll: () => {
+      clients.splice(0).forEach((c) => c.disconnect());
+    },
     signedIn: async (opts) => {
       const user = await env.makeUser(opts);
       const { accessToken, refreshToken } = await signIn(env, user);

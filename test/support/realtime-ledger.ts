@@ -30,18 +30,32 @@ const next = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-$
 
 /** A completed deposit of `amount`. */
 export const fund = async (ledger: Ledger, userId: number, currencyId: CurrencyId, amount: string): Promise<void> => {
-  const dep = must(await ledger.requestDeposit({ externalId: next('dep'), userId, providerId: 'TEST', networkId: 'ETH', currencyId, amount }));
+  const dep = must(
+    await ledger.requestDeposit({ externalId: next('dep'), userId, providerId: 'TEST', networkId: 'ETH', currencyId, amount }),
+  );
   must(await ledger.completeDeposit(dep.deposit.id, {}));
 };
 
 /** A placed bet on the game `slug`; returns its id. */
-export const placeBet = async (ledger: Ledger, userId: number, o: { currencyId?: CurrencyId; amount: string; slug?: string; usdAmount?: string }): Promise<string> => {
+export const placeBet = async (
+  ledger: Ledger,
+  userId: number,
+  o: { currencyId?: CurrencyId; amount: string; slug?: string; usdAmount?: string },
+): Promise<string> => {
   const id = next('bet');
   const slug = o.slug ?? 'dice';
-  must(await ledger.placeBet({
-    id, userId, roundId: next('round'), gameId: 11, gameIdentity: { name: slug.toUpperCase(), slug, type: 'ORIGINALS', provider: { name: 'house' } },
-    currencyId: o.currencyId ?? 'USDT', amount: o.amount, ...(o.usdAmount ? { usdAmount: o.usdAmount } : {}),
-  }));
+  must(
+    await ledger.placeBet({
+      id,
+      userId,
+      roundId: next('round'),
+      gameId: 11,
+      gameIdentity: { name: slug.toUpperCase(), slug, type: 'ORIGINALS', provider: { name: 'house' } },
+      currencyId: o.currencyId ?? 'USDT',
+      amount: o.amount,
+      ...(o.usdAmount ? { usdAmount: o.usdAmount } : {}),
+    }),
+  );
   return id;
 };
 
@@ -67,8 +81,9 @@ export const projectedUser = async (pool: pg.Pool, userId: number, profile?: Rec
     for (const [k, v] of Object.entries(profile ?? {})) if (rows[0].profile[k] !== v) throw new Error(`profile.${k} not projected yet`);
   });
 
-export const positionsAscending = (positions: readonly string[]): boolean => positions.every((p, i) => {
-  if (i === 0) return true;
-  const [a, b] = [positions[i - 1]!, p].map((x) => x.split('/').map(BigInt) as [bigint, bigint]);
-  return a![0] < b![0] || (a![0] === b![0] && a![1] <= b![1]);
-});
+export const positionsAscending = (positions: readonly string[]): boolean =>
+  positions.every((p, i) => {
+    if (i === 0) return true;
+    const [a, b] = [positions[i - 1]!, p].map((x) => x.split('/').map(BigInt) as [bigint, bigint]);
+    return a![0] < b![0] || (a![0] === b![0] && a![1] <= b![1]);
+  });

@@ -22,12 +22,21 @@ export type ServiceProcess = Readonly<{
 }>;
 
 const running = new Set<ChildProcess>();
-process.once('exit', () => { for (const child of running) child.kill('SIGKILL'); });
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export const SERVICE_TEST_ENV: Readonly<Record<string, string>> = {
-  PUBLIC_PORT: '0', ADMIN_PORT: '0', WS_PORT: '0', APP_ENV: 'local', LOG_LEVEL: 'info',
-  INTERNAL_API_TOKEN: 'internal-token-for-tests-0123456789', WS_THROTTLER_DISABLE: 'true',
-  FRONTEND_ORIGIN: 'http://localhost:5173', WS_MAX_CONNECTIONS_PER_IP: '1000', AUTH_MAX_FAILURES_PER_ADDRESS: '100000',
+  PUBLIC_PORT: '0',
+  ADMIN_PORT: '0',
+  WS_PORT: '0',
+  APP_ENV: 'local',
+  LOG_LEVEL: 'info',
+  INTERNAL_API_TOKEN: 'internal-token-for-tests-0123456789',
+  WS_THROTTLER_DISABLE: 'true',
+  FRONTEND_ORIGIN: 'http://localhost:5173',
+  WS_MAX_CONNECTIONS_PER_IP: '1000',
+  AUTH_MAX_FAILURES_PER_ADDRESS: '100000',
 };
 
 /**
@@ -35,11 +44,17 @@ export const SERVICE_TEST_ENV: Readonly<Record<string, string>> = {
  * wrapper: a signal (SIGKILL above all) reaches the service itself, never leaving it orphaned. A process that exits
  * first rejects with its last log lines. Whatever is still running when the caller's process exits is killed.
  */
-export const startService = async (name: string, env: Readonly<Record<string, string>>,
-  opts: Readonly<{ command?: string; args?: string[]; cwd?: string; readyTimeoutMs?: number; uid?: number; gid?: number }> = {}): Promise<ServiceProcess> => {
+export const startService = async (
+  name: string,
+  env: Readonly<Record<string, string>>,
+  opts: Readonly<{ command?: string; args?: string[]; cwd?: string; readyTimeoutMs?: number; uid?: number; gid?: number }> = {},
+): Promise<ServiceProcess> => {
   const child = spawn(opts.command ?? process.execPath, opts.args ?? ['--import', 'tsx', 'src/main.ts'], {
-    cwd: opts.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    ...(opts.uid === undefined ? {} : { uid: opts.uid }), ...(opts.gid === undefined ? {} : { gid: opts.gid }),
+    cwd: opts.cwd ?? ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.uid === undefined ? {} : { uid: opts.uid }),
+    ...(opts.gid === undefined ? {} : { gid: opts.gid }),
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -73,11 +88,22 @@ export const startService = async (name: string, env: Readonly<Record<string, st
       if (entry.msg === 'ready') onReady?.();
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => { raw.push(chunk.toString()); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    raw.push(chunk.toString());
+  });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: not ready in time:\n${raw.slice(-20).join('\n')}`)), opts.readyTimeoutMs ?? 60_000);
-    onReady = () => { clearTimeout(timer); resolve(); };
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`${name} exited (${code}) before ready:\n${raw.slice(-20).join('\n')}`)); });
+    const timer = setTimeout(
+      () => reject(new Error(`${name}: not ready in time:\n${raw.slice(-20).join('\n')}`)),
+      opts.readyTimeoutMs ?? 60_000,
+    );
+    onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before ready:\n${raw.slice(-20).join('\n')}`));
+    });
   });
   const signalAndWait = async (signal: NodeJS.Signals): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -85,7 +111,12 @@ export const startService = async (name: string, env: Readonly<Record<string, st
     await exited;
   };
   return {
-    name, child, ...urls, logs: () => lines, output: () => raw.join('\n'), exited,
+    name,
+    child,
+    ...urls,
+    logs: () => lines,
+    output: () => raw.join('\n'),
+    exited,
     stop: () => signalAndWait('SIGTERM'),
     kill: () => signalAndWait('SIGKILL'),
   };

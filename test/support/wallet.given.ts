@@ -36,19 +36,23 @@ const decideOk = (state: WalletState, command: C.WalletCommand, now: Date): read
 };
 
 /** Setup: these commands already happened (each decided on the state left by the previous ones). */
-export const applied = (...commands: readonly C.WalletCommand[]) => (state: WalletState): readonly WalletEvent[] => {
-  const events: WalletEvent[] = [];
-  for (const command of commands) events.push(...decideOk(foldWallet(state, events), command, new Date(SETUP_AT)));
-  return events;
-};
+export const applied =
+  (...commands: readonly C.WalletCommand[]) =>
+  (state: WalletState): readonly WalletEvent[] => {
+    const events: WalletEvent[] = [];
+    for (const command of commands) events.push(...decideOk(foldWallet(state, events), command, new Date(SETUP_AT)));
+    return events;
+  };
 
 let depositSeq = 0;
 /** Setup: the events of a deposit requested and completed, crediting `amount`. */
-export const deposited = (userId: number, currencyId: CurrencyId, amount: string) => (state: WalletState): readonly WalletEvent[] => {
-  if (userId !== state.userId) throw new Error(`deposited(${userId}) given on the wallet of user ${state.userId}`);
-  const id = `setup-dep-${++depositSeq}`;
-  return applied(requestDeposit(id, currencyId, amount), completeDeposit(id))(state);
-};
+export const deposited =
+  (userId: number, currencyId: CurrencyId, amount: string) =>
+  (state: WalletState): readonly WalletEvent[] => {
+    if (userId !== state.userId) throw new Error(`deposited(${userId}) given on the wallet of user ${state.userId}`);
+    const id = `setup-dep-${++depositSeq}`;
+    return applied(requestDeposit(id, currencyId, amount), completeDeposit(id))(state);
+  };
 
 export const foldGiven = (userId: number, steps: readonly Given[]): WalletState =>
   steps.reduce<WalletState>((state, step) => {
@@ -91,58 +95,166 @@ export const given = (...steps: readonly Given[]) => ({
 // Command builders: amounts as decimal strings in the currency, the rest defaulted.
 export const GAME: GameIdentity = { name: 'Dice', slug: 'dice', type: 'originals', provider: { name: 'House' } };
 
-export const requestDeposit = (depositId: string, currencyId: CurrencyId, amount: string, over: Partial<C.RequestDeposit['data']> = {}): C.RequestDeposit => ({
+export const requestDeposit = (
+  depositId: string,
+  currencyId: CurrencyId,
+  amount: string,
+  over: Partial<C.RequestDeposit['data']> = {},
+): C.RequestDeposit => ({
   type: 'RequestDeposit',
   data: {
-    depositId, externalId: `ext-${depositId}`, providerId: 'prov', networkId: 'net', currencyId, amount: minor(currencyId, amount),
-    usdAmount: 0n, txHash: null, payAddress: null, payMemo: null, ...over,
+    depositId,
+    externalId: `ext-${depositId}`,
+    providerId: 'prov',
+    networkId: 'net',
+    currencyId,
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    txHash: null,
+    payAddress: null,
+    payMemo: null,
+    ...over,
   },
 });
-export const confirmDeposit = (depositId: string, txHash: string | null = null): C.ConfirmDeposit => ({ type: 'ConfirmDeposit', data: { depositId, txHash } });
-export const completeDeposit = (depositId: string, txHash: string | null = null): C.CompleteDeposit => ({ type: 'CompleteDeposit', data: { depositId, txHash } });
+export const confirmDeposit = (depositId: string, txHash: string | null = null): C.ConfirmDeposit => ({
+  type: 'ConfirmDeposit',
+  data: { depositId, txHash },
+});
+export const completeDeposit = (depositId: string, txHash: string | null = null): C.CompleteDeposit => ({
+  type: 'CompleteDeposit',
+  data: { depositId, txHash },
+});
 export const failDeposit = (depositId: string, reason = 'expired'): C.FailDeposit => ({ type: 'FailDeposit', data: { depositId, reason } });
 
 export const placeBet = (betId: string, currencyId: CurrencyId, amount: string, over: Partial<C.PlaceBet['data']> = {}): C.PlaceBet => ({
   type: 'PlaceBet',
-  data: { betId, roundId: `round-${betId}`, gameId: 7, gameIdentity: GAME, currencyId, amount: minor(currencyId, amount), usdAmount: 0n, ...over },
+  data: {
+    betId,
+    roundId: `round-${betId}`,
+    gameId: 7,
+    gameIdentity: GAME,
+    currencyId,
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    ...over,
+  },
 });
 /** Payouts are in the bet's currency; pass it when it is not BTC. */
-export const settleBet = (betId: string, payout: string, currencyId: CurrencyId = 'BTC', usdPayout = '0'): C.SettleBet =>
-  ({ type: 'SettleBet', data: { betId, payout: minor(currencyId, payout), usdPayout: usd(usdPayout) } });
+export const settleBet = (betId: string, payout: string, currencyId: CurrencyId = 'BTC', usdPayout = '0'): C.SettleBet => ({
+  type: 'SettleBet',
+  data: { betId, payout: minor(currencyId, payout), usdPayout: usd(usdPayout) },
+});
 export const rollbackBet = (betId: string): C.RollbackBet => ({ type: 'RollbackBet', data: { betId } });
 export const errorBet = (betId: string, errorDetails = 'game crashed'): C.ErrorBet => ({ type: 'ErrorBet', data: { betId, errorDetails } });
 
-export const requestWithdrawal = (withdrawalId: string, currencyId: CurrencyId, amount: string, over: Partial<C.RequestWithdrawal['data']> = {}): C.RequestWithdrawal => ({
+export const requestWithdrawal = (
+  withdrawalId: string,
+  currencyId: CurrencyId,
+  amount: string,
+  over: Partial<C.RequestWithdrawal['data']> = {},
+): C.RequestWithdrawal => ({
   type: 'RequestWithdrawal',
   data: {
-    withdrawalId, operationKey: `key-${withdrawalId}`, currencyId, networkId: 'net', providerId: 'prov', amount: minor(currencyId, amount),
-    usdAmount: 0n, recipientAddress: 'addr-1', recipientMemo: null, ...over,
+    withdrawalId,
+    operationKey: `key-${withdrawalId}`,
+    currencyId,
+    networkId: 'net',
+    providerId: 'prov',
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    recipientAddress: 'addr-1',
+    recipientMemo: null,
+    ...over,
   },
 });
-export const approveWithdrawal = (withdrawalId: string, adminUserId = ADMIN): C.ApproveWithdrawal => ({ type: 'ApproveWithdrawal', data: { withdrawalId, adminUserId } });
-export const rejectWithdrawal = (withdrawalId: string, rejectReason = 'suspicious', adminUserId = ADMIN): C.RejectWithdrawal =>
-  ({ type: 'RejectWithdrawal', data: { withdrawalId, adminUserId, rejectReason } });
-export const retryWithdrawal = (withdrawalId: string, adminUserId = ADMIN): C.RetryWithdrawal => ({ type: 'RetryWithdrawal', data: { withdrawalId, adminUserId } });
-export const completeWithdrawal = (withdrawalId: string, txHash = '0xabc'): C.CompleteWithdrawal => ({ type: 'CompleteWithdrawal', data: { withdrawalId, txHash } });
-export const failWithdrawal = (withdrawalId: string, failedReason = 'provider down'): C.FailWithdrawal => ({ type: 'FailWithdrawal', data: { withdrawalId, failedReason } });
+export const approveWithdrawal = (withdrawalId: string, adminUserId = ADMIN): C.ApproveWithdrawal => ({
+  type: 'ApproveWithdrawal',
+  data: { withdrawalId, adminUserId },
+});
+export const rejectWithdrawal = (withdrawalId: string, rejectReason = 'suspicious', adminUserId = ADMIN): C.RejectWithdrawal => ({
+  type: 'RejectWithdrawal',
+  data: { withdrawalId, adminUserId, rejectReason },
+});
+export const retryWithdrawal = (withdrawalId: string, adminUserId = ADMIN): C.RetryWithdrawal => ({
+  type: 'RetryWithdrawal',
+  data: { withdrawalId, adminUserId },
+});
+export const completeWithdrawal = (withdrawalId: string, txHash = '0xabc'): C.CompleteWithdrawal => ({
+  type: 'CompleteWithdrawal',
+  data: { withdrawalId, txHash },
+});
+export const failWithdrawal = (withdrawalId: string, failedReason = 'provider down'): C.FailWithdrawal => ({
+  type: 'FailWithdrawal',
+  data: { withdrawalId, failedReason },
+});
 
 type AdminOver<T extends { data: unknown }> = Partial<T['data']>;
 export const tipUser = (tipId: number, currencyId: CurrencyId, amount: string, over: AdminOver<C.TipUser> = {}): C.TipUser => ({
   type: 'TipUser',
-  data: { adminUserId: ADMIN, operationKey: `tip-key-${tipId}`, tipId, currencyId, amount: minor(currencyId, amount), usdAmount: 0n, tag: null, notes: '', ...over },
+  data: {
+    adminUserId: ADMIN,
+    operationKey: `tip-key-${tipId}`,
+    tipId,
+    currencyId,
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    tag: null,
+    notes: '',
+    ...over,
+  },
 });
-export const deductBalance = (tipId: number, currencyId: CurrencyId, amount: string, over: AdminOver<C.DeductBalance> = {}): C.DeductBalance => ({
+export const deductBalance = (
+  tipId: number,
+  currencyId: CurrencyId,
+  amount: string,
+  over: AdminOver<C.DeductBalance> = {},
+): C.DeductBalance => ({
   type: 'DeductBalance',
-  data: { adminUserId: ADMIN, operationKey: `ded-key-${tipId}`, tipId, currencyId, amount: minor(currencyId, amount), usdAmount: 0n, tag: null, notes: '', ...over },
+  data: {
+    adminUserId: ADMIN,
+    operationKey: `ded-key-${tipId}`,
+    tipId,
+    currencyId,
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    tag: null,
+    notes: '',
+    ...over,
+  },
 });
-export const setBalance = (operationKey: string, currencyId: CurrencyId, balance: string, over: AdminOver<C.SetBalance> = {}): C.SetBalance => ({
-  type: 'SetBalance', data: { adminUserId: ADMIN, operationKey, currencyId, balance: minor(currencyId, balance), ...over },
+export const setBalance = (
+  operationKey: string,
+  currencyId: CurrencyId,
+  balance: string,
+  over: AdminOver<C.SetBalance> = {},
+): C.SetBalance => ({
+  type: 'SetBalance',
+  data: { adminUserId: ADMIN, operationKey, currencyId, balance: minor(currencyId, balance), ...over },
 });
-export const claimAffiliate = (claimId: string, currencyId: CurrencyId, amount: string, over: Partial<C.ClaimAffiliateCommission['data']> = {}): C.ClaimAffiliateCommission => ({
+export const claimAffiliate = (
+  claimId: string,
+  currencyId: CurrencyId,
+  amount: string,
+  over: Partial<C.ClaimAffiliateCommission['data']> = {},
+): C.ClaimAffiliateCommission => ({
   type: 'ClaimAffiliateCommission',
   data: { claimId, operationKey: `affiliate-claim:${claimId}`, currencyId, amount: minor(currencyId, amount), usdAmount: 0n, ...over },
 });
-export const creditPrize = (operationKey: string, currencyId: CurrencyId, amount: string, over: AdminOver<C.CreditPrize> = {}): C.CreditPrize => ({
+export const creditPrize = (
+  operationKey: string,
+  currencyId: CurrencyId,
+  amount: string,
+  over: AdminOver<C.CreditPrize> = {},
+): C.CreditPrize => ({
   type: 'CreditPrize',
-  data: { adminUserId: ADMIN, operationKey, leaderboardId: 'lb-1', leaderboardUserId: 'lbu-1', currencyId, amount: minor(currencyId, amount), usdAmount: 0n, ...over },
+  data: {
+    adminUserId: ADMIN,
+    operationKey,
+    leaderboardId: 'lb-1',
+    leaderboardUserId: 'lbu-1',
+    currencyId,
+    amount: minor(currencyId, amount),
+    usdAmount: 0n,
+    ...over,
+  },
 });

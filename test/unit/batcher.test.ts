@@ -3,14 +3,19 @@ import { createBatcher } from '../../src/commands/batcher.js';
 
 const deferred = () => {
   let release!: () => void;
-  const promise = new Promise<void>((r) => { release = r; });
+  const promise = new Promise<void>((r) => {
+    release = r;
+  });
   return { promise, release };
 };
 
 describe('createBatcher (group commit)', () => {
   it('when idle, then an item is flushed at once on its own', async () => {
     const flushes: number[][] = [];
-    const b = createBatcher<number, number>(async (items) => { flushes.push([...items]); return items.map((i) => i * 2); });
+    const b = createBatcher<number, number>(async (items) => {
+      flushes.push([...items]);
+      return items.map((i) => i * 2);
+    });
     expect(await b.submit(21)).toBe(42);
     expect(flushes).toEqual([[21]]);
   });
@@ -18,11 +23,14 @@ describe('createBatcher (group commit)', () => {
   it('when items arrive during a flush, then they leave together in the next flush', async () => {
     const gate = deferred();
     const flushes: number[][] = [];
-    const b = createBatcher<number, number>(async (items) => {
-      flushes.push([...items]);
-      if (flushes.length === 1) await gate.promise;
-      return items;
-    }, { concurrency: 1 });
+    const b = createBatcher<number, number>(
+      async (items) => {
+        flushes.push([...items]);
+        if (flushes.length === 1) await gate.promise;
+        return items;
+      },
+      { concurrency: 1 },
+    );
     const first = b.submit(0);
     const rest = [1, 2, 3, 4].map((i) => b.submit(i));
     gate.release();
@@ -33,11 +41,14 @@ describe('createBatcher (group commit)', () => {
   it('when two items share a key, then they never share a batch', async () => {
     const gate = deferred();
     const flushes: string[][] = [];
-    const b = createBatcher<string, string>(async (items) => {
-      flushes.push([...items]);
-      if (flushes.length === 1) await gate.promise;
-      return items;
-    }, { concurrency: 1, keyOf: (s) => (s as string)[0]! });
+    const b = createBatcher<string, string>(
+      async (items) => {
+        flushes.push([...items]);
+        if (flushes.length === 1) await gate.promise;
+        return items;
+      },
+      { concurrency: 1, keyOf: (s) => (s as string)[0]! },
+    );
     const all = [b.submit('x0'), b.submit('a1'), b.submit('a2'), b.submit('b1')];
     gate.release();
     await Promise.all(all);
@@ -58,11 +69,14 @@ describe('createBatcher (group commit)', () => {
   it('when more items wait than maxBatch, then they are split', async () => {
     const sizes: number[] = [];
     const gate = deferred();
-    const b = createBatcher<number, number>(async (items) => {
-      sizes.push(items.length);
-      if (sizes.length === 1) await gate.promise;
-      return items;
-    }, { concurrency: 1, maxBatch: 3 });
+    const b = createBatcher<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        if (sizes.length === 1) await gate.promise;
+        return items;
+      },
+      { concurrency: 1, maxBatch: 3 },
+    );
     const all = Array.from({ length: 8 }, (_, i) => b.submit(i));
     gate.release();
     await Promise.all(all);

@@ -5,14 +5,26 @@ import { csvField, formatterFor } from '../../src/audit/export.format.js';
 import { parseCsv } from '../support/csv.js';
 
 const COLUMNS: ExportColumn[] = [
-  { name: 'id', sql: 'id', type: 'text' }, { name: 'userId', sql: 'user_id', type: 'int' },
-  { name: 'amount', sql: 'amount', type: 'decimal' }, { name: 'notes', sql: 'notes', type: 'text' },
+  { name: 'id', sql: 'id', type: 'text' },
+  { name: 'userId', sql: 'user_id', type: 'int' },
+  { name: 'amount', sql: 'amount', type: 'decimal' },
+  { name: 'notes', sql: 'notes', type: 'text' },
   { name: 'createdAt', sql: 'created_at', type: 'timestamp' },
 ];
 const text = fc.option(fc.string({ unit: fc.constantFrom('a', ',', '"', '\r', '\n', ' ', 'é', '€', '\\', '\u0000') }), { nil: null });
-const row = fc.tuple(text, fc.option(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String), { nil: null }),
-  fc.option(fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat(12)).map(([m, s]) => `${m}${s ? `.${'1'.repeat(s)}` : ''}`), { nil: null }),
-  text, fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), { nil: null }));
+const row = fc.tuple(
+  text,
+  fc.option(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String), { nil: null }),
+  fc.option(
+    fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat(12)).map(([m, s]) => `${m}${s ? `.${'1'.repeat(s)}` : ''}`),
+    { nil: null },
+  ),
+  text,
+  fc.option(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    { nil: null },
+  ),
+);
 
 describe('csvField', () => {
   it('when a value holds no comma, quote, CR or LF, then it is written as is; otherwise quoted with doubled quotes', () => {
@@ -28,25 +40,32 @@ describe('csvField', () => {
 
 describe('formatterFor', () => {
   it('when any rows are written as CSV, then a strict RFC 4180 reader gets the header and every value back, NULL and empty apart', () => {
-    fc.assert(fc.property(fc.array(row, { maxLength: 20 }), (rows) => {
-      const csv = formatterFor('csv', COLUMNS);
-      const out = csv.header + rows.map((r) => csv.line([...r]) + csv.newline).join('');
-      expect(parseCsv(out)).toEqual([COLUMNS.map((c) => c.name), ...rows.map((r) => [...r])]);
-    }));
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 20 }), (rows) => {
+        const csv = formatterFor('csv', COLUMNS);
+        const out = csv.header + rows.map((r) => csv.line([...r]) + csv.newline).join('');
+        expect(parseCsv(out)).toEqual([COLUMNS.map((c) => c.name), ...rows.map((r) => [...r])]);
+      }),
+    );
   });
 
   it('when any rows are written as NDJSON, then each line parses to the row: integers as numbers (digits kept), everything else as strings', () => {
-    fc.assert(fc.property(fc.array(row, { maxLength: 20 }), (rows) => {
-      const nd = formatterFor('ndjson', COLUMNS);
-      const lines = rows.map((r) => nd.line([...r]) + nd.newline).join('').split('\n');
-      expect(lines.pop()).toBe('');
-      lines.forEach((line, i) => {
-        const [id, userId, amount, notes, createdAt] = rows[i]!;
-        // Integers are compared by their digits: a JS number would lose them above 2^53.
-        const digits = /"userId":(-?\d+|null)/.exec(line)?.[1];
-        expect(digits).toBe(userId ?? 'null');
-        expect(JSON.parse(line)).toEqual({ id, userId: userId === null ? null : Number(userId), amount, notes, createdAt });
-      });
-    }));
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 20 }), (rows) => {
+        const nd = formatterFor('ndjson', COLUMNS);
+        const lines = rows
+          .map((r) => nd.line([...r]) + nd.newline)
+          .join('')
+          .split('\n');
+        expect(lines.pop()).toBe('');
+        lines.forEach((line, i) => {
+          const [id, userId, amount, notes, createdAt] = rows[i]!;
+          // Integers are compared by their digits: a JS number would lose them above 2^53.
+          const digits = /"userId":(-?\d+|null)/.exec(line)?.[1];
+          expect(digits).toBe(userId ?? 'null');
+          expect(JSON.parse(line)).toEqual({ id, userId: userId === null ? null : Number(userId), amount, notes, createdAt });
+        });
+      }),
+    );
   });
 });

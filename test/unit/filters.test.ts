@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileString, compileWhere, DecimalFilter, escapeLike, nestedQuery, SqlParams, StringFilter, type FieldMap } from '../../src/http/filters.js';
+import {
+  compileString,
+  compileWhere,
+  DecimalFilter,
+  escapeLike,
+  nestedQuery,
+  SqlParams,
+  StringFilter,
+  type FieldMap,
+} from '../../src/http/filters.js';
 import { BetsFilter } from '../../src/http/ledger-lists.schemas.js';
 
 const FIELDS: FieldMap = {
@@ -14,13 +23,25 @@ const FIELDS: FieldMap = {
 describe('filter compiler', () => {
   it('when a filter object is compiled, then every value is a bind parameter in order and columns come from the map', () => {
     const p = new SqlParams();
-    const sql = compileWhere(FIELDS, {
-      userId: 7, usdAmount: { gte: '10.5', lt: '20' }, multiplier: { equals: 2 }, createdAt: { gt: '2026-01-01T00:00:00Z' },
-      game: { slug: { equals: 'dice' } }, unknownColumn: { equals: 'x' },
-    }, p);
+    const sql = compileWhere(
+      FIELDS,
+      {
+        userId: 7,
+        usdAmount: { gte: '10.5', lt: '20' },
+        multiplier: { equals: 2 },
+        createdAt: { gt: '2026-01-01T00:00:00Z' },
+        game: { slug: { equals: 'dice' } },
+        unknownColumn: { equals: 'x' },
+      },
+      p,
+    );
     expect(sql).toEqual([
-      'b.user_id = $1::bigint', 'b.usd_amount < $2::numeric', 'b.usd_amount >= $3::numeric', 'b.multiplier = $4::numeric',
-      'b.created_at > $5::timestamptz', 'b.game_slug = $6',
+      'b.user_id = $1::bigint',
+      'b.usd_amount < $2::numeric',
+      'b.usd_amount >= $3::numeric',
+      'b.multiplier = $4::numeric',
+      'b.created_at > $5::timestamptz',
+      'b.game_slug = $6',
     ]);
     expect(p.values).toEqual(['7', '20', '10.5', '2', '2026-01-01T00:00:00Z', 'dice']);
   });
@@ -28,25 +49,45 @@ describe('filter compiler', () => {
   it('when a string filter is insensitive, then both sides are lower-cased and LIKE becomes ILIKE with wildcards escaped', () => {
     const p = new SqlParams();
     const sql = compileString('c', { mode: 'insensitive', equals: 'AbC', in: ['X', 'y'], contains: '50%_off\\', not: 'Q' }, p);
-    expect(sql).toEqual(['lower(c) = lower($1)', 'lower(c) = ANY($2::text[])', 'lower(c) IS DISTINCT FROM lower($3)', "c ILIKE $4 ESCAPE '\\'"]);
+    expect(sql).toEqual([
+      'lower(c) = lower($1)',
+      'lower(c) = ANY($2::text[])',
+      'lower(c) IS DISTINCT FROM lower($3)',
+      "c ILIKE $4 ESCAPE '\\'",
+    ]);
     expect(p.values).toEqual(['AbC', ['x', 'y'], 'Q', '%50\\%\\_off\\\\%']);
   });
 
   it('when a string filter uses every operator, then each becomes one condition', () => {
     const p = new SqlParams();
     const sql = compileString('c', { equals: 'a', lt: 'b', lte: 'c', gt: 'd', gte: 'e', notIn: ['f'], startsWith: 'g', endsWith: 'h' }, p);
-    expect(sql).toEqual(['c < $1', 'c <= $2', 'c > $3', 'c >= $4', 'c = $5', 'NOT (c = ANY($6::text[]))', "c LIKE $7 ESCAPE '\\'", "c LIKE $8 ESCAPE '\\'"]);
+    expect(sql).toEqual([
+      'c < $1',
+      'c <= $2',
+      'c > $3',
+      'c >= $4',
+      'c = $5',
+      'NOT (c = ANY($6::text[]))',
+      "c LIKE $7 ESCAPE '\\'",
+      "c LIKE $8 ESCAPE '\\'",
+    ]);
     expect(p.values).toEqual(['b', 'c', 'd', 'e', 'a', ['f'], 'g%', '%h']);
   });
 
   it('when any text is sent in any string operator, then it never appears in the SQL text', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.constantFrom('equals', 'contains', 'startsWith', 'endsWith', 'not', 'lt', 'gte'), (s, op) => {
-      const input = `zz${s}'--`;
-      const p = new SqlParams();
-      const sql = compileString('t.col', { [op]: input }, p).join(' AND ');
-      expect(sql).not.toContain(input);
-      expect(sql).not.toContain("'--");
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.constantFrom('equals', 'contains', 'startsWith', 'endsWith', 'not', 'lt', 'gte'),
+        (s, op) => {
+          const input = `zz${s}'--`;
+          const p = new SqlParams();
+          const sql = compileString('t.col', { [op]: input }, p).join(' AND ');
+          expect(sql).not.toContain(input);
+          expect(sql).not.toContain("'--");
+        },
+      ),
+    );
   });
 
   it('when LIKE wildcards are escaped, then %, _ and backslash are literal', () => {
@@ -77,8 +118,9 @@ describe('filter schemas', () => {
 
 describe('nested query strings', () => {
   it('when keys are bracketed, then they nest; repeated and [] keys become arrays', () => {
-    expect(nestedQuery('/bets?sortBy=CREATED_AT&where[status]=SETTLED&where[usdAmount][gte]=10&where[g][in][]=a&where[g][in][]=b&x=1&x=2'))
-      .toEqual({ sortBy: 'CREATED_AT', where: { status: 'SETTLED', usdAmount: { gte: '10' }, g: { in: ['a', 'b'] } }, x: ['1', '2'] });
+    expect(
+      nestedQuery('/bets?sortBy=CREATED_AT&where[status]=SETTLED&where[usdAmount][gte]=10&where[g][in][]=a&where[g][in][]=b&x=1&x=2'),
+    ).toEqual({ sortBy: 'CREATED_AT', where: { status: 'SETTLED', usdAmount: { gte: '10' }, g: { in: ['a', 'b'] } }, x: ['1', '2'] });
   });
 
   it('when a key would reach the prototype or nests too deep, then it is dropped', () => {

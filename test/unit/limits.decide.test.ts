@@ -10,7 +10,10 @@ const LATER = '2026-02-01T00:00:00.000Z';
 const USER = 42;
 const ADMIN = 7;
 
-const exclude = (excludeUntil: string, exclusionId = 1): LimitsCommand => ({ type: 'SetSelfExclusion', data: { exclusionId, excludeUntil } });
+const exclude = (excludeUntil: string, exclusionId = 1): LimitsCommand => ({
+  type: 'SetSelfExclusion',
+  data: { exclusionId, excludeUntil },
+});
 const lift: LimitsCommand = { type: 'LiftSelfExclusion', data: {} };
 const setLimit = (betLimit: string, limitId = 1): LimitsCommand => ({ type: 'SetBetLimit', data: { limitId, betLimit } });
 
@@ -48,15 +51,20 @@ describe('limits decider', () => {
   });
 
   it('when an active exclusion is extended, then the same exclusion id is kept; shortening it is ExclusionWouldShorten; the same end is nothing', () => {
-    given(exclude(LATER, 1)).when(exclude('2026-03-01T00:00:00.000Z', 2))
+    given(exclude(LATER, 1))
+      .when(exclude('2026-03-01T00:00:00.000Z', 2))
       .then({ type: 'SelfExclusionSet', data: { exclusionId: 1, excludeUntil: '2026-03-01T00:00:00.000Z', at: AT, adminUserId: ADMIN } });
     given(exclude(LATER, 1)).when(exclude('2026-01-10T00:00:00.000Z', 2)).thenFails('ExclusionWouldShorten');
     given(exclude(LATER, 1)).when(exclude(LATER, 2)).thenNothing();
   });
 
   it('when an expired exclusion is followed by a new one, then the new one gets the new id', () => {
-    given(exclude('2026-01-03T00:00:00.000Z', 1)).when(exclude('2026-06-01T00:00:00.000Z', 2), new Date('2026-01-04T00:00:00.000Z'))
-      .then({ type: 'SelfExclusionSet', data: { exclusionId: 2, excludeUntil: '2026-06-01T00:00:00.000Z', at: '2026-01-04T00:00:00.000Z', adminUserId: ADMIN } });
+    given(exclude('2026-01-03T00:00:00.000Z', 1))
+      .when(exclude('2026-06-01T00:00:00.000Z', 2), new Date('2026-01-04T00:00:00.000Z'))
+      .then({
+        type: 'SelfExclusionSet',
+        data: { exclusionId: 2, excludeUntil: '2026-06-01T00:00:00.000Z', at: '2026-01-04T00:00:00.000Z', adminUserId: ADMIN },
+      });
   });
 
   it('when an active exclusion is lifted, then SelfExclusionLifted and it expires now; lifting again or with none is NoActiveExclusion', () => {
@@ -69,7 +77,9 @@ describe('limits decider', () => {
   });
 
   it('when a bet limit is set and then changed, then the first id and creation time are kept', () => {
-    given().when(setLimit('10', 4)).then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '10', at: AT, adminUserId: ADMIN } });
+    given()
+      .when(setLimit('10', 4))
+      .then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '10', at: AT, adminUserId: ADMIN } });
     const w = given(setLimit('10', 4)).when(setLimit('0', 9));
     w.then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '0', at: AT, adminUserId: ADMIN } });
     expect(w.state().betLimit).toEqual({ id: 4, betLimit: '0', createdAt: AT, updatedAt: AT });

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CURRENCY_IDS, scaleOf } from '../../src/domain/money/currency.js';
 import {
-  divRoundHalfEven, formatDecimal, fromMinor, isParseError, parseDecimal, toMinor, toUsdMinor, type DecimalString,
+  divRoundHalfEven,
+  formatDecimal,
+  fromMinor,
+  isParseError,
+  parseDecimal,
+  toMinor,
+  toUsdMinor,
+  type DecimalString,
 } from '../../src/domain/money/money.js';
 
 const dec = (s: string) => s as DecimalString;
@@ -11,18 +18,22 @@ const arbMinor = fc.bigInt({ min: -(10n ** 30n) + 1n, max: 10n ** 30n - 1n });
 
 describe('parseDecimal / formatDecimal', () => {
   it('when any amount is formatted and parsed back at the same scale, then it is unchanged', () => {
-    fc.assert(fc.property(arbMinor, arbScale, (m, scale) => {
-      expect(parseDecimal(formatDecimal(m, scale), scale)).toBe(m);
-    }));
+    fc.assert(
+      fc.property(arbMinor, arbScale, (m, scale) => {
+        expect(parseDecimal(formatDecimal(m, scale), scale)).toBe(m);
+      }),
+    );
   });
 
   it('when a canonical decimal string is parsed and formatted, then the same string comes back', () => {
-    fc.assert(fc.property(arbMinor, arbScale, (m, scale) => {
-      const s = formatDecimal(m, scale);
-      const parsed = parseDecimal(s, scale);
-      if (isParseError(parsed)) throw new Error(parsed.message);
-      expect(formatDecimal(parsed, scale)).toBe(s);
-    }));
+    fc.assert(
+      fc.property(arbMinor, arbScale, (m, scale) => {
+        const s = formatDecimal(m, scale);
+        const parsed = parseDecimal(s, scale);
+        if (isParseError(parsed)) throw new Error(parsed.message);
+        expect(formatDecimal(parsed, scale)).toBe(s);
+      }),
+    );
   });
 
   it('when formatting, then trailing zeros are dropped and small amounts keep their leading zeros', () => {
@@ -49,7 +60,7 @@ describe('parseDecimal / formatDecimal', () => {
     expect(parseDecimal('1.50000', 2)).toBe(150n);
   });
 
-  it('when an amount is negative, then it parses as a negative number (positivity is the decider\'s rule)', () => {
+  it("when an amount is negative, then it parses as a negative number (positivity is the decider's rule)", () => {
     expect(parseDecimal('-1.25', 2)).toBe(-125n);
     expect(parseDecimal('-0', 2)).toBe(0n);
   });
@@ -105,8 +116,19 @@ describe('toUsdMinor', () => {
 
 describe('divRoundHalfEven', () => {
   it.each([
-    [5n, 2n, 2n], [7n, 2n, 4n], [1n, 3n, 0n], [2n, 3n, 1n], [-5n, 2n, -2n], [-7n, 2n, -4n], [5n, -2n, -2n], [-2n, -3n, 1n],
-    [10n, 5n, 2n], [0n, 7n, 0n], [25n, 10n, 2n], [35n, 10n, 4n], [26n, 10n, 3n],
+    [5n, 2n, 2n],
+    [7n, 2n, 4n],
+    [1n, 3n, 0n],
+    [2n, 3n, 1n],
+    [-5n, 2n, -2n],
+    [-7n, 2n, -4n],
+    [5n, -2n, -2n],
+    [-2n, -3n, 1n],
+    [10n, 5n, 2n],
+    [0n, 7n, 0n],
+    [25n, 10n, 2n],
+    [35n, 10n, 4n],
+    [26n, 10n, 3n],
   ])('when %s is divided by %s, then the result is %s', (n, d, q) => {
     expect(divRoundHalfEven(n, d)).toBe(q);
   });
@@ -116,13 +138,15 @@ describe('divRoundHalfEven', () => {
   });
 
   it('when any division is rounded, then the error is at most half the divisor and exact halves land on even', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (n, d) => {
-      const q = divRoundHalfEven(n, d);
-      const err2 = (n - q * d) * 2n;
-      const absErr2 = err2 < 0n ? -err2 : err2;
-      expect(absErr2 <= d).toBe(true);
-      if (absErr2 === d) expect(q % 2n).toBe(0n);
-      expect(divRoundHalfEven(-n, d)).toBe(-q);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (n, d) => {
+        const q = divRoundHalfEven(n, d);
+        const err2 = (n - q * d) * 2n;
+        const absErr2 = err2 < 0n ? -err2 : err2;
+        expect(absErr2 <= d).toBe(true);
+        if (absErr2 === d) expect(q % 2n).toBe(0n);
+        expect(divRoundHalfEven(-n, d)).toBe(-q);
+      }),
+    );
   });
 });

@@ -6,10 +6,25 @@ import { loadConfig } from '../../src/infra/config.js';
 import type { RecordedEvent } from '../../src/infra/event-store/event-store.port.js';
 import { notificationId, notificationsOf, notificationsProjection } from '../../src/projections/notifications.projection.js';
 import {
-  compareDecimal, DEFAULT_FEED_SETTINGS, FEED_MAX, feedEventsOf, isBigWin, isHighRoller, isLuckyWin, publicBetOf, type FeedSettings, type PublicShortUser,
+  compareDecimal,
+  DEFAULT_FEED_SETTINGS,
+  FEED_MAX,
+  feedEventsOf,
+  isBigWin,
+  isHighRoller,
+  isLuckyWin,
+  publicBetOf,
+  type FeedSettings,
+  type PublicShortUser,
 } from '../../src/realtime/feeds.js';
 import {
-  betRecordOf, placementOf, serverEventsOf, settledBetOf, type BetPlacement, type BetRecord, type EventLookups,
+  betRecordOf,
+  placementOf,
+  serverEventsOf,
+  settledBetOf,
+  type BetPlacement,
+  type BetRecord,
+  type EventLookups,
 } from '../../src/realtime/ledger-events.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
 import { vipLevelOf } from '../../src/domain/user/vip.js';
@@ -36,8 +51,14 @@ const lookupsFor = (events: readonly RecordedEvent[], over: Partial<EventLookups
 const names = (events: readonly { name: string }[]) => events.map((e) => e.name);
 
 const userEvent = (userId: number, type: string, data: Record<string, unknown>, prepare = 50n): RecordedEvent => ({
-  id: randomUUID(), streamId: userStream(userId), revision: 1n, position: { commit: 100n, prepare }, type,
-  data: { ...data, at: '2026-01-01T00:00:00.000Z' }, metadata: {}, createdAt: new Date(0),
+  id: randomUUID(),
+  streamId: userStream(userId),
+  revision: 1n,
+  position: { commit: 100n, prepare },
+  type,
+  data: { ...data, at: '2026-01-01T00:00:00.000Z' },
+  metadata: {},
+  createdAt: new Date(0),
 });
 
 describe('per-user server events of ledger events', () => {
@@ -47,10 +68,21 @@ describe('per-user server events of ledger events', () => {
     expect(serverEventsOf(events[0]!, lookupsFor(events))).toEqual([]);
     const out = serverEventsOf(events[1]!, lookupsFor(events));
     expect(names(out)).toEqual(['BalanceUpdated', 'NotificationEventMessage']);
-    expect(out[0]).toEqual({ name: 'BalanceUpdated', userId: 5, position: '100/2', payload: { currencyId: 'BTC', amount: '0.5', usdAmount: '25000', source: 'DEPOSIT' } });
+    expect(out[0]).toEqual({
+      name: 'BalanceUpdated',
+      userId: 5,
+      position: '100/2',
+      payload: { currencyId: 'BTC', amount: '0.5', usdAmount: '25000', source: 'DEPOSIT' },
+    });
     expect(out[1]).toEqual({
-      name: 'NotificationEventMessage', userId: 5, position: '100/2',
-      payload: { id: notificationId(events[1]!.id, 'DEPOSIT_COMPLETED'), type: 'DEPOSIT_COMPLETED', payload: { depositId: 'd1', amount: '0.5', currencyId: 'BTC', usdAmount: '25000' } },
+      name: 'NotificationEventMessage',
+      userId: 5,
+      position: '100/2',
+      payload: {
+        id: notificationId(events[1]!.id, 'DEPOSIT_COMPLETED'),
+        type: 'DEPOSIT_COMPLETED',
+        payload: { depositId: 'd1', amount: '0.5', currencyId: 'BTC', usdAmount: '25000' },
+      },
     });
   });
 
@@ -60,28 +92,57 @@ describe('per-user server events of ledger events', () => {
     const out = serverEventsOf(events[0]!, lookupsFor(events));
     expect(names(out)).toEqual(['BalanceUpdated', 'BalanceTippedSuccess', 'NotificationEventMessage']);
     expect(out[1]).toMatchObject({ userId: 8, payload: { amount: '12.5', currencyId: 'USDT', fromAdminUsername: 'boss' } });
-    expect(out[2]!.payload).toEqual({ id: notificationId(events[0]!.id, 'ADMIN_TIP_RECEIVED'), type: 'ADMIN_TIP_RECEIVED', payload: { tipId: 41, amount: '12.5', currencyId: 'USDT', usdAmount: '12.5' } });
+    expect(out[2]!.payload).toEqual({
+      id: notificationId(events[0]!.id, 'ADMIN_TIP_RECEIVED'),
+      type: 'ADMIN_TIP_RECEIVED',
+      payload: { tipId: 41, amount: '12.5', currencyId: 'USDT', usdAmount: '12.5' },
+    });
     expect(JSON.stringify(out)).not.toContain('tip 41'); // the notes
     expect(new Set(out.map((e) => e.position)).size).toBe(1);
   });
 
   it('when a bet is placed and settled, then MyBets carries the whole bet each time: CREATED, then SETTLED with payout and multiplier', () => {
     const w = new WalletScript();
-    const events = recorded([w.depositCompleted(3, 'd', 'BTC', '1', '50000'), w.betPlaced(3, 'b1', 'BTC', '0.01', '500'), w.betSettled(3, 'b1', 'BTC', '0.025', '1250', '2.5')]);
+    const events = recorded([
+      w.depositCompleted(3, 'd', 'BTC', '1', '50000'),
+      w.betPlaced(3, 'b1', 'BTC', '0.01', '500'),
+      w.betSettled(3, 'b1', 'BTC', '0.025', '1250', '2.5'),
+    ]);
     const lookups = lookupsFor(events);
     const placed = serverEventsOf(events[1]!, lookups);
     expect(names(placed)).toEqual(['BalanceUpdated', 'MyBets']);
     const [createdBet] = placed[1]!.payload as BetRecord[];
     expect(createdBet).toEqual({
-      id: 'b1', userId: 3, roundId: 'round-b1', gameId: 7, currencyId: 'BTC', amount: '0.01', usdAmount: '500', payout: '0', usdPayout: '0',
-      status: 'CREATED', multiplier: null, errorDetails: null, commissionGgrUsdAmount: '0', commissionGgrPercent: '0',
-      gameIdentity: { ...GAME, images: null }, createdAt: events[1]!.data.at, updatedAt: events[1]!.data.at, settledAt: null,
+      id: 'b1',
+      userId: 3,
+      roundId: 'round-b1',
+      gameId: 7,
+      currencyId: 'BTC',
+      amount: '0.01',
+      usdAmount: '500',
+      payout: '0',
+      usdPayout: '0',
+      status: 'CREATED',
+      multiplier: null,
+      errorDetails: null,
+      commissionGgrUsdAmount: '0',
+      commissionGgrPercent: '0',
+      gameIdentity: { ...GAME, images: null },
+      createdAt: events[1]!.data.at,
+      updatedAt: events[1]!.data.at,
+      settledAt: null,
     });
     const settled = serverEventsOf(events[2]!, lookups);
     expect(names(settled)).toEqual(['BalanceUpdated', 'MyBets']);
     expect(settled[0]!.payload).toMatchObject({ amount: '1.015', source: 'BET_PAYOUT' });
     expect((settled[1]!.payload as BetRecord[])[0]).toMatchObject({
-      id: 'b1', status: 'SETTLED', payout: '0.025', usdPayout: '1250', multiplier: 2.5, createdAt: events[1]!.data.at, settledAt: events[2]!.data.at,
+      id: 'b1',
+      status: 'SETTLED',
+      payout: '0.025',
+      usdPayout: '1250',
+      multiplier: 2.5,
+      createdAt: events[1]!.data.at,
+      settledAt: events[2]!.data.at,
     });
     expect(settledBetOf(events[2]!, lookups)).toEqual((settled[1]!.payload as BetRecord[])[0]);
     expect(settledBetOf(events[1]!, lookups)).toBeUndefined();
@@ -89,7 +150,11 @@ describe('per-user server events of ledger events', () => {
 
   it('when a bet settles with a zero payout, then MyBets but no BalanceUpdated (the balance did not change)', () => {
     const w = new WalletScript();
-    const events = recorded([w.depositCompleted(3, 'd', 'USDT', '10', '10'), w.betPlaced(3, 'b', 'USDT', '2', '2'), w.betSettled(3, 'b', 'USDT', '0', '0', '0')]);
+    const events = recorded([
+      w.depositCompleted(3, 'd', 'USDT', '10', '10'),
+      w.betPlaced(3, 'b', 'USDT', '2', '2'),
+      w.betSettled(3, 'b', 'USDT', '0', '0', '0'),
+    ]);
     const out = serverEventsOf(events[2]!, lookupsFor(events));
     expect(names(out)).toEqual(['MyBets']);
     expect((out[0]!.payload as BetRecord[])[0]).toMatchObject({ status: 'SETTLED', payout: '0', multiplier: 0 });
@@ -100,10 +165,19 @@ describe('per-user server events of ledger events', () => {
     const deposit = w.depositCompleted(3, 'd', 'USDT', '10', '10');
     const a = w.betPlaced(3, 'b1', 'USDT', '1', '1');
     const b = w.betPlaced(3, 'b2', 'USDT', '1', '1');
-    const events = recorded([deposit, a, b, w.betRolledBack(3, 'b1', 'USDT', '1', a.transactionId), w.betErrored(3, 'b2', 'USDT', '1', b.transactionId, 'rng fault')]);
+    const events = recorded([
+      deposit,
+      a,
+      b,
+      w.betRolledBack(3, 'b1', 'USDT', '1', a.transactionId),
+      w.betErrored(3, 'b2', 'USDT', '1', b.transactionId, 'rng fault'),
+    ]);
     const lookups = lookupsFor(events);
     const rolled = serverEventsOf(events[3]!, lookups);
-    expect(rolled.map((e) => [e.name, (e.payload as { source?: string }).source ?? (e.payload as BetRecord[])[0]!.status])).toEqual([['BalanceUpdated', 'ROLLBACK_BET'], ['MyBets', 'ROLLBACK']]);
+    expect(rolled.map((e) => [e.name, (e.payload as { source?: string }).source ?? (e.payload as BetRecord[])[0]!.status])).toEqual([
+      ['BalanceUpdated', 'ROLLBACK_BET'],
+      ['MyBets', 'ROLLBACK'],
+    ]);
     const errored = serverEventsOf(events[4]!, lookups);
     expect((errored[1]!.payload as BetRecord[])[0]).toMatchObject({ id: 'b2', status: 'ERROR', errorDetails: 'rng fault', usdAmount: '1' });
   });
@@ -117,36 +191,76 @@ describe('per-user server events of ledger events', () => {
   it('when a withdrawal is approved, rejected or completed, then a notification each; a withdrawal request gives only BalanceUpdated', () => {
     const w = new WalletScript();
     const events = recorded([
-      w.depositCompleted(4, 'd', 'ETH', '3', '6000'), w.withdrawalRequested(4, 'w1', 'ETH', '1', '2000'), w.withdrawalApproved(4, 'w1'),
-      w.withdrawalCompleted(4, 'w1', 'ETH', '1'), w.withdrawalRequested(4, 'w2', 'ETH', '1', '2000'), w.withdrawalRejected(4, 'w2', 'ETH', '1', 'address on a blocklist'),
+      w.depositCompleted(4, 'd', 'ETH', '3', '6000'),
+      w.withdrawalRequested(4, 'w1', 'ETH', '1', '2000'),
+      w.withdrawalApproved(4, 'w1'),
+      w.withdrawalCompleted(4, 'w1', 'ETH', '1'),
+      w.withdrawalRequested(4, 'w2', 'ETH', '1', '2000'),
+      w.withdrawalRejected(4, 'w2', 'ETH', '1', 'address on a blocklist'),
       w.withdrawalFailed(4, 'w2'),
     ]);
-    const out = events.map((e) => serverEventsOf(e, lookupsFor(events)).map((x) => (x.name === 'NotificationEventMessage' ? (x.payload as { type: string }).type : x.name)));
+    const out = events.map((e) =>
+      serverEventsOf(e, lookupsFor(events)).map((x) =>
+        x.name === 'NotificationEventMessage' ? (x.payload as { type: string }).type : x.name,
+      ),
+    );
     expect(out).toEqual([
-      ['BalanceUpdated', 'DEPOSIT_COMPLETED'], ['BalanceUpdated'], ['WITHDRAWAL_APPROVED'], ['WITHDRAWAL_COMPLETED'], ['BalanceUpdated'],
-      ['BalanceUpdated', 'WITHDRAWAL_REJECTED'], [],
+      ['BalanceUpdated', 'DEPOSIT_COMPLETED'],
+      ['BalanceUpdated'],
+      ['WITHDRAWAL_APPROVED'],
+      ['WITHDRAWAL_COMPLETED'],
+      ['BalanceUpdated'],
+      ['BalanceUpdated', 'WITHDRAWAL_REJECTED'],
+      [],
     ]);
-    expect(notificationsOf(events[5]!)[0]!.payload).toEqual({ withdrawalId: 'w2', amount: '1', currencyId: 'ETH', rejectReason: 'address on a blocklist' });
-    expect(notificationsOf(events[3]!)[0]!.payload).toEqual({ withdrawalId: 'w1', amount: '1', currencyId: 'ETH', usdAmount: '2000', txHash: '0xww1' });
+    expect(notificationsOf(events[5]!)[0]!.payload).toEqual({
+      withdrawalId: 'w2',
+      amount: '1',
+      currencyId: 'ETH',
+      rejectReason: 'address on a blocklist',
+    });
+    expect(notificationsOf(events[3]!)[0]!.payload).toEqual({
+      withdrawalId: 'w1',
+      amount: '1',
+      currencyId: 'ETH',
+      usdAmount: '2000',
+      txHash: '0xww1',
+    });
   });
 
   it('when a deduction or a leaderboard prize is booked, then BALANCE_DEDUCTED / LEADERBOARD_PRIZE notifications', () => {
     const w = new WalletScript();
     const events = recorded([w.prize(6, 'lbu-1', 'USDT', '50', '50'), w.tip(6, 2, 'deduct', 'USDT', '5', '5')]);
-    expect(notificationsOf(events[0]!)).toEqual([{
-      id: notificationId(events[0]!.id, 'LEADERBOARD_PRIZE'), userId: 6, type: 'LEADERBOARD_PRIZE', position: '100/1', createdAt: events[0]!.data.at,
-      payload: { leaderboardId: 'lb-1', amount: '50', currencyId: 'USDT', usdAmount: '50' },
-    }]);
-    expect(notificationsOf(events[1]!).map((n) => [n.type, n.payload])).toEqual([['BALANCE_DEDUCTED', { tipId: 2, amount: '5', currencyId: 'USDT' }]]);
+    expect(notificationsOf(events[0]!)).toEqual([
+      {
+        id: notificationId(events[0]!.id, 'LEADERBOARD_PRIZE'),
+        userId: 6,
+        type: 'LEADERBOARD_PRIZE',
+        position: '100/1',
+        createdAt: events[0]!.data.at,
+        payload: { leaderboardId: 'lb-1', amount: '50', currencyId: 'USDT', usdAmount: '50' },
+      },
+    ]);
+    expect(notificationsOf(events[1]!).map((n) => [n.type, n.payload])).toEqual([
+      ['BALANCE_DEDUCTED', { tipId: 2, amount: '5', currencyId: 'USDT' }],
+    ]);
   });
 
   it('when the user stream changes username, public profile keys or MFA, then ProfileUpdated patches only the public fields', () => {
     expect(serverEventsOf(userEvent(9, 'UsernameSet', { username: 'neo', adminUserId: null }), lookupsFor([]))).toEqual([
       { name: 'ProfileUpdated', userId: 9, position: '100/50', payload: { username: 'neo' } },
     ]);
-    const mixed = serverEventsOf(userEvent(9, 'ProfileUpdated', { changes: { avatar: '/a.png', isPrivate: true, isTest: true, customMinAffiliateLevel: 3 }, adminUserId: 1 }), lookupsFor([]));
+    const mixed = serverEventsOf(
+      userEvent(9, 'ProfileUpdated', {
+        changes: { avatar: '/a.png', isPrivate: true, isTest: true, customMinAffiliateLevel: 3 },
+        adminUserId: 1,
+      }),
+      lookupsFor([]),
+    );
     expect(mixed.map((e) => e.payload)).toEqual([{ avatar: '/a.png', isPrivate: true }]);
-    expect(serverEventsOf(userEvent(9, 'ProfileUpdated', { changes: { isTest: true, isBot: false }, adminUserId: 1 }), lookupsFor([]))).toEqual([]);
+    expect(
+      serverEventsOf(userEvent(9, 'ProfileUpdated', { changes: { isTest: true, isBot: false }, adminUserId: 1 }), lookupsFor([])),
+    ).toEqual([]);
     expect(serverEventsOf(userEvent(9, 'MfaEnabled', {}), lookupsFor([]))[0]!.payload).toEqual({ mfaEnabled: true });
     expect(serverEventsOf(userEvent(9, 'RoleGranted', { role: 'Admin', adminUserId: 1 }), lookupsFor([]))).toEqual([]);
     expect(serverEventsOf(userEvent(9, 'UserRegistered', { userId: 9 }), lookupsFor([]))).toEqual([]);
@@ -154,20 +268,31 @@ describe('per-user server events of ledger events', () => {
 
   it('when a settled bet takes the total wagered across a VIP threshold, then ProfileUpdated {vipLevel}; within a level, none', () => {
     const w = new WalletScript();
-    const events = recorded([w.depositCompleted(3, 'd', 'USDT', '5000', '5000'), w.betPlaced(3, 'b', 'USDT', '30', '30'), w.betSettled(3, 'b', 'USDT', '0', '0', '0')]);
+    const events = recorded([
+      w.depositCompleted(3, 'd', 'USDT', '5000', '5000'),
+      w.betPlaced(3, 'b', 'USDT', '30', '30'),
+      w.betSettled(3, 'b', 'USDT', '0', '0', '0'),
+    ]);
     const settle = events[2]!;
-    const at = (before: string) => serverEventsOf(settle, lookupsFor(events, { wageredBefore: (id) => (id === settle.id ? dec(before) : undefined) }));
+    const at = (before: string) =>
+      serverEventsOf(settle, lookupsFor(events, { wageredBefore: (id) => (id === settle.id ? dec(before) : undefined) }));
     expect(names(at('0'))).toEqual(['MyBets']);
     expect(at('969.99999999').find((e) => e.name === 'ProfileUpdated')).toBeUndefined(); // 999.99999999 < 1000
-    expect(at('970').find((e) => e.name === 'ProfileUpdated')).toEqual({ name: 'ProfileUpdated', userId: 3, position: '100/3', payload: { vipLevel: 1 } });
+    expect(at('970').find((e) => e.name === 'ProfileUpdated')).toEqual({
+      name: 'ProfileUpdated',
+      userId: 3,
+      position: '100/3',
+      payload: { vipLevel: 1 },
+    });
     expect(at('9999.5').find((e) => e.name === 'ProfileUpdated')!.payload).toEqual({ vipLevel: 2 });
     expect(at('1000').find((e) => e.name === 'ProfileUpdated')).toBeUndefined();
     expect(names(serverEventsOf(settle, lookupsFor(events)))).toEqual(['MyBets']); // no VIP total known: no guess
   });
 
   it('vip levels follow the thresholds exactly', () => {
-    expect(['0', '999.99999999', '1000', '9999.99999999', '10000', '250000', '999999', '1000000', '5000000'].map((v) => vipLevelOf(dec(v))))
-      .toEqual([0, 0, 1, 1, 2, 4, 4, 5, 5]);
+    expect(
+      ['0', '999.99999999', '1000', '9999.99999999', '10000', '250000', '999999', '1000000', '5000000'].map((v) => vipLevelOf(dec(v))),
+    ).toEqual([0, 0, 1, 1, 2, 4, 4, 5, 5]);
   });
 
   it('when events belong to no user stream or are not wallet or user events, then nothing', () => {
@@ -180,13 +305,20 @@ describe('per-user server events of ledger events', () => {
 describe('notifications projection', () => {
   it('when notification events are projected, then one row each with the very id and payload that is pushed; rebuild-stable ids', () => {
     const w = new WalletScript();
-    const events = recorded([w.depositCompleted(2, 'd', 'USDT', '10', '10'), w.betPlaced(2, 'b', 'USDT', '1', '1'), w.tip(2, 5, 'add', 'USDT', '1', '1')]);
+    const events = recorded([
+      w.depositCompleted(2, 'd', 'USDT', '10', '10'),
+      w.betPlaced(2, 'b', 'USDT', '1', '1'),
+      w.tip(2, 5, 'add', 'USDT', '1', '1'),
+    ]);
     const handled = events.filter((e) => notificationsProjection.handles.includes(e.type));
     const [insert, ...rest] = notificationsProjection.project(handled);
     expect(rest).toEqual([]);
     expect(insert!.text).toMatch(/^INSERT INTO notifications .* ON CONFLICT \(id\) DO NOTHING$/s);
     const rows = JSON.parse(String(insert!.values[0])) as Record<string, unknown>[];
-    const pushed = events.flatMap((e) => serverEventsOf(e, lookupsFor(events))).filter((e) => e.name === 'NotificationEventMessage').map((e) => e.payload as { id: string; type: string; payload: unknown });
+    const pushed = events
+      .flatMap((e) => serverEventsOf(e, lookupsFor(events)))
+      .filter((e) => e.name === 'NotificationEventMessage')
+      .map((e) => e.payload as { id: string; type: string; payload: unknown });
     expect(rows.map((r) => [r.id, r.type, r.payload, r.user_id, r.position, r.position_commit, r.position_prepare])).toEqual([
       [pushed[0]!.id, 'DEPOSIT_COMPLETED', pushed[0]!.payload, 2, '100/1', '100', '1'],
       [pushed[1]!.id, 'ADMIN_TIP_RECEIVED', pushed[1]!.payload, 2, '100/3', '100', '3'],
@@ -198,9 +330,23 @@ describe('notifications projection', () => {
 });
 
 const bet = (over: Partial<BetRecord> & { id: string }): BetRecord => ({
-  userId: 1, roundId: 'r', gameId: 1, currencyId: 'USDT', amount: '1', payout: '0', usdAmount: '1', usdPayout: '0', status: 'SETTLED',
-  multiplier: 0, errorDetails: null, commissionGgrUsdAmount: '0', commissionGgrPercent: '0',
-  gameIdentity: { ...GAME, images: null }, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', settledAt: '2026-01-01T00:00:00.000Z',
+  userId: 1,
+  roundId: 'r',
+  gameId: 1,
+  currencyId: 'USDT',
+  amount: '1',
+  payout: '0',
+  usdAmount: '1',
+  usdPayout: '0',
+  status: 'SETTLED',
+  multiplier: 0,
+  errorDetails: null,
+  commissionGgrUsdAmount: '0',
+  commissionGgrPercent: '0',
+  gameIdentity: { ...GAME, images: null },
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  settledAt: '2026-01-01T00:00:00.000Z',
   ...over,
 });
 
@@ -227,13 +373,22 @@ describe('public feeds', () => {
     expect(isLuckyWin(bet({ id: 'a', amount: '0.3', payout: '3', usdAmount: '1' }), S)).toBe(true);
     expect(isLuckyWin(bet({ id: 'a', amount: '0.3', payout: '2.999999', usdAmount: '1' }), S)).toBe(false);
     expect(isLuckyWin(bet({ id: 'a', amount: '0.3', payout: '30', usdAmount: '0.99999999' }), S)).toBe(false); // stake too small
-    expect(isLuckyWin(bet({ id: 'a', amount: '0.00000001', payout: '1', usdAmount: '1' }), { ...S, luckyWinMinMultiplier: '100000000' })).toBe(true);
+    expect(
+      isLuckyWin(bet({ id: 'a', amount: '0.00000001', payout: '1', usdAmount: '1' }), { ...S, luckyWinMinMultiplier: '100000000' }),
+    ).toBe(true);
   });
 
   it('a batch gives one array per feed, ranked best first with ties newest first, to the right rooms; empty feeds are not sent', () => {
     const bets = [
       bet({ id: 'small' }),
-      bet({ id: 'whale', amount: '500', usdAmount: '500', payout: '600', usdPayout: '600', gameIdentity: { ...GAME, slug: 'crash', images: null } }),
+      bet({
+        id: 'whale',
+        amount: '500',
+        usdAmount: '500',
+        payout: '600',
+        usdPayout: '600',
+        gameIdentity: { ...GAME, slug: 'crash', images: null },
+      }),
       bet({ id: 'lucky', amount: '2', usdAmount: '2', payout: '200', usdPayout: '200' }),
       bet({ id: 'luckier', amount: '1', usdAmount: '1', payout: '150', usdPayout: '150' }),
       bet({ id: 'tie', amount: '500', usdAmount: '500', payout: '0', usdPayout: '0' }),
@@ -241,8 +396,12 @@ describe('public feeds', () => {
     const out = feedEventsOf(bets, S);
     const ids = (name: string, room = LIVE_BETS_ROOM) => out.find((e) => e.name === name && e.room === room)?.payload.map((b) => b.id);
     expect(out.map((e) => [e.name, e.room])).toEqual([
-      ['LatestBets', LIVE_BETS_ROOM], ['BigWins', LIVE_BETS_ROOM], ['HighRollers', LIVE_BETS_ROOM], ['LuckyWins', LIVE_BETS_ROOM],
-      ['LatestBets', liveDropRoom('dice')], ['LatestBets', liveDropRoom('crash')],
+      ['LatestBets', LIVE_BETS_ROOM],
+      ['BigWins', LIVE_BETS_ROOM],
+      ['HighRollers', LIVE_BETS_ROOM],
+      ['LuckyWins', LIVE_BETS_ROOM],
+      ['LatestBets', liveDropRoom('dice')],
+      ['LatestBets', liveDropRoom('crash')],
     ]);
     expect(ids('LatestBets')).toEqual(['tie', 'luckier', 'lucky', 'whale', 'small']);
     expect(ids('BigWins')).toEqual(['whale', 'lucky', 'luckier']);
@@ -262,7 +421,7 @@ describe('public feeds', () => {
     expect(out.find((e) => e.name === 'BigWins')!.payload.at(-1)!.id).toBe('b5');
   });
 
-  it('a private user\'s (or an unknown user\'s) bet shows no id, name or avatar; a public one shows the short user and never an e-mail', () => {
+  it("a private user's (or an unknown user's) bet shows no id, name or avatar; a public one shows the short user and never an e-mail", () => {
     const user: PublicShortUser = { id: 4, username: 'ann', isPrivate: false, avatar: '/ann.png', vipLevel: 2, isBanned: false };
     const shown = publicBetOf(bet({ id: 'p', userId: 4 }), user);
     expect(shown).toMatchObject({ userId: 4, user });
@@ -276,11 +435,15 @@ describe('public feeds', () => {
 });
 
 describe('bet records', () => {
-  it('carry the placement\'s game identity and stake on every status', () => {
+  it("carry the placement's game identity and stake on every status", () => {
     const w = new WalletScript();
     const placed = recorded([w.betPlaced(2, 'z', 'USDT', '0', '0')])[0]!;
     const p = placementOf(placed)!;
     expect(p).toMatchObject({ betId: 'z', userId: 2, gameIdentity: GAME, placedAt: placed.data.at });
-    expect(betRecordOf({ type: 'BetRolledBack', data: { betId: 'z', at: '2026-02-02T00:00:00.000Z' } } as never, p)).toMatchObject({ status: 'ROLLBACK', updatedAt: '2026-02-02T00:00:00.000Z', createdAt: p.placedAt });
+    expect(betRecordOf({ type: 'BetRolledBack', data: { betId: 'z', at: '2026-02-02T00:00:00.000Z' } } as never, p)).toMatchObject({
+      status: 'ROLLBACK',
+      updatedAt: '2026-02-02T00:00:00.000Z',
+      createdAt: p.placedAt,
+    });
   });
 });

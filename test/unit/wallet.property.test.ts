@@ -11,8 +11,23 @@ import { hasMovement, type WalletEvent } from '../../src/domain/wallet/wallet.ev
 import { evolve } from '../../src/domain/wallet/wallet.evolve.js';
 import { balanceOf, initialWalletState, type WalletState } from '../../src/domain/wallet/wallet.state.js';
 import {
-  approveWithdrawal, completeDeposit, completeWithdrawal, confirmDeposit, creditPrize, deductBalance, errorBet, failDeposit,
-  failWithdrawal, placeBet, rejectWithdrawal, requestDeposit, requestWithdrawal, retryWithdrawal, rollbackBet, setBalance, tipUser,
+  approveWithdrawal,
+  completeDeposit,
+  completeWithdrawal,
+  confirmDeposit,
+  creditPrize,
+  deductBalance,
+  errorBet,
+  failDeposit,
+  failWithdrawal,
+  placeBet,
+  rejectWithdrawal,
+  requestDeposit,
+  requestWithdrawal,
+  retryWithdrawal,
+  rollbackBet,
+  setBalance,
+  tipUser,
 } from '../support/wallet.given.js';
 
 const USERS = [1, 2, 3] as const;
@@ -25,11 +40,17 @@ const CYCLIC = new Set<WalletCommand['type']>(['FailWithdrawal', 'RetryWithdrawa
 // Small pools of ids and keys so that repeats, conflicts and illegal transitions happen often.
 const id = (prefix: string) => fc.integer({ min: 1, max: 4 }).map((n) => `${prefix}${n}`);
 const currency = fc.constantFrom(...CURRENCIES);
-const amount = fc.oneof({ weight: 10, arbitrary: fc.bigInt({ min: 1n, max: 500n }) }, { weight: 1, arbitrary: fc.bigInt({ min: -3n, max: 0n }) });
+const amount = fc.oneof(
+  { weight: 10, arbitrary: fc.bigInt({ min: 1n, max: 500n }) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -3n, max: 0n }) },
+);
 /** Builders take decimal strings; amounts here are raw minor units, so patch them in. */
 const withAmount = <T extends { data: { amount: Minor } }>(c: T, a: Minor): T => ({ ...c, data: { ...c.data, amount: a } });
 const settleMinor = (b: string, payout: Minor): WalletCommand => ({ type: 'SettleBet', data: { betId: b, payout, usdPayout: 0n } });
-const setBalanceMinor = (k: string, c: CurrencyId, balance: Minor): WalletCommand => { const cmd = setBalance(k, c, '0'); return { ...cmd, data: { ...cmd.data, balance } }; };
+const setBalanceMinor = (k: string, c: CurrencyId, balance: Minor): WalletCommand => {
+  const cmd = setBalance(k, c, '0');
+  return { ...cmd, data: { ...cmd.data, balance } };
+};
 
 const command: fc.Arbitrary<WalletCommand> = fc.oneof(
   fc.tuple(id('d'), id('x'), currency, amount).map(([d, x, c, a]) => withAmount(requestDeposit(d, c, '1', { externalId: x }), a)),
@@ -46,8 +67,15 @@ const command: fc.Arbitrary<WalletCommand> = fc.oneof(
   id('w').map((w) => retryWithdrawal(w)),
   fc.tuple(id('w'), fc.constantFrom('0xa', '0xb')).map(([w, h]) => completeWithdrawal(w, h)),
   fc.tuple(id('w'), fc.constantFrom('down', 'timeout')).map(([w, r]) => failWithdrawal(w, r)),
-  { weight: 2, arbitrary: fc.tuple(fc.integer({ min: 1, max: 4 }), id('k'), currency, amount).map(([t, k, c, a]) => withAmount(tipUser(t, c, '1', { operationKey: k }), a)) },
-  fc.tuple(fc.integer({ min: 1, max: 4 }), id('k'), currency, amount).map(([t, k, c, a]) => withAmount(deductBalance(t, c, '1', { operationKey: k }), a)),
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1, max: 4 }), id('k'), currency, amount)
+      .map(([t, k, c, a]) => withAmount(tipUser(t, c, '1', { operationKey: k }), a)),
+  },
+  fc
+    .tuple(fc.integer({ min: 1, max: 4 }), id('k'), currency, amount)
+    .map(([t, k, c, a]) => withAmount(deductBalance(t, c, '1', { operationKey: k }), a)),
   fc.tuple(id('k'), currency, fc.bigInt({ min: -1n, max: 800n })).map(([k, c, b]) => setBalanceMinor(k, c, b)),
   fc.tuple(id('k'), currency, amount).map(([k, c, a]) => withAmount(creditPrize(k, c, '1'), a)),
 );
@@ -56,37 +84,75 @@ const user = fc.constantFrom(...USERS);
 const transitions = <T>(options: readonly T[]) => fc.array(fc.constantFrom(...options), { minLength: 1, maxLength: 4 });
 /** Often a chain starts by funding the wallet (a prize: its own key space), so debits succeed as well as fail. */
 const funding = fc.option(fc.bigInt({ min: 1n, max: 1000n }), { freq: 3 });
-const fund = (key: string, c: CurrencyId, f: Minor | null): WalletCommand[] => (f === null ? [] : [withAmount(creditPrize(`fund-${key}`, c, '1'), f)]);
+const fund = (key: string, c: CurrencyId, f: Minor | null): WalletCommand[] =>
+  f === null ? [] : [withAmount(creditPrize(`fund-${key}`, c, '1'), f)];
 const withdrawalPath = fc.oneof(
   transitions(['approve', 'reject', 'retry', 'complete', 'fail'] as const),
   fc.constantFrom(
-    ['approve', 'fail', 'retry', 'complete'] as const, ['approve', 'fail', 'reject'] as const,
-    ['approve', 'fail', 'retry', 'fail', 'retry', 'complete'] as const, ['approve', 'complete', 'fail', 'reject'] as const,
+    ['approve', 'fail', 'retry', 'complete'] as const,
+    ['approve', 'fail', 'reject'] as const,
+    ['approve', 'fail', 'retry', 'fail', 'retry', 'complete'] as const,
+    ['approve', 'complete', 'fail', 'reject'] as const,
   ),
 );
 /** Lifecycles of one entry in one wallet, so that deep states (FAILED -> retried -> COMPLETE ...) are reached often. */
 const lifecycle: fc.Arbitrary<readonly Step[]> = fc.oneof(
-  fc.tuple(user, id('d'), currency, amount, transitions(['confirm', 'complete', 'fail'] as const)).map(([u, d, c, a, ts]) => [
-    withAmount(requestDeposit(d, c, '1', { externalId: `x-${d}` }), a),
-    ...ts.map((t) => (t === 'confirm' ? confirmDeposit(d) : t === 'complete' ? completeDeposit(d) : failDeposit(d))),
-  ].map((cmd) => ({ userId: u, command: cmd }))),
-  fc.tuple(user, id('b'), currency, amount, fc.bigInt({ min: 0n, max: 1000n }), transitions(['settle', 'rollback', 'error'] as const), funding).map(([u, b, c, a, p, ts, f]) => [
-    ...fund(`${u}-${b}-${f}`, c, f), withAmount(placeBet(b, c, '1'), a),
-    ...ts.map((t) => (t === 'settle' ? settleMinor(b, p) : t === 'rollback' ? rollbackBet(b) : errorBet(b))),
-  ].map((cmd) => ({ userId: u, command: cmd }))),
-  fc.tuple(user, id('w'), currency, amount, withdrawalPath, funding).map(([u, w, c, a, ts, f]) => [
-    ...fund(`${u}-${w}-${f}`, c, f), withAmount(requestWithdrawal(w, c, '1', { operationKey: `key-${w}` }), a),
-    ...ts.map((t) => ({
-      approve: approveWithdrawal(w), reject: rejectWithdrawal(w), retry: retryWithdrawal(w), complete: completeWithdrawal(w), fail: failWithdrawal(w),
-    })[t]),
-  ].map((cmd) => ({ userId: u, command: cmd }))),
+  fc
+    .tuple(user, id('d'), currency, amount, transitions(['confirm', 'complete', 'fail'] as const))
+    .map(([u, d, c, a, ts]) =>
+      [
+        withAmount(requestDeposit(d, c, '1', { externalId: `x-${d}` }), a),
+        ...ts.map((t) => (t === 'confirm' ? confirmDeposit(d) : t === 'complete' ? completeDeposit(d) : failDeposit(d))),
+      ].map((cmd) => ({ userId: u, command: cmd })),
+    ),
+  fc
+    .tuple(
+      user,
+      id('b'),
+      currency,
+      amount,
+      fc.bigInt({ min: 0n, max: 1000n }),
+      transitions(['settle', 'rollback', 'error'] as const),
+      funding,
+    )
+    .map(([u, b, c, a, p, ts, f]) =>
+      [
+        ...fund(`${u}-${b}-${f}`, c, f),
+        withAmount(placeBet(b, c, '1'), a),
+        ...ts.map((t) => (t === 'settle' ? settleMinor(b, p) : t === 'rollback' ? rollbackBet(b) : errorBet(b))),
+      ].map((cmd) => ({ userId: u, command: cmd })),
+    ),
+  fc.tuple(user, id('w'), currency, amount, withdrawalPath, funding).map(([u, w, c, a, ts, f]) =>
+    [
+      ...fund(`${u}-${w}-${f}`, c, f),
+      withAmount(requestWithdrawal(w, c, '1', { operationKey: `key-${w}` }), a),
+      ...ts.map(
+        (t) =>
+          ({
+            approve: approveWithdrawal(w),
+            reject: rejectWithdrawal(w),
+            retry: retryWithdrawal(w),
+            complete: completeWithdrawal(w),
+            fail: failWithdrawal(w),
+          })[t],
+      ),
+    ].map((cmd) => ({ userId: u, command: cmd })),
+  ),
 );
-const steps = (maxChains: number) => fc.array(
-  fc.oneof({ weight: 3, arbitrary: fc.record({ userId: user, command }).map((s) => [s]) }, { weight: 2, arbitrary: lifecycle }),
-  { minLength: 1, maxLength: maxChains, size: 'max' },
-).map((chains) => chains.flat());
+const steps = (maxChains: number) =>
+  fc
+    .array(fc.oneof({ weight: 3, arbitrary: fc.record({ userId: user, command }).map((s) => [s]) }, { weight: 2, arbitrary: lifecycle }), {
+      minLength: 1,
+      maxLength: maxChains,
+      size: 'max',
+    })
+    .map((chains) => chains.flat());
 
-type World = { wallets: Map<number, WalletState>; log: { userId: number; event: WalletEvent }[]; done: { userId: number; command: WalletCommand }[] };
+type World = {
+  wallets: Map<number, WalletState>;
+  log: { userId: number; event: WalletEvent }[];
+  done: { userId: number; command: WalletCommand }[];
+};
 
 const legs = (event: WalletEvent) => (hasMovement(event) ? event.data.postings : []);
 const sumBy = (entries: readonly (readonly [string, Minor])[]): Map<string, Minor> => {
@@ -96,7 +162,9 @@ const sumBy = (entries: readonly (readonly [string, Minor])[]): Map<string, Mino
 };
 const nonZero = (m: Map<string, Minor>) => new Map([...m].filter(([, v]) => v !== 0n));
 const accountTotals = (world: World) =>
-  sumBy(world.log.flatMap(({ event }) => legs(event).map((p) => [`${p.account}|${p.currencyId}`, toMinor(p.currencyId, p.amount)] as const)));
+  sumBy(
+    world.log.flatMap(({ event }) => legs(event).map((p) => [`${p.account}|${p.currencyId}`, toMinor(p.currencyId, p.amount)] as const)),
+  );
 
 const checkInvariants = (world: World): void => {
   const perAccount = accountTotals(world);
@@ -114,7 +182,9 @@ const checkInvariants = (world: World): void => {
   // Held funds are exactly the withdrawals still held; house:bets holds the stakes of bets not refunded.
   const all = [...world.wallets.values()];
   for (const c of CURRENCIES) {
-    const held = all.flatMap((s) => [...s.withdrawals.values()]).filter((w) => w.currencyId === c && ['PENDING', 'CONFIRMED', 'FAILED'].includes(w.status));
+    const held = all
+      .flatMap((s) => [...s.withdrawals.values()])
+      .filter((w) => w.currencyId === c && ['PENDING', 'CONFIRMED', 'FAILED'].includes(w.status));
     expect(perAccount.get(`house:withdrawals-held|${c}`) ?? 0n).toBe(held.reduce((s, w) => s + w.amount, 0n));
     const staked = all.flatMap((s) => [...s.bets.values()]).filter((b) => b.currencyId === c && ['CREATED', 'SETTLED'].includes(b.status));
     expect(perAccount.get(`house:bets|${c}`) ?? 0n).toBe(staked.reduce((s, b) => s + b.amount, 0n));
@@ -154,20 +224,26 @@ const run = (steps: readonly Step[]): World => {
 
 describe('wallet ledger properties', () => {
   it('when random commands run over several wallets, then balances never go negative and every posting balances', () => {
-    fc.assert(fc.property(steps(40), (s) => {
-      run(s);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(steps(40), (s) => {
+        run(s);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('when any already-successful command is re-run at the end, then it produces no events (except the retry/fail cycle)', () => {
-    fc.assert(fc.property(steps(40), (s) => {
-      const world = run(s);
-      for (const { userId, command: cmd } of world.done.filter((d) => !CYCLIC.has(d.command.type))) {
-        const state = world.wallets.get(userId) ?? initialWalletState(userId);
-        const again = decide(cmd, state, { userId, now: new Date(Date.UTC(2026, 0, 1)) });
-        if (!isLeft(again)) expect(again.right).toEqual([]);
-      }
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(steps(40), (s) => {
+        const world = run(s);
+        for (const { userId, command: cmd } of world.done.filter((d) => !CYCLIC.has(d.command.type))) {
+          const state = world.wallets.get(userId) ?? initialWalletState(userId);
+          const again = decide(cmd, state, { userId, now: new Date(Date.UTC(2026, 0, 1)) });
+          if (!isLeft(again)) expect(again.right).toEqual([]);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('when random commands run, then a good share of them succeed (the generator exercises real money movement)', () => {

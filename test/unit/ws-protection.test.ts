@@ -1,17 +1,33 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/infra/config.js';
-import { canonicalOrigin, createConnectionLimiter, createMessageThrottle, normalizeAddress, type ProtectionSettings } from '../../src/realtime/protection/index.js';
+import {
+  canonicalOrigin,
+  createConnectionLimiter,
+  createMessageThrottle,
+  normalizeAddress,
+  type ProtectionSettings,
+} from '../../src/realtime/protection/index.js';
 import { createMemoryMessageThrottle } from '../../src/realtime/protection/throttle.js';
 
 /** A clock the test moves by hand. */
 const fakeClock = (start = 1_000_000) => {
   let t = start;
-  return { now: () => t, set: (at: number) => { t = at; }, advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => t,
+    set: (at: number) => {
+      t = at;
+    },
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 };
 
 const settingsOf = (over: Partial<ProtectionSettings>): ProtectionSettings => ({
-  ...loadConfig({}).ws, throttlerDisabled: false, ...over,
+  ...loadConfig({}).ws,
+  throttlerDisabled: false,
+  ...over,
 });
 
 /** The most accepted messages that fall in any span of `ttl` ms (half-open, like the throttle's window). */
@@ -76,7 +92,9 @@ describe('message throttle, in-process', () => {
 
   it('when the window has passed but the block has not, then messages are still refused; after the block they pass again', async () => {
     const clock = fakeClock();
-    const throttle = createMessageThrottle(settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 5, throttlerBlockDurationMs: 10_000, now: clock.now }));
+    const throttle = createMessageThrottle(
+      settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 5, throttlerBlockDurationMs: 10_000, now: clock.now }),
+    );
     for (let i = 0; i < 5; i += 1) expect((await throttle.hit('a')).allowed).toBe(true);
     expect(await throttle.hit('a')).toEqual({ allowed: false, retryAfterMs: 10_000 });
     clock.advance(2000);
@@ -91,7 +109,9 @@ describe('message throttle, in-process', () => {
     const ttl = 1000;
     const limit = 10;
     const clock = fakeClock(50_000);
-    const throttle = createMessageThrottle(settingsOf({ throttlerTtlMs: ttl, throttlerLimit: limit, throttlerBlockDurationMs: 60_000, now: clock.now }));
+    const throttle = createMessageThrottle(
+      settingsOf({ throttlerTtlMs: ttl, throttlerLimit: limit, throttlerBlockDurationMs: 60_000, now: clock.now }),
+    );
     const fixed = fixedWindowReference(ttl, limit);
     const ours: number[] = [];
     const theirs: number[] = [];
@@ -111,7 +131,9 @@ describe('message throttle, in-process', () => {
 
   it('when messages leave the window one by one, then exactly that many slots free up (no bucket reset)', async () => {
     const clock = fakeClock(0);
-    const throttle = createMessageThrottle(settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 10, throttlerBlockDurationMs: 60_000, now: clock.now }));
+    const throttle = createMessageThrottle(
+      settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 10, throttlerBlockDurationMs: 60_000, now: clock.now }),
+    );
     const hits = async (n: number) => {
       const verdicts = [];
       for (let i = 0; i < n; i += 1) verdicts.push((await throttle.hit('a')).allowed);
@@ -127,29 +149,36 @@ describe('message throttle, in-process', () => {
   });
 
   it('for any arrival times and addresses, then the verdicts are exactly those of the sliding-window definition', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 1, max: 6 }),
-      fc.constantFrom(4, 10, 20),
-      fc.integer({ min: 1, max: 30 }),
-      // Gaps that add up to the window length often: messages land exactly on a window's edge.
-      fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom(0, 1, 2, 3, 5, 10, 25)), { maxLength: 200 }),
-      async (limit, ttl, block, steps) => {
-        const clock = fakeClock(0);
-        const throttle = createMessageThrottle(settingsOf({ throttlerTtlMs: ttl, throttlerLimit: limit, throttlerBlockDurationMs: block, now: clock.now }));
-        const reference = slidingReference(ttl, limit, block);
-        for (const [address, gap] of steps) {
-          clock.advance(gap);
-          const verdict = await throttle.hit(address);
-          const expected = reference(address, clock.now());
-          expect(verdict).toEqual(expected === 0 ? { allowed: true } : { allowed: false, retryAfterMs: expected });
-        }
-      },
-    ), { numRuns: 1000 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(4, 10, 20),
+        fc.integer({ min: 1, max: 30 }),
+        // Gaps that add up to the window length often: messages land exactly on a window's edge.
+        fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom(0, 1, 2, 3, 5, 10, 25)), { maxLength: 200 }),
+        async (limit, ttl, block, steps) => {
+          const clock = fakeClock(0);
+          const throttle = createMessageThrottle(
+            settingsOf({ throttlerTtlMs: ttl, throttlerLimit: limit, throttlerBlockDurationMs: block, now: clock.now }),
+          );
+          const reference = slidingReference(ttl, limit, block);
+          for (const [address, gap] of steps) {
+            clock.advance(gap);
+            const verdict = await throttle.hit(address);
+            const expected = reference(address, clock.now());
+            expect(verdict).toEqual(expected === 0 ? { allowed: true } : { allowed: false, retryAfterMs: expected });
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('when addresses go quiet, then they are forgotten: memory stays bounded by the recently active addresses', async () => {
     const clock = fakeClock();
-    const throttle = createMemoryMessageThrottle(settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 2, throttlerBlockDurationMs: 5000, now: clock.now }));
+    const throttle = createMemoryMessageThrottle(
+      settingsOf({ throttlerTtlMs: 1000, throttlerLimit: 2, throttlerBlockDurationMs: 5000, now: clock.now }),
+    );
     for (let i = 0; i < 500; i += 1) await throttle.hit(`10.0.${i >> 8}.${i & 255}`);
     await throttle.hit('blocked');
     await throttle.hit('blocked');
@@ -212,8 +241,15 @@ describe('canonicalOrigin', () => {
     expect(canonicalOrigin(raw)).toBe(expected);
   });
 
-  it.each(['null', '', 'casino.example', 'https://casino.example/path', 'https://user@casino.example', 'https://casino.example?x=1', 'file:///etc/passwd'])(
-    'when given %j, then it is not an origin', (raw) => {
-      expect(canonicalOrigin(raw)).toBeUndefined();
-    });
+  it.each([
+    'null',
+    '',
+    'casino.example',
+    'https://casino.example/path',
+    'https://user@casino.example',
+    'https://casino.example?x=1',
+    'file:///etc/passwd',
+  ])('when given %j, then it is not an origin', (raw) => {
+    expect(canonicalOrigin(raw)).toBeUndefined();
+  });
 });

@@ -1,6 +1,17 @@
 import { useEffect, useState } from 'react';
 import { Box, Button, MenuItem, TextField as MuiTextField, Typography } from '@mui/material';
-import { Confirm, Datagrid, NumberField, NumberInput, SelectInput, TextField, TextInput, Title, useListContext, useRecordContext } from 'react-admin';
+import {
+  Confirm,
+  Datagrid,
+  NumberField,
+  NumberInput,
+  SelectInput,
+  TextField,
+  TextInput,
+  Title,
+  useListContext,
+  useRecordContext,
+} from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { choices } from '../permissions';
@@ -15,13 +26,24 @@ const FaqActions = () => {
   if (!faq || !can(me, 'faq.edit')) return null;
   return (
     <Box onClick={(e) => e.stopPropagation()}>
-      <CommandForm title={`Edit FAQ ${String(faq.id)}`} label="Save FAQ" onDone={settle} defaultValues={{ title: faq.title, text: faq.text, order: faq.order }}
-        submit={(v) => api('PUT', '/faq', { id: faq.id, title: v.title, text: v.text, order: Number(v.order) })}>
+      <CommandForm
+        title={`Edit FAQ ${String(faq.id)}`}
+        label="Save FAQ"
+        onDone={settle}
+        defaultValues={{ title: faq.title, text: faq.text, order: faq.order }}
+        submit={(v) => api('PUT', '/faq', { id: faq.id, title: v.title, text: v.text, order: Number(v.order) })}
+      >
         <TextInput source="title" fullWidth />
         <TextInput source="text" fullWidth multiline />
         <NumberInput source="order" label="Position (1 = first)" />
       </CommandForm>
-      <CommandButton label="Delete FAQ" color="error" confirm={<>Delete “{String(faq.title)}”?</>} done={settle} run={() => api('DELETE', '/faq', { id: faq.id })} />
+      <CommandButton
+        label="Delete FAQ"
+        color="error"
+        confirm={<>Delete “{String(faq.title)}”?</>}
+        done={settle}
+        run={() => api('DELETE', '/faq', { id: faq.id })}
+      />
     </Box>
   );
 };
@@ -63,8 +85,12 @@ export const ConfigPage = () => {
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
-  useEffect(() => { setSaved(undefined); setError(undefined); }, [code]);
-  if (!can(me, 'superadmin')) return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
+  useEffect(() => {
+    setSaved(undefined);
+    setError(undefined);
+  }, [code]);
+  if (!can(me, 'superadmin'))
+    return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
   const save = async () => {
     setError(undefined);
     try {
@@ -79,15 +105,40 @@ export const ConfigPage = () => {
   return (
     <Box sx={{ p: 2, maxWidth: 720 }}>
       <Title title="Site configuration" />
-      <Typography variant="h5" component="h1">Site configuration</Typography>
+      <Typography variant="h5" component="h1">
+        Site configuration
+      </Typography>
       <MuiTextField select size="small" label="Section" value={code} onChange={(e) => setCode(e.target.value)} sx={{ my: 1, width: 220 }}>
-        {SECTIONS.map((s) => <MenuItem key={s} value={s}>{s}</MenuItem>)}
+        {SECTIONS.map((s) => (
+          <MenuItem key={s} value={s}>
+            {s}
+          </MenuItem>
+        ))}
       </MuiTextField>
-      <MuiTextField label={`${code} configuration (JSON)`} value={text} onChange={(e) => setText(e.target.value)} fullWidth multiline minRows={8}
-        error={Boolean(details?.length)} helperText={details?.map((d) => `${d.field}: ${d.message}`).join('; ') || 'e.g. {"enabled": true, "manualApprovalAboveUsd": "500"}'} />
-      <Button variant="contained" sx={{ my: 1 }} onClick={() => setAsking(true)}>Save section</Button>
-      <Confirm isOpen={asking} title={`Replace ${code}`} content={`Replace the whole ${code} section with this configuration?`} confirm="Replace"
-        onConfirm={() => { setAsking(false); void save(); }} onClose={() => setAsking(false)} />
+      <MuiTextField
+        label={`${code} configuration (JSON)`}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        fullWidth
+        multiline
+        minRows={8}
+        error={Boolean(details?.length)}
+        helperText={details?.map((d) => `${d.field}: ${d.message}`).join('; ') || 'e.g. {"enabled": true, "manualApprovalAboveUsd": "500"}'}
+      />
+      <Button variant="contained" sx={{ my: 1 }} onClick={() => setAsking(true)}>
+        Save section
+      </Button>
+      <Confirm
+        isOpen={asking}
+        title={`Replace ${code}`}
+        content={`Replace the whole ${code} section with this configuration?`}
+        confirm="Replace"
+        onConfirm={() => {
+          setAsking(false);
+          void save();
+        }}
+        onClose={() => setAsking(false)}
+      />
       {saved ? <Typography role="status">{saved}</Typography> : null}
       {details?.length ? null : <ApiProblem error={error} />}
     </Box>
@@ -98,13 +149,28 @@ export const ConfigPage = () => {
 export const ChatPage = () => (
   <Box sx={{ p: 2 }}>
     <Title title="Chat moderation" />
-    <Typography variant="h5" component="h1">Chat moderation</Typography>
-    <CommandForm title="Delete a message" label="Delete message" confirm={(v) => `Delete chat message ${String(v.messageId)}?`}
-      submit={(v) => api('POST', '/chat/admin-action', { action: 'delete_message', args: { messageId: v.messageId } })}>
+    <Typography variant="h5" component="h1">
+      Chat moderation
+    </Typography>
+    <CommandForm
+      title="Delete a message"
+      label="Delete message"
+      confirm={(v) => `Delete chat message ${String(v.messageId)}?`}
+      submit={(v) => api('POST', '/chat/admin-action', { action: 'delete_message', args: { messageId: v.messageId } })}
+    >
       <TextInput source="messageId" label="Message id" />
     </CommandForm>
-    <CommandForm title="Room rate limit" label="Set rate limit" defaultValues={{ roomId: 'general', messagesPerMinute: 10 }}
-      submit={(v) => api('POST', '/chat/admin-action', { action: 'set_rate_limit', args: { roomId: v.roomId, messagesPerMinute: Number(v.messagesPerMinute) } })}>
+    <CommandForm
+      title="Room rate limit"
+      label="Set rate limit"
+      defaultValues={{ roomId: 'general', messagesPerMinute: 10 }}
+      submit={(v) =>
+        api('POST', '/chat/admin-action', {
+          action: 'set_rate_limit',
+          args: { roomId: v.roomId, messagesPerMinute: Number(v.messagesPerMinute) },
+        })
+      }
+    >
       <SelectInput source="roomId" label="Room" choices={choices(['general', 'en', 'es', 'pt', 'ru'])} />
       <NumberInput source="messagesPerMinute" label="Messages per minute (1 to 600)" />
     </CommandForm>

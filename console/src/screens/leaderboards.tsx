@@ -1,7 +1,18 @@
 import { useEffect, useState } from 'react';
 import { Box, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import {
-  BooleanField, BooleanInput, Datagrid, FunctionField, DateField, SelectInput, Show, TextField, TextInput, useListContext, useRecordContext, type RaRecord,
+  BooleanField,
+  BooleanInput,
+  Datagrid,
+  FunctionField,
+  DateField,
+  SelectInput,
+  Show,
+  TextField,
+  TextInput,
+  useListContext,
+  useRecordContext,
+  type RaRecord,
 } from 'react-admin';
 import { api, idempotencyKey, query, RawJson } from '../api';
 import { can } from '../authProvider';
@@ -10,8 +21,14 @@ import { useSettle } from '../refresh';
 import { ApiProblem, CommandForm, ConsoleList, Money, useSession } from '../ui';
 
 export const LeaderboardList = () => (
-  <ConsoleList filters={[<SelectInput key="s" source="status" choices={choices(['NOT_STARTED', 'ACTIVE', 'ENDED', 'SETTLEMENT', 'FINISHED'])} alwaysOn />]}
-    sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Leaderboards">
+  <ConsoleList
+    filters={[
+      <SelectInput key="s" source="status" choices={choices(['NOT_STARTED', 'ACTIVE', 'ENDED', 'SETTLEMENT', 'FINISHED'])} alwaysOn />,
+    ]}
+    sort={{ field: 'createdAt', order: 'DESC' }}
+    exporter={false}
+    title="Leaderboards"
+  >
     <Datagrid rowClick="show" bulkActionButtons={false}>
       <TextField source="id" sortable={false} />
       <TextField source="name" sortable={false} />
@@ -23,7 +40,14 @@ export const LeaderboardList = () => (
   </ConsoleList>
 );
 
-type Entry = { userId: number; user?: { username?: string }; position?: number; wageredUsdAmount?: string; usdPrize?: string; prizeGivenAt?: string | null } & Record<string, unknown>;
+type Entry = {
+  userId: number;
+  user?: { username?: string };
+  position?: number;
+  wageredUsdAmount?: string;
+  usdPrize?: string;
+  prizeGivenAt?: string | null;
+} & Record<string, unknown>;
 
 const Standings = () => {
   const board = useRecordContext();
@@ -33,26 +57,70 @@ const Standings = () => {
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (!board) return;
-    api<{ data: Entry[] }>('GET', `/leaderboards/${encodeURIComponent(String(board.id))}/users${query({ page: 1, take: 30 })}`).then((a) => setRows(a.json.data), setError);
+    api<{ data: Entry[] }>('GET', `/leaderboards/${encodeURIComponent(String(board.id))}/users${query({ page: 1, take: 30 })}`).then(
+      (a) => setRows(a.json.data),
+      setError,
+    );
   }, [board, tick]);
   if (!board) return null;
   return (
     <Box sx={{ p: 2 }}>
-      <Typography variant="h5" component="h1">{String(board.name ?? board.id)} ({String(board.status)})</Typography>
+      <Typography variant="h5" component="h1">
+        {String(board.name ?? board.id)} ({String(board.status)})
+      </Typography>
       <ApiProblem error={error} />
       <Table size="small" aria-label="Standings">
-        <TableHead><TableRow><TableCell>#</TableCell><TableCell>User</TableCell><TableCell>Wagered</TableCell><TableCell>Prize</TableCell></TableRow></TableHead>
-        <TableBody>{rows.map((r) => (
-          <TableRow key={r.userId}><TableCell>{r.position ?? ''}</TableCell><TableCell>{r.user?.username} #{r.userId}</TableCell>
-            <TableCell><Money amount={r.wageredUsdAmount} currency="USD" /></TableCell><TableCell><Money amount={r.usdPrize} currency="USD" /></TableCell></TableRow>
-        ))}</TableBody>
+        <TableHead>
+          <TableRow>
+            <TableCell>#</TableCell>
+            <TableCell>User</TableCell>
+            <TableCell>Wagered</TableCell>
+            <TableCell>Prize</TableCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {rows.map((r) => (
+            <TableRow key={r.userId}>
+              <TableCell>{r.position ?? ''}</TableCell>
+              <TableCell>
+                {r.user?.username} #{r.userId}
+              </TableCell>
+              <TableCell>
+                <Money amount={r.wageredUsdAmount} currency="USD" />
+              </TableCell>
+              <TableCell>
+                <Money amount={r.usdPrize} currency="USD" />
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
       {can(me, 'leaderboard.give-prize') ? (
-        <CommandForm title="Give prize" label="Give prize" onDone={() => setTick((t) => t + 1)} defaultValues={{ currency: 'USDT' }}
-          confirm={(v) => <>Pay {v.usdAmount ? <Money amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to user #{String(v.userId)}?</>}
-          submit={(v) => api('POST', '/leaderboards/give-prize', {
-            leaderboardId: board.id, userId: Number(v.userId), currency: v.currency, ...(v.usdAmount ? { usdAmount: v.usdAmount } : { fullUsdAmount: true }),
-          }, { 'idempotency-key': idempotencyKey() })}>
+        <CommandForm
+          title="Give prize"
+          label="Give prize"
+          onDone={() => setTick((t) => t + 1)}
+          defaultValues={{ currency: 'USDT' }}
+          confirm={(v) => (
+            <>
+              Pay {v.usdAmount ? <Money amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to user #
+              {String(v.userId)}?
+            </>
+          )}
+          submit={(v) =>
+            api(
+              'POST',
+              '/leaderboards/give-prize',
+              {
+                leaderboardId: board.id,
+                userId: Number(v.userId),
+                currency: v.currency,
+                ...(v.usdAmount ? { usdAmount: v.usdAmount } : { fullUsdAmount: true }),
+              },
+              { 'idempotency-key': idempotencyKey() },
+            )
+          }
+        >
           <TextInput source="userId" label="User id" />
           <SelectInput source="currency" choices={choices(CURRENCIES)} />
           <TextInput source="usdAmount" label="USD amount (empty: the full prize)" />
@@ -62,20 +130,37 @@ const Standings = () => {
   );
 };
 
-export const LeaderboardShow = () => <Show component="div" actions={false} title="Leaderboard"><Standings /></Show>;
+export const LeaderboardShow = () => (
+  <Show component="div" actions={false} title="Leaderboard">
+    <Standings />
+  </Show>
+);
 
 const ScheduleEdit = ({ record }: { record: RaRecord }) => {
   const { refetch } = useListContext();
   const settle = useSettle(refetch);
   return (
-    <CommandForm title={`Edit ${String(record.id)}`} label="Save schedule" onDone={settle}
-      defaultValues={{ enabled: record.enabled, name: record.name, description: record.description, prizes: JSON.stringify(record.prizes ?? []) }}
-      confirm={(v) => <>Save the prizes {String(v.prizes)} and state {v.enabled ? 'enabled' : 'disabled'}?</>}
+    <CommandForm
+      title={`Edit ${String(record.id)}`}
+      label="Save schedule"
+      onDone={settle}
+      defaultValues={{
+        enabled: record.enabled,
+        name: record.name,
+        description: record.description,
+        prizes: JSON.stringify(record.prizes ?? []),
+      }}
+      confirm={(v) => (
+        <>
+          Save the prizes {String(v.prizes)} and state {v.enabled ? 'enabled' : 'disabled'}?
+        </>
+      )}
       submit={(v) => {
         // Prizes are JSON numbers in the API; the admin's text goes out as typed, so no decimal is rounded on the way.
         const body = `{"enabled":${v.enabled ? 'true' : 'false'},"name":${JSON.stringify(v.name ?? '')},"description":${JSON.stringify(v.description ?? '')},"prizes":${String(v.prizes || '[]')}}`;
         return api('POST', `/leaderboards/schedule/${encodeURIComponent(String(record.id))}`, new RawJson(body));
-      }}>
+      }}
+    >
       <BooleanInput source="enabled" />
       <TextInput source="name" />
       <TextInput source="description" fullWidth />

@@ -6,7 +6,15 @@ import { can } from '../authProvider';
 import { ApiProblem, Money, useSession } from '../ui';
 
 type Balances = { userId: number; at: string | null; position: string | null; balances: { currencyId: string; amount: string }[] };
-type Movement = { id: string; type: string; currencyId: string; amount: string; beforeBalance: string; afterBalance: string; createdAt: string };
+type Movement = {
+  id: string;
+  type: string;
+  currencyId: string;
+  amount: string;
+  beforeBalance: string;
+  afterBalance: string;
+  createdAt: string;
+};
 
 /** A user's balances at any point in time (the event replay behind /accounting/balances) and the movements up to it. */
 const PointInTime = () => {
@@ -23,7 +31,9 @@ const PointInTime = () => {
       setResult((await api<Balances>('GET', `/accounting/balances${query({ userId, at: point })}`)).json);
       if (can(me, 'superadmin')) {
         const where = { userId: Number(userId), ...(point && !point.includes('/') ? { createdAt: { lte: point } } : {}) };
-        setMoves((await api<{ data: Movement[] }>('POST', '/accounting/transactions', { page: 1, take: 20, sortOrder: 'desc', where })).json.data);
+        setMoves(
+          (await api<{ data: Movement[] }>('POST', '/accounting/transactions', { page: 1, take: 20, sortOrder: 'desc', where })).json.data,
+        );
       }
     } catch (e) {
       setError(e);
@@ -32,29 +42,82 @@ const PointInTime = () => {
   const fieldError = (f: string) => (error instanceof ApiError ? error.body.details?.find((d) => d.field.endsWith(f))?.message : undefined);
   return (
     <Box component="section" sx={{ my: 2 }}>
-      <Typography variant="h6" component="h2">Balances at a point in time</Typography>
-      <Box component="form" sx={{ display: 'flex', gap: 1, my: 1 }} onSubmit={(e) => { e.preventDefault(); void load(); }}>
-        <TextField size="small" label="User id" value={userId} onChange={(e) => setUserId(e.target.value.trim())} error={Boolean(fieldError('userId'))} helperText={fieldError('userId') ?? ' '} />
-        <TextField size="small" label="At (ISO time or position, empty = now)" value={at} onChange={(e) => setAt(e.target.value.trim())} sx={{ width: 340 }}
-          error={Boolean(fieldError('at'))} helperText={fieldError('at') ?? ' '} />
-        <Button type="submit" variant="contained" sx={{ alignSelf: 'flex-start' }}>Replay</Button>
+      <Typography variant="h6" component="h2">
+        Balances at a point in time
+      </Typography>
+      <Box
+        component="form"
+        sx={{ display: 'flex', gap: 1, my: 1 }}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void load();
+        }}
+      >
+        <TextField
+          size="small"
+          label="User id"
+          value={userId}
+          onChange={(e) => setUserId(e.target.value.trim())}
+          error={Boolean(fieldError('userId'))}
+          helperText={fieldError('userId') ?? ' '}
+        />
+        <TextField
+          size="small"
+          label="At (ISO time or position, empty = now)"
+          value={at}
+          onChange={(e) => setAt(e.target.value.trim())}
+          sx={{ width: 340 }}
+          error={Boolean(fieldError('at'))}
+          helperText={fieldError('at') ?? ' '}
+        />
+        <Button type="submit" variant="contained" sx={{ alignSelf: 'flex-start' }}>
+          Replay
+        </Button>
       </Box>
       {error && !(error instanceof ApiError && error.body.details?.length) ? <ApiProblem error={error} /> : null}
       {result ? (
         <>
-          <Typography>User #{result.userId} at {result.at ?? (at || "now")} (position {result.position ?? "—"})</Typography>
-          <Table size="small" aria-label="Balances at the point"><TableBody>
-            {result.balances.map((b) => <TableRow key={b.currencyId}><TableCell>{b.currencyId}</TableCell><TableCell><Money amount={b.amount} currency={b.currencyId} /></TableCell></TableRow>)}
-          </TableBody></Table>
+          <Typography>
+            User #{result.userId} at {result.at ?? (at || 'now')} (position {result.position ?? '—'})
+          </Typography>
+          <Table size="small" aria-label="Balances at the point">
+            <TableBody>
+              {result.balances.map((b) => (
+                <TableRow key={b.currencyId}>
+                  <TableCell>{b.currencyId}</TableCell>
+                  <TableCell>
+                    <Money amount={b.amount} currency={b.currencyId} />
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
         </>
       ) : null}
       {moves.length ? (
         <Table size="small" aria-label="Movements up to the point">
-          <TableHead><TableRow><TableCell>Time</TableCell><TableCell>Type</TableCell><TableCell>Amount</TableCell><TableCell>After</TableCell></TableRow></TableHead>
-          <TableBody>{moves.map((m) => (
-            <TableRow key={m.id}><TableCell>{m.createdAt}</TableCell><TableCell>{m.type}</TableCell>
-              <TableCell><Money amount={m.amount} currency={m.currencyId} /></TableCell><TableCell><Money amount={m.afterBalance} currency={m.currencyId} /></TableCell></TableRow>
-          ))}</TableBody>
+          <TableHead>
+            <TableRow>
+              <TableCell>Time</TableCell>
+              <TableCell>Type</TableCell>
+              <TableCell>Amount</TableCell>
+              <TableCell>After</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {moves.map((m) => (
+              <TableRow key={m.id}>
+                <TableCell>{m.createdAt}</TableCell>
+                <TableCell>{m.type}</TableCell>
+                <TableCell>
+                  <Money amount={m.amount} currency={m.currencyId} />
+                </TableCell>
+                <TableCell>
+                  <Money amount={m.afterBalance} currency={m.currencyId} />
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
         </Table>
       ) : null}
     </Box>
@@ -90,10 +153,23 @@ const Exports = () => {
   const run = async () => {
     setError(undefined);
     const res = await fetch(`/accounting/export${query({ kind, format })}`, { credentials: 'same-origin' });
-    if (!res.ok) { setError(new ApiError(res.status, await res.json().catch(() => ({ statusCode: res.status, code: 'HTTP_ERROR', message: res.statusText })))); return; }
+    if (!res.ok) {
+      setError(
+        new ApiError(res.status, await res.json().catch(() => ({ statusCode: res.status, code: 'HTTP_ERROR', message: res.statusText }))),
+      );
+      return;
+    }
     const bytes = new Uint8Array(await res.arrayBuffer());
-    const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
-    setManifest({ kind, format, rows: format === 'csv' ? Math.max(0, records(bytes, true) - 1) : records(bytes, false), bytes: bytes.length, sha256: digest });
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join(
+      '',
+    );
+    setManifest({
+      kind,
+      format,
+      rows: format === 'csv' ? Math.max(0, records(bytes, true) - 1) : records(bytes, false),
+      bytes: bytes.length,
+      sha256: digest,
+    });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([bytes]));
     a.download = `${kind}.${format}`;
@@ -101,15 +177,27 @@ const Exports = () => {
   };
   return (
     <Box component="section" sx={{ my: 2 }}>
-      <Typography variant="h6" component="h2">Exports</Typography>
+      <Typography variant="h6" component="h2">
+        Exports
+      </Typography>
       <Box sx={{ display: 'flex', gap: 1, my: 1 }}>
         <TextField select size="small" label="Kind" value={kind} onChange={(e) => setKind(e.target.value)} sx={{ width: 180 }}>
-          {KINDS.map((k) => <MenuItem key={k} value={k}>{k}</MenuItem>)}
+          {KINDS.map((k) => (
+            <MenuItem key={k} value={k}>
+              {k}
+            </MenuItem>
+          ))}
         </TextField>
         <TextField select size="small" label="Format" value={format} onChange={(e) => setFormat(e.target.value)} sx={{ width: 120 }}>
-          {['csv', 'ndjson'].map((k) => <MenuItem key={k} value={k}>{k}</MenuItem>)}
+          {['csv', 'ndjson'].map((k) => (
+            <MenuItem key={k} value={k}>
+              {k}
+            </MenuItem>
+          ))}
         </TextField>
-        <Button variant="contained" onClick={() => void run()}>Export</Button>
+        <Button variant="contained" onClick={() => void run()}>
+          Export
+        </Button>
       </Box>
       <ApiProblem error={error} />
       {manifest ? <pre aria-label="Export manifest">{JSON.stringify(manifest, null, 2)}</pre> : null}
@@ -122,7 +210,9 @@ export const LedgerPage = () => {
   return (
     <Box sx={{ p: 2 }}>
       <Title title="Ledger" />
-      <Typography variant="h5" component="h1">Ledger</Typography>
+      <Typography variant="h5" component="h1">
+        Ledger
+      </Typography>
       {can(me, 'balance.view') ? <PointInTime /> : null}
       {can(me, 'transaction.view') ? <Exports /> : null}
     </Box>

@@ -1,4 +1,15 @@
-import { Datagrid, DateField, DateTimeInput, FunctionField, NumberField, SelectInput, TextField, TextInput, useListContext, type RaRecord } from 'react-admin';
+import {
+  Datagrid,
+  DateField,
+  DateTimeInput,
+  FunctionField,
+  NumberField,
+  SelectInput,
+  TextField,
+  TextInput,
+  useListContext,
+  type RaRecord,
+} from 'react-admin';
 import { api, idempotencyKey } from '../api';
 import { ALL_CURRENCIES, choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
@@ -7,10 +18,15 @@ import { Allowed, CommandForm, ConsoleList, Money, MoneyField } from '../ui';
 const userName = (r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId ?? '')}`;
 
 export const DepositList = () => (
-  <ConsoleList filters={[
-    <SelectInput key="s" source="status" choices={choices(['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED'])} alwaysOn />,
-    <TextInput key="u" source="userId" label="User id" alwaysOn />,
-  ]} sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Deposits">
+  <ConsoleList
+    filters={[
+      <SelectInput key="s" source="status" choices={choices(['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED'])} alwaysOn />,
+      <TextInput key="u" source="userId" label="User id" alwaysOn />,
+    ]}
+    sort={{ field: 'createdAt', order: 'DESC' }}
+    exporter={false}
+    title="Deposits"
+  >
     <Datagrid bulkActionButtons={false}>
       <TextField source="id" sortable={false} />
       <FunctionField label="User" render={userName} />
@@ -26,15 +42,26 @@ export const DepositList = () => (
 
 /** Bets with the nested filters of POST /bets (`where`: status, user, game, USD stake, time). */
 export const BetList = () => (
-  <ConsoleList filters={[
-    <SelectInput key="s" source="status" choices={choices(['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'])} alwaysOn emptyText="SETTLED (default)" />,
-    <TextInput key="u" source="userId" label="User id" alwaysOn />,
-    <TextInput key="g" source="gameSlug" label="Game slug" />,
-    <TextInput key="gi" source="gameId" label="Game id" />,
-    <TextInput key="m" source="minUsdAmount" label="USD stake at least" />,
-    <DateTimeInput key="f" source="from" label="From" />,
-    <DateTimeInput key="t" source="to" label="Before" />,
-  ]} sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Bets">
+  <ConsoleList
+    filters={[
+      <SelectInput
+        key="s"
+        source="status"
+        choices={choices(['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'])}
+        alwaysOn
+        emptyText="SETTLED (default)"
+      />,
+      <TextInput key="u" source="userId" label="User id" alwaysOn />,
+      <TextInput key="g" source="gameSlug" label="Game slug" />,
+      <TextInput key="gi" source="gameId" label="Game id" />,
+      <TextInput key="m" source="minUsdAmount" label="USD stake at least" />,
+      <DateTimeInput key="f" source="from" label="From" />,
+      <DateTimeInput key="t" source="to" label="Before" />,
+    ]}
+    sort={{ field: 'createdAt', order: 'DESC' }}
+    exporter={false}
+    title="Bets"
+  >
     <Datagrid bulkActionButtons={false}>
       <TextField source="id" sortable={false} />
       <FunctionField label="User" render={userName} />
@@ -50,17 +77,35 @@ export const BetList = () => (
   </ConsoleList>
 );
 
-const TYPES = ['DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET', 'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT', 'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM'];
+const TYPES = [
+  'DEPOSIT',
+  'BET',
+  'BET_PAYOUT',
+  'ROLLBACK_BET',
+  'BET_ERROR_REFUND',
+  'WITHDRAW',
+  'WITHDRAW_REFUND',
+  'ADMIN_TIP',
+  'ADMIN_DEDUCT',
+  'BALANCE_SET',
+  'LEADERBOARD_PRIZE',
+  'AFFILIATE_CLAIM',
+];
 
 /** A user's accounting transactions (SuperAdmin): every balance movement with the balance before and after. */
 export const TransactionList = () => (
-  <ConsoleList filters={[
-    <TextInput key="u" source="userId" label="User id" alwaysOn />,
-    <SelectInput key="c" source="currencyId" choices={choices(ALL_CURRENCIES)} alwaysOn />,
-    <SelectInput key="t" source="type" choices={choices(TYPES)} />,
-    <DateTimeInput key="f" source="from" label="From" />,
-    <DateTimeInput key="b" source="to" label="Before" />,
-  ]} sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Accounting transactions">
+  <ConsoleList
+    filters={[
+      <TextInput key="u" source="userId" label="User id" alwaysOn />,
+      <SelectInput key="c" source="currencyId" choices={choices(ALL_CURRENCIES)} alwaysOn />,
+      <SelectInput key="t" source="type" choices={choices(TYPES)} />,
+      <DateTimeInput key="f" source="from" label="From" />,
+      <DateTimeInput key="b" source="to" label="Before" />,
+    ]}
+    sort={{ field: 'createdAt', order: 'DESC' }}
+    exporter={false}
+    title="Accounting transactions"
+  >
     <Datagrid bulkActionButtons={false}>
       <TextField source="id" sortable={false} />
       <NumberField source="userId" sortable={false} />
@@ -79,10 +124,25 @@ const SendTip = () => {
   const settle = useSettle(refetch);
   return (
     <Allowed permission="admin-tips.tip">
-      <CommandForm title="Send a tip" label="Send tip" onDone={settle} defaultValues={{ currencyId: 'DBC', notes: '' }}
-        confirm={(v) => <>Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?</>}
-        submit={(v) => api('POST', '/admin-tips', { recipientUserId: Number(v.recipientUserId), amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' },
-          { 'idempotency-key': idempotencyKey() })}>
+      <CommandForm
+        title="Send a tip"
+        label="Send tip"
+        onDone={settle}
+        defaultValues={{ currencyId: 'DBC', notes: '' }}
+        confirm={(v) => (
+          <>
+            Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
+          </>
+        )}
+        submit={(v) =>
+          api(
+            'POST',
+            '/admin-tips',
+            { recipientUserId: Number(v.recipientUserId), amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' },
+            { 'idempotency-key': idempotencyKey() },
+          )
+        }
+      >
         <TextInput source="recipientUserId" label="Recipient user id" />
         <TextInput source="amount" label="Amount" />
         <SelectInput source="currencyId" label="Currency" choices={choices(CURRENCIES)} />
@@ -93,11 +153,17 @@ const SendTip = () => {
 };
 
 export const TipList = () => (
-  <ConsoleList filters={[
-    <TextInput key="q" source="q" label="Search notes or names" alwaysOn />,
-    <TextInput key="r" source="recipientUserId" label="Recipient id" />,
-    <TextInput key="s" source="senderUserId" label="Sender id" />,
-  ]} sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Admin tips" aside={<SendTip />}>
+  <ConsoleList
+    filters={[
+      <TextInput key="q" source="q" label="Search notes or names" alwaysOn />,
+      <TextInput key="r" source="recipientUserId" label="Recipient id" />,
+      <TextInput key="s" source="senderUserId" label="Sender id" />,
+    ]}
+    sort={{ field: 'createdAt', order: 'DESC' }}
+    exporter={false}
+    title="Admin tips"
+    aside={<SendTip />}
+  >
     <Datagrid bulkActionButtons={false}>
       <NumberField source="id" />
       <FunctionField label="From" render={(r: RaRecord) => (r.sender as { username?: string } | null)?.username ?? ''} />

@@ -1,8 +1,36 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { Box, Button, Chip, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField as MuiTextField, Typography } from '@mui/material';
 import {
-  BooleanField, BooleanInput, Datagrid, DateField, DateTimeInput, FunctionField, NumberField, NumberInput, SelectInput, Show, TextField, TextInput,
-  Confirm, useNotify, useRecordContext, useRedirect, useShowContext, type RaRecord,
+  Box,
+  Button,
+  Chip,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField as MuiTextField,
+  Typography,
+} from '@mui/material';
+import {
+  BooleanField,
+  BooleanInput,
+  Datagrid,
+  DateField,
+  DateTimeInput,
+  FunctionField,
+  NumberField,
+  NumberInput,
+  SelectInput,
+  Show,
+  TextField,
+  TextInput,
+  Confirm,
+  useNotify,
+  useRecordContext,
+  useRedirect,
+  useShowContext,
+  type RaRecord,
 } from 'react-admin';
 import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
@@ -12,7 +40,14 @@ import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, us
 
 const userFilters = [
   <TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />,
-  <SelectInput key="b" source="isBanned" choices={[{ id: 'true', name: 'Banned' }, { id: 'false', name: 'Not banned' }]} />,
+  <SelectInput
+    key="b"
+    source="isBanned"
+    choices={[
+      { id: 'true', name: 'Banned' },
+      { id: 'false', name: 'Not banned' },
+    ]}
+  />,
   <SelectInput key="r" source="role" choices={choices(['User', 'Admin', 'SuperAdmin'])} />,
   <NumberInput key="v" source="vipLevel" label="VIP level" />,
   <DateTimeInput key="f" source="from" label="Created from" />,
@@ -24,16 +59,30 @@ const FindById = () => {
   const [id, setId] = useState('');
   const redirect = useRedirect();
   return (
-    <Box component="form" sx={{ display: 'flex', gap: 1, p: 2 }} onSubmit={(e) => { e.preventDefault(); if (/^\d+$/.test(id)) redirect('show', 'users', id); }}>
+    <Box
+      component="form"
+      sx={{ display: 'flex', gap: 1, p: 2 }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (/^\d+$/.test(id)) redirect('show', 'users', id);
+      }}
+    >
       <MuiTextField size="small" label="User id" value={id} onChange={(e) => setId(e.target.value.trim())} />
-      <Button type="submit" variant="contained">Open</Button>
+      <Button type="submit" variant="contained">
+        Open
+      </Button>
     </Box>
   );
 };
 
 /** Admins with user.view only: GET /user/search by part of the name or e-mail, or the id. */
 const UserSearch = () => (
-  <ConsoleList resource="user-search" filters={[<TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />]} title="Users" sort={{ field: 'id', order: 'DESC' }}>
+  <ConsoleList
+    resource="user-search"
+    filters={[<TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />]}
+    title="Users"
+    sort={{ field: 'id', order: 'DESC' }}
+  >
     <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false}>
       <NumberField source="id" sortable={false} />
       <TextField source="username" sortable={false} />
@@ -47,7 +96,13 @@ const UserSearch = () => (
 /** Every sort and filter of GET /user/all (SuperAdmin); admins with user.view search (GET /user/search). */
 export const UserList = () => {
   const me = useSession();
-  if (!can(me, 'superadmin')) return <><FindById /><UserSearch /></>;
+  if (!can(me, 'superadmin'))
+    return (
+      <>
+        <FindById />
+        <UserSearch />
+      </>
+    );
   return (
     <>
       <FindById />
@@ -57,8 +112,16 @@ export const UserList = () => {
           <TextField source="username" />
           <TextField source="email" />
           <NumberField source="vipLevel" label="VIP" />
-          <FunctionField label="Balance (USD)" sortBy="balance" render={(r: RaRecord) => <Money amount={(r.usdBalance as { total?: string })?.total} currency="USD" />} />
-          <FunctionField label="Wagered (USD)" sortBy="totalWagered" render={(r: RaRecord) => <Money amount={(r.statsUsd as { totalWagered?: string })?.totalWagered} currency="USD" />} />
+          <FunctionField
+            label="Balance (USD)"
+            sortBy="balance"
+            render={(r: RaRecord) => <Money amount={(r.usdBalance as { total?: string })?.total} currency="USD" />}
+          />
+          <FunctionField
+            label="Wagered (USD)"
+            sortBy="totalWagered"
+            render={(r: RaRecord) => <Money amount={(r.statsUsd as { totalWagered?: string })?.totalWagered} currency="USD" />}
+          />
           <BooleanField source="isBanned" label="Banned" />
           <DateField source="lastLoginAt" showTime label="Last sign-in" />
           <DateField source="createdAt" label="Created" />
@@ -69,7 +132,12 @@ export const UserList = () => {
 };
 
 const Section = ({ title, children }: { title: string; children: ReactNode }) => (
-  <Box component="section" sx={{ my: 2 }}><Typography variant="h6" component="h2">{title}</Typography>{children}</Box>
+  <Box component="section" sx={{ my: 2 }}>
+    <Typography variant="h6" component="h2">
+      {title}
+    </Typography>
+    {children}
+  </Box>
 );
 
 /** A small GET beside the record (stats, limits, keys, registration): its answer or the API's refusal. */
@@ -78,33 +146,61 @@ const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (!path) return;
-    api<T>('GET', path).then((a) => setState({ data: a.json }), (error: unknown) => setState({ error }));
+    api<T>('GET', path).then(
+      (a) => setState({ data: a.json }),
+      (error: unknown) => setState({ error }),
+    );
   }, [path, tick, ...deps]);
   return { ...state, reload: () => setTick((t) => t + 1) };
 };
 
 const KeyValues = ({ value }: { value: Record<string, unknown> | undefined }) => (
-  <Table size="small"><TableBody>
-    {Object.entries(value ?? {}).map(([k, v]) => (
-      <TableRow key={k}><TableCell component="th" scope="row">{k}</TableCell>
-        <TableCell>{v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v)}</TableCell></TableRow>
-    ))}
-  </TableBody></Table>
+  <Table size="small">
+    <TableBody>
+      {Object.entries(value ?? {}).map(([k, v]) => (
+        <TableRow key={k}>
+          <TableCell component="th" scope="row">
+            {k}
+          </TableCell>
+          <TableCell>{v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v)}</TableCell>
+        </TableRow>
+      ))}
+    </TableBody>
+  </Table>
 );
 
 const Balances = ({ user }: { user: RaRecord }) => {
   const b = user.usdBalance as { total: string; currencies: { currencyId: string; balance: string; usdBalance: string }[] } | undefined;
   return (
     <Table size="small" aria-label="Balances">
-      <TableHead><TableRow><TableCell>Currency</TableCell><TableCell>Balance</TableCell><TableCell>USD value</TableCell></TableRow></TableHead>
+      <TableHead>
+        <TableRow>
+          <TableCell>Currency</TableCell>
+          <TableCell>Balance</TableCell>
+          <TableCell>USD value</TableCell>
+        </TableRow>
+      </TableHead>
       <TableBody>
         {(b?.currencies ?? []).map((c) => (
           <TableRow key={c.currencyId} data-currency={c.currencyId}>
-            <TableCell>{c.currencyId}</TableCell><TableCell className="balance"><Money amount={c.balance} currency={c.currencyId} /></TableCell>
-            <TableCell><Money amount={c.usdBalance} currency="USD" /></TableCell>
+            <TableCell>{c.currencyId}</TableCell>
+            <TableCell className="balance">
+              <Money amount={c.balance} currency={c.currencyId} />
+            </TableCell>
+            <TableCell>
+              <Money amount={c.usdBalance} currency="USD" />
+            </TableCell>
           </TableRow>
         ))}
-        <TableRow><TableCell><b>Total</b></TableCell><TableCell /><TableCell><Money amount={b?.total} currency="USD" /></TableCell></TableRow>
+        <TableRow>
+          <TableCell>
+            <b>Total</b>
+          </TableCell>
+          <TableCell />
+          <TableCell>
+            <Money amount={b?.total} currency="USD" />
+          </TableCell>
+        </TableRow>
       </TableBody>
     </Table>
   );
@@ -118,35 +214,72 @@ const UserActions = ({ user, settle }: { user: RaRecord; settle: () => void }) =
       {!user.isBanned && can(me, 'user.ban') ? (
         <>
           <MuiTextField size="small" label="Ban reason" value={banReason} onChange={(e) => setBanReason(e.target.value)} />
-          <CommandButton label="Ban" color="error" disabled={!banReason.trim()} done={settle} confirm={<>Ban {String(user.username)} and end every session?</>}
-            run={() => api('PATCH', `/user/${String(user.id)}/ban`, { banReason })} />
+          <CommandButton
+            label="Ban"
+            color="error"
+            disabled={!banReason.trim()}
+            done={settle}
+            confirm={<>Ban {String(user.username)} and end every session?</>}
+            run={() => api('PATCH', `/user/${String(user.id)}/ban`, { banReason })}
+          />
         </>
       ) : null}
       {user.isBanned && can(me, 'superadmin') ? (
-        <CommandButton label="Unban" done={settle} confirm={<>Unban {String(user.username)}?</>} run={() => api('PATCH', `/user/${String(user.id)}/unban`)} />
+        <CommandButton
+          label="Unban"
+          done={settle}
+          confirm={<>Unban {String(user.username)}?</>}
+          run={() => api('PATCH', `/user/${String(user.id)}/unban`)}
+        />
       ) : null}
       {can(me, 'user.edit') ? (
-        <CommandButton label="Reset avatar" done={settle} confirm="Reset the avatar to the default?" run={() => api('PATCH', `/user/${String(user.id)}/avatar/reset`)} />
+        <CommandButton
+          label="Reset avatar"
+          done={settle}
+          confirm="Reset the avatar to the default?"
+          run={() => api('PATCH', `/user/${String(user.id)}/avatar/reset`)}
+        />
       ) : null}
     </Stack>
   );
 };
 
-const FLAGS = ['isStaff', 'isVideoCreator', 'isTest', 'isStreamer', 'canUseChat', 'isPrivate', 'isStreamerMode', 'isEmailNotificationsEnabled'] as const;
+const FLAGS = [
+  'isStaff',
+  'isVideoCreator',
+  'isTest',
+  'isStreamer',
+  'canUseChat',
+  'isPrivate',
+  'isStreamerMode',
+  'isEmailNotificationsEnabled',
+] as const;
 
 const ProfileForm = ({ user, settle }: { user: RaRecord; settle: () => void }) => (
-  <CommandForm title="Profile" label="Save profile" onDone={settle}
-    defaultValues={{ username: user.username, customMinAffiliateLevel: user.customMinAffiliateLevel, ...Object.fromEntries(FLAGS.map((f) => [f, user[f]])) }}
+  <CommandForm
+    title="Profile"
+    label="Save profile"
+    onDone={settle}
+    defaultValues={{
+      username: user.username,
+      customMinAffiliateLevel: user.customMinAffiliateLevel,
+      ...Object.fromEntries(FLAGS.map((f) => [f, user[f]])),
+    }}
     submit={(v) => {
       const changes: Record<string, unknown> = {};
       for (const k of ['username', 'customMinAffiliateLevel', ...FLAGS]) if (v[k] !== user[k] && v[k] !== undefined) changes[k] = v[k];
       if (v.gamePlatformTradeLink) changes.gamePlatformTradeLink = v.gamePlatformTradeLink;
       return api('PATCH', `/user/${String(user.id)}`, changes);
-    }}>
+    }}
+  >
     <TextInput source="username" />
     <NumberInput source="customMinAffiliateLevel" label="Custom min. affiliate level" />
     <TextInput source="gamePlatformTradeLink" label="Steam trade link" fullWidth />
-    <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(2, 1fr)' }}>{FLAGS.map((f) => <BooleanInput key={f} source={f} />)}</Box>
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(2, 1fr)' }}>
+      {FLAGS.map((f) => (
+        <BooleanInput key={f} source={f} />
+      ))}
+    </Box>
   </CommandForm>
 );
 
@@ -156,12 +289,21 @@ const RevocableChip = ({ user, permission, done }: { user: RaRecord; permission:
   const notify = useNotify();
   const revoke = () => {
     setOpen(false);
-    api('DELETE', `/user/${String(user.id)}/permissions/${permission}`).then(done, (e: unknown) => notify(String((e as Error).message), { type: 'error' }));
+    api('DELETE', `/user/${String(user.id)}/permissions/${permission}`).then(done, (e: unknown) =>
+      notify(String((e as Error).message), { type: 'error' }),
+    );
   };
   return (
     <>
       <Chip label={permission} onDelete={() => setOpen(true)} />
-      <Confirm isOpen={open} title="Revoke permission" content={`Revoke ${permission} from ${String(user.username)}?`} confirm="Revoke" onConfirm={revoke} onClose={() => setOpen(false)} />
+      <Confirm
+        isOpen={open}
+        title="Revoke permission"
+        content={`Revoke ${permission} from ${String(user.username)}?`}
+        confirm="Revoke"
+        onConfirm={revoke}
+        onClose={() => setOpen(false)}
+      />
     </>
   );
 };
@@ -173,17 +315,31 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
   return (
     <Section title="Roles and permissions">
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1 }}>
-        {roles.map((r) => <Chip key={r} label={r} color="primary" />)}
-        {perms.map((p) => (can(me, 'user.edit') ? <RevocableChip key={p} user={user} permission={p} done={settle} /> : <Chip key={p} label={p} />))}
+        {roles.map((r) => (
+          <Chip key={r} label={r} color="primary" />
+        ))}
+        {perms.map((p) =>
+          can(me, 'user.edit') ? <RevocableChip key={p} user={user} permission={p} done={settle} /> : <Chip key={p} label={p} />,
+        )}
       </Stack>
       <Allowed permission="user.edit">
-        <CommandForm title="Grant a permission" label="Grant" onDone={settle} submit={(v) => api('PUT', `/user/${String(user.id)}/permissions`, { permissions: v.permissions })}>
+        <CommandForm
+          title="Grant a permission"
+          label="Grant"
+          onDone={settle}
+          submit={(v) => api('PUT', `/user/${String(user.id)}/permissions`, { permissions: v.permissions })}
+        >
           <SelectInput source="permissions" label="Permission" choices={choices(PERMISSIONS.filter((p) => !perms.includes(p)))} />
         </CommandForm>
       </Allowed>
       <Allowed permission="superadmin">
-        <CommandForm title="Role" label="Set role" onDone={settle} confirm={(v) => `Set the role of ${String(user.username)} to ${String(v.roles)}?`}
-          submit={(v) => api('PUT', `/user/${String(user.id)}/roles`, { roles: v.roles })}>
+        <CommandForm
+          title="Role"
+          label="Set role"
+          onDone={settle}
+          confirm={(v) => `Set the role of ${String(user.username)} to ${String(v.roles)}?`}
+          submit={(v) => api('PUT', `/user/${String(user.id)}/roles`, { roles: v.roles })}
+        >
           <SelectInput source="roles" label="Role" choices={choices(['User', 'Admin', 'SuperAdmin'])} />
         </CommandForm>
       </Allowed>
@@ -193,31 +349,83 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
 
 const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const currencies = choices(CURRENCIES);
-  const balanceOf = (c: unknown) => (user.usdBalance as { currencies: { currencyId: string; balance: string }[] } | undefined)?.currencies.find((x) => x.currencyId === c)?.balance ?? '0';
+  const balanceOf = (c: unknown) =>
+    (user.usdBalance as { currencies: { currencyId: string; balance: string }[] } | undefined)?.currencies.find((x) => x.currencyId === c)
+      ?.balance ?? '0';
   return (
     <Section title="Money">
       <Allowed permission="admin-tips.tip">
-        <CommandForm title="Send a tip" label="Send tip" onDone={settle} defaultValues={{ currencyId: 'DBC', notes: '' }}
-          confirm={(v) => <>Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?</>}
-          submit={(v) => api('POST', '/admin-tips', { recipientUserId: user.id, amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' }, { 'idempotency-key': idempotencyKey() })}>
+        <CommandForm
+          title="Send a tip"
+          label="Send tip"
+          onDone={settle}
+          defaultValues={{ currencyId: 'DBC', notes: '' }}
+          confirm={(v) => (
+            <>
+              Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?
+            </>
+          )}
+          submit={(v) =>
+            api(
+              'POST',
+              '/admin-tips',
+              { recipientUserId: user.id, amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' },
+              { 'idempotency-key': idempotencyKey() },
+            )
+          }
+        >
           <TextInput source="amount" label="Amount" />
           <SelectInput source="currencyId" label="Currency" choices={currencies} />
           <TextInput source="notes" label="Notes" />
         </CommandForm>
       </Allowed>
       <Allowed permission="admin-tips.deduct-balance">
-        <CommandForm title="Deduct" label="Deduct" onDone={settle} defaultValues={{ currencyId: 'DBC', notes: '' }}
-          confirm={(v) => <>Deduct <Money amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?</>}
-          submit={(v) => api('POST', '/admin-tips/deduct-balance', { recipientUserId: user.id, amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' }, { 'idempotency-key': idempotencyKey() })}>
+        <CommandForm
+          title="Deduct"
+          label="Deduct"
+          onDone={settle}
+          defaultValues={{ currencyId: 'DBC', notes: '' }}
+          confirm={(v) => (
+            <>
+              Deduct <Money amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?
+            </>
+          )}
+          submit={(v) =>
+            api(
+              'POST',
+              '/admin-tips/deduct-balance',
+              { recipientUserId: user.id, amount: v.amount, currencyId: v.currencyId, notes: v.notes ?? '' },
+              { 'idempotency-key': idempotencyKey() },
+            )
+          }
+        >
           <TextInput source="amount" label="Amount" />
           <SelectInput source="currencyId" label="Currency" choices={currencies} />
           <TextInput source="notes" label="Notes" />
         </CommandForm>
       </Allowed>
       <Allowed permission="superadmin">
-        <CommandForm title="Set balance" label="Set balance" onDone={settle} defaultValues={{ currencyId: 'DBC' }}
-          confirm={(v) => <>Set the {String(v.currencyId)} balance of {String(user.username)}: before <Money amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after <Money amount={String(v.balance)} currency={String(v.currencyId)} />.</>}
-          submit={(v) => api('PUT', `/user/${String(user.id)}/balance`, { balance: v.balance, currencyId: v.currencyId }, { 'idempotency-key': idempotencyKey() })}>
+        <CommandForm
+          title="Set balance"
+          label="Set balance"
+          onDone={settle}
+          defaultValues={{ currencyId: 'DBC' }}
+          confirm={(v) => (
+            <>
+              Set the {String(v.currencyId)} balance of {String(user.username)}: before{' '}
+              <Money amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after{' '}
+              <Money amount={String(v.balance)} currency={String(v.currencyId)} />.
+            </>
+          )}
+          submit={(v) =>
+            api(
+              'PUT',
+              `/user/${String(user.id)}/balance`,
+              { balance: v.balance, currencyId: v.currencyId },
+              { 'idempotency-key': idempotencyKey() },
+            )
+          }
+        >
           <TextInput source="balance" label="New balance" />
           <SelectInput source="currencyId" label="Currency" choices={currencies} />
         </CommandForm>
@@ -229,22 +437,45 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
 const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const exclusion = useFetched<Record<string, unknown>>(`/user-limits/user-exclusion/${String(user.id)}`);
   const gambling = useFetched<Record<string, unknown>>(`/user-limits/gambling-limits/${String(user.id)}`);
-  const done = () => { exclusion.reload(); gambling.reload(); settle(); };
+  const done = () => {
+    exclusion.reload();
+    gambling.reload();
+    settle();
+  };
   return (
     <Section title="Limits">
       <ApiProblem error={exclusion.error} />
       <KeyValues value={{ ...exclusion.data, ...gambling.data }} />
       <Allowed permission="user-limit.edit">
-        <CommandForm title="Self-exclusion" label="Exclude" onDone={done} confirm={(v) => `Exclude ${String(user.username)} until ${String(v.excludeUntil)}?`}
-          submit={(v) => api('POST', '/user-limits/user-exclusion', { userId: user.id, excludeUntil: new Date(String(v.excludeUntil)).toISOString() })}>
+        <CommandForm
+          title="Self-exclusion"
+          label="Exclude"
+          onDone={done}
+          confirm={(v) => `Exclude ${String(user.username)} until ${String(v.excludeUntil)}?`}
+          submit={(v) =>
+            api('POST', '/user-limits/user-exclusion', { userId: user.id, excludeUntil: new Date(String(v.excludeUntil)).toISOString() })
+          }
+        >
           <DateTimeInput source="excludeUntil" label="Until" />
         </CommandForm>
-        <CommandForm title="Bet limit" label="Set bet limit" onDone={done} confirm={(v) => `Limit each bet of ${String(user.username)} to ${String(v.betLimit)} USD?`} submit={(v) => api('POST', '/user-limits/gambling-limits', { userId: user.id, betLimit: v.betLimit })}>
+        <CommandForm
+          title="Bet limit"
+          label="Set bet limit"
+          onDone={done}
+          confirm={(v) => `Limit each bet of ${String(user.username)} to ${String(v.betLimit)} USD?`}
+          submit={(v) => api('POST', '/user-limits/gambling-limits', { userId: user.id, betLimit: v.betLimit })}
+        >
           <TextInput source="betLimit" label="Bet limit (USD)" />
         </CommandForm>
       </Allowed>
       <Allowed permission="user-limit.delete">
-        <CommandButton label="Lift self-exclusion" color="error" done={done} confirm="Lift the self-exclusion?" run={() => api('DELETE', '/user-limits/user-exclusion', { userId: user.id })} />
+        <CommandButton
+          label="Lift self-exclusion"
+          color="error"
+          done={done}
+          confirm="Lift the self-exclusion?"
+          run={() => api('DELETE', '/user-limits/user-exclusion', { userId: user.id })}
+        />
       </Allowed>
     </Section>
   );
@@ -257,12 +488,30 @@ const ApiKeys = ({ user }: { user: RaRecord }) => {
     <Section title="API keys">
       <ApiProblem error={keys.error} />
       <KeyValues value={keys.data as Record<string, unknown> | undefined} />
-      {shown ? <Typography role="status" sx={{ fontFamily: 'monospace', bgcolor: '#fff8e1', p: 1 }}>New key (shown once): {shown}</Typography> : null}
+      {shown ? (
+        <Typography role="status" sx={{ fontFamily: 'monospace', bgcolor: '#fff8e1', p: 1 }}>
+          New key (shown once): {shown}
+        </Typography>
+      ) : null}
       <Allowed permission="api-key.edit">
         <Stack direction="row" spacing={1}>
-          <CommandButton label="Create API key" confirm="Create an API key? It is shown once." run={() => api<Record<string, unknown>>('POST', '/api-keys', { userId: user.id })}
-            done={(a) => { const json = (a as { json: Record<string, unknown> }).json; setShown(String(json.apiKey ?? json.key ?? JSON.stringify(json))); keys.reload(); }} />
-          <CommandButton label="Disable API keys" color="error" confirm="Disable this user's API keys?" run={() => api('DELETE', `/api-keys/${String(user.id)}`)} done={keys.reload} />
+          <CommandButton
+            label="Create API key"
+            confirm="Create an API key? It is shown once."
+            run={() => api<Record<string, unknown>>('POST', '/api-keys', { userId: user.id })}
+            done={(a) => {
+              const json = (a as { json: Record<string, unknown> }).json;
+              setShown(String(json.apiKey ?? json.key ?? JSON.stringify(json)));
+              keys.reload();
+            }}
+          />
+          <CommandButton
+            label="Disable API keys"
+            color="error"
+            confirm="Disable this user's API keys?"
+            run={() => api('DELETE', `/api-keys/${String(user.id)}`)}
+            done={keys.reload}
+          />
         </Stack>
       </Allowed>
     </Section>
@@ -271,7 +520,12 @@ const ApiKeys = ({ user }: { user: RaRecord }) => {
 
 const Extra = ({ title, path }: { title: string; path: string }) => {
   const got = useFetched<Record<string, unknown>>(path);
-  return <Section title={title}><ApiProblem error={got.error} /><KeyValues value={got.data} /></Section>;
+  return (
+    <Section title={title}>
+      <ApiProblem error={got.error} />
+      <KeyValues value={got.data} />
+    </Section>
+  );
 };
 
 const UserDetail = () => {
@@ -280,25 +534,42 @@ const UserDetail = () => {
   const settle = useSettle(refetch);
   const me = useSession();
   if (!user) return null;
-  const profile = Object.fromEntries(Object.entries(user).filter(([k, v]) => !['usdBalance', 'statsUsd', 'roles', 'permissions', 'notes'].includes(k) && (typeof v !== 'object' || v === null)));
+  const profile = Object.fromEntries(
+    Object.entries(user).filter(
+      ([k, v]) => !['usdBalance', 'statsUsd', 'roles', 'permissions', 'notes'].includes(k) && (typeof v !== 'object' || v === null),
+    ),
+  );
   return (
     <Box sx={{ p: 2 }}>
-      <Typography variant="h5" component="h1">{String(user.username ?? user.email)} <small>#{String(user.id)}</small>{user.isBanned ? <Chip sx={{ ml: 1 }} color="error" label={`Banned: ${String(user.banReason)}`} /> : null}</Typography>
+      <Typography variant="h5" component="h1">
+        {String(user.username ?? user.email)} <small>#{String(user.id)}</small>
+        {user.isBanned ? <Chip sx={{ ml: 1 }} color="error" label={`Banned: ${String(user.banReason)}`} /> : null}
+      </Typography>
       <UserActions user={user} settle={settle} />
-      <Section title="Balances"><Balances user={user} /></Section>
-      <Section title="USD stats (figures in USD)"><KeyValues value={user.statsUsd as Record<string, unknown>} /></Section>
+      <Section title="Balances">
+        <Balances user={user} />
+      </Section>
+      <Section title="USD stats (figures in USD)">
+        <KeyValues value={user.statsUsd as Record<string, unknown>} />
+      </Section>
       {can(me, 'superadmin') ? <Extra title="Full stats" path={`/user/${String(user.id)}/full/stats`} /> : null}
       <MoneyActions user={user} settle={settle} />
-      <Allowed permission="user.edit"><ProfileForm user={user} settle={settle} /></Allowed>
+      <Allowed permission="user.edit">
+        <ProfileForm user={user} settle={settle} />
+      </Allowed>
       <RolesAndPermissions user={user} settle={settle} />
       {can(me, 'user-limit.view') ? <Limits user={user} settle={settle} /> : null}
       {can(me, 'api-key.view') ? <ApiKeys user={user} /> : null}
       {can(me, 'superadmin') ? <Extra title="Registration" path={`/registration-info/${String(user.id)}`} /> : null}
-      <Section title="Record"><KeyValues value={profile} /></Section>
+      <Section title="Record">
+        <KeyValues value={profile} />
+      </Section>
     </Box>
   );
 };
 
 export const UserShow = () => (
-  <Show component="div" actions={false} title="User"><UserDetail /></Show>
+  <Show component="div" actions={false} title="User">
+    <UserDetail />
+  </Show>
 );

@@ -1,7 +1,16 @@
 import { useEffect, useState } from 'react';
 import { Box, Button, TextField as MuiTextField, Typography } from '@mui/material';
 import {
-  Confirm, Datagrid, DateField, FunctionField, SelectInput, TextField, TextInput, useListContext, useNotify, useRecordContext,
+  Confirm,
+  Datagrid,
+  DateField,
+  FunctionField,
+  SelectInput,
+  TextField,
+  TextInput,
+  useListContext,
+  useNotify,
+  useRecordContext,
   type RaRecord,
 } from 'react-admin';
 import { api, ApiError, query } from '../api';
@@ -25,7 +34,7 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
     try {
       await api('POST', '/withdraw/reject', { id: record.id, rejectReason: reason });
       setOpen(false);
-      notify('Rejected: the funds are back in the user\'s wallet', { type: 'success' });
+      notify("Rejected: the funds are back in the user's wallet", { type: 'success' });
       done();
     } catch (e) {
       const field = e instanceof ApiError ? e.body.details?.find((d) => d.field.endsWith('rejectReason')) : undefined;
@@ -34,15 +43,35 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
   };
   return (
     <>
-      <Button size="small" variant="outlined" color="error" onClick={() => setOpen(true)}>Reject</Button>
-      <Confirm isOpen={open} title={`Reject withdrawal ${String(record.id)}`} confirm="Reject" onConfirm={() => void reject()} onClose={() => setOpen(false)}
-        content={(
+      <Button size="small" variant="outlined" color="error" onClick={() => setOpen(true)}>
+        Reject
+      </Button>
+      <Confirm
+        isOpen={open}
+        title={`Reject withdrawal ${String(record.id)}`}
+        confirm="Reject"
+        onConfirm={() => void reject()}
+        onClose={() => setOpen(false)}
+        content={
           <Box>
-            <Typography>Refund <Money amount={record.amount as string} currency={record.currencyId as string} /> to {(record.user as { username?: string })?.username}.</Typography>
-            <MuiTextField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} fullWidth margin="normal" required
-              error={Boolean(error)} helperText={error ?? ' '} slotProps={{ htmlInput: { 'aria-label': 'Reject reason' } }} />
+            <Typography>
+              Refund <Money amount={record.amount as string} currency={record.currencyId as string} /> to{' '}
+              {(record.user as { username?: string })?.username}.
+            </Typography>
+            <MuiTextField
+              label="Reason"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              fullWidth
+              margin="normal"
+              required
+              error={Boolean(error)}
+              helperText={error ?? ' '}
+              slotProps={{ htmlInput: { 'aria-label': 'Reject reason' } }}
+            />
           </Box>
-        )} />
+        }
+      />
     </>
   );
 };
@@ -60,13 +89,26 @@ const Actions = () => {
   return (
     <Box sx={{ display: 'flex', gap: 1 }} onClick={(e) => e.stopPropagation()}>
       {pending && can(me, 'withdrawals.approve') ? (
-        <CommandButton label="Approve" color="success" done={settle} run={() => api('POST', '/withdraw/approve', { id: record.id })}
-          confirm={<>Approve sending {amount} to {String(record.recipientAddress)}?</>} />
+        <CommandButton
+          label="Approve"
+          color="success"
+          done={settle}
+          run={() => api('POST', '/withdraw/approve', { id: record.id })}
+          confirm={
+            <>
+              Approve sending {amount} to {String(record.recipientAddress)}?
+            </>
+          }
+        />
       ) : null}
       {(pending || failed) && can(me, 'withdrawals.reject') ? <RejectButton record={record} done={settle} /> : null}
       {failed && can(me, 'withdrawals.retry') ? (
-        <CommandButton label="Retry" done={settle} run={() => api('POST', '/withdraw/retry', { id: record.id })}
-          confirm={<>Retry sending {amount}?</>} />
+        <CommandButton
+          label="Retry"
+          done={settle}
+          run={() => api('POST', '/withdraw/retry', { id: record.id })}
+          confirm={<>Retry sending {amount}?</>}
+        />
       ) : null}
     </Box>
   );
@@ -78,13 +120,20 @@ type AuditEntry = { id: string; action: string; createdAt: string; admin: { user
 const AdminActions = ({ record }: { record: RaRecord }) => {
   const [entries, setEntries] = useState<AuditEntry[] | undefined>();
   useEffect(() => {
-    api<{ data: AuditEntry[] }>('GET', `/admin-audit${query({ userId: record.userId, take: 20, page: 1 })}`)
-      .then((a) => setEntries(a.json.data.filter((e) => e.details.withdrawalId === record.id)), () => setEntries([]));
+    api<{ data: AuditEntry[] }>('GET', `/admin-audit${query({ userId: record.userId, take: 20, page: 1 })}`).then(
+      (a) => setEntries(a.json.data.filter((e) => e.details.withdrawalId === record.id)),
+      () => setEntries([]),
+    );
   }, [record.id, record.userId, record.updatedAt]);
   if (!entries?.length) return null;
   return (
     <Box component="ul" aria-label="Admin actions on this withdrawal" sx={{ m: 1 }}>
-      {entries.map((e) => <li key={e.id}>{e.createdAt}: {e.action} by {e.admin.username}{e.details.rejectReason ? ` (${String(e.details.rejectReason)})` : ''}</li>)}
+      {entries.map((e) => (
+        <li key={e.id}>
+          {e.createdAt}: {e.action} by {e.admin.username}
+          {e.details.rejectReason ? ` (${String(e.details.rejectReason)})` : ''}
+        </li>
+      ))}
     </Box>
   );
 };
@@ -95,17 +144,39 @@ const Detail = () => {
   const me = useSession();
   if (!record) return null;
   const steps: [string, unknown][] = [
-    ['Requested', record.createdAt], ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`],
-    ['Rejected', record.rejectReason], ['Failed', record.failedReason], ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
+    ['Requested', record.createdAt],
+    [
+      'Confirmed',
+      record.confirmedAt &&
+        `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`,
+    ],
+    ['Rejected', record.rejectReason],
+    ['Failed', record.failedReason],
+    ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
   ];
   return (
     <Box>
-    {can(me, 'admin-users.view-admin-audit') ? <AdminActions record={record} /> : null}
-    <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
-      {steps.filter(([, v]) => v).map(([k, v]) => [<dt key={`${k}t`}><b>{k}</b></dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{String(v)}</dd>])}
-      {Object.entries(record).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [
-        <dt key={`${k}t`}>{k}</dt>, <dd key={`${k}d`} style={{ margin: 0 }}>{v === null ? '—' : String(v)}</dd>])}
-    </Box>
+      {can(me, 'admin-users.view-admin-audit') ? <AdminActions record={record} /> : null}
+      <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
+        {steps
+          .filter(([, v]) => v)
+          .map(([k, v]) => [
+            <dt key={`${k}t`}>
+              <b>{k}</b>
+            </dt>,
+            <dd key={`${k}d`} style={{ margin: 0 }}>
+              {String(v)}
+            </dd>,
+          ])}
+        {Object.entries(record)
+          .filter(([, v]) => typeof v !== 'object' || v === null)
+          .map(([k, v]) => [
+            <dt key={`${k}t`}>{k}</dt>,
+            <dd key={`${k}d`} style={{ margin: 0 }}>
+              {v === null ? '—' : String(v)}
+            </dd>,
+          ])}
+      </Box>
     </Box>
   );
 };
@@ -115,11 +186,21 @@ const Detail = () => {
  * changed withdrawal appears without a reload (the gateway has no admin push for withdrawals; docs/console.md).
  */
 export const WithdrawalList = () => (
-  <ConsoleList filters={filters} filterDefaultValues={{ status: 'PENDING' }} sort={{ field: 'createdAt', order: 'ASC' }} perPage={20}
-    queryOptions={{ refetchInterval: 3000 }} exporter={false} title="Withdrawals">
+  <ConsoleList
+    filters={filters}
+    filterDefaultValues={{ status: 'PENDING' }}
+    sort={{ field: 'createdAt', order: 'ASC' }}
+    perPage={20}
+    queryOptions={{ refetchInterval: 3000 }}
+    exporter={false}
+    title="Withdrawals"
+  >
     <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
       <TextField source="id" />
-      <FunctionField label="User" render={(r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId)}`} />
+      <FunctionField
+        label="User"
+        render={(r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId)}`}
+      />
       <MoneyField source="amount" label="Amount" />
       <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
       <TextField source="status" />

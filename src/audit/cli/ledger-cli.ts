@@ -84,7 +84,10 @@ const openStore = async (env: NodeJS.ProcessEnv, pool: pg.Pool): Promise<EventSt
 
 /** The seal key the service uses; never generated here (a new key would call every checkpoint forged). */
 const sealKey = async (env: NodeJS.ProcessEnv): Promise<Buffer> => {
-  if (env.LEDGER_SEAL_KEY) return loadSymmetricKey(env.LEDGER_SEAL_KEY, '', 'LEDGER_SEAL_KEY').catch((e: unknown) => { throw new UsageError((e as Error).message); });
+  if (env.LEDGER_SEAL_KEY)
+    return loadSymmetricKey(env.LEDGER_SEAL_KEY, '', 'LEDGER_SEAL_KEY').catch((e: unknown) => {
+      throw new UsageError((e as Error).message);
+    });
   const file = join(env.DATA_DIR || './.data', 'keys', `${SEAL_KEY_NAME}.key`);
   try {
     return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
@@ -96,10 +99,17 @@ const sealKey = async (env: NodeJS.ProcessEnv): Promise<Buffer> => {
 /** A progress bar on the given stream; inert when not wanted. */
 const progressBar = (io: CliIo, wanted: boolean) => {
   if (!wanted) return { update: (_p: VerifyProgress) => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar({
-    stream: io.progressStream, format: '{phase} [{bar}] {value}/{total} | {percentage}% | {eta_formatted} left',
-    hideCursor: true, noTTYOutput: !io.progressStream.isTTY, notTTYSchedule: 2_000, etaBuffer: 50,
-  }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: io.progressStream,
+      format: '{phase} [{bar}] {value}/{total} | {percentage}% | {eta_formatted} left',
+      hideCursor: true,
+      noTTYOutput: !io.progressStream.isTTY,
+      notTTYSchedule: 2_000,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let phase: string | undefined;
   return {
     update: (p: VerifyProgress) => {
@@ -136,11 +146,23 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv], allowPositionals: true, strict: true,
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
       options: {
-        user: { type: 'string' }, at: { type: 'string' }, kind: { type: 'string' }, format: { type: 'string' },
-        from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, progress: { type: 'boolean' },
-        schema: { type: 'string' }, 'batch-size': { type: 'string' }, 'no-seals': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        user: { type: 'string' },
+        at: { type: 'string' },
+        kind: { type: 'string' },
+        format: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean' },
+        progress: { type: 'boolean' },
+        schema: { type: 'string' },
+        'batch-size': { type: 'string' },
+        'no-seals': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
@@ -169,17 +191,26 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
   let store: EventStore | undefined;
   try {
     const batchSize = positiveInt(values['batch-size'], '--batch-size');
-    if (values.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(values.schema)) throw new UsageError('--schema must be a plain schema name');
+    if (values.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(values.schema))
+      throw new UsageError('--schema must be a plain schema name');
     const userId = command === 'replay' ? positiveInt(values.user, '--user') : undefined;
     if (command === 'replay' && userId === undefined) throw new UsageError('replay needs --user <id>');
     const point = pointOf(values.at);
     if (command === 'verify' && values.at !== undefined) throw new UsageError('verify checks the whole ledger: --at is not accepted');
     if (command === 'export') {
-      if (!(EXPORT_KINDS as readonly string[]).includes(values.kind ?? '')) throw new UsageError(`export needs --kind, one of ${EXPORT_KINDS.join(', ')}`);
-      if (!(EXPORT_FORMATS as readonly string[]).includes(values.format ?? 'csv')) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+      if (!(EXPORT_KINDS as readonly string[]).includes(values.kind ?? ''))
+        throw new UsageError(`export needs --kind, one of ${EXPORT_KINDS.join(', ')}`);
+      if (!(EXPORT_FORMATS as readonly string[]).includes(values.format ?? 'csv'))
+        throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     }
     const key = command === 'verify' && !values['no-seals'] ? await sealKey(env) : undefined;
-    pool = createPool({ connectionString: env.DATABASE_URL, max: 4, applicationName: 'ledger-audit', idleInTransactionTimeoutMs: 0, ...(values.schema ? { schema: values.schema } : {}) });
+    pool = createPool({
+      connectionString: env.DATABASE_URL,
+      max: 4,
+      applicationName: 'ledger-audit',
+      idleInTransactionTimeoutMs: 0,
+      ...(values.schema ? { schema: values.schema } : {}),
+    });
     pool.on('error', () => undefined);
     store = await openStore(env, pool);
     const bar = progressBar(io, Boolean(values.progress) || Boolean(io.progressStream.isTTY));
@@ -192,12 +223,18 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         }
         case 'export': {
           const options = {
-            pool, kind: values.kind as ExportKind, format: (values.format ?? 'csv') as ExportFormat, from: values.from, to: values.to,
+            pool,
+            kind: values.kind as ExportKind,
+            format: (values.format ?? 'csv') as ExportFormat,
+            from: values.from,
+            to: values.to,
             ...(batchSize ? { batchSize } : {}),
           };
           if (values.out) {
             const file = await exportToFile({ ...options, file: values.out });
-            io.out(`exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ${file.manifestFile}`);
+            io.out(
+              `exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ${file.manifestFile}`,
+            );
           } else {
             const result = await runExport({ ...options, output: io.stdout, end: false });
             io.err(`exported ${result.rows} ${options.kind} rows (${result.bytes} bytes, sha256 ${result.sha256})`);
@@ -206,18 +243,28 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         }
         case 'balance': {
           const house = await houseBalances({ store }, point, {
-            ...(batchSize ? { batchSize } : {}), onProgress: (read) => bar.update({ phase: 'events', done: read, total: undefined }),
+            ...(batchSize ? { batchSize } : {}),
+            onProgress: (read) => bar.update({ phase: 'events', done: read, total: undefined }),
           });
           bar.stop();
           (values.json ? [json(house)] : houseText(house)).forEach((l) => io.out(l));
-          if (!house.balanced) io.err(`TRIAL BALANCE IS NOT ZERO: ${house.trial.filter((t) => t.amount !== '0').map((t) => `${t.amount} ${t.currencyId}`).join(', ')}`);
+          if (!house.balanced)
+            io.err(
+              `TRIAL BALANCE IS NOT ZERO: ${house.trial
+                .filter((t) => t.amount !== '0')
+                .map((t) => `${t.amount} ${t.currencyId}`)
+                .join(', ')}`,
+            );
           if (house.problems.length > 0) io.err(`${house.problems.length} events have unreadable postings`);
           return house.balanced && house.problems.length === 0 ? 0 : 1;
         }
         default: {
           const every = positiveInt(env.LEDGER_SEAL_CHECKPOINT_EVERY, 'LEDGER_SEAL_CHECKPOINT_EVERY');
           const report = await verifyLedger({
-            store, pool, ...(batchSize ? { batchSize } : {}), onProgress: bar.update,
+            store,
+            pool,
+            ...(batchSize ? { batchSize } : {}),
+            onProgress: bar.update,
             seals: key ? { key, ...(every ? { checkpointEvery: every } : {}) } : false,
           });
           bar.stop();

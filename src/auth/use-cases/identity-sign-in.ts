@@ -26,8 +26,13 @@ export const identitySignInUseCases = (kit: AuthKit) => {
     const byEmail = email === null ? undefined : await kit.users.idByKey('email', email);
     if (byEmail !== undefined) return kit.users.linkIdentity(byEmail, { provider: identity.provider, subject: identity.subject, email });
     const created = await kit.users.register({
-      email, username: null, passwordHash: null, country: client.country?.toUpperCase() ?? null, referrerCode: null,
-      marketingOptIn: false, provider: identity.provider,
+      email,
+      username: null,
+      passwordHash: null,
+      country: client.country?.toUpperCase() ?? null,
+      referrerCode: null,
+      marketingOptIn: false,
+      provider: identity.provider,
       registration: { ip: client.ip, userAgent: client.userAgent, country: client.country, referrer: client.referrer },
       identity: { provider: identity.provider, subject: identity.subject, email },
     });
@@ -37,8 +42,10 @@ export const identitySignInUseCases = (kit: AuthKit) => {
     return winner === undefined ? created : right(winner);
   };
 
-  const signInWithIdentity = async (identity: ExternalIdentity, client: Client)
-    : Promise<Either<AppError | UserError, IdentitySignedIn>> => {
+  const signInWithIdentity = async (
+    identity: ExternalIdentity,
+    client: Client,
+  ): Promise<Either<AppError | UserError, IdentitySignedIn>> => {
     const blocked = kit.geoRefusal(client);
     if (blocked) return left(blocked);
     const userId = await resolveUser(identity, client);

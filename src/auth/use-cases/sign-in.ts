@@ -7,8 +7,12 @@ import type { AuthKit, Client, SessionTokens } from '../auth-kit.js';
 import { hashPassword } from '../passwords.js';
 
 export type SignUp = Readonly<{
-  email: string; username: string; password: string; country: string;
-  referrerCode?: string | undefined; marketingOptIn?: boolean | undefined;
+  email: string;
+  username: string;
+  password: string;
+  country: string;
+  referrerCode?: string | undefined;
+  marketingOptIn?: boolean | undefined;
 }>;
 export type SignedIn = Readonly<{ user: RegisteredUser; tokens: SessionTokens }>;
 /** A password sign-in either opens a session or, with MFA on, hands out a challenge token for the second step. */
@@ -22,8 +26,13 @@ export const signInUseCases = (kit: AuthKit) => {
 
   const signUp = async (input: SignUp, client: Client): Promise<Either<UserError, SignedIn>> => {
     const registered = await kit.users.register({
-      email: input.email, username: input.username, passwordHash: await hashPassword(input.password), country: input.country,
-      referrerCode: input.referrerCode ?? null, marketingOptIn: input.marketingOptIn ?? false, provider: 'password',
+      email: input.email,
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      country: input.country,
+      referrerCode: input.referrerCode ?? null,
+      marketingOptIn: input.marketingOptIn ?? false,
+      provider: 'password',
       registration: { ip: client.ip, userAgent: client.userAgent, country: client.country ?? input.country, referrer: client.referrer },
     });
     if (isLeft(registered)) return registered;
@@ -63,8 +72,10 @@ export const signInUseCases = (kit: AuthKit) => {
       await kit.throttle.fail(account, address);
       return left(authError('invalidMfaCode'));
     }
-    const spent = await kit.pool.query('INSERT INTO mfa_challenges_used (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [challenge.jti, challenge.expiresAt]);
+    const spent = await kit.pool.query('INSERT INTO mfa_challenges_used (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      challenge.jti,
+      challenge.expiresAt,
+    ]);
     if (spent.rowCount === 0) return left(authError('unauthorized', 'MFA token already used'));
     const user = await kit.activeUser(challenge.userId);
     if (isLeft(user)) return user;

@@ -39,5 +39,4 @@ export const sumPostings = (postings: readonly Posting[]): Map<CurrencyId, Minor
   return sums;
 };
 
-export const isBalanced = (postings: readonly Posting[]): boolean =>
-  [...sumPostings(postings).values()].every((s) => s === 0n);
+export const isBalanced = (postings: readonly Posting[]): boolean => [...sumPostings(postings).values()].every((s) => s === 0n);

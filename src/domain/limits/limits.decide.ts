@@ -19,15 +19,23 @@ export const decide = (command: LimitsCommand, state: LimitsState, meta: LimitsM
       const { excludeUntil } = command.data;
       if (Date.parse(excludeUntil) <= meta.now.getTime()) return left({ _tag: 'ExclusionNotInFuture', excludeUntil });
       const active = isExcluded(state, meta.now) ? state.exclusion : null;
-      if (active && Date.parse(excludeUntil) < Date.parse(active.expiresAt)) return left({ _tag: 'ExclusionWouldShorten', userId: state.userId, expiresAt: active.expiresAt });
+      if (active && Date.parse(excludeUntil) < Date.parse(active.expiresAt))
+        return left({ _tag: 'ExclusionWouldShorten', userId: state.userId, expiresAt: active.expiresAt });
       if (active?.expiresAt === excludeUntil) return right([]);
-      return right([{ type: 'SelfExclusionSet', data: { exclusionId: active?.id ?? command.data.exclusionId, excludeUntil, at, adminUserId } }]);
+      return right([
+        { type: 'SelfExclusionSet', data: { exclusionId: active?.id ?? command.data.exclusionId, excludeUntil, at, adminUserId } },
+      ]);
     }
     case 'LiftSelfExclusion':
       if (!isExcluded(state, meta.now)) return left({ _tag: 'NoActiveExclusion', userId: state.userId });
       return right([{ type: 'SelfExclusionLifted', data: { exclusionId: state.exclusion!.id, at, adminUserId } }]);
     case 'SetBetLimit':
-      return right([{ type: 'BetLimitSet', data: { limitId: state.betLimit?.id ?? command.data.limitId, betLimit: command.data.betLimit, at, adminUserId } }]);
+      return right([
+        {
+          type: 'BetLimitSet',
+          data: { limitId: state.betLimit?.id ?? command.data.limitId, betLimit: command.data.betLimit, at, adminUserId },
+        },
+      ]);
     default: {
       const never: never = command;
       return never;

@@ -5,7 +5,10 @@ type At = Readonly<{ at: string }>;
 type ByAdmin = Readonly<{ adminUserId: number }>;
 
 /** Bets are refused until `excludeUntil`; a repeat while active extends the same exclusion. */
-export type SelfExclusionSet = Readonly<{ type: 'SelfExclusionSet'; data: Readonly<{ exclusionId: number; excludeUntil: string }> & At & ByAdmin }>;
+export type SelfExclusionSet = Readonly<{
+  type: 'SelfExclusionSet';
+  data: Readonly<{ exclusionId: number; excludeUntil: string }> & At & ByAdmin;
+}>;
 /** The active exclusion ends now. */
 export type SelfExclusionLifted = Readonly<{ type: 'SelfExclusionLifted'; data: Readonly<{ exclusionId: number }> & At & ByAdmin }>;
 /** Largest stake allowed per bet, in USD (decimal string, 8 decimals). */

@@ -16,10 +16,15 @@ export const evolve = (state: LimitsState, event: LimitsEvent): LimitsState => {
     case 'SelfExclusionSet': {
       const { exclusionId, excludeUntil, at } = event.data;
       const same = state.exclusion?.id === exclusionId;
-      return { ...state, exclusion: { id: exclusionId, expiresAt: excludeUntil, createdAt: same ? state.exclusion!.createdAt : at, updatedAt: at } };
+      return {
+        ...state,
+        exclusion: { id: exclusionId, expiresAt: excludeUntil, createdAt: same ? state.exclusion!.createdAt : at, updatedAt: at },
+      };
     }
     case 'SelfExclusionLifted':
-      return state.exclusion === null ? state : { ...state, exclusion: { ...state.exclusion, expiresAt: event.data.at, updatedAt: event.data.at } };
+      return state.exclusion === null
+        ? state
+        : { ...state, exclusion: { ...state.exclusion, expiresAt: event.data.at, updatedAt: event.data.at } };
     case 'BetLimitSet': {
       const { limitId, betLimit, at } = event.data;
       return { ...state, betLimit: { id: limitId, betLimit, createdAt: state.betLimit?.createdAt ?? at, updatedAt: at } };

@@ -22,7 +22,20 @@ export const CURRENCY_SCALES = {
 export type CurrencyId = keyof typeof CURRENCY_SCALES;
 
 /** Currencies accepted in requests (tips, balance update, give prize, rakeback filter). */
-export const REQUEST_CURRENCY_IDS = ['DBC', 'BTC', 'ETH', 'LTC', 'TRX', 'POL', 'USDT', 'BNB', 'SOL', 'USDC', 'XRP', 'TETH'] as const satisfies readonly CurrencyId[];
+export const REQUEST_CURRENCY_IDS = [
+  'DBC',
+  'BTC',
+  'ETH',
+  'LTC',
+  'TRX',
+  'POL',
+  'USDT',
+  'BNB',
+  'SOL',
+  'USDC',
+  'XRP',
+  'TETH',
+] as const satisfies readonly CurrencyId[];
 /** Currencies that may appear on records in responses. */
 export const CURRENCY_IDS = [...REQUEST_CURRENCY_IDS, 'PLATFORM_TOKEN'] as const satisfies readonly CurrencyId[];
 export type RequestCurrencyId = (typeof REQUEST_CURRENCY_IDS)[number];

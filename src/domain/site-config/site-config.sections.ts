@@ -6,8 +6,11 @@ export const CONFIG_CODES = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'] a
 export type ConfigCode = (typeof CONFIG_CODES)[number];
 
 /** A non-negative decimal string with at most `scale` decimals (8: the USD scale). */
-const decimal = (scale = 8) => z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string')
-  .refine((v) => !isParseError(parseDecimal(v, scale)), `at most ${scale} decimal places`);
+const decimal = (scale = 8) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string')
+    .refine((v) => !isParseError(parseDecimal(v, scale)), `at most ${scale} decimal places`);
 /** A fraction in [0, 1): commissions, edges. */
 const fraction = decimal().refine((v) => Number(v) < 1, 'must be below 1');
 
@@ -22,12 +25,17 @@ export const SECTION_SCHEMAS = {
     maintenanceMode: z.boolean().optional(),
     supportEmail: z.email().optional(),
   }),
-  BATTLES: z.strictObject({
-    enabled: z.boolean().optional(),
-    minPlayers: z.int().min(2).max(4).optional(),
-    maxPlayers: z.int().min(2).max(4).optional(),
-    houseEdge: fraction.optional(),
-  }).refine((c) => c.minPlayers === undefined || c.maxPlayers === undefined || c.minPlayers <= c.maxPlayers, { message: 'minPlayers must not exceed maxPlayers', path: ['minPlayers'] }),
+  BATTLES: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      minPlayers: z.int().min(2).max(4).optional(),
+      maxPlayers: z.int().min(2).max(4).optional(),
+      houseEdge: fraction.optional(),
+    })
+    .refine((c) => c.minPlayers === undefined || c.maxPlayers === undefined || c.minPlayers <= c.maxPlayers, {
+      message: 'minPlayers must not exceed maxPlayers',
+      path: ['minPlayers'],
+    }),
   AFFILIATES: z.strictObject({
     enabled: z.boolean().optional(),
     minClaimUsdAmount: decimal().optional(),

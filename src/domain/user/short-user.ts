@@ -16,7 +16,11 @@ export type ShortUserSource = Readonly<{
 export const shortUserOf = (u: ShortUserSource): ShortUser => {
   const profile = u.profile ?? {};
   return {
-    id: u.id, username: u.username ?? '', isPrivate: profile.isPrivate === true,
-    avatar: typeof profile.avatar === 'string' ? profile.avatar : '', vipLevel: vipLevelOf(u.wageredUsd), isBanned: u.isBanned,
+    id: u.id,
+    username: u.username ?? '',
+    isPrivate: profile.isPrivate === true,
+    avatar: typeof profile.avatar === 'string' ? profile.avatar : '',
+    vipLevel: vipLevelOf(u.wageredUsd),
+    isBanned: u.isBanned,
   };
 };

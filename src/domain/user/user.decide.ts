@@ -6,12 +6,18 @@ import type { RegisteredUser, UserState } from './user.state.js';
 
 export type UserCommand =
   | Readonly<{
-    type: 'RegisterUser';
-    data: Readonly<{
-      email: string | null; username: string | null; country: string | null; referrerCode: string | null; marketingOptIn: boolean;
-      registration: RegistrationInfo; provider: IdentityProvider; roles: readonly Role[];
-    }>;
-  }>
+      type: 'RegisterUser';
+      data: Readonly<{
+        email: string | null;
+        username: string | null;
+        country: string | null;
+        referrerCode: string | null;
+        marketingOptIn: boolean;
+        registration: RegistrationInfo;
+        provider: IdentityProvider;
+        roles: readonly Role[];
+      }>;
+    }>
   | Readonly<{ type: 'SetUsername'; data: Readonly<{ username: string }> }>
   | Readonly<{ type: 'UpdateProfile'; data: Readonly<{ changes: Readonly<Record<string, unknown>> }> }>
   | Readonly<{ type: 'GrantRole'; data: Readonly<{ role: Role }> }>
@@ -43,24 +49,39 @@ export const decide = (command: UserCommand, state: UserState, meta: UserCommand
   return decideFor(command, state, at, adminUserId);
 };
 
-const decideFor = (command: Exclude<UserCommand, { type: 'RegisterUser' }>, s: RegisteredUser, at: string, adminUserId: number | null): Decision => {
+const decideFor = (
+  command: Exclude<UserCommand, { type: 'RegisterUser' }>,
+  s: RegisteredUser,
+  at: string,
+  adminUserId: number | null,
+): Decision => {
   switch (command.type) {
     case 'SetUsername':
       if (s.username !== null && adminUserId === null) return left({ _tag: 'UsernameAlreadySet', userId: s.userId });
-      return s.username === command.data.username ? none : right([{ type: 'UsernameSet', data: { username: command.data.username, at, adminUserId } }]);
+      return s.username === command.data.username
+        ? none
+        : right([{ type: 'UsernameSet', data: { username: command.data.username, at, adminUserId } }]);
     case 'UpdateProfile': {
       const changes = Object.fromEntries(Object.entries(command.data.changes).filter(([k, v]) => s.profile[k] !== v));
       return Object.keys(changes).length === 0 ? none : right([{ type: 'ProfileUpdated', data: { changes, at, adminUserId } }]);
     }
     case 'GrantRole':
-      return s.roles.includes(command.data.role) ? none : right([{ type: 'RoleGranted', data: { role: command.data.role, at, adminUserId } }]);
+      return s.roles.includes(command.data.role)
+        ? none
+        : right([{ type: 'RoleGranted', data: { role: command.data.role, at, adminUserId } }]);
     case 'RevokeRole':
       if (adminUserId === s.userId) return left({ _tag: 'SelfTarget', userId: s.userId, action: 'revoke own role' });
-      return s.roles.includes(command.data.role) ? right([{ type: 'RoleRevoked', data: { role: command.data.role, at, adminUserId } }]) : none;
+      return s.roles.includes(command.data.role)
+        ? right([{ type: 'RoleRevoked', data: { role: command.data.role, at, adminUserId } }])
+        : none;
     case 'GrantPermission':
-      return s.permissions.includes(command.data.permission) ? none : right([{ type: 'PermissionGranted', data: { permission: command.data.permission, at, adminUserId } }]);
+      return s.permissions.includes(command.data.permission)
+        ? none
+        : right([{ type: 'PermissionGranted', data: { permission: command.data.permission, at, adminUserId } }]);
     case 'RevokePermission':
-      return s.permissions.includes(command.data.permission) ? right([{ type: 'PermissionRevoked', data: { permission: command.data.permission, at, adminUserId } }]) : none;
+      return s.permissions.includes(command.data.permission)
+        ? right([{ type: 'PermissionRevoked', data: { permission: command.data.permission, at, adminUserId } }])
+        : none;
     case 'BanUser':
       if (adminUserId === null) throw new Error('a ban needs the acting admin');
       if (adminUserId === s.userId) return left({ _tag: 'SelfTarget', userId: s.userId, action: 'ban' });
@@ -79,7 +100,8 @@ const decideFor = (command: Exclude<UserCommand, { type: 'RegisterUser' }>, s: R
       if (s.identities.some((i) => i.provider === provider && i.subject === subject)) return none;
       return right([{ type: 'IdentityLinked', data: { provider, subject, email, at } }]);
     }
-    default: return assertNever(command);
+    default:
+      return assertNever(command);
   }
 };
 

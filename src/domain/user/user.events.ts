@@ -20,12 +20,24 @@ type ByAdmin = Readonly<{ adminUserId: number | null }>;
 export type UserRegistered = Readonly<{
   type: 'UserRegistered';
   data: Readonly<{
-    userId: number; email: string | null; username: string | null; country: string | null; referrerCode: string | null;
-    marketingOptIn: boolean; registration: RegistrationInfo; provider: IdentityProvider; roles: readonly Role[];
-  }> & At & ByAdmin;
+    userId: number;
+    email: string | null;
+    username: string | null;
+    country: string | null;
+    referrerCode: string | null;
+    marketingOptIn: boolean;
+    registration: RegistrationInfo;
+    provider: IdentityProvider;
+    roles: readonly Role[];
+  }> &
+    At &
+    ByAdmin;
 }>;
 export type UsernameSet = Readonly<{ type: 'UsernameSet'; data: Readonly<{ username: string }> & At & ByAdmin }>;
-export type ProfileUpdated = Readonly<{ type: 'ProfileUpdated'; data: Readonly<{ changes: Readonly<Record<string, unknown>> }> & At & ByAdmin }>;
+export type ProfileUpdated = Readonly<{
+  type: 'ProfileUpdated';
+  data: Readonly<{ changes: Readonly<Record<string, unknown>> }> & At & ByAdmin;
+}>;
 export type RoleGranted = Readonly<{ type: 'RoleGranted'; data: Readonly<{ role: Role }> & At & ByAdmin }>;
 export type RoleRevoked = Readonly<{ type: 'RoleRevoked'; data: Readonly<{ role: Role }> & At & ByAdmin }>;
 export type PermissionGranted = Readonly<{ type: 'PermissionGranted'; data: Readonly<{ permission: Permission }> & At & ByAdmin }>;
@@ -34,15 +46,38 @@ export type UserBanned = Readonly<{ type: 'UserBanned'; data: Readonly<{ reason:
 export type UserUnbanned = Readonly<{ type: 'UserUnbanned'; data: Readonly<{ adminUserId: number }> & At }>;
 export type MfaEnabled = Readonly<{ type: 'MfaEnabled'; data: At }>;
 export type MfaDisabled = Readonly<{ type: 'MfaDisabled'; data: At & ByAdmin }>;
-export type IdentityLinked = Readonly<{ type: 'IdentityLinked'; data: Readonly<{ provider: IdentityProvider; subject: string; email: string | null }> & At }>;
+export type IdentityLinked = Readonly<{
+  type: 'IdentityLinked';
+  data: Readonly<{ provider: IdentityProvider; subject: string; email: string | null }> & At;
+}>;
 
 export type UserEvent =
-  | UserRegistered | UsernameSet | ProfileUpdated | RoleGranted | RoleRevoked | PermissionGranted | PermissionRevoked
-  | UserBanned | UserUnbanned | MfaEnabled | MfaDisabled | IdentityLinked;
+  | UserRegistered
+  | UsernameSet
+  | ProfileUpdated
+  | RoleGranted
+  | RoleRevoked
+  | PermissionGranted
+  | PermissionRevoked
+  | UserBanned
+  | UserUnbanned
+  | MfaEnabled
+  | MfaDisabled
+  | IdentityLinked;
 
 export const USER_EVENT_TYPES = [
-  'UserRegistered', 'UsernameSet', 'ProfileUpdated', 'RoleGranted', 'RoleRevoked', 'PermissionGranted', 'PermissionRevoked',
-  'UserBanned', 'UserUnbanned', 'MfaEnabled', 'MfaDisabled', 'IdentityLinked',
+  'UserRegistered',
+  'UsernameSet',
+  'ProfileUpdated',
+  'RoleGranted',
+  'RoleRevoked',
+  'PermissionGranted',
+  'PermissionRevoked',
+  'UserBanned',
+  'UserUnbanned',
+  'MfaEnabled',
+  'MfaDisabled',
+  'IdentityLinked',
 ] as const satisfies readonly UserEvent['type'][];
 
 export const isUserEventType = (type: string): type is UserEvent['type'] => (USER_EVENT_TYPES as readonly string[]).includes(type);

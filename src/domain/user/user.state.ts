@@ -8,21 +8,21 @@ export type Identity = Readonly<{ provider: IdentityProvider; subject: string; e
 export type UserState =
   | Readonly<{ status: 'none'; userId: number }>
   | Readonly<{
-    status: 'registered';
-    userId: number;
-    email: string | null;
-    username: string | null;
-    country: string | null;
-    referrerCode: string | null;
-    roles: readonly Role[];
-    permissions: readonly Permission[];
-    banned: Readonly<{ reason: string; adminUserId: number; at: string }> | null;
-    mfaEnabled: boolean;
-    identities: readonly Identity[];
-    profile: Readonly<Record<string, unknown>>;
-    createdAt: string;
-    updatedAt: string;
-  }>;
+      status: 'registered';
+      userId: number;
+      email: string | null;
+      username: string | null;
+      country: string | null;
+      referrerCode: string | null;
+      roles: readonly Role[];
+      permissions: readonly Permission[];
+      banned: Readonly<{ reason: string; adminUserId: number; at: string }> | null;
+      mfaEnabled: boolean;
+      identities: readonly Identity[];
+      profile: Readonly<Record<string, unknown>>;
+      createdAt: string;
+      updatedAt: string;
+    }>;
 
 export type RegisteredUser = Extract<UserState, { status: 'registered' }>;
 
@@ -35,26 +35,52 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
   if (event.type === 'UserRegistered') {
     const d = event.data;
     return {
-      status: 'registered', userId: d.userId, email: d.email, username: d.username, country: d.country, referrerCode: d.referrerCode,
-      roles: d.roles, permissions: [], banned: null, mfaEnabled: false,
-      identities: [], profile: {}, createdAt: d.at, updatedAt: d.at,
+      status: 'registered',
+      userId: d.userId,
+      email: d.email,
+      username: d.username,
+      country: d.country,
+      referrerCode: d.referrerCode,
+      roles: d.roles,
+      permissions: [],
+      banned: null,
+      mfaEnabled: false,
+      identities: [],
+      profile: {},
+      createdAt: d.at,
+      updatedAt: d.at,
     };
   }
   if (state.status === 'none') return state; // a broken stream; decide refuses to build on it
   const s = { ...state, updatedAt: event.data.at };
   switch (event.type) {
-    case 'UsernameSet': return { ...s, username: event.data.username };
-    case 'ProfileUpdated': return { ...s, profile: { ...s.profile, ...event.data.changes } };
-    case 'RoleGranted': return { ...s, roles: add(s.roles, event.data.role) };
-    case 'RoleRevoked': return { ...s, roles: remove(s.roles, event.data.role) };
-    case 'PermissionGranted': return { ...s, permissions: add(s.permissions, event.data.permission) };
-    case 'PermissionRevoked': return { ...s, permissions: remove(s.permissions, event.data.permission) };
-    case 'UserBanned': return { ...s, banned: { reason: event.data.reason, adminUserId: event.data.adminUserId, at: event.data.at } };
-    case 'UserUnbanned': return { ...s, banned: null };
-    case 'MfaEnabled': return { ...s, mfaEnabled: true };
-    case 'MfaDisabled': return { ...s, mfaEnabled: false };
-    case 'IdentityLinked': return { ...s, identities: [...s.identities, { provider: event.data.provider, subject: event.data.subject, email: event.data.email }] };
-    default: return assertNever(event);
+    case 'UsernameSet':
+      return { ...s, username: event.data.username };
+    case 'ProfileUpdated':
+      return { ...s, profile: { ...s.profile, ...event.data.changes } };
+    case 'RoleGranted':
+      return { ...s, roles: add(s.roles, event.data.role) };
+    case 'RoleRevoked':
+      return { ...s, roles: remove(s.roles, event.data.role) };
+    case 'PermissionGranted':
+      return { ...s, permissions: add(s.permissions, event.data.permission) };
+    case 'PermissionRevoked':
+      return { ...s, permissions: remove(s.permissions, event.data.permission) };
+    case 'UserBanned':
+      return { ...s, banned: { reason: event.data.reason, adminUserId: event.data.adminUserId, at: event.data.at } };
+    case 'UserUnbanned':
+      return { ...s, banned: null };
+    case 'MfaEnabled':
+      return { ...s, mfaEnabled: true };
+    case 'MfaDisabled':
+      return { ...s, mfaEnabled: false };
+    case 'IdentityLinked':
+      return {
+        ...s,
+        identities: [...s.identities, { provider: event.data.provider, subject: event.data.subject, email: event.data.email }],
+      };
+    default:
+      return assertNever(event);
   }
 };
 

@@ -14,12 +14,23 @@ export const vipLevelOf = (wageredUsd: DecimalString): number => {
 
 /** The level as a SQL expression over a numeric USD expression (one definition for lists, filters and sorts). */
 export const vipLevelSql = (wageredUsd: string): string =>
-  `(CASE ${VIP_THRESHOLDS_USD.map((t, i) => [t, i + 1] as const).reverse().map(([t, level]) => `WHEN ${wageredUsd} >= ${t} THEN ${level}`).join(' ')} ELSE 0 END)`;
+  `(CASE ${VIP_THRESHOLDS_USD.map((t, i) => [t, i + 1] as const)
+    .reverse()
+    .map(([t, level]) => `WHEN ${wageredUsd} >= ${t} THEN ${level}`)
+    .join(' ')} ELSE 0 END)`;
 
 /** Admin-editable profile fields (PATCH /user/{id}) and their values for a user nobody edited yet. */
 export const PROFILE_DEFAULTS = {
-  isStaff: false, isVideoCreator: false, customMinAffiliateLevel: 0, isTest: false, isStreamer: false, canUseChat: true, isPrivate: false,
-  isStreamerMode: false, isEmailNotificationsEnabled: true, gamePlatformTradeLink: null as string | null,
+  isStaff: false,
+  isVideoCreator: false,
+  customMinAffiliateLevel: 0,
+  isTest: false,
+  isStreamer: false,
+  canUseChat: true,
+  isPrivate: false,
+  isStreamerMode: false,
+  isEmailNotificationsEnabled: true,
+  gamePlatformTradeLink: null as string | null,
 } as const;
 
 /** What PATCH /user/{id}/avatar/reset sets and answers; also the avatar of a user who never chose one. */

@@ -2,15 +2,27 @@ import { transfer } from '../ledger/posting.js';
 import { fromMinor, usdFromMinor } from '../money/money.js';
 import type { ClaimAffiliateCommission, CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
 import {
-  accept, alreadyDone, checkOperationKey, movement, mustBePositive, mustCover, mustNotBeNegative, reject,
-  type DecideContext, type Decision,
+  accept,
+  alreadyDone,
+  checkOperationKey,
+  movement,
+  mustBePositive,
+  mustCover,
+  mustNotBeNegative,
+  reject,
+  type DecideContext,
+  type Decision,
 } from './wallet.decide.shared.js';
 import type { WalletError } from './wallet.errors.js';
 import { balanceOf, operationFingerprint } from './wallet.state.js';
 
 /** Validation, then the idempotency key: undefined means "go ahead", otherwise the decision to return as is. */
 const precheck = (
-  ctx: DecideContext, commandType: string, operationKey: string, fingerprint: string, invalid: WalletError | undefined,
+  ctx: DecideContext,
+  commandType: string,
+  operationKey: string,
+  fingerprint: string,
+  invalid: WalletError | undefined,
 ): Decision | undefined => {
   if (invalid) return reject(invalid);
   const seen = checkOperationKey(ctx.state, operationKey, commandType, fingerprint);
@@ -24,8 +36,13 @@ const precheck = (
  * never below zero). The two differ only in direction, event type and transaction id prefix.
  */
 const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): Decision => {
-  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount),
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  const early = precheck(
+    ctx,
+    type,
+    data.operationKey,
+    operationFingerprint(data.currencyId, data.amount),
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
+  );
   if (early) return early;
   const credit = type === 'TipUser';
   if (!credit) {
@@ -37,8 +54,14 @@ const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): 
     : transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
   const fields = {
     ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings),
-    adminUserId: data.adminUserId, operationKey: data.operationKey, tipId: data.tipId, amount: fromMinor(data.currencyId, data.amount),
-    usdAmount: usdFromMinor(data.usdAmount), tag: data.tag, notes: data.notes, at: ctx.at,
+    adminUserId: data.adminUserId,
+    operationKey: data.operationKey,
+    tipId: data.tipId,
+    amount: fromMinor(data.currencyId, data.amount),
+    usdAmount: usdFromMinor(data.usdAmount),
+    tag: data.tag,
+    notes: data.notes,
+    at: ctx.at,
   };
   return accept(credit ? { type: 'AdminTipCredited', data: fields } : { type: 'AdminTipDeducted', data: fields });
 };
@@ -51,20 +74,31 @@ export const deductBalance = (ctx: DecideContext, command: DeductBalance): Decis
  * balance it already has still records an event (no postings) so the operation key is remembered.
  */
 export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Decision => {
-  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.balance),
-    mustNotBeNegative('balance', data.balance));
+  const early = precheck(
+    ctx,
+    type,
+    data.operationKey,
+    operationFingerprint(data.currencyId, data.balance),
+    mustNotBeNegative('balance', data.balance),
+  );
   if (early) return early;
   const previous = balanceOf(ctx.state, data.currencyId);
   const diff = data.balance - previous;
-  const postings = diff === 0n ? []
-    : diff > 0n ? transfer('house:adjustments', ctx.user, data.currencyId, diff)
-      : transfer(ctx.user, 'house:adjustments', data.currencyId, -diff);
+  const postings =
+    diff === 0n
+      ? []
+      : diff > 0n
+        ? transfer('house:adjustments', ctx.user, data.currencyId, diff)
+        : transfer(ctx.user, 'house:adjustments', data.currencyId, -diff);
   return accept({
     type: 'BalanceSet',
     data: {
       ...movement(ctx, data.currencyId, `adj_${data.operationKey}`, postings),
-      adminUserId: data.adminUserId, operationKey: data.operationKey,
-      previousBalance: fromMinor(data.currencyId, previous), balance: fromMinor(data.currencyId, data.balance), at: ctx.at,
+      adminUserId: data.adminUserId,
+      operationKey: data.operationKey,
+      previousBalance: fromMinor(data.currencyId, previous),
+      balance: fromMinor(data.currencyId, data.balance),
+      at: ctx.at,
     },
   });
 };
@@ -72,16 +106,26 @@ export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Deci
 /** Leaderboard prize: house:prizes -> user. */
 export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.leaderboardId, data.leaderboardUserId);
-  const early = precheck(ctx, type, data.operationKey, fingerprint,
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  const early = precheck(
+    ctx,
+    type,
+    data.operationKey,
+    fingerprint,
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
+  );
   if (early) return early;
   const postings = transfer('house:prizes', ctx.user, data.currencyId, data.amount);
   return accept({
     type: 'LeaderboardPrizeCredited',
     data: {
       ...movement(ctx, data.currencyId, `prz_${data.operationKey}`, postings),
-      adminUserId: data.adminUserId, operationKey: data.operationKey, leaderboardId: data.leaderboardId,
-      leaderboardUserId: data.leaderboardUserId, amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+      adminUserId: data.adminUserId,
+      operationKey: data.operationKey,
+      leaderboardId: data.leaderboardId,
+      leaderboardUserId: data.leaderboardUserId,
+      amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount),
+      at: ctx.at,
     },
   });
 };
@@ -92,16 +136,24 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
  */
 export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: ClaimAffiliateCommission): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.claimId);
-  const early = precheck(ctx, type, data.operationKey, fingerprint,
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount));
+  const early = precheck(
+    ctx,
+    type,
+    data.operationKey,
+    fingerprint,
+    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
+  );
   if (early) return early;
   const postings = transfer('house:affiliate', ctx.user, data.currencyId, data.amount);
   return accept({
     type: 'AffiliateCommissionClaimed',
     data: {
       ...movement(ctx, data.currencyId, `aff_${data.claimId}`, postings),
-      claimId: data.claimId, operationKey: data.operationKey,
-      amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+      claimId: data.claimId,
+      operationKey: data.operationKey,
+      amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount),
+      at: ctx.at,
     },
   });
 };

@@ -2,7 +2,15 @@ import { transfer } from '../ledger/posting.js';
 import { divRoundHalfEven, formatDecimal, fromMinor, usdFromMinor, type DecimalString, type Minor } from '../money/money.js';
 import type { ErrorBet, PlaceBet, RollbackBet, SettleBet } from './wallet.commands.js';
 import {
-  accept, alreadyDone, movement, mustBePositive, mustCover, mustNotBeNegative, reject, type DecideContext, type Decision,
+  accept,
+  alreadyDone,
+  movement,
+  mustBePositive,
+  mustCover,
+  mustNotBeNegative,
+  reject,
+  type DecideContext,
+  type Decision,
 } from './wallet.decide.shared.js';
 import type { BetEntry } from './wallet.state.js';
 
@@ -32,8 +40,13 @@ export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
     type: 'BetPlaced',
     data: {
       ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings),
-      betId: data.betId, roundId: data.roundId, gameId: data.gameId, gameIdentity: data.gameIdentity,
-      amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount), at: ctx.at,
+      betId: data.betId,
+      roundId: data.roundId,
+      gameId: data.gameId,
+      gameIdentity: data.gameIdentity,
+      amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount),
+      at: ctx.at,
     },
   });
 };
@@ -60,9 +73,14 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
     type: 'BetSettled',
     data: {
       ...movement(ctx, bet.currencyId, `win_${bet.id}`, postings),
-      betId: bet.id, amount: fromMinor(bet.currencyId, bet.amount), usdAmount: usdFromMinor(bet.usdAmount), placedAt: bet.createdAt,
-      payout: fromMinor(bet.currencyId, data.payout), usdPayout: usdFromMinor(data.usdPayout),
-      multiplier: multiplierOf(data.payout, bet.amount), at: ctx.at,
+      betId: bet.id,
+      amount: fromMinor(bet.currencyId, bet.amount),
+      usdAmount: usdFromMinor(bet.usdAmount),
+      placedAt: bet.createdAt,
+      payout: fromMinor(bet.currencyId, data.payout),
+      usdPayout: usdFromMinor(data.usdPayout),
+      multiplier: multiplierOf(data.payout, bet.amount),
+      at: ctx.at,
     },
   });
 };
@@ -70,7 +88,10 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
 /** The refund legs of a rollback or an error: the stake goes back (house:bets -> user). */
 const refund = (ctx: DecideContext, bet: BetEntry, transactionId: string) => ({
   ...movement(ctx, bet.currencyId, transactionId, transfer('house:bets', ctx.user, bet.currencyId, bet.amount)),
-  betId: bet.id, amount: fromMinor(bet.currencyId, bet.amount), originalId: bet.transactionId, at: ctx.at,
+  betId: bet.id,
+  amount: fromMinor(bet.currencyId, bet.amount),
+  originalId: bet.transactionId,
+  at: ctx.at,
 });
 
 /** CREATED -> ROLLBACK, refunding the stake; rolling back a ROLLBACK bet again is a no-op. */

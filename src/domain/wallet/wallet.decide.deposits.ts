@@ -2,7 +2,14 @@ import { transfer } from '../ledger/posting.js';
 import { fromMinor, usdFromMinor } from '../money/money.js';
 import type { CompleteDeposit, ConfirmDeposit, FailDeposit, RequestDeposit } from './wallet.commands.js';
 import {
-  accept, alreadyDone, movement, mustBePositive, mustNotBeNegative, reject, type DecideContext, type Decision,
+  accept,
+  alreadyDone,
+  movement,
+  mustBePositive,
+  mustNotBeNegative,
+  reject,
+  type DecideContext,
+  type Decision,
 } from './wallet.decide.shared.js';
 import type { WalletError } from './wallet.errors.js';
 import { depositExternalKey, type DepositEntry } from './wallet.state.js';
@@ -26,9 +33,17 @@ export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): De
   return accept({
     type: 'DepositRequested',
     data: {
-      depositId: data.depositId, externalId: data.externalId, providerId: data.providerId, networkId: data.networkId,
-      currencyId: data.currencyId, amount: fromMinor(data.currencyId, data.amount), usdAmount: usdFromMinor(data.usdAmount),
-      txHash: data.txHash, payAddress: data.payAddress, payMemo: data.payMemo, at: ctx.at,
+      depositId: data.depositId,
+      externalId: data.externalId,
+      providerId: data.providerId,
+      networkId: data.networkId,
+      currencyId: data.currencyId,
+      amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount),
+      txHash: data.txHash,
+      payAddress: data.payAddress,
+      payMemo: data.payMemo,
+      at: ctx.at,
     },
   });
 };
@@ -67,8 +82,11 @@ export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): 
     type: 'DepositCompleted',
     data: {
       ...movement(ctx, deposit.currencyId, `dep_${deposit.id}`, postings),
-      depositId: deposit.id, amount: fromMinor(deposit.currencyId, deposit.amount), usdAmount: usdFromMinor(deposit.usdAmount),
-      txHash: data.txHash ?? deposit.txHash, at: ctx.at,
+      depositId: deposit.id,
+      amount: fromMinor(deposit.currencyId, deposit.amount),
+      usdAmount: usdFromMinor(deposit.usdAmount),
+      txHash: data.txHash ?? deposit.txHash,
+      at: ctx.at,
     },
   });
 };

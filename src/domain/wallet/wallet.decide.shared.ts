@@ -47,15 +47,20 @@ export const movement = (ctx: DecideContext, currencyId: CurrencyId, transaction
  * main fields (the first result stands), otherwise a conflict.
  */
 export const checkOperationKey = (
-  state: WalletState, operationKey: string, commandType: string, fingerprint: string,
+  state: WalletState,
+  operationKey: string,
+  commandType: string,
+  fingerprint: string,
 ): 'new' | 'repeat' | WalletError => {
   const seen = state.operations.get(operationKey);
   if (!seen) return 'new';
   if (seen.commandType === commandType && seen.fingerprint === fingerprint) return 'repeat';
   return {
-    _tag: 'IdempotencyConflict', key: operationKey,
-    message: seen.commandType === commandType
-      ? `idempotency key "${operationKey}" was already used for a ${commandType} with different values`
-      : `idempotency key "${operationKey}" was already used for ${seen.commandType}`,
+    _tag: 'IdempotencyConflict',
+    key: operationKey,
+    message:
+      seen.commandType === commandType
+        ? `idempotency key "${operationKey}" was already used for a ${commandType} with different values`
+        : `idempotency key "${operationKey}" was already used for ${seen.commandType}`,
   };
 };

@@ -5,7 +5,12 @@ import { errorBet, placeBet, rollbackBet, settleBet } from './wallet.decide.bets
 import { completeDeposit, confirmDeposit, failDeposit, requestDeposit } from './wallet.decide.deposits.js';
 import { makeContext } from './wallet.decide.shared.js';
 import {
-  approveWithdrawal, completeWithdrawal, failWithdrawal, rejectWithdrawal, requestWithdrawal, retryWithdrawal,
+  approveWithdrawal,
+  completeWithdrawal,
+  failWithdrawal,
+  rejectWithdrawal,
+  requestWithdrawal,
+  retryWithdrawal,
 } from './wallet.decide.withdrawals.js';
 import type { WalletError } from './wallet.errors.js';
 import type { WalletEvent } from './wallet.events.js';
@@ -21,25 +26,44 @@ import type { WalletState } from './wallet.state.js';
 export const decide = (command: WalletCommand, state: WalletState, meta: CommandMetadata): Either<WalletError, readonly WalletEvent[]> => {
   const ctx = makeContext(state, meta.userId, meta.now);
   switch (command.type) {
-    case 'RequestDeposit': return requestDeposit(ctx, command);
-    case 'ConfirmDeposit': return confirmDeposit(ctx, command);
-    case 'CompleteDeposit': return completeDeposit(ctx, command);
-    case 'FailDeposit': return failDeposit(ctx, command);
-    case 'PlaceBet': return placeBet(ctx, command);
-    case 'SettleBet': return settleBet(ctx, command);
-    case 'RollbackBet': return rollbackBet(ctx, command);
-    case 'ErrorBet': return errorBet(ctx, command);
-    case 'RequestWithdrawal': return requestWithdrawal(ctx, command);
-    case 'ApproveWithdrawal': return approveWithdrawal(ctx, command);
-    case 'RejectWithdrawal': return rejectWithdrawal(ctx, command);
-    case 'RetryWithdrawal': return retryWithdrawal(ctx, command);
-    case 'CompleteWithdrawal': return completeWithdrawal(ctx, command);
-    case 'FailWithdrawal': return failWithdrawal(ctx, command);
-    case 'TipUser': return tipUser(ctx, command);
-    case 'DeductBalance': return deductBalance(ctx, command);
-    case 'SetBalance': return setBalance(ctx, command);
-    case 'CreditPrize': return creditPrize(ctx, command);
-    case 'ClaimAffiliateCommission': return claimAffiliateCommission(ctx, command);
+    case 'RequestDeposit':
+      return requestDeposit(ctx, command);
+    case 'ConfirmDeposit':
+      return confirmDeposit(ctx, command);
+    case 'CompleteDeposit':
+      return completeDeposit(ctx, command);
+    case 'FailDeposit':
+      return failDeposit(ctx, command);
+    case 'PlaceBet':
+      return placeBet(ctx, command);
+    case 'SettleBet':
+      return settleBet(ctx, command);
+    case 'RollbackBet':
+      return rollbackBet(ctx, command);
+    case 'ErrorBet':
+      return errorBet(ctx, command);
+    case 'RequestWithdrawal':
+      return requestWithdrawal(ctx, command);
+    case 'ApproveWithdrawal':
+      return approveWithdrawal(ctx, command);
+    case 'RejectWithdrawal':
+      return rejectWithdrawal(ctx, command);
+    case 'RetryWithdrawal':
+      return retryWithdrawal(ctx, command);
+    case 'CompleteWithdrawal':
+      return completeWithdrawal(ctx, command);
+    case 'FailWithdrawal':
+      return failWithdrawal(ctx, command);
+    case 'TipUser':
+      return tipUser(ctx, command);
+    case 'DeductBalance':
+      return deductBalance(ctx, command);
+    case 'SetBalance':
+      return setBalance(ctx, command);
+    case 'CreditPrize':
+      return creditPrize(ctx, command);
+    case 'ClaimAffiliateCommission':
+      return claimAffiliateCommission(ctx, command);
     default: {
       const unreachable: never = command;
       throw new Error(`invariant: unknown wallet command ${(unreachable as { type: string }).type}`);

@@ -1,11 +1,24 @@
 import { transfer } from '../ledger/posting.js';
 import { fromMinor, usdFromMinor } from '../money/money.js';
 import type {
-  ApproveWithdrawal, CompleteWithdrawal, FailWithdrawal, RejectWithdrawal, RequestWithdrawal, RetryWithdrawal,
+  ApproveWithdrawal,
+  CompleteWithdrawal,
+  FailWithdrawal,
+  RejectWithdrawal,
+  RequestWithdrawal,
+  RetryWithdrawal,
 } from './wallet.commands.js';
 import {
-  accept, alreadyDone, checkOperationKey, movement, mustBePositive, mustCover, mustNotBeNegative, reject,
-  type DecideContext, type Decision,
+  accept,
+  alreadyDone,
+  checkOperationKey,
+  movement,
+  mustBePositive,
+  mustCover,
+  mustNotBeNegative,
+  reject,
+  type DecideContext,
+  type Decision,
 } from './wallet.decide.shared.js';
 import type { WithdrawalStatus } from './wallet.events.js';
 import { operationFingerprint, type WithdrawalEntry } from './wallet.state.js';
@@ -23,7 +36,11 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
     const same = operationFingerprint(existing.currencyId, existing.amount, existing.networkId, existing.recipientAddress) === fingerprint;
     return same
       ? alreadyDone
-      : reject({ _tag: 'IdempotencyConflict', key: data.withdrawalId, message: `withdrawal ${data.withdrawalId} was already requested with different values` });
+      : reject({
+          _tag: 'IdempotencyConflict',
+          key: data.withdrawalId,
+          message: `withdrawal ${data.withdrawalId} was already requested with different values`,
+        });
   }
   const short = mustCover(ctx.state, data.currencyId, data.amount);
   if (short) return reject(short);
@@ -32,9 +49,15 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
     type: 'WithdrawalRequested',
     data: {
       ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings),
-      withdrawalId: data.withdrawalId, operationKey: data.operationKey, amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount), networkId: data.networkId, providerId: data.providerId,
-      recipientAddress: data.recipientAddress, recipientMemo: data.recipientMemo, at: ctx.at,
+      withdrawalId: data.withdrawalId,
+      operationKey: data.operationKey,
+      amount: fromMinor(data.currencyId, data.amount),
+      usdAmount: usdFromMinor(data.usdAmount),
+      networkId: data.networkId,
+      providerId: data.providerId,
+      recipientAddress: data.recipientAddress,
+      recipientMemo: data.recipientMemo,
+      at: ctx.at,
     },
   });
 };
@@ -44,7 +67,10 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
  * (decisions.md: anything else is WITHDRAWAL_INVALID_STATE), so a repeat is refused too.
  */
 const inState = (
-  ctx: DecideContext, withdrawalId: string, action: string, from: readonly WithdrawalStatus[],
+  ctx: DecideContext,
+  withdrawalId: string,
+  action: string,
+  from: readonly WithdrawalStatus[],
 ): Readonly<{ withdrawal: WithdrawalEntry }> | Readonly<{ refused: Decision }> => {
   const withdrawal = ctx.state.withdrawals.get(withdrawalId);
   if (!withdrawal) return { refused: reject({ _tag: 'WithdrawalNotFound', withdrawalId }) };
@@ -78,7 +104,11 @@ export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal)
     type: 'WithdrawalRejected',
     data: {
       ...movement(ctx, w.currencyId, `wdr_${w.id}`, postings),
-      withdrawalId: w.id, adminUserId: data.adminUserId, rejectReason: data.rejectReason, amount: fromMinor(w.currencyId, w.amount), at: ctx.at,
+      withdrawalId: w.id,
+      adminUserId: data.adminUserId,
+      rejectReason: data.rejectReason,
+      amount: fromMinor(w.currencyId, w.amount),
+      at: ctx.at,
     },
   });
 };
@@ -98,7 +128,11 @@ export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdra
     type: 'WithdrawalCompleted',
     data: {
       ...movement(ctx, w.currencyId, `wdc_${w.id}`, postings),
-      withdrawalId: w.id, txHash: data.txHash, amount: fromMinor(w.currencyId, w.amount), usdAmount: usdFromMinor(w.usdAmount), at: ctx.at,
+      withdrawalId: w.id,
+      txHash: data.txHash,
+      amount: fromMinor(w.currencyId, w.amount),
+      usdAmount: usdFromMinor(w.usdAmount),
+      at: ctx.at,
     },
   });
 };

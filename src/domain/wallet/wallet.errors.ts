@@ -16,6 +16,13 @@ export type WalletError =
 
 export type WalletErrorTag = WalletError['_tag'];
 export const WALLET_ERROR_TAGS = [
-  'InvalidAmount', 'InsufficientFunds', 'DepositNotFound', 'DepositInvalidState', 'BetNotFound', 'BetInvalidState',
-  'WithdrawalNotFound', 'WithdrawalInvalidState', 'IdempotencyConflict',
+  'InvalidAmount',
+  'InsufficientFunds',
+  'DepositNotFound',
+  'DepositInvalidState',
+  'BetNotFound',
+  'BetInvalidState',
+  'WithdrawalNotFound',
+  'WithdrawalInvalidState',
+  'IdempotencyConflict',
 ] as const satisfies readonly WalletErrorTag[];

@@ -17,8 +17,17 @@ export const BET_STATUSES = ['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'] as const
 export type BetStatus = (typeof BET_STATUSES)[number];
 
 export const ADMIN_TIP_TAGS = [
-  'STREAM_FILL', 'VIDEO_FILL', 'PRIVATE_LB_PAYOUT', 'LOSSBACK', 'SOCIAL_GIVEAWAY_A', 'SOCIAL_GIVEAWAY_B',
-  'PRIVATE_GIVEAWAY', 'CUSTOM_DEPOSIT_BONUS', 'SALARY', 'TESTING', 'OTHER',
+  'STREAM_FILL',
+  'VIDEO_FILL',
+  'PRIVATE_LB_PAYOUT',
+  'LOSSBACK',
+  'SOCIAL_GIVEAWAY_A',
+  'SOCIAL_GIVEAWAY_B',
+  'PRIVATE_GIVEAWAY',
+  'CUSTOM_DEPOSIT_BONUS',
+  'SALARY',
+  'TESTING',
+  'OTHER',
 ] as const;
 export type AdminTipTag = (typeof ADMIN_TIP_TAGS)[number];
 
@@ -43,80 +52,184 @@ type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
 
 type E<T extends string, D> = Readonly<{ type: T; data: Readonly<D & At> }>;
 
-export type DepositRequested = E<'DepositRequested', {
-  depositId: string; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId;
-  amount: DecimalString; usdAmount: DecimalString; txHash: string | null; payAddress: string | null; payMemo: string | null;
-}>;
+export type DepositRequested = E<
+  'DepositRequested',
+  {
+    depositId: string;
+    externalId: string;
+    providerId: string;
+    networkId: string;
+    currencyId: CurrencyId;
+    amount: DecimalString;
+    usdAmount: DecimalString;
+    txHash: string | null;
+    payAddress: string | null;
+    payMemo: string | null;
+  }
+>;
 export type DepositConfirmed = E<'DepositConfirmed', { depositId: string; txHash: string | null }>;
 /** Credits the wallet: house:deposits -> user. */
-export type DepositCompleted = E<'DepositCompleted', Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null }>;
+export type DepositCompleted = E<
+  'DepositCompleted',
+  Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null }
+>;
 export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
 
 /** Debits the stake: user -> house:bets. */
-export type BetPlaced = E<'BetPlaced', Movement & {
-  betId: string; roundId: string; gameId: number; gameIdentity: GameIdentity; amount: DecimalString; usdAmount: DecimalString;
-}>;
+export type BetPlaced = E<
+  'BetPlaced',
+  Movement & {
+    betId: string;
+    roundId: string;
+    gameId: number;
+    gameIdentity: GameIdentity;
+    amount: DecimalString;
+    usdAmount: DecimalString;
+  }
+>;
 /**
  * Credits the payout (possibly zero: then no postings): house:payouts -> user. Repeats the bet's stake
  * (`amount` in the bet's currency, `usdAmount` in USD) and its placement time, so that consumers need not
  * remember open bets.
  */
-export type BetSettled = E<'BetSettled', Movement & {
-  betId: string; amount: DecimalString; usdAmount: DecimalString; /** the BetPlaced time (ISO 8601) */ placedAt: string;
-  payout: DecimalString; usdPayout: DecimalString; /** payout / amount, as a decimal string */ multiplier: DecimalString;
-}>;
+export type BetSettled = E<
+  'BetSettled',
+  Movement & {
+    betId: string;
+    amount: DecimalString;
+    usdAmount: DecimalString;
+    /** the BetPlaced time (ISO 8601) */ placedAt: string;
+    payout: DecimalString;
+    usdPayout: DecimalString;
+    /** payout / amount, as a decimal string */ multiplier: DecimalString;
+  }
+>;
 /** Refunds the stake, tagged ROLLBACK_BET; `originalId` is the placement's transaction id. */
 export type BetRolledBack = E<'BetRolledBack', Movement & { betId: string; amount: DecimalString; originalId: string }>;
 /** The game failed: refunds the stake and records why. */
 export type BetErrored = E<'BetErrored', Movement & { betId: string; amount: DecimalString; originalId: string; errorDetails: string }>;
 
 /** Holds the funds: user -> house:withdrawals-held. */
-export type WithdrawalRequested = E<'WithdrawalRequested', Movement & {
-  withdrawalId: string; operationKey: string; amount: DecimalString; usdAmount: DecimalString; networkId: string; providerId: string;
-  recipientAddress: string; recipientMemo: string | null;
-}>;
+export type WithdrawalRequested = E<
+  'WithdrawalRequested',
+  Movement & {
+    withdrawalId: string;
+    operationKey: string;
+    amount: DecimalString;
+    usdAmount: DecimalString;
+    networkId: string;
+    providerId: string;
+    recipientAddress: string;
+    recipientMemo: string | null;
+  }
+>;
 export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string; adminUserId: number }>;
 export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;
 /** Returns the held funds: house:withdrawals-held -> user. */
-export type WithdrawalRejected = E<'WithdrawalRejected', Movement & { withdrawalId: string; adminUserId: number; rejectReason: string; amount: DecimalString }>;
+export type WithdrawalRejected = E<
+  'WithdrawalRejected',
+  Movement & { withdrawalId: string; adminUserId: number; rejectReason: string; amount: DecimalString }
+>;
 /** The provider sent the funds: house:withdrawals-held -> house:withdrawals (user balance unchanged). Repeats the requested amounts. */
-export type WithdrawalCompleted = E<'WithdrawalCompleted', Movement & { withdrawalId: string; txHash: string; amount: DecimalString; usdAmount: DecimalString }>;
+export type WithdrawalCompleted = E<
+  'WithdrawalCompleted',
+  Movement & { withdrawalId: string; txHash: string; amount: DecimalString; usdAmount: DecimalString }
+>;
 export type WithdrawalFailed = E<'WithdrawalFailed', { withdrawalId: string; failedReason: string }>;
 
 /** ADD_BALANCE tip: house:admin-tips -> user. */
-export type AdminTipCredited = E<'AdminTipCredited', Movement & AdminOperation & {
-  tipId: number; amount: DecimalString; usdAmount: DecimalString; tag: AdminTipTag | null; notes: string;
-}>;
+export type AdminTipCredited = E<
+  'AdminTipCredited',
+  Movement &
+    AdminOperation & {
+      tipId: number;
+      amount: DecimalString;
+      usdAmount: DecimalString;
+      tag: AdminTipTag | null;
+      notes: string;
+    }
+>;
 /** DEDUCT_BALANCE: user -> house:admin-tips. */
-export type AdminTipDeducted = E<'AdminTipDeducted', Movement & AdminOperation & {
-  tipId: number; amount: DecimalString; usdAmount: DecimalString; tag: AdminTipTag | null; notes: string;
-}>;
+export type AdminTipDeducted = E<
+  'AdminTipDeducted',
+  Movement &
+    AdminOperation & {
+      tipId: number;
+      amount: DecimalString;
+      usdAmount: DecimalString;
+      tag: AdminTipTag | null;
+      notes: string;
+    }
+>;
 /** SuperAdmin set-balance: the difference moves between house:adjustments and the user. */
 export type BalanceSet = E<'BalanceSet', Movement & AdminOperation & { previousBalance: DecimalString; balance: DecimalString }>;
 /** Leaderboard prize paid: house:prizes -> user. */
-export type LeaderboardPrizeCredited = E<'LeaderboardPrizeCredited', Movement & AdminOperation & {
-  leaderboardId: string; leaderboardUserId: string; amount: DecimalString; usdAmount: DecimalString;
-}>;
+export type LeaderboardPrizeCredited = E<
+  'LeaderboardPrizeCredited',
+  Movement &
+    AdminOperation & {
+      leaderboardId: string;
+      leaderboardUserId: string;
+      amount: DecimalString;
+      usdAmount: DecimalString;
+    }
+>;
 
 /** Affiliate commission claimed by its earner: house:affiliate -> user (internal ledger API). */
-export type AffiliateCommissionClaimed = E<'AffiliateCommissionClaimed', Movement & {
-  claimId: string; operationKey: string; amount: DecimalString; usdAmount: DecimalString;
-}>;
+export type AffiliateCommissionClaimed = E<
+  'AffiliateCommissionClaimed',
+  Movement & {
+    claimId: string;
+    operationKey: string;
+    amount: DecimalString;
+    usdAmount: DecimalString;
+  }
+>;
 
 export type WalletEvent =
-  | DepositRequested | DepositConfirmed | DepositCompleted | DepositFailed
-  | BetPlaced | BetSettled | BetRolledBack | BetErrored
-  | WithdrawalRequested | WithdrawalApproved | WithdrawalRetried | WithdrawalRejected | WithdrawalCompleted | WithdrawalFailed
-  | AdminTipCredited | AdminTipDeducted | BalanceSet | LeaderboardPrizeCredited | AffiliateCommissionClaimed;
+  | DepositRequested
+  | DepositConfirmed
+  | DepositCompleted
+  | DepositFailed
+  | BetPlaced
+  | BetSettled
+  | BetRolledBack
+  | BetErrored
+  | WithdrawalRequested
+  | WithdrawalApproved
+  | WithdrawalRetried
+  | WithdrawalRejected
+  | WithdrawalCompleted
+  | WithdrawalFailed
+  | AdminTipCredited
+  | AdminTipDeducted
+  | BalanceSet
+  | LeaderboardPrizeCredited
+  | AffiliateCommissionClaimed;
 
 export type WalletEventType = WalletEvent['type'];
 export type WalletEventOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>;
 
 export const WALLET_EVENT_TYPES = [
-  'DepositRequested', 'DepositConfirmed', 'DepositCompleted', 'DepositFailed',
-  'BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored',
-  'WithdrawalRequested', 'WithdrawalApproved', 'WithdrawalRetried', 'WithdrawalRejected', 'WithdrawalCompleted', 'WithdrawalFailed',
-  'AdminTipCredited', 'AdminTipDeducted', 'BalanceSet', 'LeaderboardPrizeCredited', 'AffiliateCommissionClaimed',
+  'DepositRequested',
+  'DepositConfirmed',
+  'DepositCompleted',
+  'DepositFailed',
+  'BetPlaced',
+  'BetSettled',
+  'BetRolledBack',
+  'BetErrored',
+  'WithdrawalRequested',
+  'WithdrawalApproved',
+  'WithdrawalRetried',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'WithdrawalFailed',
+  'AdminTipCredited',
+  'AdminTipDeducted',
+  'BalanceSet',
+  'LeaderboardPrizeCredited',
+  'AffiliateCommissionClaimed',
 ] as const satisfies readonly WalletEventType[];
 
 export const isWalletEventType = (t: string): t is WalletEventType => (WALLET_EVENT_TYPES as readonly string[]).includes(t);

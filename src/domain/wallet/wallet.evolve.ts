@@ -13,8 +13,10 @@ const applyPostings = (state: WalletState, postings: readonly Posting[]): Wallet
   return balances === state.balances ? state : { ...state, balances };
 };
 
-const remember = (state: WalletState, key: string, entry: OperationEntry): WalletState =>
-  ({ ...state, operations: state.operations.set(key, entry) });
+const remember = (state: WalletState, key: string, entry: OperationEntry): WalletState => ({
+  ...state,
+  operations: state.operations.set(key, entry),
+});
 
 /** Folds one event into the wallet state. Pure and total; an event about an unknown entry only moves balances. */
 export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
@@ -24,9 +26,21 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       return {
         ...state,
         deposits: state.deposits.set(d.depositId, {
-          id: d.depositId, externalId: d.externalId, providerId: d.providerId, networkId: d.networkId, currencyId: d.currencyId,
-          amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount), status: 'PENDING', txHash: d.txHash,
-          payAddress: d.payAddress, payMemo: d.payMemo, transactionId: null, failedReason: null, createdAt: d.at, updatedAt: d.at,
+          id: d.depositId,
+          externalId: d.externalId,
+          providerId: d.providerId,
+          networkId: d.networkId,
+          currencyId: d.currencyId,
+          amount: toMinor(d.currencyId, d.amount),
+          usdAmount: usdToMinor(d.usdAmount),
+          status: 'PENDING',
+          txHash: d.txHash,
+          payAddress: d.payAddress,
+          payMemo: d.payMemo,
+          transactionId: null,
+          failedReason: null,
+          createdAt: d.at,
+          updatedAt: d.at,
         }),
         depositsByExternalKey: state.depositsByExternalKey.set(depositExternalKey(d.providerId, d.externalId), d.depositId),
       };
@@ -35,7 +49,10 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const d = event.data;
       return {
         ...state,
-        deposits: state.deposits.update(d.depositId, (e) => e && { ...e, status: 'CONFIRMED', txHash: d.txHash ?? e.txHash, updatedAt: d.at }),
+        deposits: state.deposits.update(
+          d.depositId,
+          (e) => e && { ...e, status: 'CONFIRMED', txHash: d.txHash ?? e.txHash, updatedAt: d.at },
+        ),
       };
     }
     case 'DepositCompleted': {
@@ -43,9 +60,17 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const next = applyPostings(state, d.postings);
       return {
         ...next,
-        deposits: next.deposits.update(d.depositId, (e) => e && {
-          ...e, status: 'COMPLETE', txHash: d.txHash ?? e.txHash, transactionId: d.transactionId, updatedAt: d.at,
-        }),
+        deposits: next.deposits.update(
+          d.depositId,
+          (e) =>
+            e && {
+              ...e,
+              status: 'COMPLETE',
+              txHash: d.txHash ?? e.txHash,
+              transactionId: d.transactionId,
+              updatedAt: d.at,
+            },
+        ),
       };
     }
     case 'DepositFailed': {
@@ -61,9 +86,22 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       return {
         ...next,
         bets: next.bets.set(d.betId, {
-          id: d.betId, roundId: d.roundId, gameId: d.gameId, gameIdentity: d.gameIdentity, currencyId: d.currencyId,
-          amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount), status: 'CREATED', payout: 0n, usdPayout: 0n,
-          multiplier: null, errorDetails: null, transactionId: d.transactionId, createdAt: d.at, updatedAt: d.at, settledAt: null,
+          id: d.betId,
+          roundId: d.roundId,
+          gameId: d.gameId,
+          gameIdentity: d.gameIdentity,
+          currencyId: d.currencyId,
+          amount: toMinor(d.currencyId, d.amount),
+          usdAmount: usdToMinor(d.usdAmount),
+          status: 'CREATED',
+          payout: 0n,
+          usdPayout: 0n,
+          multiplier: null,
+          errorDetails: null,
+          transactionId: d.transactionId,
+          createdAt: d.at,
+          updatedAt: d.at,
+          settledAt: null,
         }),
       };
     }
@@ -72,10 +110,19 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const next = applyPostings(state, d.postings);
       return {
         ...next,
-        bets: next.bets.update(d.betId, (e) => e && {
-          ...e, status: 'SETTLED', payout: toMinor(d.currencyId, d.payout), usdPayout: usdToMinor(d.usdPayout),
-          multiplier: d.multiplier, updatedAt: d.at, settledAt: d.at,
-        }),
+        bets: next.bets.update(
+          d.betId,
+          (e) =>
+            e && {
+              ...e,
+              status: 'SETTLED',
+              payout: toMinor(d.currencyId, d.payout),
+              usdPayout: usdToMinor(d.usdPayout),
+              multiplier: d.multiplier,
+              updatedAt: d.at,
+              settledAt: d.at,
+            },
+        ),
       };
     }
     case 'BetRolledBack': {
@@ -95,27 +142,53 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const d = event.data;
       const amount = toMinor(d.currencyId, d.amount);
       const next = applyPostings(state, d.postings);
-      return remember({
-        ...next,
-        withdrawals: next.withdrawals.set(d.withdrawalId, {
-          id: d.withdrawalId, currencyId: d.currencyId, networkId: d.networkId, providerId: d.providerId, amount,
-          usdAmount: usdToMinor(d.usdAmount), recipientAddress: d.recipientAddress, recipientMemo: d.recipientMemo, status: 'PENDING',
-          transactionId: d.transactionId, txHash: null, rejectReason: null, failedReason: null, confirmedAt: null,
-          confirmedByUserId: null, createdAt: d.at, updatedAt: d.at,
-        }),
-      }, d.operationKey, {
-        commandType: 'RequestWithdrawal', ref: d.withdrawalId,
-        fingerprint: operationFingerprint(d.currencyId, amount, d.networkId, d.recipientAddress),
-      });
+      return remember(
+        {
+          ...next,
+          withdrawals: next.withdrawals.set(d.withdrawalId, {
+            id: d.withdrawalId,
+            currencyId: d.currencyId,
+            networkId: d.networkId,
+            providerId: d.providerId,
+            amount,
+            usdAmount: usdToMinor(d.usdAmount),
+            recipientAddress: d.recipientAddress,
+            recipientMemo: d.recipientMemo,
+            status: 'PENDING',
+            transactionId: d.transactionId,
+            txHash: null,
+            rejectReason: null,
+            failedReason: null,
+            confirmedAt: null,
+            confirmedByUserId: null,
+            createdAt: d.at,
+            updatedAt: d.at,
+          }),
+        },
+        d.operationKey,
+        {
+          commandType: 'RequestWithdrawal',
+          ref: d.withdrawalId,
+          fingerprint: operationFingerprint(d.currencyId, amount, d.networkId, d.recipientAddress),
+        },
+      );
     }
     case 'WithdrawalApproved':
     case 'WithdrawalRetried': {
       const d = event.data;
       return {
         ...state,
-        withdrawals: state.withdrawals.update(d.withdrawalId, (e) => e && {
-          ...e, status: 'CONFIRMED', confirmedAt: d.at, confirmedByUserId: d.adminUserId, updatedAt: d.at,
-        }),
+        withdrawals: state.withdrawals.update(
+          d.withdrawalId,
+          (e) =>
+            e && {
+              ...e,
+              status: 'CONFIRMED',
+              confirmedAt: d.at,
+              confirmedByUserId: d.adminUserId,
+              updatedAt: d.at,
+            },
+        ),
       };
     }
     case 'WithdrawalRejected': {
@@ -123,7 +196,10 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const next = applyPostings(state, d.postings);
       return {
         ...next,
-        withdrawals: next.withdrawals.update(d.withdrawalId, (e) => e && { ...e, status: 'DENIED', rejectReason: d.rejectReason, updatedAt: d.at }),
+        withdrawals: next.withdrawals.update(
+          d.withdrawalId,
+          (e) => e && { ...e, status: 'DENIED', rejectReason: d.rejectReason, updatedAt: d.at },
+        ),
       };
     }
     case 'WithdrawalCompleted': {
@@ -138,27 +214,34 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const d = event.data;
       return {
         ...state,
-        withdrawals: state.withdrawals.update(d.withdrawalId, (e) => e && { ...e, status: 'FAILED', failedReason: d.failedReason, updatedAt: d.at }),
+        withdrawals: state.withdrawals.update(
+          d.withdrawalId,
+          (e) => e && { ...e, status: 'FAILED', failedReason: d.failedReason, updatedAt: d.at },
+        ),
       };
     }
     case 'AdminTipCredited':
     case 'AdminTipDeducted': {
       const d = event.data;
       return remember(applyPostings(state, d.postings), d.operationKey, {
-        commandType: event.type === 'AdminTipCredited' ? 'TipUser' : 'DeductBalance', ref: String(d.tipId),
+        commandType: event.type === 'AdminTipCredited' ? 'TipUser' : 'DeductBalance',
+        ref: String(d.tipId),
         fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount)),
       });
     }
     case 'BalanceSet': {
       const d = event.data;
       return remember(applyPostings(state, d.postings), d.operationKey, {
-        commandType: 'SetBalance', ref: d.transactionId, fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.balance)),
+        commandType: 'SetBalance',
+        ref: d.transactionId,
+        fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.balance)),
       });
     }
     case 'LeaderboardPrizeCredited': {
       const d = event.data;
       return remember(applyPostings(state, d.postings), d.operationKey, {
-        commandType: 'CreditPrize', ref: d.transactionId,
+        commandType: 'CreditPrize',
+        ref: d.transactionId,
         fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount), d.leaderboardId, d.leaderboardUserId),
       });
     }
@@ -166,11 +249,15 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
       const d = event.data;
       const next = applyPostings(state, d.postings);
       const claim = {
-        currencyId: d.currencyId, amount: toMinor(d.currencyId, d.amount), usdAmount: usdToMinor(d.usdAmount),
-        transactionId: d.transactionId, balanceAfter: toMinor(d.currencyId, d.balanceAfter),
+        currencyId: d.currencyId,
+        amount: toMinor(d.currencyId, d.amount),
+        usdAmount: usdToMinor(d.usdAmount),
+        transactionId: d.transactionId,
+        balanceAfter: toMinor(d.currencyId, d.balanceAfter),
       };
       return remember({ ...next, claims: next.claims.set(d.claimId, claim) }, d.operationKey, {
-        commandType: 'ClaimAffiliateCommission', ref: d.claimId,
+        commandType: 'ClaimAffiliateCommission',
+        ref: d.claimId,
         fingerprint: operationFingerprint(d.currencyId, toMinor(d.currencyId, d.amount), d.claimId),
       });
     }

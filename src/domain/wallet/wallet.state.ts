@@ -5,24 +5,62 @@ import type { BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from '.
 
 /** A deposit as the wallet knows it; enough to render the spec's Deposit record. */
 export type DepositEntry = Readonly<{
-  id: string; externalId: string; providerId: string; networkId: string; currencyId: CurrencyId; amount: Minor; usdAmount: Minor;
-  status: DepositStatus; txHash: string | null; payAddress: string | null; payMemo: string | null;
+  id: string;
+  externalId: string;
+  providerId: string;
+  networkId: string;
+  currencyId: CurrencyId;
+  amount: Minor;
+  usdAmount: Minor;
+  status: DepositStatus;
+  txHash: string | null;
+  payAddress: string | null;
+  payMemo: string | null;
   /** Set when COMPLETE (the accounting transaction that credited the wallet). */
-  transactionId: string | null; failedReason: string | null; createdAt: string; updatedAt: string;
+  transactionId: string | null;
+  failedReason: string | null;
+  createdAt: string;
+  updatedAt: string;
 }>;
 
 export type BetEntry = Readonly<{
-  id: string; roundId: string; gameId: number; gameIdentity: GameIdentity; currencyId: CurrencyId; amount: Minor; usdAmount: Minor;
-  status: BetStatus; payout: Minor; usdPayout: Minor; multiplier: string | null; errorDetails: string | null;
+  id: string;
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: Minor;
+  usdAmount: Minor;
+  status: BetStatus;
+  payout: Minor;
+  usdPayout: Minor;
+  multiplier: string | null;
+  errorDetails: string | null;
   /** The placement's accounting transaction id (originalId of a rollback). */
-  transactionId: string; createdAt: string; updatedAt: string; settledAt: string | null;
+  transactionId: string;
+  createdAt: string;
+  updatedAt: string;
+  settledAt: string | null;
 }>;
 
 export type WithdrawalEntry = Readonly<{
-  id: string; currencyId: CurrencyId; networkId: string; providerId: string; amount: Minor; usdAmount: Minor;
-  recipientAddress: string; recipientMemo: string | null; status: WithdrawalStatus; transactionId: string;
-  txHash: string | null; rejectReason: string | null; failedReason: string | null;
-  confirmedAt: string | null; confirmedByUserId: number | null; createdAt: string; updatedAt: string;
+  id: string;
+  currencyId: CurrencyId;
+  networkId: string;
+  providerId: string;
+  amount: Minor;
+  usdAmount: Minor;
+  recipientAddress: string;
+  recipientMemo: string | null;
+  status: WithdrawalStatus;
+  transactionId: string;
+  txHash: string | null;
+  rejectReason: string | null;
+  failedReason: string | null;
+  confirmedAt: string | null;
+  confirmedByUserId: number | null;
+  createdAt: string;
+  updatedAt: string;
 }>;
 
 /** What an idempotency key was used for, so a repeat can return the first result. */

@@ -5,8 +5,15 @@ import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
 import {
-  LOGIN_TTL_MS, clearLoginCookie, newLoginId, refuseLogin, sameSecret, setLoginCookie, takePendingLogin,
-  type LoginCookie, type LoginStateStore,
+  LOGIN_TTL_MS,
+  clearLoginCookie,
+  newLoginId,
+  refuseLogin,
+  sameSecret,
+  setLoginCookie,
+  takePendingLogin,
+  type LoginCookie,
+  type LoginStateStore,
 } from './login-state.js';
 
 export type GoogleDeps = Readonly<{
@@ -76,76 +83,94 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
   const router = Router();
   const route = documentedRoutes(router);
 
-  route('get', '/auth/google', { kind: 'none' }, {
-    summary: 'Start a sign-in with the identity provider (OpenID Connect, PKCE)', tag: 'identity-providers',
-    responses: { 302: { description: 'Redirect to the identity provider' } },
-  }, async (_req, res, next) => {
-    noStore(res);
-    let provider: oidc.Configuration;
-    try {
-      provider = await config();
-    } catch (error) {
-      refuse('discovery-failed', res, next, error);
-      return;
-    }
-    const pending = {
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      codeVerifier: oidc.randomPKCECodeVerifier(),
-      createdAt: now(),
-    } satisfies z.infer<typeof PendingLogin>;
-    const loginId = newLoginId();
-    await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
-    setLoginCookie(res, cookie, loginId);
-    const url = oidc.buildAuthorizationUrl(provider, {
-      redirect_uri: deps.redirectUri,
-      scope: SCOPE,
-      code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
-      code_challenge_method: 'S256',
-      state: pending.state,
-      nonce: pending.nonce,
-    });
-    res.redirect(302, url.href);
-  });
-
-  route('get', '/auth/google/callback', { kind: 'none' }, {
-    summary: 'The identity provider\'s callback: exchanges the code, signs in and sets the cookies', tag: 'identity-providers',
-    responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
-  }, async (req, res, next) => {
-    noStore(res);
-    const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
-    if ('refused' in taken) return refuse(taken.refused, res, next);
-    const { pending } = taken;
-
-    const query = new URL(req.originalUrl, 'http://callback.invalid').searchParams;
-    const states = query.getAll('state');
-    if (states.length !== 1 || !sameSecret(states[0], pending.state)) return refuse('state-mismatch', res, next);
-
-    // openid-client takes the redirect_uri for the token request from this URL: the configured one, not the Host header.
-    const currentUrl = new URL(deps.redirectUri);
-    currentUrl.search = query.toString();
-    let claims: oidc.IDToken | undefined;
-    try {
-      const tokens = await oidc.authorizationCodeGrant(await config(), currentUrl, {
-        pkceCodeVerifier: pending.codeVerifier,
-        expectedState: pending.state,
-        expectedNonce: pending.nonce,
-        idTokenExpected: true,
+  route(
+    'get',
+    '/auth/google',
+    { kind: 'none' },
+    {
+      summary: 'Start a sign-in with the identity provider (OpenID Connect, PKCE)',
+      tag: 'identity-providers',
+      responses: { 302: { description: 'Redirect to the identity provider' } },
+    },
+    async (_req, res, next) => {
+      noStore(res);
+      let provider: oidc.Configuration;
+      try {
+        provider = await config();
+      } catch (error) {
+        refuse('discovery-failed', res, next, error);
+        return;
+      }
+      const pending = {
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        codeVerifier: oidc.randomPKCECodeVerifier(),
+        createdAt: now(),
+      } satisfies z.infer<typeof PendingLogin>;
+      const loginId = newLoginId();
+      await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
+      setLoginCookie(res, cookie, loginId);
+      const url = oidc.buildAuthorizationUrl(provider, {
+        redirect_uri: deps.redirectUri,
+        scope: SCOPE,
+        code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+        code_challenge_method: 'S256',
+        state: pending.state,
+        nonce: pending.nonce,
       });
-      claims = tokens.claims();
-    } catch (error) {
-      return refuse('code-exchange-failed', res, next, error);
-    }
-    if (!claims) return refuse('no-id-token', res, next);
+      res.redirect(302, url.href);
+    },
+  );
 
-    clearLoginCookie(res, cookie);
-    await deps.onIdentity({
-      provider: 'google',
-      subject: claims.sub,
-      ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
-      emailVerified: claims.email_verified === true,
-    }, req, res);
-  });
+  route(
+    'get',
+    '/auth/google/callback',
+    { kind: 'none' },
+    {
+      summary: "The identity provider's callback: exchanges the code, signs in and sets the cookies",
+      tag: 'identity-providers',
+      responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
+    },
+    async (req, res, next) => {
+      noStore(res);
+      const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+      if ('refused' in taken) return refuse(taken.refused, res, next);
+      const { pending } = taken;
+
+      const query = new URL(req.originalUrl, 'http://callback.invalid').searchParams;
+      const states = query.getAll('state');
+      if (states.length !== 1 || !sameSecret(states[0], pending.state)) return refuse('state-mismatch', res, next);
+
+      // openid-client takes the redirect_uri for the token request from this URL: the configured one, not the Host header.
+      const currentUrl = new URL(deps.redirectUri);
+      currentUrl.search = query.toString();
+      let claims: oidc.IDToken | undefined;
+      try {
+        const tokens = await oidc.authorizationCodeGrant(await config(), currentUrl, {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: pending.state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        });
+        claims = tokens.claims();
+      } catch (error) {
+        return refuse('code-exchange-failed', res, next, error);
+      }
+      if (!claims) return refuse('no-id-token', res, next);
+
+      clearLoginCookie(res, cookie);
+      await deps.onIdentity(
+        {
+          provider: 'google',
+          subject: claims.sub,
+          ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
+          emailVerified: claims.email_verified === true,
+        },
+        req,
+        res,
+      );
+    },
+  );
 
   return router;
 };

@@ -53,10 +53,11 @@ export const createPostgresLoginStateStore = (pool: pg.Pool): LoginStateStore =>
   const sweep = sweeper(pool);
   return {
     put: async (id, record, ttlMs) => {
-      await pool.query(
-        `INSERT INTO login_states (id, data, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
-        [`state:${id}`, JSON.stringify(record), ttlMs],
-      );
+      await pool.query(`INSERT INTO login_states (id, data, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`, [
+        `state:${id}`,
+        JSON.stringify(record),
+        ttlMs,
+      ]);
       await sweep();
     },
     take: async (id) => {
@@ -144,15 +145,29 @@ const LOGIN_ID = /^[\w-]{43}$/;
 export const newLoginId = (): string => randomBytes(32).toString('base64url');
 
 export const setLoginCookie = (res: Response, cookie: LoginCookie, loginId: string): void => {
-  res.append('Set-Cookie', stringifySetCookie(cookie.name, loginId, {
-    httpOnly: true, sameSite: 'lax', secure: cookie.secure, path: cookie.path, maxAge: LOGIN_TTL_MS / 1000,
-  }));
+  res.append(
+    'Set-Cookie',
+    stringifySetCookie(cookie.name, loginId, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: cookie.secure,
+      path: cookie.path,
+      maxAge: LOGIN_TTL_MS / 1000,
+    }),
+  );
 };
 
 export const clearLoginCookie = (res: Response, cookie: LoginCookie): void => {
-  res.append('Set-Cookie', stringifySetCookie(cookie.name, '', {
-    httpOnly: true, sameSite: 'lax', secure: cookie.secure, path: cookie.path, maxAge: 0,
-  }));
+  res.append(
+    'Set-Cookie',
+    stringifySetCookie(cookie.name, '', {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: cookie.secure,
+      path: cookie.path,
+      maxAge: 0,
+    }),
+  );
 };
 
 /** The login id this browser holds, when it holds a well-formed one. */
@@ -169,8 +184,12 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
  * whatever happens next, it cannot be tried twice), or the reason there is none.
  */
 export const takePendingLogin = async <T extends { createdAt: number }>(
-  req: Request, cookie: LoginCookie, store: LoginStateStore, keyOf: (loginId: string) => string,
-  schema: z.ZodType<T>, now: number,
+  req: Request,
+  cookie: LoginCookie,
+  store: LoginStateStore,
+  keyOf: (loginId: string) => string,
+  schema: z.ZodType<T>,
+  now: number,
 ): Promise<Readonly<{ pending: T }> | Readonly<{ refused: string }>> => {
   const loginId = loginIdOf(req, cookie);
   if (loginId === undefined) return { refused: 'no-login-cookie' };

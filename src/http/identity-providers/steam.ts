@@ -5,8 +5,16 @@ import type { Logger } from '../../infra/logger.js';
 import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
 import {
-  LOGIN_TTL_MS, clearLoginCookie, newLoginId, refuseLogin, sameSecret, setLoginCookie, takePendingLogin,
-  type LoginCookie, type LoginStateStore, type SeenNonceStore,
+  LOGIN_TTL_MS,
+  clearLoginCookie,
+  newLoginId,
+  refuseLogin,
+  sameSecret,
+  setLoginCookie,
+  takePendingLogin,
+  type LoginCookie,
+  type LoginStateStore,
+  type SeenNonceStore,
 } from './login-state.js';
 
 export const STEAM_OPENID_ENDPOINT = 'https://steamcommunity.com/openid/login';
@@ -91,83 +99,97 @@ export const steamRoutes = (deps: SteamDeps): Router => {
   const router = Router();
   const route = documentedRoutes(router);
 
-  route('get', '/auth/steam', { kind: 'none' }, {
-    summary: 'Start a sign-in with the game platform (OpenID 2.0)', tag: 'identity-providers',
-    responses: { 302: { description: 'Redirect to the game platform' } },
-  }, async (_req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const state = randomBytes(32).toString('base64url');
-    const returnTo = new URL(returnToBase);
-    returnTo.searchParams.set('state', state);
-    const loginId = newLoginId();
-    const pending = { state, returnTo: returnTo.href, createdAt: now() } satisfies z.infer<typeof PendingLogin>;
-    await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
-    setLoginCookie(res, cookie, loginId);
-    const url = new URL(endpoint);
-    url.search = new URLSearchParams({
-      'openid.ns': OPENID_NS,
-      'openid.mode': 'checkid_setup',
-      'openid.claimed_id': IDENTIFIER_SELECT,
-      'openid.identity': IDENTIFIER_SELECT,
-      'openid.return_to': pending.returnTo,
-      'openid.realm': deps.realm,
-    }).toString();
-    res.redirect(302, url.href);
-  });
+  route(
+    'get',
+    '/auth/steam',
+    { kind: 'none' },
+    {
+      summary: 'Start a sign-in with the game platform (OpenID 2.0)',
+      tag: 'identity-providers',
+      responses: { 302: { description: 'Redirect to the game platform' } },
+    },
+    async (_req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      const state = randomBytes(32).toString('base64url');
+      const returnTo = new URL(returnToBase);
+      returnTo.searchParams.set('state', state);
+      const loginId = newLoginId();
+      const pending = { state, returnTo: returnTo.href, createdAt: now() } satisfies z.infer<typeof PendingLogin>;
+      await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
+      setLoginCookie(res, cookie, loginId);
+      const url = new URL(endpoint);
+      url.search = new URLSearchParams({
+        'openid.ns': OPENID_NS,
+        'openid.mode': 'checkid_setup',
+        'openid.claimed_id': IDENTIFIER_SELECT,
+        'openid.identity': IDENTIFIER_SELECT,
+        'openid.return_to': pending.returnTo,
+        'openid.realm': deps.realm,
+      }).toString();
+      res.redirect(302, url.href);
+    },
+  );
 
-  route('get', '/auth/steam/return', { kind: 'none' }, {
-    summary: 'The game platform\'s return: verifies the assertion, signs in and sets the cookies', tag: 'identity-providers',
-    responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
-  }, async (req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const requestUrl = new URL(req.originalUrl, returnToBase);
-    const params = requestUrl.searchParams;
-    if (new Set(params.keys()).size !== [...params.keys()].length) return refuse('repeated-parameter', res, next);
-    const field = (name: string): string | undefined => params.get(`openid.${name}`) ?? undefined;
+  route(
+    'get',
+    '/auth/steam/return',
+    { kind: 'none' },
+    {
+      summary: "The game platform's return: verifies the assertion, signs in and sets the cookies",
+      tag: 'identity-providers',
+      responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
+    },
+    async (req, res, next) => {
+      res.setHeader('Cache-Control', 'no-store');
+      const requestUrl = new URL(req.originalUrl, returnToBase);
+      const params = requestUrl.searchParams;
+      if (new Set(params.keys()).size !== [...params.keys()].length) return refuse('repeated-parameter', res, next);
+      const field = (name: string): string | undefined => params.get(`openid.${name}`) ?? undefined;
 
-    const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
-    if ('refused' in taken) return refuse(taken.refused, res, next);
-    const { pending } = taken;
-    if (!sameSecret(params.get('state') ?? undefined, pending.state)) return refuse('state-mismatch', res, next);
+      const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+      if ('refused' in taken) return refuse(taken.refused, res, next);
+      const { pending } = taken;
+      if (!sameSecret(params.get('state') ?? undefined, pending.state)) return refuse('state-mismatch', res, next);
 
-    if (field('ns') !== OPENID_NS || field('mode') !== 'id_res') return refuse('not-a-positive-assertion', res, next);
-    if (field('op_endpoint') !== endpoint) return refuse('op-endpoint-mismatch', res, next);
-    if (field('return_to') !== pending.returnTo) return refuse('return-to-mismatch', res, next);
-    // The URL this request arrived at must be that return_to: same path, and each of its query parameters.
-    const sentTo = new URL(pending.returnTo);
-    const arrivedAtIt = requestUrl.pathname === sentTo.pathname
-      && [...sentTo.searchParams].every(([key, value]) => params.get(key) === value);
-    if (!arrivedAtIt) return refuse('request-url-mismatch', res, next);
+      if (field('ns') !== OPENID_NS || field('mode') !== 'id_res') return refuse('not-a-positive-assertion', res, next);
+      if (field('op_endpoint') !== endpoint) return refuse('op-endpoint-mismatch', res, next);
+      if (field('return_to') !== pending.returnTo) return refuse('return-to-mismatch', res, next);
+      // The URL this request arrived at must be that return_to: same path, and each of its query parameters.
+      const sentTo = new URL(pending.returnTo);
+      const arrivedAtIt =
+        requestUrl.pathname === sentTo.pathname && [...sentTo.searchParams].every(([key, value]) => params.get(key) === value);
+      if (!arrivedAtIt) return refuse('request-url-mismatch', res, next);
 
-    const claimed = field('claimed_id');
-    const steamId = claimed === undefined ? undefined : claimedId.exec(claimed)?.[1];
-    if (steamId === undefined || field('identity') !== claimed) return refuse('claimed-id-invalid', res, next);
+      const claimed = field('claimed_id');
+      const steamId = claimed === undefined ? undefined : claimedId.exec(claimed)?.[1];
+      if (steamId === undefined || field('identity') !== claimed) return refuse('claimed-id-invalid', res, next);
 
-    const signed = new Set((field('signed') ?? '').split(','));
-    if (!MUST_BE_SIGNED.every((name) => signed.has(name) && field(name)) || !field('sig')) {
-      return refuse('unsigned-fields', res, next);
-    }
+      const signed = new Set((field('signed') ?? '').split(','));
+      if (!MUST_BE_SIGNED.every((name) => signed.has(name) && field(name)) || !field('sig')) {
+        return refuse('unsigned-fields', res, next);
+      }
 
-    const nonce = field('response_nonce') ?? '';
-    const issuedAt = Date.parse(RESPONSE_NONCE.exec(nonce)?.[1] ?? '');
-    if (Number.isNaN(issuedAt)) return refuse('nonce-malformed', res, next);
-    if (now() - issuedAt > nonceMaxAgeMs || issuedAt - now() > CLOCK_SKEW_MS) return refuse('nonce-stale', res, next);
-    // Remembered for as long as the nonce could still pass the age check above.
-    if (!(await deps.seenNonces.firstSighting(`steam:${endpoint}:${nonce}`, nonceMaxAgeMs + CLOCK_SKEW_MS))) {
-      return refuse('nonce-replayed', res, next);
-    }
+      const nonce = field('response_nonce') ?? '';
+      const issuedAt = Date.parse(RESPONSE_NONCE.exec(nonce)?.[1] ?? '');
+      if (Number.isNaN(issuedAt)) return refuse('nonce-malformed', res, next);
+      if (now() - issuedAt > nonceMaxAgeMs || issuedAt - now() > CLOCK_SKEW_MS) return refuse('nonce-stale', res, next);
+      // Remembered for as long as the nonce could still pass the age check above.
+      if (!(await deps.seenNonces.firstSighting(`steam:${endpoint}:${nonce}`, nonceMaxAgeMs + CLOCK_SKEW_MS))) {
+        return refuse('nonce-replayed', res, next);
+      }
 
-    let valid: boolean;
-    try {
-      valid = await confirmedByProvider(params);
-    } catch (error) {
-      return refuse('check-authentication-failed', res, next, error);
-    }
-    if (!valid) return refuse('check-authentication-refused', res, next);
+      let valid: boolean;
+      try {
+        valid = await confirmedByProvider(params);
+      } catch (error) {
+        return refuse('check-authentication-failed', res, next, error);
+      }
+      if (!valid) return refuse('check-authentication-refused', res, next);
 
-    clearLoginCookie(res, cookie);
-    await deps.onIdentity({ provider: 'steam', subject: steamId }, req, res);
-  });
+      clearLoginCookie(res, cookie);
+      await deps.onIdentity({ provider: 'steam', subject: steamId }, req, res);
+    },
+  );
 
   return router;
 };

@@ -24,14 +24,16 @@ export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; po
     failureRedirect: `${config.frontendOrigin}/login`,
     logger: logger.child({ component: 'identity-providers' }),
   };
-  const routers = [steamRoutes({
-    ...common,
-    realm: `${base}/`,
-    returnTo: `${base}/auth/steam/return`,
-    seenNonces: createPostgresSeenNonceStore(pool),
-    openIdEndpoint: config.auth.steam.openIdEndpoint,
-    claimedIdHost: config.auth.steam.claimedIdHost,
-  })];
+  const routers = [
+    steamRoutes({
+      ...common,
+      realm: `${base}/`,
+      returnTo: `${base}/auth/steam/return`,
+      seenNonces: createPostgresSeenNonceStore(pool),
+      openIdEndpoint: config.auth.steam.openIdEndpoint,
+      claimedIdHost: config.auth.steam.claimedIdHost,
+    }),
+  ];
   const google = config.auth.google;
   if (google) routers.push(googleRoutes({ ...common, ...google, redirectUri: `${base}/auth/google/callback` }));
   return routers;

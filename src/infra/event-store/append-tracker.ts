@@ -3,7 +3,8 @@ import { comparePositions, START, type EventStore, type Position } from './event
 /** An event store that remembers the highest position any append of this process reached. */
 export type TrackedEventStore = EventStore & Readonly<{ lastAppended: () => Position }>;
 
-export const isTracked = (store: EventStore): store is TrackedEventStore => typeof (store as Partial<TrackedEventStore>).lastAppended === 'function';
+export const isTracked = (store: EventStore): store is TrackedEventStore =>
+  typeof (store as Partial<TrackedEventStore>).lastAppended === 'function';
 
 /**
  * Wraps a store so that `lastAppended()` answers the highest position an append through it reached. A command

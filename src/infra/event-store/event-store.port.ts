@@ -96,7 +96,10 @@ export class WrongExpectedRevision extends Error {
 /** Some (not all) of the event ids of an append are already stored, or stored in another stream. */
 export class DuplicateEventId extends Error {
   override readonly name = 'DuplicateEventId';
-  constructor(readonly streamId: string, readonly eventIds: readonly string[]) {
+  constructor(
+    readonly streamId: string,
+    readonly eventIds: readonly string[],
+  ) {
     super(`stream ${streamId}: event ids already stored elsewhere: ${eventIds.join(', ')}`);
   }
 }
@@ -104,7 +107,10 @@ export class DuplicateEventId extends Error {
 /** A claimed key belongs to another owner: nothing of the request was written. */
 export class KeyOwnedElsewhere extends Error {
   override readonly name = 'KeyOwnedElsewhere';
-  constructor(readonly streamId: string, readonly claims: readonly KeyClaim[]) {
+  constructor(
+    readonly streamId: string,
+    readonly claims: readonly KeyClaim[],
+  ) {
     super(`stream ${streamId}: keys owned elsewhere: ${claims.map((c) => `${c.kind}:${c.key} (owner ${c.owner})`).join(', ')}`);
   }
 }
@@ -125,7 +131,11 @@ export class AppendRefused extends Error {
   override readonly name = 'AppendRefused';
   readonly statusCode = 400;
   readonly code = 'UNSTORABLE_VALUE';
-  constructor(readonly streamId: string, readonly sqlState: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    readonly streamId: string,
+    readonly sqlState: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(`stream ${streamId}: the event store refused the events' data${sqlState ? ` (${sqlState})` : ''}`, options);
   }
 }

@@ -103,7 +103,11 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
     const ids = new Set(stored.map((e) => e.id));
     const found = r.events.filter((e) => ids.has(e.id));
     if (found.length === 0) return undefined;
-    if (found.length < r.events.length) return new DuplicateEventId(r.streamId, found.map((e) => e.id));
+    if (found.length < r.events.length)
+      return new DuplicateEventId(
+        r.streamId,
+        found.map((e) => e.id),
+      );
     const last = stored.at(-1)!;
     return { streamId: r.streamId, nextExpectedRevision: last.revision, position: last.position, idempotent: true };
   };
@@ -114,7 +118,10 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
     try {
       const earlier = r.expectedRevision === 'any' ? undefined : await earlierAttempt(r);
       if (earlier instanceof DuplicateEventId) return earlier;
-      const result = await client.appendToStream(r.streamId, data, { streamState: toState(r.expectedRevision), deadline: attemptDeadlineMs });
+      const result = await client.appendToStream(r.streamId, data, {
+        streamState: toState(r.expectedRevision),
+        deadline: attemptDeadlineMs,
+      });
       // The server's own answer (its position is the first write's on a retry), flagged by what the stream held before.
       if (result.position) return answerOutcome(r, result, earlier !== undefined);
       // Older servers answer an idempotent write without a position: report the first write's.
@@ -187,7 +194,9 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
       try {
         const next = () => (failure ? Promise.reject(failure) : nextBatch(stream, batchSize, controller.signal));
         for (let batch = await next(); batch; batch = await next()) {
-          const events = batch.flatMap(({ event }) => (isUserEvent(event) && comparePositions(event.position, after) > 0 ? [toRecordedEvent(event)] : []));
+          const events = batch.flatMap(({ event }) =>
+            isUserEvent(event) && comparePositions(event.position, after) > 0 ? [toRecordedEvent(event)] : [],
+          );
           if (events.length === 0) continue;
           await options.onEvents(events);
           after = events.at(-1)!.position;
@@ -245,7 +254,11 @@ const nextBatch = (stream: AllStreamSubscription, max: number, abort: AbortSigna
   new Promise((resolve, reject) => {
     const take = (): void => {
       const batch: AllStreamResolvedEvent[] = [];
-      for (let item = stream.read() as AllStreamResolvedEvent | null; item; item = batch.length < max ? (stream.read() as AllStreamResolvedEvent | null) : null) {
+      for (
+        let item = stream.read() as AllStreamResolvedEvent | null;
+        item;
+        item = batch.length < max ? (stream.read() as AllStreamResolvedEvent | null) : null
+      ) {
         batch.push(item);
       }
       if (batch.length > 0) finish(() => resolve(batch));

@@ -36,8 +36,14 @@ export type FollowLoop = Readonly<{
 export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const onAbort = (): void => { clearTimeout(timer); resolve(); };
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 
@@ -63,7 +69,13 @@ export const startFollowLoop = (o: FollowLoopOptions): FollowLoop => {
       }
     }
   };
-  const ctx: FollowRun = { signal: stopping.signal, advance, succeeded: () => { delay = firstDelay; } };
+  const ctx: FollowRun = {
+    signal: stopping.signal,
+    advance,
+    succeeded: () => {
+      delay = firstDelay;
+    },
+  };
 
   const loop = async (): Promise<void> => {
     while (!stopping.signal.aborted) {

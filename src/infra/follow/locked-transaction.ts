@@ -9,7 +9,9 @@ export const withLockedTransaction = async <T>(pool: pg.Pool, lockSql: string, f
   const client = await pool.connect();
   let destroy = false;
   // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
-  const onConnectionError = (): void => { destroy = true; };
+  const onConnectionError = (): void => {
+    destroy = true;
+  };
   client.on('error', onConnectionError);
   try {
     await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${lockSql}`);
@@ -17,7 +19,9 @@ export const withLockedTransaction = async <T>(pool: pg.Pool, lockSql: string, f
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => { destroy = true; });
+    await client.query('ROLLBACK').catch(() => {
+      destroy = true;
+    });
     throw error;
   } finally {
     client.off('error', onConnectionError);

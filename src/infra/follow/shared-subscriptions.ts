@@ -1,5 +1,10 @@
 import {
-  comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription, type SubscriptionOptions,
+  comparePositions,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionOptions,
 } from '../event-store/event-store.port.js';
 
 export type SharedSubscriptionsOptions = Readonly<{
@@ -46,7 +51,9 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
     const controller = new AbortController();
     const f: Feed = { controller, base: undefined, buffer: [], grew: new Set(), ready: Promise.resolve(), subscription: undefined! };
     let started: () => void = () => undefined;
-    f.ready = new Promise<void>((resolve) => { started = resolve; });
+    f.ready = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const wake = (): void => {
       for (const w of [...f.grew]) w();
     };
@@ -105,17 +112,18 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
     const f = feed;
 
     /** Waits until the feed has events after `after`, or the follower stops. */
-    const grown = (after: Position): Promise<void> => new Promise((resolve) => {
-      const last = f.buffer.at(-1)?.position ?? f.base;
-      if (abort.aborted || f.controller.signal.aborted || (last && comparePositions(last, after) > 0)) return resolve();
-      const done = (): void => {
-        f.grew.delete(done);
-        abort.removeEventListener('abort', done);
-        resolve();
-      };
-      f.grew.add(done);
-      abort.addEventListener('abort', done, { once: true });
-    });
+    const grown = (after: Position): Promise<void> =>
+      new Promise((resolve) => {
+        const last = f.buffer.at(-1)?.position ?? f.base;
+        if (abort.aborted || f.controller.signal.aborted || (last && comparePositions(last, after) > 0)) return resolve();
+        const done = (): void => {
+          f.grew.delete(done);
+          abort.removeEventListener('abort', done);
+          resolve();
+        };
+        f.grew.add(done);
+        abort.addEventListener('abort', done, { once: true });
+      });
 
     const run = async (): Promise<void> => {
       let after = o.after;
@@ -146,7 +154,9 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
     const done = run().catch((error: unknown) => {
       try {
         o.onError?.(error);
-      } catch { /* the caller's callback failing must not hide the error */ }
+      } catch {
+        /* the caller's callback failing must not hide the error */
+      }
       throw error;
     });
     done.catch(() => undefined);

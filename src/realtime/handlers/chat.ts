@@ -19,7 +19,10 @@ const SendData = z.object({ roomId: RoomId, text: z.string().trim().min(1).max(C
 const HistoryData = z.object({
   roomId: RoomId,
   take: z.number().int().min(1).max(CHAT_PAGE_MAX).default(CHAT_PAGE_DEFAULT),
-  before: z.string().regex(/^[1-9]\d{0,17}$/, 'must be a message id').optional(),
+  before: z
+    .string()
+    .regex(/^[1-9]\d{0,17}$/, 'must be a message id')
+    .optional(),
 });
 const NoData = z.object({}).nullish();
 
@@ -45,7 +48,9 @@ export const chatHandlers = (deps: ChatHandlerDeps): ClientEventHandler[] => {
 
   return [
     {
-      event: 'ChatJoin', access: 'required', schema: RoomData,
+      event: 'ChatJoin',
+      access: 'required',
+      schema: RoomData,
       handle: async ({ roomId }: z.output<typeof RoomData>, ctx) => {
         const room = await existingRoom(roomId);
         await ctx.join(room);
@@ -53,7 +58,9 @@ export const chatHandlers = (deps: ChatHandlerDeps): ClientEventHandler[] => {
       },
     },
     {
-      event: 'ChatLeave', access: 'required', schema: RoomData,
+      event: 'ChatLeave',
+      access: 'required',
+      schema: RoomData,
       handle: async ({ roomId }: z.output<typeof RoomData>, ctx) => {
         const room = await existingRoom(roomId);
         await ctx.leave(room);
@@ -61,15 +68,22 @@ export const chatHandlers = (deps: ChatHandlerDeps): ClientEventHandler[] => {
       },
     },
     {
-      event: 'ChatSendMessage', access: 'required', schema: SendData,
-      handle: async ({ roomId, text }: z.output<typeof SendData>, ctx) => orThrowChat(await chat.send({ roomId, text, userId: userIdOf(ctx) })),
+      event: 'ChatSendMessage',
+      access: 'required',
+      schema: SendData,
+      handle: async ({ roomId, text }: z.output<typeof SendData>, ctx) =>
+        orThrowChat(await chat.send({ roomId, text, userId: userIdOf(ctx) })),
     },
     {
-      event: 'ChatGetMessages', access: 'optional', schema: HistoryData,
+      event: 'ChatGetMessages',
+      access: 'optional',
+      schema: HistoryData,
       handle: async (data: z.output<typeof HistoryData>) => orThrowChat(await chat.history(data)),
     },
     {
-      event: 'ChatGetRooms', access: 'optional', schema: NoData,
+      event: 'ChatGetRooms',
+      access: 'optional',
+      schema: NoData,
       handle: () => chat.rooms(),
     },
   ];

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { LIVE_BETS_ROOM, liveDropRoom, type ClientEventHandler } from '../protocol.js';
 
 /** A game slug as the catalogue spells it: lower-case letters and digits, words joined by '-' or '_'. */
-export const Slug = z.string().max(100).regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, 'must be a game slug like "sweet-bonanza"');
+export const Slug = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, 'must be a game slug like "sweet-bonanza"');
 const SlugData = z.object({ slug: Slug });
 /** No payload (undefined, or null as socket.io sends a missing argument), or an object (extra keys are ignored). */
 const NoData = z.object({}).nullish();
@@ -15,28 +18,36 @@ type Room = Readonly<{ room: string }>;
  */
 export const liveHandlers = (): ClientEventHandler[] => [
   {
-    event: 'LiveDropJoin', access: 'optional', schema: SlugData,
+    event: 'LiveDropJoin',
+    access: 'optional',
+    schema: SlugData,
     handle: async ({ slug }: z.output<typeof SlugData>, ctx): Promise<Room> => {
       await ctx.join(liveDropRoom(slug));
       return { room: liveDropRoom(slug) };
     },
   },
   {
-    event: 'LiveDropLeave', access: 'optional', schema: SlugData,
+    event: 'LiveDropLeave',
+    access: 'optional',
+    schema: SlugData,
     handle: async ({ slug }: z.output<typeof SlugData>, ctx): Promise<Room> => {
       await ctx.leave(liveDropRoom(slug));
       return { room: liveDropRoom(slug) };
     },
   },
   {
-    event: 'LiveBetsJoin', access: 'optional', schema: NoData,
+    event: 'LiveBetsJoin',
+    access: 'optional',
+    schema: NoData,
     handle: async (_data, ctx): Promise<Room> => {
       await ctx.join(LIVE_BETS_ROOM);
       return { room: LIVE_BETS_ROOM };
     },
   },
   {
-    event: 'LiveBetsLeave', access: 'optional', schema: NoData,
+    event: 'LiveBetsLeave',
+    access: 'optional',
+    schema: NoData,
     handle: async (_data, ctx): Promise<Room> => {
       await ctx.leave(LIVE_BETS_ROOM);
       return { room: LIVE_BETS_ROOM };

@@ -8,13 +8,19 @@ export type NotificationHandlerDeps = Readonly<{ pool: pg.Pool }>;
 /** Most ids one NotificationViewed may name. */
 export const MAX_VIEWED_IDS = 100;
 
-const NotificationGetData = z.object({
-  take: z.number().int().min(1).max(20).optional(),
-}).strict().nullish();
+const NotificationGetData = z
+  .object({
+    take: z.number().int().min(1).max(20).optional(),
+  })
+  .strict()
+  .nullish();
 
-const NotificationViewedData = z.object({
-  ids: z.array(z.uuid()).min(1).max(MAX_VIEWED_IDS).optional(),
-}).strict().nullish();
+const NotificationViewedData = z
+  .object({
+    ids: z.array(z.uuid()).min(1).max(MAX_VIEWED_IDS).optional(),
+  })
+  .strict()
+  .nullish();
 
 /**
  * NotificationGet {take?} (1..20, default 20): the caller's newest notifications, each
@@ -35,7 +41,9 @@ export const notificationHandlers = (deps: NotificationHandlerDeps): ClientEvent
       event: 'NotificationViewed',
       access: 'required',
       schema: NotificationViewedData,
-      handle: async (data: z.infer<typeof NotificationViewedData>, ctx) => ({ viewed: await notifications.markViewed(ctx.user!.userId, data?.ids) }),
+      handle: async (data: z.infer<typeof NotificationViewedData>, ctx) => ({
+        viewed: await notifications.markViewed(ctx.user!.userId, data?.ids),
+      }),
     },
   ];
 };

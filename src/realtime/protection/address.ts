@@ -69,7 +69,9 @@ const trustOf = (entries: readonly string[]): Trusted => {
 };
 
 /** Throws when an entry of TRUST_PROXY is neither an address, a CIDR nor loopback / linklocal / uniquelocal. */
-export const validateTrustProxy = (entries: readonly string[]): void => { trustOf(entries); };
+export const validateTrustProxy = (entries: readonly string[]): void => {
+  trustOf(entries);
+};
 
 /**
  * The client address of a request: the socket's remote address; when that is a trusted proxy, the
@@ -83,7 +85,7 @@ export const clientAddress = (req: IncomingMessage, trustProxy: readonly string[
   if (trustProxy.length === 0) return current;
   const trusted = trustOf(trustProxy);
   const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
   for (let i = hops.length - 1; i >= 0 && trusted(current); i -= 1) {
     const hop = normalizeAddress(hops[i]!);
     if (hop === undefined) break;

@@ -65,8 +65,12 @@ const memoryLimiter = (settings: ProtectionSettings): ConnectionLimiter => {
       hold(held, address, id);
       return true;
     },
-    release: async (address, id) => { drop(held, address, id); },
-    close: async () => { held.clear(); },
+    release: async (address, id) => {
+      drop(held, address, id);
+    },
+    close: async () => {
+      held.clear();
+    },
   };
 };
 

@@ -19,7 +19,12 @@ export const luaScript = (body: string): LuaScript => {
 };
 
 /** EVALSHA, falling back to EVAL once when Redis does not know the script yet (new server, SCRIPT FLUSH). */
-export const runScript = async (redis: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> => {
+export const runScript = async (
+  redis: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> => {
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

@@ -39,10 +39,12 @@ export const createMessageThrottle = (settings: ProtectionSettings, redis?: Redi
   return redis ? redisThrottle(settings, redis) : createMemoryMessageThrottle(settings);
 };
 
-const refuser = (settings: ProtectionSettings) => (address: string, retryAfterMs: number): ThrottleVerdict => {
-  settings.onThrottled?.(address);
-  return { allowed: false, retryAfterMs };
-};
+const refuser =
+  (settings: ProtectionSettings) =>
+  (address: string, retryAfterMs: number): ThrottleVerdict => {
+    settings.onThrottled?.(address);
+    return { allowed: false, retryAfterMs };
+  };
 
 const redisThrottle = (settings: ProtectionSettings, redis: Redis): MessageThrottle => {
   const refuse = refuser(settings);

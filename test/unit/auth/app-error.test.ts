@@ -6,8 +6,10 @@ import { HTTP_STATUS, HttpError } from '../../../src/http/errors.js';
 import { ACK_STATUS, ackOf } from '../../../src/realtime/ack-errors.js';
 import { AppError } from '../../../src/shared/app-error.js';
 
-const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-  .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 describe('AppError and its two tables', () => {
   it('when an auth refusal leaves over HTTP or a socket, then both transports give it the same status', () => {

@@ -28,7 +28,11 @@ export class RandomWallets {
   private readonly bets: (Open & { tx: string })[] = [];
   private readonly withdrawals: Withdrawal[] = [];
 
-  constructor(private readonly w: WalletScript, private readonly rng: () => number, private readonly users = 5) {}
+  constructor(
+    private readonly w: WalletScript,
+    private readonly rng: () => number,
+    private readonly users = 5,
+  ) {}
 
   private int(max: number): number {
     return Math.floor(this.rng() * max);
@@ -69,13 +73,15 @@ export class RandomWallets {
         }
         return this.rng() < 0.8 ? w.depositCompleted(d.user, d.id, d.cur, d.amount, d.amount) : w.depositFailed(d.user, d.id);
       }
-      case 2: case 3: {
+      case 2:
+      case 3: {
         if (!this.covers(user, cur, amount)) return undefined;
         const placed = w.betPlaced(user, `b${id}`, cur, amount, amount);
         this.bets.push({ user, id: `b${id}`, cur, amount, tx: placed.transactionId });
         return placed;
       }
-      case 4: case 5: {
+      case 4:
+      case 5: {
         const b = this.take(this.bets);
         if (!b) return undefined;
         const r = this.rng();
@@ -88,7 +94,8 @@ export class RandomWallets {
         if (!this.covers(user, cur, amount)) return undefined;
         this.withdrawals.push({ user, id: `w${id}`, cur, amount, status: 'PENDING' });
         return w.withdrawalRequested(user, `w${id}`, cur, amount, amount);
-      case 7: case 8: {
+      case 7:
+      case 8: {
         const x = this.take(this.withdrawals);
         if (!x) return undefined;
         const r = this.rng();

@@ -48,22 +48,50 @@ export class WalletScript {
     if (after < 0n) throw new Error(`fixture would overdraw ${key}`);
     this.balances.set(key, after);
     const user = userAccount(userId);
-    const postings: readonly Posting[] = minor === 0n ? [] : minor > 0n ? transfer(house, user, currencyId, minor) : transfer(user, house, currencyId, -minor);
+    const postings: readonly Posting[] =
+      minor === 0n ? [] : minor > 0n ? transfer(house, user, currencyId, minor) : transfer(user, house, currencyId, -minor);
     this.seq += 1;
-    return { transactionId: `tx-${this.seq}-${randomUUID().slice(0, 8)}`, currencyId, postings, balanceAfter: fromMinor(currencyId, after) };
+    return {
+      transactionId: `tx-${this.seq}-${randomUUID().slice(0, 8)}`,
+      currencyId,
+      postings,
+      balanceAfter: fromMinor(currencyId, after),
+    };
   }
 
   depositRequested(userId: number, depositId: string, currencyId: CurrencyId, amount: string, usdAmount: string): Scripted {
-    return this.emit(userId, { type: 'DepositRequested', data: {
-      depositId, externalId: `ext-${depositId}`, providerId: 'PROVIDER_A', networkId: 'BTC', currencyId, amount: d(amount),
-      usdAmount: d(usdAmount), txHash: null, payAddress: 'addr-1', payMemo: null, at: this.at() } });
+    return this.emit(userId, {
+      type: 'DepositRequested',
+      data: {
+        depositId,
+        externalId: `ext-${depositId}`,
+        providerId: 'PROVIDER_A',
+        networkId: 'BTC',
+        currencyId,
+        amount: d(amount),
+        usdAmount: d(usdAmount),
+        txHash: null,
+        payAddress: 'addr-1',
+        payMemo: null,
+        at: this.at(),
+      },
+    });
   }
   depositConfirmed(userId: number, depositId: string, txHash: string | null = null): Scripted {
     return this.emit(userId, { type: 'DepositConfirmed', data: { depositId, txHash, at: this.at() } });
   }
   depositCompleted(userId: number, depositId: string, currencyId: CurrencyId, amount: string, usdAmount: string): Scripted {
-    return this.emit(userId, { type: 'DepositCompleted', data: {
-      ...this.move(userId, currencyId, 'house:deposits', amount), depositId, amount: d(amount), usdAmount: d(usdAmount), txHash: `0x${depositId}`, at: this.at() } });
+    return this.emit(userId, {
+      type: 'DepositCompleted',
+      data: {
+        ...this.move(userId, currencyId, 'house:deposits', amount),
+        depositId,
+        amount: d(amount),
+        usdAmount: d(usdAmount),
+        txHash: `0x${depositId}`,
+        at: this.at(),
+      },
+    });
   }
   depositFailed(userId: number, depositId: string, reason = 'expired'): Scripted {
     return this.emit(userId, { type: 'DepositFailed', data: { depositId, reason, at: this.at() } });
@@ -73,30 +101,87 @@ export class WalletScript {
     const m = this.move(userId, currencyId, 'house:bets', `-${amount}`);
     const at = this.at();
     this.bets.set(betId, { amount: d(amount), usdAmount: d(usdAmount), placedAt: at });
-    const s = this.emit(userId, { type: 'BetPlaced', data: {
-      ...m, betId, roundId: `round-${betId}`, gameId: 7, gameIdentity: GAME, amount: d(amount), usdAmount: d(usdAmount), at } });
+    const s = this.emit(userId, {
+      type: 'BetPlaced',
+      data: {
+        ...m,
+        betId,
+        roundId: `round-${betId}`,
+        gameId: 7,
+        gameIdentity: GAME,
+        amount: d(amount),
+        usdAmount: d(usdAmount),
+        at,
+      },
+    });
     return Object.assign(s, { transactionId: m.transactionId });
   }
   betSettled(userId: number, betId: string, currencyId: CurrencyId, payout: string, usdPayout: string, multiplier: string): Scripted {
     const bet = this.bets.get(betId);
     if (!bet) throw new Error(`fixture settles unplaced bet ${betId}`);
-    return this.emit(userId, { type: 'BetSettled', data: {
-      ...this.move(userId, currencyId, 'house:payouts', payout), betId, ...bet, payout: d(payout), usdPayout: d(usdPayout), multiplier: d(multiplier), at: this.at() } });
+    return this.emit(userId, {
+      type: 'BetSettled',
+      data: {
+        ...this.move(userId, currencyId, 'house:payouts', payout),
+        betId,
+        ...bet,
+        payout: d(payout),
+        usdPayout: d(usdPayout),
+        multiplier: d(multiplier),
+        at: this.at(),
+      },
+    });
   }
   betRolledBack(userId: number, betId: string, currencyId: CurrencyId, amount: string, originalId: string): Scripted {
-    return this.emit(userId, { type: 'BetRolledBack', data: {
-      ...this.move(userId, currencyId, 'house:bets', amount), betId, amount: d(amount), originalId, at: this.at() } });
+    return this.emit(userId, {
+      type: 'BetRolledBack',
+      data: {
+        ...this.move(userId, currencyId, 'house:bets', amount),
+        betId,
+        amount: d(amount),
+        originalId,
+        at: this.at(),
+      },
+    });
   }
-  betErrored(userId: number, betId: string, currencyId: CurrencyId, amount: string, originalId: string, errorDetails = 'game crashed'): Scripted {
-    return this.emit(userId, { type: 'BetErrored', data: {
-      ...this.move(userId, currencyId, 'house:bets', amount), betId, amount: d(amount), originalId, errorDetails, at: this.at() } });
+  betErrored(
+    userId: number,
+    betId: string,
+    currencyId: CurrencyId,
+    amount: string,
+    originalId: string,
+    errorDetails = 'game crashed',
+  ): Scripted {
+    return this.emit(userId, {
+      type: 'BetErrored',
+      data: {
+        ...this.move(userId, currencyId, 'house:bets', amount),
+        betId,
+        amount: d(amount),
+        originalId,
+        errorDetails,
+        at: this.at(),
+      },
+    });
   }
 
   withdrawalRequested(userId: number, withdrawalId: string, currencyId: CurrencyId, amount: string, usdAmount: string): Scripted {
     this.withdrawals.set(withdrawalId, d(usdAmount));
-    return this.emit(userId, { type: 'WithdrawalRequested', data: {
-      ...this.move(userId, currencyId, 'house:withdrawals-held', `-${amount}`), withdrawalId, operationKey: `op-${withdrawalId}`,
-      amount: d(amount), usdAmount: d(usdAmount), networkId: 'BTC', providerId: 'PROVIDER_B', recipientAddress: 'bc1-dest', recipientMemo: null, at: this.at() } });
+    return this.emit(userId, {
+      type: 'WithdrawalRequested',
+      data: {
+        ...this.move(userId, currencyId, 'house:withdrawals-held', `-${amount}`),
+        withdrawalId,
+        operationKey: `op-${withdrawalId}`,
+        amount: d(amount),
+        usdAmount: d(usdAmount),
+        networkId: 'BTC',
+        providerId: 'PROVIDER_B',
+        recipientAddress: 'bc1-dest',
+        recipientMemo: null,
+        at: this.at(),
+      },
+    });
   }
   withdrawalApproved(userId: number, withdrawalId: string, adminUserId = 1): Scripted {
     return this.emit(userId, { type: 'WithdrawalApproved', data: { withdrawalId, adminUserId, at: this.at() } });
@@ -107,36 +192,102 @@ export class WalletScript {
   withdrawalFailed(userId: number, withdrawalId: string, failedReason = 'provider down'): Scripted {
     return this.emit(userId, { type: 'WithdrawalFailed', data: { withdrawalId, failedReason, at: this.at() } });
   }
-  withdrawalRejected(userId: number, withdrawalId: string, currencyId: CurrencyId, amount: string, rejectReason = 'kyc', adminUserId = 1): Scripted {
-    return this.emit(userId, { type: 'WithdrawalRejected', data: {
-      ...this.move(userId, currencyId, 'house:withdrawals-held', amount), withdrawalId, adminUserId, rejectReason, amount: d(amount), at: this.at() } });
+  withdrawalRejected(
+    userId: number,
+    withdrawalId: string,
+    currencyId: CurrencyId,
+    amount: string,
+    rejectReason = 'kyc',
+    adminUserId = 1,
+  ): Scripted {
+    return this.emit(userId, {
+      type: 'WithdrawalRejected',
+      data: {
+        ...this.move(userId, currencyId, 'house:withdrawals-held', amount),
+        withdrawalId,
+        adminUserId,
+        rejectReason,
+        amount: d(amount),
+        at: this.at(),
+      },
+    });
   }
   withdrawalCompleted(userId: number, withdrawalId: string, currencyId: CurrencyId, amount: string): Scripted {
     const m = this.move(userId, currencyId, 'house:withdrawals', '0');
     const postings = transfer('house:withdrawals-held', 'house:withdrawals', currencyId, toMinor(currencyId, d(amount)));
     const usdAmount = this.withdrawals.get(withdrawalId);
     if (usdAmount === undefined) throw new Error(`fixture completes unrequested withdrawal ${withdrawalId}`);
-    return this.emit(userId, { type: 'WithdrawalCompleted', data: {
-      ...m, postings, withdrawalId, txHash: `0xw${withdrawalId}`, amount: d(amount), usdAmount, at: this.at() } });
+    return this.emit(userId, {
+      type: 'WithdrawalCompleted',
+      data: {
+        ...m,
+        postings,
+        withdrawalId,
+        txHash: `0xw${withdrawalId}`,
+        amount: d(amount),
+        usdAmount,
+        at: this.at(),
+      },
+    });
   }
 
-  tip(userId: number, tipId: number, kind: 'add' | 'deduct', currencyId: CurrencyId, amount: string, usdAmount: string, adminUserId = 1): Scripted {
-    const common = { tipId, amount: d(amount), usdAmount: d(usdAmount), tag: 'TESTING' as const, notes: `tip ${tipId}`, adminUserId, operationKey: `tip-${tipId}` };
+  tip(
+    userId: number,
+    tipId: number,
+    kind: 'add' | 'deduct',
+    currencyId: CurrencyId,
+    amount: string,
+    usdAmount: string,
+    adminUserId = 1,
+  ): Scripted {
+    const common = {
+      tipId,
+      amount: d(amount),
+      usdAmount: d(usdAmount),
+      tag: 'TESTING' as const,
+      notes: `tip ${tipId}`,
+      adminUserId,
+      operationKey: `tip-${tipId}`,
+    };
     return kind === 'add'
-      ? this.emit(userId, { type: 'AdminTipCredited', data: { ...this.move(userId, currencyId, 'house:admin-tips', amount), ...common, at: this.at() } })
-      : this.emit(userId, { type: 'AdminTipDeducted', data: { ...this.move(userId, currencyId, 'house:admin-tips', `-${amount}`), ...common, at: this.at() } });
+      ? this.emit(userId, {
+          type: 'AdminTipCredited',
+          data: { ...this.move(userId, currencyId, 'house:admin-tips', amount), ...common, at: this.at() },
+        })
+      : this.emit(userId, {
+          type: 'AdminTipDeducted',
+          data: { ...this.move(userId, currencyId, 'house:admin-tips', `-${amount}`), ...common, at: this.at() },
+        });
   }
   balanceSet(userId: number, currencyId: CurrencyId, balance: string, adminUserId = 1): Scripted {
     const previous = this.balances.get(`${userId}/${currencyId}`) ?? 0n;
     const delta = fromMinor(currencyId, toMinor(currencyId, d(balance)) - previous);
-    return this.emit(userId, { type: 'BalanceSet', data: {
-      ...this.move(userId, currencyId, 'house:adjustments', delta), previousBalance: fromMinor(currencyId, previous), balance: d(balance),
-      adminUserId, operationKey: `set-${this.seq}`, at: this.at() } });
+    return this.emit(userId, {
+      type: 'BalanceSet',
+      data: {
+        ...this.move(userId, currencyId, 'house:adjustments', delta),
+        previousBalance: fromMinor(currencyId, previous),
+        balance: d(balance),
+        adminUserId,
+        operationKey: `set-${this.seq}`,
+        at: this.at(),
+      },
+    });
   }
   prize(userId: number, leaderboardUserId: string, currencyId: CurrencyId, amount: string, usdAmount: string, adminUserId = 1): Scripted {
-    return this.emit(userId, { type: 'LeaderboardPrizeCredited', data: {
-      ...this.move(userId, currencyId, 'house:prizes', amount), leaderboardId: 'lb-1', leaderboardUserId, amount: d(amount), usdAmount: d(usdAmount),
-      adminUserId, operationKey: `prize-${leaderboardUserId}`, at: this.at() } });
+    return this.emit(userId, {
+      type: 'LeaderboardPrizeCredited',
+      data: {
+        ...this.move(userId, currencyId, 'house:prizes', amount),
+        leaderboardId: 'lb-1',
+        leaderboardUserId,
+        amount: d(amount),
+        usdAmount: d(usdAmount),
+        adminUserId,
+        operationKey: `prize-${leaderboardUserId}`,
+        at: this.at(),
+      },
+    });
   }
 }
 
@@ -147,8 +298,14 @@ export const recorded = (items: readonly Scripted[], firstPrepare = 1n): Recorde
     const revision = revisions.get(s.streamId) ?? 0n;
     revisions.set(s.streamId, revision + 1n);
     return {
-      id: s.event.id, streamId: s.streamId, revision, position: { commit: 100n, prepare: firstPrepare + BigInt(i) },
-      type: s.event.type, data: s.event.data, metadata: {}, createdAt: new Date(0),
+      id: s.event.id,
+      streamId: s.streamId,
+      revision,
+      position: { commit: 100n, prepare: firstPrepare + BigInt(i) },
+      type: s.event.type,
+      data: s.event.data,
+      metadata: {},
+      createdAt: new Date(0),
     };
   });
 };

@@ -27,7 +27,9 @@ WITH req AS (
     AS e(req, idx, event_id, type, data, metadata, ord)
 ), candidates AS (
   SELECT * FROM req WHERE ord NOT IN (SELECT ev.req FROM ev JOIN events USING (event_id))
-)${withGuards ? `, gd AS (
+)${
+  withGuards
+    ? `, gd AS (
   SELECT * FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
 ), guarded AS (
   SELECT DISTINCT gd.req FROM gd JOIN candidates c ON c.ord = gd.req
@@ -38,7 +40,11 @@ WITH req AS (
     OR gd.usd > (l.state->'betLimit'->>'betLimit')::numeric
 ), checked AS (
   SELECT * FROM candidates WHERE ord NOT IN (SELECT req FROM guarded)
-)` : `, checked AS (SELECT * FROM candidates)`}${withClaims ? `, cl AS (
+)`
+    : `, checked AS (SELECT * FROM candidates)`
+}${
+  withClaims
+    ? `, cl AS (
   SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
 ), keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)
@@ -51,7 +57,9 @@ WITH req AS (
   WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner
 ), claimed AS (
   SELECT * FROM checked WHERE ord NOT IN (SELECT req FROM clash)
-)` : `, claimed AS (SELECT * FROM checked)`}, exact AS (
+)`
+    : `, claimed AS (SELECT * FROM checked)`
+}, exact AS (
   UPDATE streams s SET revision = s.revision + c.n FROM claimed c
   WHERE c.kind = 'exact' AND s.stream_id = c.stream_id AND s.revision = c.expected
   RETURNING s.stream_id, s.revision
@@ -72,11 +80,19 @@ WITH req AS (
 )
 SELECT stream_id, max(stream_revision)::text AS revision, max(global_position)::text AS global_position,
   pg_current_xact_id()::text AS transaction_id, NULL AS refused
-FROM written GROUP BY stream_id${withClaims ? `
+FROM written GROUP BY stream_id${
+  withClaims
+    ? `
 UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM clash JOIN req r ON r.ord = clash.req` : ''}${withGuards ? `
+SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM clash JOIN req r ON r.ord = clash.req`
+    : ''
+}${
+  withGuards
+    ? `
 UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM guarded JOIN req r ON r.ord = guarded.req` : ''}`;
+SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM guarded JOIN req r ON r.ord = guarded.req`
+    : ''
+}`;
 
 const PLAIN_SQL = appendSql(false, false);
 const CLAIMS_SQL = appendSql(true, false);
@@ -102,15 +118,27 @@ const validate = (requests: readonly AppendRequest[]): void => {
 
 /** The request's events as JSON text; throws (for this request alone) on a value JSON cannot carry. */
 type Serialised = readonly (readonly [string, string])[];
-const serialise = (r: AppendRequest): Serialised => r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
+const serialise = (r: AppendRequest): Serialised =>
+  r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
 
 const hasClaims = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.claims?.length ?? 0) > 0);
 const hasGuards = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.guards?.length ?? 0) > 0);
-const statementFor = (requests: readonly AppendRequest[]): string => (hasGuards(requests) ? GUARDS_SQL : hasClaims(requests) ? CLAIMS_SQL : PLAIN_SQL);
+const statementFor = (requests: readonly AppendRequest[]): string =>
+  hasGuards(requests) ? GUARDS_SQL : hasClaims(requests) ? CLAIMS_SQL : PLAIN_SQL;
 
 const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]): unknown[] => {
-  const p: [string[], string[], (string | null)[], number[], number[], number[], string[], string[], string[], string[]] =
-    [[], [], [], [], [], [], [], [], [], []];
+  const p: [string[], string[], (string | null)[], number[], number[], number[], string[], string[], string[], string[]] = [
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+  ];
   const c: [number[], string[], string[], string[]] = [[], [], [], []];
   const g: [number[], string[], string[], string[]] = [[], [], [], []];
   requests.forEach((r, i) => {
@@ -144,7 +172,13 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
   return [...p, ...(hasClaims(requests) || hasGuards(requests) ? c : []), ...(hasGuards(requests) ? g : [])];
 };
 
-type WinnerRow = { stream_id: string; revision: string | null; global_position: string | null; transaction_id: string | null; refused: 'key' | 'guard' | null };
+type WinnerRow = {
+  stream_id: string;
+  revision: string | null;
+  global_position: string | null;
+  transaction_id: string | null;
+  refused: 'key' | 'guard' | null;
+};
 type StoredRow = { event_id: string; stream_id: string; stream_revision: string; global_position: string; transaction_id: string };
 
 /** A request that did not win: an idempotent retry, a duplicate id, or a concurrency conflict. */
@@ -175,7 +209,13 @@ const resolveLosers = async (pool: pg.Pool, losers: readonly AppendRequest[]): P
         idempotent: true,
       });
     } else {
-      outcomes.set(r, new DuplicateEventId(r.streamId, found.map((row) => row.event_id)));
+      outcomes.set(
+        r,
+        new DuplicateEventId(
+          r.streamId,
+          found.map((row) => row.event_id),
+        ),
+      );
     }
   }
   return outcomes;
@@ -196,7 +236,10 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
       return owner !== undefined && owner !== c.owner ? [{ kind: c.kind, key: c.key, owner }] : [];
     });
     // Every key turned out to be free or the claimant's (a concurrent writer's claim): a lost race, decided again.
-    outcomes.set(r, taken.length > 0 ? new KeyOwnedElsewhere(r.streamId, taken) : new WrongExpectedRevision(r.streamId, r.expectedRevision, 'no_stream'));
+    outcomes.set(
+      r,
+      taken.length > 0 ? new KeyOwnedElsewhere(r.streamId, taken) : new WrongExpectedRevision(r.streamId, r.expectedRevision, 'no_stream'),
+    );
   }
   return outcomes;
 };

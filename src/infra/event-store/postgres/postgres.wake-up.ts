@@ -54,11 +54,16 @@ export const createNotifier = (deps: { pool: pg.Pool; channel: string; signal: W
   /** Called after an append has committed, so the NOTIFY always follows the events it announces. */
   const announce = (): void => {
     if (closed || notifyTimer) return;
-    notifyTimer = setTimeout(() => {
-      notifyTimer = undefined;
-      lastNotifyAt = Date.now();
-      pool.query('SELECT pg_notify($1, $2)', [channel, '']).catch((error: unknown) => logger?.warn({ err: error, channel }, 'event store NOTIFY failed'));
-    }, Math.max(0, lastNotifyAt + NOTIFY_EVERY_MS - Date.now()));
+    notifyTimer = setTimeout(
+      () => {
+        notifyTimer = undefined;
+        lastNotifyAt = Date.now();
+        pool
+          .query('SELECT pg_notify($1, $2)', [channel, ''])
+          .catch((error: unknown) => logger?.warn({ err: error, channel }, 'event store NOTIFY failed'));
+      },
+      Math.max(0, lastNotifyAt + NOTIFY_EVERY_MS - Date.now()),
+    );
     notifyTimer.unref();
   };
 
