@@ -23,7 +23,7 @@ import { allProjections } from '../src/projections/index.js';
 import { startProjector } from '../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
-import { COUNTED_LISTS } from '../src/projections/list-counts.js';
+import { COUNTED_LISTS } from '../src/read-models/list-counts/list-counts.js';
 
 /** Every kept count key whose value differs from a fresh count(*) (empty when the counts are right). */
 const COUNTS_CHECK_SQL = COUNTED_LISTS.map(

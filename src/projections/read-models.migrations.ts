@@ -1,16 +1,16 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
-import { rakebackMigration } from './rakeback.projection.js';
+import { rakebackMigration } from '../read-models/rakeback/rakeback.projection.js';
 import { backOfficeContentMigrations } from './back-office-content.migrations.js';
 import { leaderboardMigrations } from '../leaderboards/leaderboards.migrations.js';
-import { usersReadModelMigrations } from './users.migrations.js';
+import { usersReadModelMigrations } from '../read-models/users/users.migrations.js';
 import { gatewayMigrations } from '../realtime/gateway.migrations.js';
 import { chatMigrations } from '../commands/chat.migrations.js';
-import { notificationsMigrations } from './notifications.migrations.js';
+import { notificationsMigrations } from '../read-models/notifications/notifications.migrations.js';
 import { auditMigrations } from '../audit/audit.migrations.js';
-import { adminAuditMigrations } from './admin-audit.migrations.js';
+import { adminAuditMigrations } from '../read-models/admin-audit/admin-audit.migrations.js';
 import { projectionOpsMigrations } from './projection-ops.migrations.js';
-import { listCountsMigration } from './list-counts.js';
+import { listCountsMigration } from '../read-models/list-counts/list-counts.js';
 
 /**
  * Read-model tables. Money columns are `numeric` in major units (0.5 BTC is 0.5), exact; USD

@@ -8,8 +8,8 @@ import { insertRows, userLegAmount, walletRecords, type Projection, type Row } f
 import { startProjector, type ProjectorLogger } from '../../src/projections/projection-runner.js';
 import { projectionStatus } from '../../src/projections/projection-status.js';
 import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
-import { transactionsProjection } from '../../src/projections/transactions.projection.js';
-import { walletBalancesProjection } from '../../src/projections/wallet-balances.projection.js';
+import { transactionsProjection } from '../../src/read-models/transactions/transactions.projection.js';
+import { walletBalancesProjection } from '../../src/read-models/wallet-balances/wallet-balances.projection.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createTestDb, type TestDb } from '../support/db.js';

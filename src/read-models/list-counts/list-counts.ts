@@ -1,4 +1,4 @@
-import type { Row, Sql } from './projection.js';
+import type { Row, Sql } from '../../projections/projection.js';
 
 /**
  * Counts behind the back-office lists' `total`, kept by the projections in the same transaction as the rows

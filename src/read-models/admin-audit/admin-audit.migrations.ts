@@ -1,4 +1,4 @@
-import type { Migration } from '../infra/migrate.js';
+import type { Migration } from '../../infra/migrate.js';
 
 /**
  * Admin audit log read model (issue 7): ids 0410_...

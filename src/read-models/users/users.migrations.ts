@@ -1,4 +1,4 @@
-import type { Migration } from '../infra/migrate.js';
+import type { Migration } from '../../infra/migrate.js';
 
 /** Columns the back office's full user record needs beyond 0110_users (filled by the users projection, version 2). */
 export const usersReadModelMigrations: Migration[] = [

@@ -1,5 +1,5 @@
-import type { Migration } from '../infra/migrate.js';
-import { walletRecords, type Projection, type Row } from './projection.js';
+import type { Migration } from '../../infra/migrate.js';
+import { walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['BetSettled'];
 
