@@ -17,7 +17,6 @@ import { withdrawalsProjection } from '../read-models/withdrawals/withdrawals.pr
 export type { Projection, Sql } from './projection.js';
 export { startProjector, type Projector, type ProjectorOptions } from './projection-runner.js';
 export { rebuildProjections } from './rebuild.js';
-export { migrateReadModels, readModelMigrations } from './read-models.migrations.js';
 
 /** Every read model, in the order the runner applies their statements within a batch. */
 export const allProjections: readonly Projection[] = [

@@ -68,11 +68,3 @@ export const counted = (
   // A key the changed rows all left is dropped (found through the partial index on n = 0): a rebuild leaves none either.
   return [adjust(list, before, -1), ...statements, adjust(list, after, 1), { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [] }];
 };
-
-export const listCountsMigration = {
-  id: '0170_list_counts',
-  sql: COUNTED_LISTS.map(
-    (l) => `CREATE TABLE ${l.counts} (key text PRIMARY KEY, n bigint NOT NULL);
-    CREATE INDEX ${l.counts}_emptied ON ${l.counts} (key) WHERE n = 0;`,
-  ).join('\n'),
-};
