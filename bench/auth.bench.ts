@@ -15,17 +15,14 @@ import { createAuthKit } from '../src/auth/auth-kit.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { generateKeys } from '../src/auth/tokens.js';
 import { createLedger } from '../src/commands/ledger.js';
-import { migrateLedger } from '../src/commands/ledger.migrations.js';
 import { createUsers } from '../src/commands/users.js';
-import { migrateUsers } from '../src/commands/users.migrations.js';
 import { requireAuth } from '../src/http/auth.adapter.js';
 import { errorHandler } from '../src/http/errors.js';
 import { createPublicApp } from '../src/http/public-app.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createLogger } from '../src/infra/logger.js';
 import { createPool } from '../src/infra/pg.js';
-import { migrateReadModels } from '../src/projections/read-models.migrations.js';
+import { migrateAll } from '../src/schema.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -64,10 +61,7 @@ const main = async (): Promise<void> => {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const pool = createPool({ connectionString: DATABASE_URL, schema, max: 20 });
   try {
-    await migrateEventStore(pool);
-    await migrateLedger(pool);
-    await migrateUsers(pool);
-    await migrateReadModels(pool);
+    await migrateAll(pool);
     const store = createPostgresEventStore({ pool });
     const users = createUsers({ store, pool });
     const ledger = createLedger({ store, pool, userExists: users.exists, canTransact: users.canTransact });

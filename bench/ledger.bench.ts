@@ -23,7 +23,7 @@ import { allProjections } from '../src/projections/index.js';
 import { startProjector } from '../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
-import { COUNTED_LISTS } from '../src/projections/list-counts.js';
+import { COUNTED_LISTS } from '../src/read-models/list-counts/list-counts.js';
 
 /** Every kept count key whose value differs from a fresh count(*) (empty when the counts are right). */
 const COUNTS_CHECK_SQL = COUNTED_LISTS.map(
@@ -31,7 +31,7 @@ const COUNTS_CHECK_SQL = COUNTED_LISTS.map(
   SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`,
 ).join(' UNION ALL ');
 import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
-import { migrateReadModels } from '../src/projections/read-models.migrations.js';
+import { migrateReadSide } from '../src/schema.js';
 
 const run = promisify(execFile);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -103,7 +103,7 @@ const main = async (): Promise<void> => {
   try {
     await migrateEventStore(pool);
     await migrateLedger(pool);
-    await migrateReadModels(pool);
+    await migrateReadSide(pool);
     await pool.query(
       `CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
     );

@@ -9,7 +9,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import type pg from 'pg';
-import { COUNTED_LISTS } from '../src/projections/list-counts.js';
+import { COUNTED_LISTS } from '../src/read-models/list-counts/list-counts.js';
 import { bearer, call, createAuthEnv, signIn } from '../test/support/auth-env.js';
 
 const BETS = Number(process.env.BENCH_BETS ?? 1_000_000);

@@ -8,8 +8,8 @@ import { createPool } from '../src/infra/pg.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { allProjections } from '../src/projections/index.js';
-import { migrateReadModels } from '../src/projections/read-models.migrations.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
+import { migrateReadSide } from '../src/schema.js';
 
 const main = async (): Promise<void> => {
   const url = process.env.DATABASE_URL;
@@ -26,7 +26,7 @@ const main = async (): Promise<void> => {
   );
   try {
     await migrateEventStore(pool);
-    await migrateReadModels(pool);
+    await migrateReadSide(pool);
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM events');
     bar.start(Number(rows[0]?.n ?? 0), 0);
     const started = Date.now();

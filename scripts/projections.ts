@@ -23,8 +23,8 @@ import { createPool } from '../src/infra/pg.js';
 import { abortRebuild, rebuildBlueGreen, withDependencies } from '../src/projections/blue-green.js';
 import { allProjections } from '../src/projections/index.js';
 import { projectionStatus, type ProjectionStatus } from '../src/projections/projection-status.js';
-import { migrateReadModels } from '../src/projections/read-models.migrations.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
+import { migrateReadSide } from '../src/schema.js';
 
 const USAGE = 'usage: npm run projections -- status [--json] | rebuild [--projection NAME]... [--in-place] | abort --id ID';
 
@@ -110,7 +110,7 @@ const main = async (): Promise<void> => {
   const store = await openStore(pool);
   try {
     if (store.kind === 'postgres') await migrateEventStore(pool);
-    await migrateReadModels(pool);
+    await migrateReadSide(pool);
     if (command === 'status') {
       const rows = await projectionStatus({
         pool,

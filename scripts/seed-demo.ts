@@ -9,22 +9,18 @@ import cliProgress from 'cli-progress';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { createLedger } from '../src/commands/ledger.js';
-import { migrateLedger } from '../src/commands/ledger.migrations.js';
 import { createUsers } from '../src/commands/users.js';
-import { migrateUsers } from '../src/commands/users.migrations.js';
 import { USD_SCALE, type CurrencyId } from '../src/domain/money/currency.js';
 import { fromMinor, type Minor } from '../src/domain/money/money.js';
 import type { Permission, Role } from '../src/domain/user/permissions.js';
 import { ADMIN_TIP_TAGS, type BetStatus, type DepositStatus } from '../src/domain/wallet/wallet.events.js';
-import { loginStatesMigration } from '../src/http/identity-providers/login-state.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrate } from '../src/infra/migrate.js';
 import { createPool } from '../src/infra/pg.js';
 import { createPrizes } from '../src/leaderboards/leaderboard.prizes.js';
 import { usdToCurrencyMinor } from '../src/leaderboards/leaderboard.rules.js';
 import { runLeaderboardTick } from '../src/leaderboards/leaderboard.scheduler.js';
-import { allProjections, migrateReadModels, startProjector } from '../src/projections/index.js';
+import { allProjections, startProjector } from '../src/projections/index.js';
+import { migrateAll } from '../src/schema.js';
 
 const USERS = Number(process.env.SEED_USERS || 3000);
 const DAYS = Number(process.env.SEED_DAYS || 60);
@@ -313,11 +309,7 @@ const main = async (): Promise<void> => {
   const started = Date.now();
   const db = createPool({ connectionString: url, max: 20, applicationName: 'seed-demo' });
   const keysPool = createPool({ connectionString: url, max: 4, synchronousCommit: false, applicationName: 'seed-demo:keys' });
-  await migrateEventStore(db);
-  await migrateLedger(db);
-  await migrateUsers(db);
-  await migrateReadModels(db);
-  await migrate(db, [loginStatesMigration]);
+  await migrateAll(db);
   if (Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n) > 0) {
     console.error('the database already holds events: seed:demo fills a fresh database only.');
     process.exitCode = 2;

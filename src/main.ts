@@ -7,14 +7,10 @@ import { loadSymmetricKey } from './auth/secrets.js';
 import { loadKeys } from './auth/tokens.js';
 import { createLedger } from './commands/ledger.js';
 import { createLimits } from './commands/limits.js';
-import { migrateLedger } from './commands/ledger.migrations.js';
 import { createUsers } from './commands/users.js';
-import { migrateUsers } from './commands/users.migrations.js';
 import { createAdminApp, createMetricsApp } from './http/admin-app.js';
 import { createPublicApp } from './http/public-app.js';
 import { identityProviderRoutes } from './http/identity-providers/wiring.js';
-import { loginStatesMigration } from './http/identity-providers/login-state.js';
-import { migrate } from './infra/migrate.js';
 import { createRates } from './commands/rates.js';
 import { createLocalBus, createRedisBus } from './realtime/bus.js';
 import { startLedgerPublisher } from './realtime/ledger-publisher.js';
@@ -23,12 +19,12 @@ import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/co
 import { startEmbeddedPostgres, StartRefused } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from './infra/event-store/postgres/postgres.migrations.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
 import { runWhileLeader } from './infra/leader.js';
 import { closeRedis, createRedis } from './infra/redis.js';
-import { allProjections, migrateReadModels, startProjector } from './projections/index.js';
+import { allProjections, startProjector } from './projections/index.js';
+import { migrateAll } from './schema.js';
 import { startGateway } from './realtime/gateway.js';
 import { adminHandlers } from './realtime/handlers/admin.js';
 import { chatHandlers } from './realtime/handlers/chat.js';
@@ -95,11 +91,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   pool.on('error', (error) => logger[stopping() ? 'debug' : 'warn']({ err: error }, 'idle PostgreSQL connection failed'));
   cleanups.push({ name: 'pool', run: () => pool.end() });
 
-  await migrateEventStore(pool);
-  await migrateLedger(pool);
-  await migrateUsers(pool);
-  await migrateReadModels(pool);
-  await migrate(pool, [loginStatesMigration]);
+  await migrateAll(pool);
 
   // One Prometheus registry per process (GET /metrics on the back-office port): appends, command latencies,
   // projection positions and lag, sockets, throttled messages.

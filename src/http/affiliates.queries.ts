@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ownerLevelIdSql } from '../projections/affiliate-commission.projection.js';
+import { ownerLevelIdSql } from '../read-models/affiliate-commission/affiliate-commission.projection.js';
 import type { AFFILIATE_USERS_SORTS } from './affiliates.schemas.js';
 import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
 

@@ -4,7 +4,7 @@ import { HttpError } from './errors.js';
 
 /**
  * Where a list's `total` comes from: `counter` sums the counts the projections keep (`<table>_counts`, see
- * projections/list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
+ * read-models/list-counts/list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
  * ends of a date range; `scan` counts the matching rows, capped by a statement timeout.
  */
 export type TotalPlan =

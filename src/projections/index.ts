@@ -1,23 +1,22 @@
-import { affiliateCommissionProjection } from './affiliate-commission.projection.js';
-import { accountBalancesProjection } from './account-balances.projection.js';
-import { adminAuditProjection } from './admin-audit.projection.js';
-import { adminTipsProjection } from './admin-tips.projection.js';
-import { betsProjection } from './bets.projection.js';
-import { depositsProjection } from './deposits.projection.js';
-import { notificationsProjection } from './notifications.projection.js';
+import { affiliateCommissionProjection } from '../read-models/affiliate-commission/affiliate-commission.projection.js';
+import { accountBalancesProjection } from '../read-models/account-balances/account-balances.projection.js';
+import { adminAuditProjection } from '../read-models/admin-audit/admin-audit.projection.js';
+import { adminTipsProjection } from '../read-models/admin-tips/admin-tips.projection.js';
+import { betsProjection } from '../read-models/bets/bets.projection.js';
+import { depositsProjection } from '../read-models/deposits/deposits.projection.js';
+import { notificationsProjection } from '../read-models/notifications/notifications.projection.js';
 import type { Projection } from './projection.js';
-import { transactionsProjection } from './transactions.projection.js';
-import { signUpEffectsProjection } from './sign-up-effects.projection.js';
-import { rakebackProjection } from './rakeback.projection.js';
-import { usersProjection } from './users.projection.js';
-import { userStatsUsdProjection } from './user-stats-usd.projection.js';
-import { walletBalancesProjection } from './wallet-balances.projection.js';
-import { withdrawalsProjection } from './withdrawals.projection.js';
+import { transactionsProjection } from '../read-models/transactions/transactions.projection.js';
+import { signUpEffectsProjection } from '../read-models/sign-up-effects/sign-up-effects.projection.js';
+import { rakebackProjection } from '../read-models/rakeback/rakeback.projection.js';
+import { usersProjection } from '../read-models/users/users.projection.js';
+import { userStatsUsdProjection } from '../read-models/user-stats-usd/user-stats-usd.projection.js';
+import { walletBalancesProjection } from '../read-models/wallet-balances/wallet-balances.projection.js';
+import { withdrawalsProjection } from '../read-models/withdrawals/withdrawals.projection.js';
 
 export type { Projection, Sql } from './projection.js';
 export { startProjector, type Projector, type ProjectorOptions } from './projection-runner.js';
 export { rebuildProjections } from './rebuild.js';
-export { migrateReadModels, readModelMigrations } from './read-models.migrations.js';
 
 /** Every read model, in the order the runner applies their statements within a batch. */
 export const allProjections: readonly Projection[] = [

@@ -11,8 +11,8 @@ import {
   type WalletEventOf,
 } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
-import { notificationsOf } from '../projections/notifications.projection.js';
-import { TRANSACTION_TYPES } from '../projections/transactions.projection.js';
+import { notificationsOf } from '../read-models/notifications/notifications.projection.js';
+import { TRANSACTION_TYPES } from '../read-models/transactions/transactions.projection.js';
 
 export const USER_SERVER_EVENTS = [
   'BalanceUpdated',

@@ -13,7 +13,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
-import { userStatsUsdProjection } from '../projections/user-stats-usd.projection.js';
+import { userStatsUsdProjection } from '../read-models/user-stats-usd/user-stats-usd.projection.js';
 import type { PublicShortUser } from './feeds.js';
 import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
 

@@ -10,8 +10,8 @@ import type { EventStore } from '../../src/infra/event-store/event-store.port.js
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { migrateReadModels } from '../../src/projections/index.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { migrateReadSide } from '../../src/schema.js';
 
 const TOKEN = 'test-service-token-0123456789';
 const logger = createLogger({ level: 'silent' });
@@ -113,7 +113,7 @@ beforeAll(async () => {
   pool = db.pool();
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadModels(pool);
+  await migrateReadSide(pool);
   store = createPostgresEventStore({ pool });
   ledger = createLedger({ store, pool });
   baseUrl = await serve(createAdminApp({ logger, pool, store, ledger, internalApiToken: TOKEN }));

@@ -11,9 +11,10 @@ import { createPostgresEventStore } from '../../src/infra/event-store/postgres/p
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createMetrics, instrumentLedger, instrumentStore, type Metrics } from '../../src/infra/metrics.js';
-import { allProjections, migrateReadModels, startProjector, type Projector } from '../../src/projections/index.js';
+import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
 import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { migrateReadSide } from '../../src/schema.js';
 
 const SERVICE_TOKEN = 'test-service-token-0123456789';
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
@@ -80,7 +81,7 @@ beforeAll(async () => {
   pool = db.pool();
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadModels(pool);
+  await migrateReadSide(pool);
   rawStore = createPostgresEventStore({ pool, pollIntervalMs: 50 });
   // The composition main.ts is meant to use: one registry, the store and the ledger instrumented.
   metrics = createMetrics();

@@ -3,14 +3,11 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChat, DEFAULT_MESSAGES_PER_MINUTE, type Chat, type ChatError, type ChatMessage } from '../../src/commands/chat.js';
 import { recordChatAdminAction } from '../../src/commands/content.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import { createUsers, type Users } from '../../src/commands/users.js';
-import { migrateUsers } from '../../src/commands/users.migrations.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
-import { migrateReadModels } from '../../src/projections/index.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { migrateAll } from '../../src/schema.js';
 
 let db: TestDb;
 let pool: pg.Pool;
@@ -55,10 +52,7 @@ const count = async (sql: string, params: unknown[] = []) =>
 beforeAll(async () => {
   db = await createTestDb('chat_commands');
   pool = db.pool({ max: 20 });
-  await migrateEventStore(pool);
-  await migrateLedger(pool);
-  await migrateUsers(pool);
-  await migrateReadModels(pool);
+  await migrateAll(pool);
   store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
   users = createUsers({ store, pool });
   chat = createChat({ pool, publish });

@@ -1,13 +1,10 @@
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import { createLimits } from '../../src/commands/limits.js';
-import { migrateUsers } from '../../src/commands/users.migrations.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
-import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { migrateAll } from '../../src/schema.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 
@@ -20,10 +17,7 @@ describe('bet guard checked inside the PostgreSQL append', () => {
   beforeAll(async () => {
     db = await createTestDb('guard-append');
     pool = db.pool({ max: 8 });
-    await migrateEventStore(pool);
-    await migrateLedger(pool);
-    await migrateUsers(pool);
-    await migrateReadModels(pool);
+    await migrateAll(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
     limits = createLimits({ store, pool });
     ledger = createLedger({ store, pool, betGuard: limits.betGuard });

@@ -7,13 +7,13 @@ import { allProjections } from '../../src/projections/index.js';
 import { insertRows, userLegAmount, walletRecords, type Projection, type Row } from '../../src/projections/projection.js';
 import { startProjector, type ProjectorLogger } from '../../src/projections/projection-runner.js';
 import { projectionStatus } from '../../src/projections/projection-status.js';
-import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
-import { transactionsProjection } from '../../src/projections/transactions.projection.js';
-import { walletBalancesProjection } from '../../src/projections/wallet-balances.projection.js';
+import { transactionsProjection } from '../../src/read-models/transactions/transactions.projection.js';
+import { walletBalancesProjection } from '../../src/read-models/wallet-balances/wallet-balances.projection.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
+import { migrateReadSide } from '../../src/schema.js';
 
 const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -42,7 +42,7 @@ const foldFromScratch = async (
 ): Promise<{ db: TestDb; pool: pg.Pool }> => {
   const db = await createTestDb('pops_scratch', { ownCluster: true });
   const pool = db.pool();
-  await migrateReadModels(pool);
+  await migrateReadSide(pool);
   for (const statement of ddl) await pool.query(statement);
   const projector = startProjector({ store: env.env.store, pool, projections });
   await projector.waitFor(await env.env.store.headPosition());

@@ -7,11 +7,11 @@ import type { EventStore, Position } from '../../src/infra/event-store/event-sto
 import { allProjections } from '../../src/projections/index.js';
 import type { Projection, Sql } from '../../src/projections/projection.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
-import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { countKeys, countsMismatches } from '../support/list-counts.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
+import { migrateReadSide } from '../../src/schema.js';
 
 const TABLES = allProjections.flatMap((p) => p.tables);
 const dump = async (pool: pg.Pool): Promise<Record<string, unknown[]>> => {
@@ -58,7 +58,7 @@ describe('projector crashes', () => {
     db = await createTestDb('projector_crash', { ownCluster: true }); // it kills projectors' backends mid-transaction
     pool = db.pool();
     await migrateEventStore(pool);
-    await migrateReadModels(pool);
+    await migrateReadSide(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 20 });
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../src/projections/index.js';
-import { notificationsProjection } from '../../src/projections/notifications.projection.js';
+import { notificationsProjection } from '../../src/read-models/notifications/notifications.projection.js';
 import { MAX_VIEWED_IDS, notificationHandlers } from '../../src/realtime/handlers/notifications.js';
 import { createRealtimeEnv, type RealtimeEnv, type TestClient } from '../support/realtime-env.js';
 import { must } from '../support/realtime-ledger.js';

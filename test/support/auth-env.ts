@@ -8,9 +8,7 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { generateKeys } from '../../src/auth/tokens.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import { createLimits } from '../../src/commands/limits.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
 import { createUsers, type Users } from '../../src/commands/users.js';
-import { migrateUsers } from '../../src/commands/users.migrations.js';
 import type { Role, Permission } from '../../src/domain/user/permissions.js';
 import type { AccessRegistry } from '../../src/http/access.js';
 import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
@@ -18,11 +16,11 @@ import { createAdminApp } from '../../src/http/admin-app.js';
 import { createPublicApp } from '../../src/http/public-app.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { allProjections, migrateReadModels, startProjector, type Projector } from '../../src/projections/index.js';
+import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
 import { CAPTCHA_SECRET, GOOD_CAPTCHA, startCaptchaStandIn, type CaptchaStandIn } from './captcha-server.js';
 import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
+import { migrateAll } from '../../src/schema.js';
 
 export { GOOD_CAPTCHA };
 export const FRONTEND = 'http://front.test';
@@ -103,10 +101,7 @@ export type AuthEnvOptions = TestDbOptions &
 export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, options: AuthEnvOptions = {}): Promise<AuthEnv> => {
   const db = await createTestDb(label, { ownCluster: options.ownCluster });
   const pool = db.pool({ max: 12 });
-  await migrateEventStore(pool);
-  await migrateLedger(pool);
-  await migrateUsers(pool);
-  await migrateReadModels(pool);
+  await migrateAll(pool);
   const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const users = createUsers({ store, pool });
   const ledger = createLedger({

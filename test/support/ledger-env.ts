@@ -5,8 +5,8 @@ import type { EventStore } from '../../src/infra/event-store/event-store.port.js
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
-import { migrateReadModels } from '../../src/projections/read-models.migrations.js';
 import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
+import { migrateReadSide } from '../../src/schema.js';
 
 export type LedgerEnv = Readonly<{
   db: TestDb;
@@ -27,7 +27,7 @@ export const createLedgerEnv = async (
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadModels(pool);
+  await migrateReadSide(pool);
   const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const stores: EventStore[] = [store];
   const ledger = createLedger({ store, pool, ...options });

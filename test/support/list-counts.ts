@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { COUNTED_LISTS } from '../../src/projections/list-counts.js';
+import { COUNTED_LISTS } from '../../src/read-models/list-counts/list-counts.js';
 
 /**
  * Every kept count that differs from a fresh count(*) of its list's rows, as "<counts> <key>: kept K, counted C"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../../src/infra/event-store/event-store.port.js';
-import { adminAuditProjection } from '../../../src/projections/admin-audit.projection.js';
+import { adminAuditProjection } from '../../../src/read-models/admin-audit/admin-audit.projection.js';
 
 let seq = 0;
 const event = (streamId: string, type: string, data: Record<string, unknown>): RecordedEvent => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { allProjections } from '../../../src/projections/index.js';
-import { transactionsProjection } from '../../../src/projections/transactions.projection.js';
-import { walletBalancesProjection } from '../../../src/projections/wallet-balances.projection.js';
-import { accountBalancesProjection } from '../../../src/projections/account-balances.projection.js';
-import { depositsProjection } from '../../../src/projections/deposits.projection.js';
-import { userStatsUsdProjection } from '../../../src/projections/user-stats-usd.projection.js';
+import { transactionsProjection } from '../../../src/read-models/transactions/transactions.projection.js';
+import { walletBalancesProjection } from '../../../src/read-models/wallet-balances/wallet-balances.projection.js';
+import { accountBalancesProjection } from '../../../src/read-models/account-balances/account-balances.projection.js';
+import { depositsProjection } from '../../../src/read-models/deposits/deposits.projection.js';
+import { userStatsUsdProjection } from '../../../src/read-models/user-stats-usd/user-stats-usd.projection.js';
 import type { Sql } from '../../../src/projections/projection.js';
 import { recorded, WalletScript } from './wallet-fixtures.js';
 

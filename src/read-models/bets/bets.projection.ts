@@ -1,5 +1,5 @@
-import { BETS_COUNTS, counted } from './list-counts.js';
-import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
+import { BETS_COUNTS, counted } from '../list-counts/list-counts.js';
+import { EntityFold, entityStatements, walletRecords, type Projection } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'];
 const PATCHABLE = ['status', 'payout', 'usd_payout', 'multiplier', 'error_details', 'updated_at', 'settled_at'];

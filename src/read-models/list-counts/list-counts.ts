@@ -1,4 +1,4 @@
-import type { Row, Sql } from './projection.js';
+import type { Row, Sql } from '../../projections/projection.js';
 
 /**
  * Counts behind the back-office lists' `total`, kept by the projections in the same transaction as the rows
@@ -67,12 +67,4 @@ export const counted = (
   if (before.length === 0) return [...statements, ...(after.length > 0 ? [adjust(list, after, 1)] : [])];
   // A key the changed rows all left is dropped (found through the partial index on n = 0): a rebuild leaves none either.
   return [adjust(list, before, -1), ...statements, adjust(list, after, 1), { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [] }];
-};
-
-export const listCountsMigration = {
-  id: '0170_list_counts',
-  sql: COUNTED_LISTS.map(
-    (l) => `CREATE TABLE ${l.counts} (key text PRIMARY KEY, n bigint NOT NULL);
-    CREATE INDEX ${l.counts}_emptied ON ${l.counts} (key) WHERE n = 0;`,
-  ).join('\n'),
 };

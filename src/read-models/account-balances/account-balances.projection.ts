@@ -1,7 +1,7 @@
-import { hasMovement } from '../domain/wallet/wallet.events.js';
-import { fromMinor, toMinor, type Minor } from '../domain/money/money.js';
-import type { CurrencyId } from '../domain/money/currency.js';
-import { insertRows, MOVEMENT_EVENT_TYPES, walletRecords, type Projection } from './projection.js';
+import { hasMovement } from '../../domain/wallet/wallet.events.js';
+import { fromMinor, toMinor, type Minor } from '../../domain/money/money.js';
+import type { CurrencyId } from '../../domain/money/currency.js';
+import { insertRows, MOVEMENT_EVENT_TYPES, walletRecords, type Projection } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 /**

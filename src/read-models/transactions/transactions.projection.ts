@@ -1,8 +1,8 @@
-import { TRANSACTIONS_COUNTS, counted } from './list-counts.js';
-import { formatPosition } from '../infra/event-store/event-store.port.js';
-import { fromMinor, toMinor } from '../domain/money/money.js';
-import { hasMovement, type WalletEvent } from '../domain/wallet/wallet.events.js';
-import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from './projection.js';
+import { TRANSACTIONS_COUNTS, counted } from '../list-counts/list-counts.js';
+import { formatPosition } from '../../infra/event-store/event-store.port.js';
+import { fromMinor, toMinor } from '../../domain/money/money.js';
+import { hasMovement, type WalletEvent } from '../../domain/wallet/wallet.events.js';
+import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 type MovementType = (typeof MOVEMENT_EVENT_TYPES)[number];
 

@@ -1,5 +1,5 @@
-import { ADMIN_TIPS_COUNTS, counted } from './list-counts.js';
-import { insertRows, walletRecords, type Projection, type Row } from './projection.js';
+import { ADMIN_TIPS_COUNTS, counted } from '../list-counts/list-counts.js';
+import { insertRows, walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['AdminTipCredited', 'AdminTipDeducted'];
 /** Admin tips: ADD_BALANCE (AdminTipCredited) and DEDUCT_BALANCE (AdminTipDeducted); rows never change. */

@@ -1,4 +1,4 @@
-import { walletRecords, type Projection, type Row } from './projection.js';
+import { walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['DepositCompleted', 'BetSettled', 'WithdrawalCompleted'];
 

@@ -1,7 +1,7 @@
-import type { Migration } from '../infra/migrate.js';
+import type { Migration } from '../../infra/migrate.js';
 
-/** Affiliates, site configuration, FAQ and chat moderation (issue 5). Spread into readModelMigrations. */
-export const backOfficeContentMigrations: readonly Migration[] = [
+/** Affiliate levels, earnings and claims; 0190 also indexes the sign-up-effects read model's codes and referrals. */
+export const affiliateCommissionMigrations: readonly Migration[] = [
   {
     id: '0190_affiliates',
     sql: `
@@ -28,41 +28,6 @@ export const backOfficeContentMigrations: readonly Migration[] = [
         claimed_usd numeric NOT NULL DEFAULT 0,
         updated_at timestamptz NOT NULL,
         PRIMARY KEY (owner_id, user_id)
-      );`,
-  },
-  {
-    id: '0191_site_config_faq_chat',
-    sql: `
-      CREATE TABLE site_config (
-        code text PRIMARY KEY CHECK (code IN ('COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS')),
-        config jsonb NOT NULL,
-        revision bigint NOT NULL,
-        updated_by bigint NOT NULL,
-        updated_at timestamptz NOT NULL
-      );
-      CREATE TABLE faq (
-        id serial PRIMARY KEY,
-        title text NOT NULL,
-        text text NOT NULL,
-        "order" integer NOT NULL,
-        created_by bigint NOT NULL,
-        updated_by bigint NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE TABLE chat_moderation (
-        id bigserial PRIMARY KEY,
-        action text NOT NULL CHECK (action IN ('delete_message', 'set_rate_limit')),
-        args jsonb NOT NULL,
-        admin_user_id bigint NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        applied_at timestamptz
-      );
-      CREATE TABLE chat_room_limits (
-        room_id text PRIMARY KEY,
-        messages_per_minute integer NOT NULL CHECK (messages_per_minute BETWEEN 1 AND 600),
-        updated_by bigint NOT NULL,
-        updated_at timestamptz NOT NULL
       );`,
   },
   {

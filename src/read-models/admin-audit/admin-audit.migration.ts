@@ -1,13 +1,13 @@
-import type { Migration } from '../infra/migrate.js';
+import type { Migration } from '../../infra/migrate.js';
 
 /**
- * Admin audit log read model (issue 7): ids 0410_...
+ * Admin audit log.
  * `admin_audit` is the projection's (rebuilt from events); `admin_audit_records` holds the admin changes
  * that are not events, written in the change's own transaction: no projection owns it, so a rebuild
  * never truncates it. GET /admin-audit reads both (and chat_moderation), newest first; each filter
  * (admin, target user, action, time) has an index in that order on both tables.
  */
-export const adminAuditMigrations: Migration[] = [
+export const adminAuditMigrations: readonly Migration[] = [
   {
     id: '0410_admin_audit',
     sql: `

@@ -1,5 +1,5 @@
-import { hasMovement } from '../domain/wallet/wallet.events.js';
-import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from './projection.js';
+import { hasMovement } from '../../domain/wallet/wallet.events.js';
+import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 /**

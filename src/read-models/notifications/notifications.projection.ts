@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
-import { isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
-import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
-import { insertRows, type Projection, type Row } from './projection.js';
+import { isWalletEventType, walletStreamUserId, type WalletEvent } from '../../domain/wallet/wallet.events.js';
+import { formatPosition, type RecordedEvent } from '../../infra/event-store/event-store.port.js';
+import { insertRows, type Projection, type Row } from '../../projections/projection.js';
 
 export const NOTIFICATION_TYPES = [
   'DEPOSIT_COMPLETED',

@@ -1,5 +1,5 @@
-import { insertRows, type Projection, type Row, type Sql } from './projection.js';
-import { userRecords } from './user-records.js';
+import { insertRows, type Projection, type Row, type Sql } from '../../projections/projection.js';
+import { userRecords } from '../user-records.js';
 
 const HANDLES: readonly string[] = ['UserRegistered'];
 

@@ -1,6 +1,6 @@
-import { USER_EVENT_TYPES } from '../domain/user/user.events.js';
-import { insertRows, type Projection, type Row, type Sql } from './projection.js';
-import { userRecords } from './user-records.js';
+import { USER_EVENT_TYPES } from '../../domain/user/user.events.js';
+import { insertRows, type Projection, type Row, type Sql } from '../../projections/projection.js';
+import { userRecords } from '../user-records.js';
 
 const HANDLES: readonly string[] = USER_EVENT_TYPES;
 

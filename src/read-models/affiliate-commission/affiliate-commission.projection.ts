@@ -1,4 +1,4 @@
-import { insertRows, walletRecords, type Projection, type Row } from './projection.js';
+import { insertRows, walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['BetSettled', 'AffiliateCommissionClaimed'];
 

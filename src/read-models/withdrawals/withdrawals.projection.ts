@@ -1,5 +1,5 @@
-import { WITHDRAWALS_COUNTS, counted } from './list-counts.js';
-import { EntityFold, entityStatements, walletRecords, type Projection } from './projection.js';
+import { WITHDRAWALS_COUNTS, counted } from '../list-counts/list-counts.js';
+import { EntityFold, entityStatements, walletRecords, type Projection } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = [
   'WithdrawalRequested',

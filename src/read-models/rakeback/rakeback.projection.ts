@@ -1,5 +1,4 @@
-import type { Migration } from '../infra/migrate.js';
-import { walletRecords, type Projection, type Row } from './projection.js';
+import { walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = ['BetSettled'];
 
@@ -8,28 +7,6 @@ const HANDLES: readonly string[] = ['BetSettled'];
  * Changing them applies to bets settled afterwards only after a rebuild: bump `version` to re-accrue history.
  */
 export const RAKEBACK_RATES = { instant: '0.001', daily: '0.0005', weekly: '0.0005', monthly: '0.0005' } as const;
-
-export const rakebackMigration: Migration = {
-  id: '0150_rakebacks',
-  sql: `
-    CREATE TABLE rakebacks (
-      user_id bigint NOT NULL,
-      currency_id text NOT NULL,
-      instant_claimable numeric NOT NULL DEFAULT 0,
-      instant_total_claimed numeric NOT NULL DEFAULT 0,
-      daily_accumulated numeric NOT NULL DEFAULT 0,
-      daily_claimable numeric NOT NULL DEFAULT 0,
-      daily_total_claimed numeric NOT NULL DEFAULT 0,
-      weekly_accumulated numeric NOT NULL DEFAULT 0,
-      weekly_claimable numeric NOT NULL DEFAULT 0,
-      weekly_total_claimed numeric NOT NULL DEFAULT 0,
-      monthly_accumulated numeric NOT NULL DEFAULT 0,
-      monthly_claimable numeric NOT NULL DEFAULT 0,
-      monthly_total_claimed numeric NOT NULL DEFAULT 0,
-      updated_at timestamptz NOT NULL,
-      PRIMARY KEY (user_id, currency_id)
-    );`,
-};
 
 /** Adds each settled stake × rate to the user's pots in the bet's currency, exactly (numeric, no rounding). */
 const ACCRUE = `

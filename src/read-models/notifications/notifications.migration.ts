@@ -1,7 +1,7 @@
-import type { Migration } from '../infra/migrate.js';
+import type { Migration } from '../../infra/migrate.js';
 
-/** Notifications read model and read marks (issue 6): ids 0320_... */
-export const notificationsMigrations: Migration[] = [
+/** In-app notifications and their read marks. */
+export const notificationsMigrations: readonly Migration[] = [
   {
     id: '0320_notifications',
     sql: `

@@ -1,7 +1,17 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Projection versions and blue/green switching (issue 7): ids 0420_... */
-export const projectionOpsMigrations: Migration[] = [
+/** The projector's own bookkeeping: each read model's checkpoint and version, and the blue/green rebuilds. */
+export const projectorMigrations: readonly Migration[] = [
+  {
+    id: '0100_projection_checkpoints',
+    sql: `
+      CREATE TABLE projection_checkpoints (
+        name text PRIMARY KEY,
+        version integer NOT NULL,
+        position text NOT NULL, -- formatPosition: "commit/prepare"; the last event applied
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
   {
     // One row per blue/green rebuild (src/projections/blue-green.ts). A `running` row whose process still
     // holds its advisory lock makes projectors of the same new version wait for the switch instead of

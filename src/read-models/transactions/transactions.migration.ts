@@ -1,0 +1,51 @@
+import type { Migration } from '../../infra/migrate.js';
+
+/** The accounting log's table and its type check. */
+export const transactionsMigrations: readonly Migration[] = [
+  {
+    id: '0102_transactions',
+    sql: `
+      CREATE TABLE transactions (
+        id text PRIMARY KEY, -- the event's transactionId
+        user_id bigint NOT NULL,
+        currency_id text NOT NULL,
+        amount numeric NOT NULL, -- signed, from the user's point of view
+        before_balance numeric NOT NULL,
+        after_balance numeric NOT NULL,
+        usd_amount numeric, -- unsigned USD value when the event carries one
+        type text NOT NULL CHECK (type IN ('DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET', 'BET_ERROR_REFUND', 'WITHDRAW',
+          'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT', 'BALANCE_SET', 'LEADERBOARD_PRIZE')),
+        original_id text, -- ROLLBACK_BET and BET_ERROR_REFUND: the placement's transaction id
+        admin_user_id bigint,
+        reference_id text, -- bet, deposit, withdrawal, tip or leaderboard-user id
+        event_id uuid NOT NULL UNIQUE,
+        position text NOT NULL,
+        position_commit numeric(20, 0) NOT NULL,
+        position_prepare numeric(20, 0) NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX transactions_user_created ON transactions (user_id, created_at DESC);
+      CREATE INDEX transactions_type_created ON transactions (type, created_at DESC);
+      CREATE INDEX transactions_created ON transactions (created_at DESC);
+      CREATE INDEX transactions_reference ON transactions (reference_id);
+      CREATE INDEX transactions_position ON transactions (position_commit, position_prepare);`,
+  },
+  {
+    // Affiliate commission claims (internal ledger API) form their own accounting type. The check is
+    // found by what it says, not by name: a blue/green rebuild may have copied the table under another.
+    id: '0430_transactions_affiliate_claim',
+    sql: `
+      DO $$
+      DECLARE c text;
+      BEGIN
+        FOR c IN SELECT conname FROM pg_constraint
+                 WHERE conrelid = 'transactions'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%LEADERBOARD_PRIZE%'
+        LOOP
+          EXECUTE format('ALTER TABLE transactions DROP CONSTRAINT %I', c);
+        END LOOP;
+      END $$;
+      ALTER TABLE transactions ADD CONSTRAINT transactions_type_check CHECK (type IN ('DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET',
+        'BET_ERROR_REFUND', 'WITHDRAW', 'WITHDRAW_REFUND', 'ADMIN_TIP', 'ADMIN_DEDUCT', 'BALANCE_SET', 'LEADERBOARD_PRIZE', 'AFFILIATE_CLAIM'));`,
+  },
+];

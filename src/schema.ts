@@ -1,0 +1,64 @@
+import type pg from 'pg';
+import { migrate, type Migration } from './infra/migrate.js';
+import { eventStoreMigrations } from './infra/event-store/postgres/postgres.migrations.js';
+import { ledgerMigrations } from './commands/ledger.migrations.js';
+import { userMigrations } from './commands/users.migrations.js';
+import { backOfficeContentMigrations } from './commands/back-office-content.migration.js';
+import { chatMigrations } from './commands/chat.migrations.js';
+import { projectorMigrations } from './projections/projector.migration.js';
+import { walletBalancesMigrations } from './read-models/wallet-balances/wallet-balances.migration.js';
+import { transactionsMigrations } from './read-models/transactions/transactions.migration.js';
+import { depositsMigrations } from './read-models/deposits/deposits.migration.js';
+import { betsMigrations } from './read-models/bets/bets.migration.js';
+import { userStatsUsdMigrations } from './read-models/user-stats-usd/user-stats-usd.migration.js';
+import { usersMigrations } from './read-models/users/users.migration.js';
+import { signUpEffectsMigrations } from './read-models/sign-up-effects/sign-up-effects.migration.js';
+import { rakebackMigrations } from './read-models/rakeback/rakeback.migration.js';
+import { listCountsMigrations } from './read-models/list-counts/list-counts.migration.js';
+import { affiliateCommissionMigrations } from './read-models/affiliate-commission/affiliate-commission.migration.js';
+import { notificationsMigrations } from './read-models/notifications/notifications.migration.js';
+import { adminAuditMigrations } from './read-models/admin-audit/admin-audit.migration.js';
+import { leaderboardMigrations } from './leaderboards/leaderboards.migrations.js';
+import { gatewayMigrations } from './realtime/gateway.migrations.js';
+import { auditMigrations } from './audit/audit.migrations.js';
+import { loginStatesMigration } from './http/identity-providers/login-state.js';
+
+const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
+
+/** Every schema change of the system, in the order they apply (by id; an applied id never changes). */
+export const allMigrations: readonly Migration[] = [
+  ...eventStoreMigrations, // 0001
+  ...ledgerMigrations, // 0050-0052
+  ...userMigrations, // 0060-0062: identity and access, command side
+  ...projectorMigrations, // 0100, 0420
+  ...walletBalancesMigrations, // 0101
+  ...transactionsMigrations, // 0102, 0430
+  ...depositsMigrations, // 0103
+  ...betsMigrations, // 0104, 0160
+  ...userStatsUsdMigrations, // 0105
+  ...usersMigrations, // 0110, 0190
+  ...signUpEffectsMigrations, // 0111
+  ...leaderboardMigrations, // 0140
+  ...rakebackMigrations, // 0150
+  ...listCountsMigrations, // 0170
+  ...affiliateCommissionMigrations, // 0190, 0431
+  ...backOfficeContentMigrations, // 0191
+  loginStatesMigration, // 0200
+  ...gatewayMigrations, // 0300
+  ...chatMigrations, // 0310
+  ...notificationsMigrations, // 0320
+  ...auditMigrations, // 0400
+  ...adminAuditMigrations, // 0410
+].sort(byId);
+
+const outsideReadSide = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);
+
+/**
+ * Everything but the event store, the ledger's command-side tables and the identity tables: what ledger-only schemas (tests,
+ * the projection tools) add to the event store they migrate themselves.
+ */
+export const readSideMigrations: readonly Migration[] = allMigrations.filter((m) => !outsideReadSide.has(m));
+
+export const migrateAll = (pool: pg.Pool): Promise<string[]> => migrate(pool, allMigrations);
+
+export const migrateReadSide = (pool: pg.Pool): Promise<string[]> => migrate(pool, readSideMigrations);
