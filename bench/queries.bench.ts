@@ -196,7 +196,6 @@ const main = async (): Promise<void> => {
   try {
     const { pool } = env;
     const superadmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
-    const token = (await signIn(env, superadmin)).accessToken;
     // The projector runs as in production (consistent reads wait for it); it has caught up before the rows are loaded
     // behind its back, so that it never truncates them.
     const projector = env.startProjector();
@@ -220,6 +219,8 @@ const main = async (): Promise<void> => {
 
     const results = [];
     for (const c of cases) {
+      // A fresh access token per case: a slow run outlives one token's lifetime.
+      const token = (await signIn(env, superadmin)).accessToken;
       const http: number[] = [];
       const barePage: number[] = [];
       const bareCount: number[] = [];
