@@ -11,6 +11,7 @@ import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/l
 import type { Ack, ClientEventHandler } from '../../src/realtime/protocol.js';
 import { replayUserEvents, type ReplayResult } from '../../src/realtime/replay.js';
 import { createAuthEnv, FRONTEND, signIn, type AuthEnv } from './auth-env.js';
+import { eventually } from './eventually.js';
 
 export { FRONTEND };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -104,19 +105,6 @@ export type RealtimeEnv = AuthEnv &
   }>;
 
 const randomAddress = (): string => `10.${[...randomBytes(3)].join('.')}`;
-
-// The deadline only bounds a failing test (outcome, not timing): generous for a loaded machine, a passing check returns at once.
-export const eventually = async (check: () => void | Promise<void>, ms = 20_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-};
 
 /** Records a client's events from creation on; see TestClient. */
 export const recordClient = (socket: ClientSocket): TestClient => {
