@@ -11,13 +11,9 @@ const decimal = (scale = 8) =>
     .string()
     .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string')
     .refine((v) => !isParseError(parseDecimal(v, scale)), `at most ${scale} decimal places`);
-/** A fraction in [0, 1): commissions, edges. */
 const fraction = decimal().refine((v) => Number(v) < 1, 'must be below 1');
 
-/**
- * One schema per section; a PUT replaces the whole section, so every field is optional and unknown
- * fields are refused (a typo must not be stored silently).
- */
+/** One schema per section: a PUT replaces the whole section, and unknown fields are refused (a typo must not be stored). */
 export const SECTION_SCHEMAS = {
   COMMON: z.strictObject({
     /** USD per one unit of each listed currency; written to currency_rates (the ledger's USD values). */
