@@ -181,10 +181,7 @@ const Detail = () => {
   );
 };
 
-/**
- * The queue: PENDING first (the default filter), FAILED one click away. Live: the list refetches every 3 s, so a new or
- * changed withdrawal appears without a reload (the gateway has no admin push for withdrawals; docs/console.md).
- */
+/** The queue: PENDING first, FAILED one click away; refetched every 3 s, since the gateway pushes no withdrawal changes to admins. */
 export const WithdrawalList = () => (
   <ConsoleList
     filters={filters}
