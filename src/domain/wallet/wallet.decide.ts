@@ -16,7 +16,7 @@ import type { WalletError } from './wallet.errors.js';
 import type { WalletEvent } from './wallet.events.js';
 import type { WalletState } from './wallet.state.js';
 
-/** A command's events, or why it is refused; transaction ids derive from natural keys, so a retry answers no events, never a second. */
+/** A command's events or its refusal; transaction ids derive from natural keys, so a retry answers no events, not a second transaction. */
 export const decide = (command: WalletCommand, state: WalletState, meta: CommandMetadata): Either<WalletError, readonly WalletEvent[]> => {
   const ctx = makeContext(state, meta.userId, meta.now);
   switch (command.type) {
