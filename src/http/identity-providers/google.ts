@@ -54,7 +54,7 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
   const cookie: LoginCookie = { name: 'google_login', path: new URL(deps.redirectUri).pathname, secure: deps.secureCookie ?? true };
   const storeKey = (loginId: string): string => `google:${loginId}`;
 
-  // Otherwise openid-client trusts TLS for ID tokens from the token endpoint and skips their signature.
+  // Without enableNonRepudiationChecks, openid-client trusts TLS for ID tokens from the token endpoint and skips their signature.
   const setup = [oidc.enableNonRepudiationChecks, ...(deps.allowInsecure ? [oidc.allowInsecureRequests] : [])];
   let configuration: Promise<oidc.Configuration> | undefined;
   const config = (): Promise<oidc.Configuration> => {
