@@ -90,7 +90,8 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
  */
 export const untilVisible = async (store: EventStore, pool: pg.Pool): Promise<Position> => {
   const { rows } = await pool.query<{ commit: string; prepare: string }>(
-    'SELECT transaction_id::text AS commit, global_position::text AS prepare FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1',
+    `SELECT transaction_id::text AS commit, global_position::text AS prepare
+       FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
   );
   const last = rows[0] ? { commit: BigInt(rows[0].commit), prepare: BigInt(rows[0].prepare) } : START;
   await eventuallyTrue('events to become visible (a transaction held open somewhere?)', async () => {

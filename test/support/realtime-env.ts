@@ -46,7 +46,8 @@ export type TestClient = Readonly<{
   socket: ClientSocket;
   received: Received[];
   /** The first received event of that name (matching `where`), waiting for it when not there yet. */
-  waitFor: <T = any>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs?: number) => Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  waitFor: <T = any>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs?: number) => Promise<T>;
   /** Every received event of that name, in order. */
   all: (event: string) => Received[];
   /** Emits with an acknowledgement and resolves with it. */

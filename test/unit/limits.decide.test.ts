@@ -19,7 +19,7 @@ const setLimit = (betLimit: string, limitId = 1): LimitsCommand => ({ type: 'Set
 const { given, applied } = deciderSpec({ decide, evolve, initialState: initialLimitsState(USER), meta: { now: NOW, adminUserId: ADMIN } });
 
 describe('limits decider', () => {
-  it('when an admin sets a future self-exclusion, then SelfExclusionSet records the end, the admin and the time, and the user is excluded', () => {
+  it('when an admin sets a future self-exclusion, then SelfExclusionSet records end, admin and time, and the user is excluded', () => {
     const state = given()
       .when(exclude(LATER, 5))
       .then({ type: 'SelfExclusionSet', data: { exclusionId: 5, excludeUntil: LATER, at: AT, adminUserId: ADMIN } });
@@ -32,7 +32,7 @@ describe('limits decider', () => {
     given().when(exclude(AT)).thenFails('ExclusionNotInFuture');
   });
 
-  it('when an active exclusion is extended, then the same exclusion id is kept; shortening it is ExclusionWouldShorten; the same end is nothing', () => {
+  it('when an active exclusion is extended, then its id is kept; shortening it is ExclusionWouldShorten; the same end is nothing', () => {
     given(applied(exclude(LATER, 1)))
       .when(exclude('2026-03-01T00:00:00.000Z', 2))
       .then({ type: 'SelfExclusionSet', data: { exclusionId: 1, excludeUntil: '2026-03-01T00:00:00.000Z', at: AT, adminUserId: ADMIN } });
@@ -53,7 +53,7 @@ describe('limits decider', () => {
       });
   });
 
-  it('when an active exclusion is lifted, then SelfExclusionLifted and it expires now; lifting again or with none is NoActiveExclusion', () => {
+  it('when an active exclusion is lifted, then it expires now; lifting again or with none is NoActiveExclusion', () => {
     const state = given(applied(exclude(LATER, 3)))
       .when(lift)
       .then({ type: 'SelfExclusionLifted', data: { exclusionId: 3, at: AT, adminUserId: ADMIN } });

@@ -143,13 +143,10 @@ const Detail = () => {
   const record = useRecordContext();
   const me = useSession();
   if (!record) return null;
+  const confirmer = (record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId;
   const steps: [string, unknown][] = [
     ['Requested', record.createdAt],
-    [
-      'Confirmed',
-      record.confirmedAt &&
-        `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`,
-    ],
+    ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${confirmer}`],
     ['Rejected', record.rejectReason],
     ['Failed', record.failedReason],
     ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
