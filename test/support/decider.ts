@@ -17,10 +17,7 @@ export type Given<Event, State> = Event | readonly Event[] | ((state: State) => 
 
 const show = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
-/**
- * A spec-style harness for one decider:
- * `given(...steps).when(command).then(...events)` | `.thenNothing()` | `.thenAccepted()` | `.thenFails('Tag', {fields})`.
- */
+/** `given(...steps).when(command)` then `.then(...events)`, `.thenNothing()`, `.thenAccepted()` or `.thenFails('Tag', {fields})`. */
 export const deciderSpec = <Command extends { type: string }, Event, State, Meta extends object, Error extends { _tag: string }>(
   decider: Decider<Command, Event, State, Meta, Error>,
 ) => {

@@ -173,11 +173,7 @@ export const waitFor = <T = unknown>(socket: ClientSocket, event: string, timeou
     socket.once(event, on);
   });
 
-/**
- * The realtime stack on the real PostgreSQL and Redis: the auth env (public + admin apps), one or more
- * gateways with the given handlers, and (by default) the projector and the ledger publisher, all on
- * one bus prefix of their own so parallel test files never see each other's events.
- */
+/** The realtime stack on real PostgreSQL and Redis: auth env, gateways, projector and publisher, on a bus prefix of its own per file. */
 export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptions = {}): Promise<RealtimeEnv> => {
   const env = await createAuthEnv(label);
   const prefix = `test:${label}:${randomBytes(4).toString('hex')}:`;
