@@ -5,7 +5,6 @@ import { isParseError, parseDecimal } from '../money/money.js';
 export const CONFIG_CODES = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'] as const;
 export type ConfigCode = (typeof CONFIG_CODES)[number];
 
-/** A non-negative decimal string with at most `scale` decimals (8: the USD scale). */
 const decimal = (scale = 8) =>
   z
     .string()

@@ -17,7 +17,6 @@ export const makeContext = (state: WalletState, userId: number, now: Date): Deci
 
 export const accept = (...events: readonly WalletEvent[]): Decision => right(events);
 export const reject = (error: WalletError): Decision => left(error);
-/** A repeat of something already done: no new events; the caller reads the first result from state. */
 export const alreadyDone: Decision = right([]);
 
 export const mustBePositive = (field: string, amount: Minor): WalletError | undefined =>

@@ -77,21 +77,18 @@ const inState = (
   return { withdrawal };
 };
 
-/** PENDING -> CONFIRMED (sent to the provider; confirmedAt and confirmedByUserId recorded). */
 export const approveWithdrawal = (ctx: DecideContext, { data }: ApproveWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'approve', ['PENDING']);
   if ('refused' in found) return found.refused;
   return accept({ type: 'WithdrawalApproved', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
 };
 
-/** FAILED -> CONFIRMED: sent to the provider again (by this admin, now). */
 export const retryWithdrawal = (ctx: DecideContext, { data }: RetryWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'retry', ['FAILED']);
   if ('refused' in found) return found.refused;
   return accept({ type: 'WithdrawalRetried', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
 };
 
-/** PENDING or FAILED -> DENIED: the held funds go back (house:withdrawals-held -> user). */
 export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'reject', ['PENDING', 'FAILED']);
   if ('refused' in found) return found.refused;
