@@ -20,7 +20,9 @@ const newest = (dir: string): number =>
 export const consoleBuildIsStale = (): boolean => {
   if (!existsSync(built)) return true;
   const lock = path.join(root, 'package-lock.json');
-  return Math.max(newest(consoleDir), existsSync(lock) ? statSync(lock).mtimeMs : 0) > statSync(built).mtimeMs;
+  // The console bundles the domain's pure lists (permissions, currencies): a change there is a change of the console.
+  const sources = Math.max(newest(consoleDir), newest(path.join(root, 'src', 'domain')));
+  return Math.max(sources, existsSync(lock) ? statSync(lock).mtimeMs : 0) > statSync(built).mtimeMs;
 };
 
 export const ensureConsoleBuilt = (force = false): boolean => {

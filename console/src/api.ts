@@ -59,10 +59,7 @@ const rememberPosition = (value: string | null): void => {
   if (later) lastWrite = value!;
 };
 
-/**
- * Calls the API; JSON bodies are parsed as the API sent them (money stays a decimal string: no number ever holds it).
- * A 401 on a signed-in call is retried once after a refresh.
- */
+/** Calls the API: JSON parsed as sent (money stays a decimal string); a 401 on a signed-in call is retried once after a refresh. */
 export const api = async <T = unknown>(
   method: string,
   path: string,

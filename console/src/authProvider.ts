@@ -22,10 +22,7 @@ export const consoleConfig = async (): Promise<ConsoleConfig> => (await api<Cons
 
 export type LoginParams = { email: string; password: string; captchaToken?: string } | { mfaToken: string; code: string };
 
-/**
- * Signs in on the console's own origin (`/admin/auth/*`, the public API's handlers, docs/console.md): the cookies it
- * sets are host-wide, so they also count on the public API. Roles and permissions always come from `/admin/session`.
- */
+/** Signs in on the console's own origin (host-wide cookies: they count on the public API too); roles come from /admin/session. */
 export const authProvider: AuthProvider = {
   login: async (params: LoginParams) => {
     if ('mfaToken' in params) {

@@ -163,10 +163,7 @@ const ONE: Readonly<Record<string, (id: string) => string>> = {
   schedules: (id) => `/leaderboards/schedule/${encodeURIComponent(id)}`,
 };
 
-/**
- * react-admin's provider over our API as it is. Lists use `page`/`take` and the `sortBy`/`sortOrder` enums; commands
- * are called by the screens (approve, tip, ban, ...) through `api`, since they are not CRUD.
- */
+/** react-admin's provider over the API as it is: lists by `page`/`take` and sort enums; commands (not CRUD) come from the screens. */
 export const dataProvider: DataProvider = {
   getList: (resource, params) => fetchList(resource, params) as never,
   getOne: async (resource, params) => {

@@ -1,10 +1,6 @@
 import { useCallback } from 'react';
 
-/**
- * After a command: refetch now, then a few times while the read side catches up (the lists are projections; a command's
- * answer is live). With a read-your-writes position header from the API one refetch would do; without it this settles
- * within the projector's lag (normally well under a second).
- */
+/** After a command: refetch now, then a few times while the projections catch up (a command's answer is live, its lists are not). */
 export const useSettle = (refetch: () => unknown) =>
   useCallback(() => {
     void refetch();

@@ -110,10 +110,7 @@ export const CommandButton = ({ label, confirm, run, done, color = 'primary', di
   );
 };
 
-/**
- * A small command form (react-admin Form): the API's field errors land next to their fields; money forms confirm first,
- * showing exactly what will be sent.
- */
+/** A small command form: the API's field errors land beside their fields; money forms confirm first, showing exactly what is sent. */
 export const CommandForm = ({
   title,
   children,

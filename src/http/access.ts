@@ -5,7 +5,6 @@ import { holdsPermission, isStaff, type Permission } from '../domain/user/permis
 import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
-/** How a back-office route is guarded (decisions.md, Access). */
 export type Access =
   | Readonly<{ kind: 'none' }>
   | Readonly<{ kind: 'auth' }>
@@ -14,10 +13,7 @@ export type Access =
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/**
- * The OpenAPI description of a route, declared beside its access with the schemas the handler parses.
- * `addition`: not in the spec's Endpoints table (documented as `x-addition`).
- */
+/** A route's OpenAPI description, beside its access; `addition`: not in the spec's Endpoints table (`x-addition`). */
 export type RouteDocs = Readonly<{
   summary: string;
   tag?: string;
@@ -35,11 +31,7 @@ export type RegisteredRoute = Readonly<{ method: HttpMethod; path: string; acces
 /** Every back-office route with its access, in registration order (the access-matrix test enumerates it). */
 export type AccessRegistry = RegisteredRoute[];
 
-/**
- * The guard: `none` lets anyone in; every other kind needs an authenticated Admin or SuperAdmin,
- * `perm` also the permission (SuperAdmin holds all), `superadmin` the SuperAdmin role.
- * Roles and permissions come from live state through the authenticator.
- */
+/** `none` lets anyone in; the rest need an Admin or SuperAdmin (from live state), `perm` also the permission, `superadmin` the role. */
 export const access =
   (authenticator: Authenticator, rule: Access): RequestHandler =>
   async (req, _res, next) => {
@@ -57,10 +49,7 @@ export const access =
     }
   };
 
-/**
- * Declares a route, its access and (optionally, before the handlers) its documentation in one place:
- * the guard runs first, the route is recorded in the registry the OpenAPI document is generated from.
- */
+/** Declares a route, its guard (run first) and its documentation, recorded in the registry the OpenAPI document comes from. */
 export const guardedRoutes =
   (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
   (method: HttpMethod, path: string, rule: Access, ...rest: [RouteDocs, ...RequestHandler[]] | RequestHandler[]): void => {

@@ -10,7 +10,6 @@ import { documentedRoutes } from './openapi.js';
 import { PublicUser, UserResponse } from './api-docs.js';
 import { UntypedObject } from './openapi.schemas.js';
 
-/** GET /user/me, MFA enrolment, POST /auth/setup-username: all for the signed-in user. */
 export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): Router => {
   const router = Router();
   const route = documentedRoutes(router);

@@ -69,7 +69,6 @@ export const CreateAdminUserBody = z
   })
   .openapi('CreateAdminUserBody');
 
-/** GET /user/search: a user found by part of the name or e-mail, or the exact id (for admins with `user.view`). */
 export const UserSearchQuery = z
   .object({
     search: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),

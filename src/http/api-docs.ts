@@ -18,7 +18,8 @@ export const PUBLIC_INFO: DocumentInfo = {
   title: 'Public API: authentication lifecycle',
   version: '1.0',
   description:
-    'Sign-up, sign-in, two-factor authentication, session refresh and log-out, the signed-in account and the identity-provider redirect flows.',
+    'Sign-up, sign-in, two-factor authentication, session refresh and log-out, ' +
+    'the signed-in account and the identity-provider redirect flows.',
   serverUrl: '/',
   serverDescription: 'This server ({public_base_url})',
   audience: 'public',

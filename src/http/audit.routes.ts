@@ -20,7 +20,8 @@ export const BalancesAtQuery = z
       })
       .openapi({
         description:
-          'An ISO 8601 timestamp with a zone (events recorded at or before it) or a global position "commit/prepare" (events at or before it). Default: now.',
+          'An ISO 8601 timestamp with a zone (events recorded at or before it) ' +
+          'or a global position "commit/prepare" (events at or before it). Default: now.',
         example: '2026-01-31T23:59:59Z',
       }),
   })
@@ -29,18 +30,13 @@ export const BalancesAtQuery = z
 export const BalancesAt = z
   .object({
     userId: z.number().int(),
-    /** The point asked for, normalised (ISO time or position); null when it was now. */
     at: z.string().nullable(),
-    /** Position of the last wallet event included; null when there is none. */
     position: z.string().nullable(),
     balances: z.array(z.object({ currencyId: z.string(), amount: z.string().openapi({ example: '12.5' }) })),
   })
   .openapi('BalancesAt');
 
-/**
- * Point-in-time balances for admins: GET /accounting/balances (issue 7, an addition to the spec). Folded from
- * the user's wallet stream, never from a read model, like `npm run ledger -- replay`.
- */
+/** GET /accounting/balances: point-in-time balances folded from the wallet stream, never a read model, like `ledger replay`. */
 export const auditRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
@@ -53,7 +49,8 @@ export const auditRoutes = (deps: BackOfficeDeps): Router => {
       summary: "A user's balance per currency at a point in time",
       addition: true,
       description:
-        'Folded from the wallet stream in the event store (not from the read models): the audit view of a balance at a past time or global position.',
+        'Folded from the wallet stream in the event store (not from the read models): ' +
+        'the audit view of a balance at a past time or global position.',
       request: { query: BalancesAtQuery },
       responses: {
         200: { description: 'The balances at that point', schema: BalancesAt },

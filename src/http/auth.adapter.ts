@@ -1,4 +1,3 @@
-// The HTTP side of auth: cookies, the cross-site check, the request authenticator, and use-case answers to responses.
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Request, RequestHandler, Response } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
@@ -49,10 +48,7 @@ export const cookiePolicy = (settings: CookieSettings): CookiePolicy => ({
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * decisions.md, Tokens and MFA: an unsafe request carried by cookies must come from an allowed origin.
- * `Origin` decides when present; else `Sec-Fetch-Site`; a request with neither comes from no browser and passes.
- */
+/** An unsafe request carried by cookies must come from an allowed origin: `Origin`, else `Sec-Fetch-Site`; neither means no browser. */
 export const assertNotCrossSite = (req: Request, allowedOrigins: readonly string[]): void => {
   if (SAFE.has(req.method)) return;
   const origin = req.get('origin');
@@ -81,10 +77,7 @@ const credential = (req: Request, surface: Surface): { token: string; via: 'bear
   return cookie ? { token: cookie, via: 'cookie' } : undefined;
 };
 
-/**
- * The caller of a request, or a thrown 401 / 403: a JWT from the Bearer header, else the access_token cookie, else on
- * the back office the legacy jwt_access_token cookie; API keys (x-api-key) on the public API only.
- */
+/** The caller, or a thrown 401 / 403: Bearer JWT, access_token cookie, the legacy cookie (back office), x-api-key (public API). */
 export const authenticateRequest = async (authenticator: Authenticator, req: Request, surface: Surface): Promise<AuthContext> => {
   const apiKey = surface === 'public' ? req.get('x-api-key') : undefined;
   if (apiKey) return authenticator.authenticateApiKey(apiKey);
@@ -94,7 +87,6 @@ export const authenticateRequest = async (authenticator: Authenticator, req: Req
   return authenticator.authenticateToken(found.token, found.via);
 };
 
-/** Middleware: sets req.auth or fails the request. */
 export const requireAuth =
   (authenticator: Authenticator, surface: Surface): RequestHandler =>
   (req, _res, next) => {
@@ -104,13 +96,11 @@ export const requireAuth =
     }, next);
   };
 
-/** The authenticated caller of a route behind `requireAuth` or a guard. */
 export const authOf = (req: Request): AuthContext => {
   if (!req.auth) throw authError('unauthorized');
   return req.auth;
 };
 
-/** The request as the auth use cases see it. */
 export const clientOf = (req: Request, settings: Pick<AuthSettings, 'trustedCountryHeader'>): Client => ({
   ip: req.ip ?? null,
   userAgent: req.get('user-agent') ?? null,
@@ -125,7 +115,6 @@ export const valueOf = <T>(result: Either<AppError | UserError, T>): T => {
   throw result.left instanceof AppError ? result.left : userErrorToHttp(result.left);
 };
 
-/** Throws a refusal answered without a value. */
 export const refuseIf = (refusal: AppError | undefined): void => {
   if (refusal) throw refusal;
 };

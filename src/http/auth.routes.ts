@@ -11,7 +11,6 @@ import { CaptchaHeaders, SessionResponse, SignInResponse } from './api-docs.js';
 import { SuccessResponse } from './openapi.schemas.js';
 import { z } from './validate.js';
 
-/** POST /auth/sign-up, /auth/sign-in, /auth/verify-2fa, /auth/refresh; DELETE /session/log-out/current. */
 export const authRoutes = (kit: AuthKit): Router => {
   const router = Router();
   const route = documentedRoutes(router);

@@ -13,10 +13,7 @@ import { chatErrorToHttp } from './errors.js';
 import { parseBody, z } from './validate.js';
 import { ChatModeration as ChatModerationSchema } from './openapi.schemas.js';
 
-/**
- * The body checked in two steps: `action` first (an unknown action is reported as <root>.action), then
- * `args` narrowed by the action, so that a bad argument is reported as <root>.args.<field>.
- */
+/** Two steps, so a bad argument is reported as <root>.args.<field> and an unknown action as <root>.action. */
 const ChatAdminActionCommand = ChatAdminActionBody.pipe(
   z.discriminatedUnion('action', [
     z.object({ action: z.literal('delete_message'), args: CHAT_ACTION_ARGS.delete_message }),
@@ -27,7 +24,6 @@ const ChatAdminActionCommand = ChatAdminActionBody.pipe(
 /** Without a bus (a back office with no gateway), a deletion applies but nothing is pushed. */
 export type ChatAdminDeps = Readonly<{ pool: BackOfficeDeps['pool']; bus?: ServerEventBus | undefined; logger?: Logger | undefined }>;
 
-/** POST /chat/admin-action and the ChatAdminAction event. */
 export const chatAdminAction: AdminOperation<ChatAdminDeps, typeof ChatAdminActionCommand, ChatModeration> = {
   permission: 'chat.admin-action',
   schema: ChatAdminActionCommand,

@@ -9,7 +9,6 @@ import { ConfigEnvelope, ConfigQuery } from './content.schemas.js';
 import { parseBody, parseQuery } from './validate.js';
 import { SiteConfigSection } from './openapi.schemas.js';
 
-/** `PUT /config?code=...` (SuperAdmin): replaces one section, validated by that section's own schema. */
 export const configRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);

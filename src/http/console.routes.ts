@@ -16,12 +16,7 @@ export const CONSOLE_DIST =
 /** Paths of the public auth routes the console may call on its own origin; sign-up stays on the public API. */
 const CONSOLE_AUTH = new Set(['POST /auth/sign-in', 'POST /auth/verify-2fa', 'POST /auth/refresh', 'DELETE /session/log-out/current']);
 
-/**
- * The admin console at `/admin` (docs/console.md): its static build, and on the same origin the auth routes it
- * signs in with (`/admin/auth/sign-in`, `/admin/auth/verify-2fa`, `/admin/auth/refresh`, `/admin/session/log-out/current`,
- * the very handlers of the public API), `GET /admin/session` (who is signed in) and `GET /admin/console-config`.
- * Same origin: no CORS, and the cookies' Origin check passes without listing the console anywhere.
- */
+/** The console at `/admin` with, on its own origin, the public API's auth handlers: no CORS, and the cookies' Origin check passes. */
 export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
   const router = Router();
   const onlyConsoleAuth: RequestHandler = (req, _res, next) => (CONSOLE_AUTH.has(`${req.method} ${req.path}`) ? next() : next('router'));
@@ -59,10 +54,7 @@ export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
   return router;
 };
 
-/**
- * Static files of the build; hashed assets are immutable. A `.gz` twin written by the build is sent when the browser accepts
- * gzip (the console's first load is counted in gzipped bytes), so nothing is compressed per request.
- */
+/** Hashed assets are immutable; the build's `.gz` twin goes to browsers accepting gzip, so nothing is compressed per request. */
 const precompressed = (dist: string): RequestHandler => {
   const files = express.static(dist, { index: false, fallthrough: true, immutable: true, maxAge: '365d' });
   return (req, res, next) => {

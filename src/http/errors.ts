@@ -23,7 +23,6 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** The one error body of every API. */
 export type ErrorBody = Readonly<{
   statusCode: number;
   code: string;
@@ -124,7 +123,6 @@ const ledgerMessage = (e: LedgerError): string => {
   }
 };
 
-/** Every user-command rejection, its status and stable code. */
 export const USER_ERROR_HTTP = {
   UserNotFound: [404, 'USER_NOT_FOUND', 'User not found'],
   UserAlreadyRegistered: [409, 'AUTH_USER_EXISTS', 'User already exists'],
@@ -147,7 +145,6 @@ export const orThrowUser = <T>(result: Either<UserError, T>): T => {
   return result.right;
 };
 
-/** Limit-command refusals: status and stable code. */
 export const LIMITS_ERROR_HTTP = {
   ExclusionNotInFuture: [400, 'VALIDATION_FAILED'],
   NoActiveExclusion: [404, 'SELF_EXCLUSION_NOT_FOUND'],
@@ -166,7 +163,6 @@ export const limitsErrorToHttp = (e: LimitsError): HttpError => {
   );
 };
 
-/** Leaderboard refusals: status and stable code. */
 export const LEADERBOARD_ERROR_HTTP = {
   LeaderboardNotFound: [404, 'LEADERBOARD_NOT_FOUND'],
   ScheduleNotFound: [404, 'LEADERBOARD_SCHEDULE_NOT_FOUND'],
@@ -185,7 +181,6 @@ export const leaderboardErrorToHttp = (e: LeaderboardError): HttpError => {
   return new HttpError(status, code, leaderboardMessage(e));
 };
 
-/** Chat refusals: status and stable code. */
 export const CHAT_ERROR_HTTP = {
   ChatRoomNotFound: [404, 'CHAT_ROOM_NOT_FOUND'],
   ChatMessageNotFound: [404, 'CHAT_MESSAGE_NOT_FOUND'],
@@ -257,7 +252,6 @@ export const zodToHttp = (error: ZodError, location: Location): HttpError =>
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Echoes a well-formed `x-request-id`, or makes one; gives each request a child logger carrying it. */
 export const requestId =
   (logger: Logger): RequestHandler =>
   (req, res, next) => {
@@ -268,7 +262,6 @@ export const requestId =
     next();
   };
 
-/** One line per finished request: method, path, status, duration. */
 export const requestLogger: RequestHandler = (req, res, next) => {
   const started = process.hrtime.bigint();
   res.on('finish', () => {

@@ -6,17 +6,11 @@ import { validationFailed } from './errors.js';
 import { ExportQuery } from './export.schemas.js';
 import { parseQuery } from './validate.js';
 
-/** HTTP trailers sent after the last byte: what was sent, for the client to check what it received. */
 export const EXPORT_TRAILERS = { rows: 'X-Export-Rows', bytes: 'X-Export-Bytes', sha256: 'X-Export-Sha256' } as const;
 
 const fileStamp = (d: string | undefined): string => (d === undefined ? 'all' : new Date(d).toISOString().replace(/[:.]/g, '-'));
 
-/**
- * Streamed compliance exports for admins (issue 7): GET /accounting/export, the same rows and bytes as
- * `npm run ledger -- export`. Headers go first, so the row count and SHA-256 come as HTTP trailers; a
- * failure after the first byte destroys the connection (no terminating chunk, no trailers), so a cut
- * download can never pass for a complete one.
- */
+/** Row count and SHA-256 go as trailers; a failure after the first byte destroys the connection: a cut download never passes as whole. */
 export const exportRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);

@@ -1,12 +1,7 @@
 import { MAX_DECIMAL_CHARS, storableDateTime, z } from './validate.js';
 
-/**
- * The spec's filter objects (NumberFilter, IntFilter, DecimalFilter, DateFilter, StringFilter) as zod
- * schemas, and a compiler from a parsed filter object to parameterised SQL conditions. Column names come
- * only from a FieldMap written in code; every value the caller sent becomes a bind parameter.
- */
+/** The spec's filter objects as zod schemas, compiled to SQL: columns only from a FieldMap in code, every value a bind parameter. */
 
-/** Collects bind values; `add` answers the placeholder (`$3`). */
 export class SqlParams {
   readonly values: unknown[] = [];
   add(value: unknown): string {
@@ -34,7 +29,6 @@ export const looseUserId = z
       .transform(Number),
   ])
   .pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER));
-/** A decimal string: optional sign, digits, optional fraction; no exponent. */
 export const decimalString = z.string().max(MAX_DECIMAL_CHARS).regex(NUMBER, 'Expected a decimal string such as "10.5"');
 const dateTime = storableDateTime;
 const stringList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string()).max(100));
@@ -135,11 +129,7 @@ export const whereClause = (conditions: readonly string[]): string => (condition
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 type Nested = { [key: string]: Nested | string | Array<Nested | string> };
 
-/**
- * A query string with bracketed keys (`where[usdAmount][gte]=10`, `where[status][in][]=A`) as a nested
- * object; express 5's "simple" parser keeps such keys flat. A repeated key becomes an array. Keys that
- * could reach an object's prototype are dropped, and nesting stops at 6 levels.
- */
+/** Bracketed query keys as a nested object (express 5 keeps them flat); repeats become arrays, prototype keys drop, depth stops at 6. */
 export const nestedQuery = (url: string): Nested => {
   const root: Nested = Object.create(null) as Nested;
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';

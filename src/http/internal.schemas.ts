@@ -2,7 +2,6 @@ import { REQUEST_CURRENCY_IDS, scaleOf, USD_SCALE, isCurrencyId } from '../domai
 import { isParseError, parseDecimal } from '../domain/money/money.js';
 import { MAX_DECIMAL_CHARS, z } from './validate.js';
 
-/** Networks and payment providers of the spec's shared enumerations. */
 export const NETWORK_IDS = [
   'BSC',
   'ETH',
@@ -57,10 +56,7 @@ const providerId = z.enum(PROVIDER_IDS, { error: required(`one of ${PROVIDER_IDS
 
 type ScaleRule = Readonly<{ field: string; scale: 'currency' | 'usd'; positive: boolean }>;
 
-/**
- * Per-currency scale and sign rules, run even when other fields failed so that one answer lists
- * every bad field. A too-precise amount is a 400 naming the field, before the ledger is called.
- */
+/** Scale and sign per currency, run even when other fields failed, so one 400 lists every bad field before the ledger is called. */
 export const withScales = <S extends z.ZodObject>(schema: S, rules: readonly ScaleRule[]): S =>
   schema.superRefine(
     (raw, ctx) => {
@@ -107,7 +103,6 @@ export const UserIdParams = z.object({
     .max(Number.MAX_SAFE_INTEGER),
 });
 
-/** `Idempotency-Key` header of POST /internal/withdrawals (optional). */
 export const IdempotencyHeaders = z.object({ 'idempotency-key': text(200).optional() });
 
 export const CreateDepositBody = withScales(
@@ -181,7 +176,6 @@ export const CreateWithdrawalBody = withScales(
   ],
 ).openapi('InternalCreateWithdrawal');
 
-/** Addition to decisions.md: POST /internal/affiliate-claims, idempotent on claimId. */
 export const AffiliateClaimBody = withScales(
   z.object({
     claimId: id,

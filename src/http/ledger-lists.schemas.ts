@@ -97,7 +97,6 @@ export const BetsBody = z
   })
   .openapi('BetsBody');
 
-/** Our definition of the spec's "transactions query body" (docs/back-office.md). */
 export const TransactionsBody = z
   .object({
     sortOrder: SortOrder.default('desc'),

@@ -21,10 +21,7 @@ export const CONSISTENCY_QUERY = 'consistency';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * Every command answer (any method but GET/HEAD/OPTIONS, status below 500) carries `x-ledger-position`: the highest
- * position this process's appends had reached when it answered, so at least the command's own events.
- */
+/** Every command answer (not GET/HEAD/OPTIONS, below 500) carries the position this process's appends had reached: its own events. */
 export const ledgerPositionHeader = (store: EventStore): RequestHandler => {
   if (!isTracked(store)) return (_req, _res, next) => next();
   return (req, res, next) => {
@@ -48,11 +45,7 @@ const single = (v: unknown): string | undefined =>
 
 export type ConsistentReads = Readonly<{ waiter: ReadModelWaiter; timeoutMs: number }>;
 
-/**
- * A back-office read consistent with every command acknowledged before it arrived: waits (bounded) until the
- * read models it uses have applied the store's head as of its arrival, or the position the caller passed;
- * answers `x-ledger-position` (what it reflects) and `x-read-consistency`. Opting out skips the wait.
- */
+/** A read consistent with every command acknowledged before it: waits (bounded) for its read models to reach the head or a position. */
 export const consistentRead =
   (reads: ConsistentReads | undefined, readModels: readonly string[]): RequestHandler =>
   async (req, res, next) => {

@@ -15,10 +15,7 @@ const orThrowLimits = <T>(result: Either<LimitsError, T>): T => {
   return result.right;
 };
 
-/**
- * Self-exclusion and gambling limits, each change an event with the acting admin; the ledger enforces them on bets.
- * Look-ups answer `{}` when the user has no active exclusion or no bet limit.
- */
+/** Self-exclusion and bet limits: each change an event naming the admin; the ledger enforces them on bets. */
 export const limitsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);

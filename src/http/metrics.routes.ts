@@ -11,11 +11,7 @@ export type MetricsRoutesDeps = Readonly<{
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/**
- * GET /metrics in the Prometheus text format. Not a back-office route: a scraper holds no user session,
- * so it has no place in the access registry; METRICS_TOKEN guards it instead. Both sides of the token
- * comparison are hashed first, so the constant-time comparison sees equal lengths.
- */
+/** Outside the access registry (a scraper has no session): METRICS_TOKEN guards it, both sides hashed for a constant-time compare. */
 export const metricsRoutes = ({ metrics, token }: MetricsRoutesDeps): Router => {
   const router = Router();
   const expected = token === undefined ? undefined : digest(token);

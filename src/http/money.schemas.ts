@@ -52,10 +52,7 @@ export const BalanceUserParams = z.object({
     .max(Number.MAX_SAFE_INTEGER),
 });
 
-/**
- * Optional `Idempotency-Key`: a retried command with the same key has no second effect and answers the same.
- * Keys are scoped to the acting admin (see money.routes.ts).
- */
+/** Optional `Idempotency-Key`, scoped to the acting admin: a retry with the same key has no second effect and answers the same. */
 export const IdempotencyKeyHeaders = z.object({
   'idempotency-key': z
     .string()

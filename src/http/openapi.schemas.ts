@@ -95,7 +95,6 @@ export const ShortUser = z
   })
   .openapi('ShortUser');
 
-/** A withdrawal: GET /withdraw rows and the answer of approve, reject and retry. Money as decimal strings. */
 export const WithdrawalRecord = z
   .object({
     id: z.string(),
@@ -122,7 +121,6 @@ export const WithdrawalRecord = z
   })
   .openapi('WithdrawalRecord');
 
-/** PUT /user/{id}/balance: the wallet's balance as set. */
 export const BalanceRecord = z.object({ userId: z.number().int(), currencyId: z.string(), balance: decimal }).openapi('BalanceRecord');
 
 /** GET /user/stats/transactions: one period (UTC start), Σ usdAmount of the completed deposits or withdrawals and their count. */

@@ -17,7 +17,6 @@ export type DocumentInfo = Readonly<{
   audience: 'staff' | 'public';
 }>;
 
-/** `/user/:id` → `/user/{id}` */
 export const openApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const SECURITY_SCHEMES = {
@@ -157,7 +156,6 @@ const documentPositions = (op: Operation | undefined, method: HttpMethod, docs: 
 
 const documented = new WeakMap<Router, DocumentedRoute[]>();
 
-/** The documented routes declared on a router with `documentedRoutes` (public API routers). */
 export const routeDocsOf = (router: Router): readonly DocumentedRoute[] => documented.get(router) ?? [];
 
 /** Like guardedRoutes for routers that do their own authentication: declares a route with its documentation. */

@@ -14,7 +14,6 @@ export type Page<T> = Readonly<{ data: T[]; take: number; page: number; total: n
 
 export const offsetOf = ({ page, take }: PageRequest): number => (page - 1) * take;
 
-/** The spec's paginated response: data, take, page, total, totalPages. */
 export const pageOf = <T>(data: T[], total: number, { page, take }: PageRequest): Page<T> => ({
   data,
   take,

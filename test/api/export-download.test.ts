@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportColumns, runExport } from '../../src/audit/export.js';
 import { parseCsv } from '../support/csv.js';
+import { eventually } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 
 type Download = {
@@ -224,11 +225,6 @@ describe('GET /accounting/export', () => {
       );
       req.on('error', () => undefined);
     });
-    let n = 1;
-    for (let i = 0; i < 100 && n > 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      n = await holders();
-    }
-    expect(n).toBe(0);
+    await eventually(async () => expect(await holders()).toBe(0));
   });
 });

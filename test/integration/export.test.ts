@@ -16,6 +16,7 @@ import {
 } from '../../src/audit/export.js';
 import { parseCsv } from '../support/csv.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { eventually } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 import { migrateReadSide } from '../../src/schema.js';
 
@@ -323,11 +324,6 @@ describe('runExport when the database fails mid-stream', () => {
           [`"${db.schema}".bets`],
         )
       ).rows[0]!.n;
-    let n = await running();
-    for (let i = 0; i < 100 && n > 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      n = await running();
-    }
-    expect(n).toBe(0);
+    await eventually(async () => expect(await running()).toBe(0));
   });
 });

@@ -9,16 +9,8 @@ import type { BetRecord } from '../../src/realtime/ledger-events.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import {
-  eventually,
-  fund,
-  must,
-  placeBet,
-  positionsAscending,
-  projectedUser,
-  recordBus,
-  type BusRecord,
-} from '../support/realtime-ledger.js';
+import { eventually } from '../support/eventually.js';
+import { fund, must, placeBet, positionsAscending, projectedUser, recordBus, type BusRecord } from '../support/realtime-ledger.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FEEDS: FeedSettings = { bigWinMinUsd: '50', highRollerMinUsd: '20', luckyWinMinMultiplier: '5', luckyWinMinStakeUsd: '1' };

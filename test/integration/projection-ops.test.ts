@@ -12,16 +12,9 @@ import { walletBalancesProjection } from '../../src/read-models/wallet-balances/
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { eventuallyTrue } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 import { migrateReadSide } from '../../src/schema.js';
-
-const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 /** DBC (scale 2) decimal string -> minor units; throws on anything else. */
 const dbc = (amount: string): Minor => {
@@ -193,7 +186,7 @@ describe('blue/green projection rebuilds', () => {
     let duringRebuild: Awaited<ReturnType<typeof projectionStatus>> = [];
     let result: Awaited<ReturnType<typeof rebuildBlueGreen>>;
     try {
-      await until('the load to start', async () => reads >= 20 && commands >= 10);
+      await eventuallyTrue('the load to start', async () => reads >= 20 && commands >= 10);
       result = await rebuildBlueGreen({
         store: env.env.store,
         pool,
@@ -204,7 +197,7 @@ describe('blue/green projection rebuilds', () => {
         },
       });
       switched = true;
-      await until('queries after the switch', async () => readsAfterSwitch >= 40);
+      await eventuallyTrue('queries after the switch', async () => readsAfterSwitch >= 40);
     } finally {
       stopping = true;
       await Promise.all([writer, ...readers]);
@@ -257,7 +250,7 @@ describe('blue/green projection rebuilds', () => {
     // a moment later (off the batch path), so the stored status is awaited, not read once.
     const behind = async () =>
       (await projectionStatus({ pool, store: env.env.store, projections: allProjections })).filter((s) => s.rebuild || s.lag.events > 0);
-    await until('every stored checkpoint at the head', async () => (await behind()).length === 0).catch(() => undefined);
+    await eventuallyTrue('every stored checkpoint at the head', async () => (await behind()).length === 0).catch(() => undefined);
     expect(await behind()).toEqual([]);
   }, 120_000); // 500 commands, then a load and a rebuild: the budget is for a loaded 2-core machine, not a timing assertion
 
@@ -273,7 +266,7 @@ describe('blue/green projection rebuilds', () => {
       beforeSwitch: async () => {
         // The new release's projector starts while the rebuild runs: it must wait, not truncate the live table.
         next = startProjector({ store: env.env.store, pool, projections: nextRelease, logger: nextLog });
-        await until('the new release to wait for the switch', async () =>
+        await eventuallyTrue('the new release to wait for the switch', async () =>
           nextLog.messages.includes('projection: waiting for its blue/green rebuild to switch in'),
         );
         const user = await env.env.makeUser();
@@ -294,7 +287,7 @@ describe('blue/green projection rebuilds', () => {
     // After the switch: the new release applies version 2 (last_event_type filled) from the checkpoint on.
     const a = await env.env.makeUser();
     await env.deposit(a.id, '7');
-    await until(
+    await eventuallyTrue(
       'the new release to project version 2',
       async () =>
         (await rowsOf(pool, `SELECT 1 FROM wallet_balances WHERE user_id = ${a.id} AND last_event_type = 'DepositCompleted'`)).length === 1,
@@ -386,7 +379,7 @@ describe('blue/green projection rebuilds', () => {
         projections: [v3],
         beforeSwitch: async () => {
           next = startProjector({ store: env.env.store, pool, projections: release3, logger: log });
-          await until('the new release to wait', async () =>
+          await eventuallyTrue('the new release to wait', async () =>
             log.messages.includes('projection: waiting for its blue/green rebuild to switch in'),
           );
           shadow = (
@@ -404,7 +397,7 @@ describe('blue/green projection rebuilds', () => {
       // The next event makes the waiting projector notice; it then replays version 3 in place.
       const user = await env.env.makeUser();
       await env.deposit(user.id, '3');
-      await until(
+      await eventuallyTrue(
         'the in-place replay of version 3',
         async () =>
           (await rowsOf(pool, `SELECT 1 FROM projection_checkpoints WHERE name = 'wallet-balances' AND version = 3`)).length === 1 &&

@@ -10,7 +10,8 @@ import { wageredBefore } from '../../src/realtime/ledger-lookups.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import { replayUserEvents, type ReplayDeps } from '../../src/realtime/replay.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { eventually, fund, must, placeBet, recordBus } from '../support/realtime-ledger.js';
+import { eventually } from '../support/eventually.js';
+import { fund, must, placeBet, recordBus } from '../support/realtime-ledger.js';
 
 describe('replay of missed per-user events', () => {
   let env: AuthEnv;

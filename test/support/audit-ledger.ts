@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Ledger } from '../../src/commands/ledger.types.js';
 import { comparePositions, START, type EventStore, type Position } from '../../src/infra/event-store/event-store.port.js';
 import { allProjections, startProjector } from '../../src/projections/index.js';
+import { eventuallyTrue } from './eventually.js';
 
 const ok = async <T>(result: Promise<{ _tag: 'Left'; left: { _tag: string } } | { _tag: 'Right'; right: T }>): Promise<T> => {
   const r = await result;
@@ -89,14 +90,13 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
  */
 export const untilVisible = async (store: EventStore, pool: pg.Pool): Promise<Position> => {
   const { rows } = await pool.query<{ commit: string; prepare: string }>(
-    'SELECT transaction_id::text AS commit, global_position::text AS prepare FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1',
+    `SELECT transaction_id::text AS commit, global_position::text AS prepare
+       FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
   );
   const last = rows[0] ? { commit: BigInt(rows[0].commit), prepare: BigInt(rows[0].prepare) } : START;
-  const until = Date.now() + 20_000;
-  while (comparePositions(await store.headPosition(), last) < 0) {
-    if (Date.now() > until) throw new Error('events stayed invisible for 20 s: a transaction is held open somewhere');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventuallyTrue('events to become visible (a transaction held open somewhere?)', async () => {
+    return comparePositions(await store.headPosition(), last) >= 0;
+  });
   return last;
 };
 

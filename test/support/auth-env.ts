@@ -26,7 +26,8 @@ export { GOOD_CAPTCHA };
 export const FRONTEND = 'http://front.test';
 export const BYPASS = 'local-captcha-bypass';
 
-export type Reply = Readonly<{ status: number; body: any; headers: Headers; cookies: Record<string, { value: string; raw: string }> }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Reply = Readonly<{ status: number; body: any; headers: Headers; cookies: Record<string, { value: string; raw: string }> }>;
 export type CallOptions = Readonly<{ body?: unknown; headers?: Record<string, string>; cookies?: Record<string, string> }>;
 
 const parseSetCookies = (headers: Headers): Reply['cookies'] =>

@@ -291,7 +291,8 @@ export const LEAK = [
   /\bnode_modules\b/,
   /\/src\/\w+/,
   /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[\s\S]*\b(FROM|VALUES|SET|WHERE)\b/,
-  /duplicate key|violates .* constraint|syntax error at|invalid input syntax|out of range for type|relation "|column "|unterminated|pg_catalog/i,
+  /duplicate key|violates .* constraint|syntax error at|invalid input syntax|out of range for type/i,
+  /relation "|column "|unterminated|pg_catalog/i,
   /ECONNREFUSED|ETIMEDOUT|TypeError|ReferenceError|RangeError: Maximum call stack/,
 ];
 export const leakIn = (text: string): string | undefined => LEAK.find((re) => re.test(text))?.source;

@@ -60,7 +60,8 @@ export const createHostileEnv = async (label: string): Promise<HostileEnv> => {
     return { status: res.status, body, headers: res.headers, cookies: {} };
   };
   const { rows: tables } = await env.pool.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+    `SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
   );
   const countSql = [
     `SELECT 'events.head' AS name, coalesce(max(global_position), 0)::bigint AS n FROM events`,

@@ -11,6 +11,7 @@ import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/l
 import type { Ack, ClientEventHandler } from '../../src/realtime/protocol.js';
 import { replayUserEvents, type ReplayResult } from '../../src/realtime/replay.js';
 import { createAuthEnv, FRONTEND, signIn, type AuthEnv } from './auth-env.js';
+import { eventually } from './eventually.js';
 
 export { FRONTEND };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -45,7 +46,8 @@ export type TestClient = Readonly<{
   socket: ClientSocket;
   received: Received[];
   /** The first received event of that name (matching `where`), waiting for it when not there yet. */
-  waitFor: <T = any>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs?: number) => Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  waitFor: <T = any>(event: string, where?: (payload: T, meta: any) => boolean, timeoutMs?: number) => Promise<T>;
   /** Every received event of that name, in order. */
   all: (event: string) => Received[];
   /** Emits with an acknowledgement and resolves with it. */
@@ -104,19 +106,6 @@ export type RealtimeEnv = AuthEnv &
   }>;
 
 const randomAddress = (): string => `10.${[...randomBytes(3)].join('.')}`;
-
-// The deadline only bounds a failing test (outcome, not timing): generous for a loaded machine, a passing check returns at once.
-export const eventually = async (check: () => void | Promise<void>, ms = 20_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-};
 
 /** Records a client's events from creation on; see TestClient. */
 export const recordClient = (socket: ClientSocket): TestClient => {
@@ -184,11 +173,7 @@ export const waitFor = <T = unknown>(socket: ClientSocket, event: string, timeou
     socket.once(event, on);
   });
 
-/**
- * The realtime stack on the real PostgreSQL and Redis: the auth env (public + admin apps), one or more
- * gateways with the given handlers, and (by default) the projector and the ledger publisher, all on
- * one bus prefix of their own so parallel test files never see each other's events.
- */
+/** The realtime stack on real PostgreSQL and Redis: auth env, gateways, projector and publisher, on a bus prefix of its own per file. */
 export const createRealtimeEnv = async (label: string, options: RealtimeEnvOptions = {}): Promise<RealtimeEnv> => {
   const env = await createAuthEnv(label);
   const prefix = `test:${label}:${randomBytes(4).toString('hex')}:`;

@@ -3,26 +3,13 @@ import type pg from 'pg';
 import type { Ledger } from '../../src/commands/ledger.types.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
 import type { ServerEventBus } from '../../src/realtime/bus.js';
+import { eventually } from './eventually.js';
 
 /** Ledger and bus helpers for the realtime publisher and replay tests. */
 
 export const must = <L, R>(result: Either<L, R>): R => {
   if (!isRight(result)) throw new Error(`refused: ${JSON.stringify(result.left)}`);
   return result.right;
-};
-
-// The deadline only bounds a failing test: what is checked is that a message arrives, not how soon (a loaded machine's
-// projector or publisher can need many seconds), and a passing check returns at once.
-export const eventually = async (check: () => void | Promise<void>, ms = 20_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 };
 
 let seq = 0;

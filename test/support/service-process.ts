@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -123,12 +124,13 @@ export const startService = async (
 };
 
 /** Polls `probe` until it returns a value (not undefined) or the time is up; returns undefined on timeout. */
-export const waitFor = async <T>(probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 50): Promise<T | undefined> => {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > until) return undefined;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-};
+export const waitFor = <T>(probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 50): Promise<T | undefined> =>
+  eventually(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('not yet');
+      return value;
+    },
+    timeoutMs,
+    everyMs,
+  ).catch(() => undefined);

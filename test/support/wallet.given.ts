@@ -1,14 +1,12 @@
-import { isLeft, isRight } from 'fp-ts/lib/Either.js';
-import { expect } from 'vitest';
 import { transfer, type Account, type Posting } from '../../src/domain/ledger/posting.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
 import { toMinor, usdToMinor, type DecimalString, type Minor } from '../../src/domain/money/money.js';
 import type * as C from '../../src/domain/wallet/wallet.commands.js';
 import { decide } from '../../src/domain/wallet/wallet.decide.js';
-import type { WalletError, WalletErrorTag } from '../../src/domain/wallet/wallet.errors.js';
 import type { GameIdentity, WalletEvent } from '../../src/domain/wallet/wallet.events.js';
-import { foldWallet } from '../../src/domain/wallet/wallet.evolve.js';
+import { evolve } from '../../src/domain/wallet/wallet.evolve.js';
 import { initialWalletState, type WalletState } from '../../src/domain/wallet/wallet.state.js';
+import { deciderSpec } from './decider.js';
 
 /** The wallet under test and the decision time used by `when` unless told otherwise. */
 export const USER = 1;
@@ -26,23 +24,14 @@ export const dec = (s: string): DecimalString => s as DecimalString;
 export const moved = (from: Account, to: Account, currencyId: CurrencyId, amount: string): readonly Posting[] =>
   transfer(from, to, currencyId, minor(currencyId, amount));
 
-/** A setup step: events as they are, or commands decided (and required to succeed) on the state so far. */
-export type Given = WalletEvent | readonly WalletEvent[] | ((state: WalletState) => readonly WalletEvent[]);
-
-const decideOk = (state: WalletState, command: C.WalletCommand, now: Date): readonly WalletEvent[] => {
-  const result = decide(command, state, { userId: state.userId, now });
-  if (isLeft(result)) throw new Error(`setup command ${command.type} was refused: ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-/** Setup: these commands already happened (each decided on the state left by the previous ones). */
-export const applied =
-  (...commands: readonly C.WalletCommand[]) =>
-  (state: WalletState): readonly WalletEvent[] => {
-    const events: WalletEvent[] = [];
-    for (const command of commands) events.push(...decideOk(foldWallet(state, events), command, new Date(SETUP_AT)));
-    return events;
-  };
+/** given(...setup).when(command).then(...events) | .thenFails('Tag', {fields}); each returns what it checked. */
+export const { given, applied } = deciderSpec({
+  decide,
+  evolve,
+  initialState: initialWalletState(USER),
+  meta: META,
+  setupMeta: { userId: USER, now: new Date(SETUP_AT) },
+});
 
 let depositSeq = 0;
 /** Setup: the events of a deposit requested and completed, crediting `amount`. */
@@ -53,44 +42,6 @@ export const deposited =
     const id = `setup-dep-${++depositSeq}`;
     return applied(requestDeposit(id, currencyId, amount), completeDeposit(id))(state);
   };
-
-export const foldGiven = (userId: number, steps: readonly Given[]): WalletState =>
-  steps.reduce<WalletState>((state, step) => {
-    const events = typeof step === 'function' ? step(state) : Array.isArray(step) ? step : [step as WalletEvent];
-    return foldWallet(state, events);
-  }, initialWalletState(userId));
-
-/** given(...setup).when(command).then(...events) | .thenFails('Tag', {fields}); each returns what it checked. */
-export const given = (...steps: readonly Given[]) => ({
-  when: (command: C.WalletCommand, meta: C.CommandMetadata = META) => {
-    const state = foldGiven(meta.userId, steps);
-    const result = decide(command, state, meta);
-    return {
-      state,
-      result,
-      /** The command succeeds with exactly these events; returns the state after them. */
-      then: (...expected: readonly WalletEvent[]): WalletState => {
-        expect(result).toEqual({ _tag: 'Right', right: expected });
-        return foldWallet(state, expected);
-      },
-      /** The command succeeds with some events (to inspect partially); returns them and the state after them. */
-      thenAccepted: (): Readonly<{ events: readonly WalletEvent[]; state: WalletState }> => {
-        if (isLeft(result)) throw new Error(`expected events, got ${JSON.stringify(result.left)}`);
-        expect(result.right.length).toBeGreaterThan(0);
-        return { events: result.right, state: foldWallet(state, result.right) };
-      },
-      /** The command is accepted as a repeat: no new events. */
-      thenNothing: (): void => {
-        expect(result).toEqual({ _tag: 'Right', right: [] });
-      },
-      thenFails: (tag: WalletErrorTag, fields: Partial<Record<string, unknown>> = {}): WalletError => {
-        if (isRight(result)) throw new Error(`expected ${tag}, got events ${JSON.stringify(result.right)}`);
-        expect(result.left).toMatchObject({ _tag: tag, ...fields });
-        return result.left;
-      },
-    };
-  },
-});
 
 // Command builders: amounts as decimal strings in the currency, the rest defaulted.
 export const GAME: GameIdentity = { name: 'Dice', slug: 'dice', type: 'originals', provider: { name: 'House' } };

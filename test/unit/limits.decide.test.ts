@@ -1,8 +1,7 @@
-import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { decide, type LimitsCommand } from '../../src/domain/limits/limits.decide.js';
-import type { LimitsEvent } from '../../src/domain/limits/limits.events.js';
-import { evolve, initialLimitsState, isExcluded, type LimitsState } from '../../src/domain/limits/limits.state.js';
+import { evolve, initialLimitsState, isExcluded } from '../../src/domain/limits/limits.state.js';
+import { deciderSpec } from '../support/decider.js';
 
 const NOW = new Date('2026-01-02T03:04:05.000Z');
 const AT = NOW.toISOString();
@@ -17,62 +16,52 @@ const exclude = (excludeUntil: string, exclusionId = 1): LimitsCommand => ({
 const lift: LimitsCommand = { type: 'LiftSelfExclusion', data: {} };
 const setLimit = (betLimit: string, limitId = 1): LimitsCommand => ({ type: 'SetBetLimit', data: { limitId, betLimit } });
 
-const given = (...history: readonly LimitsCommand[]) => {
-  let state: LimitsState = initialLimitsState(USER);
-  for (const command of history) {
-    const d = decide(command, state, { now: NOW, adminUserId: ADMIN });
-    if (isLeft(d)) throw new Error(`setup failed: ${d.left._tag}`);
-    state = d.right.reduce(evolve, state);
-  }
-  return {
-    when: (command: LimitsCommand, now = NOW) => {
-      const decision = decide(command, state, { now, adminUserId: ADMIN });
-      return {
-        then: (...events: LimitsEvent[]) => expect(decision).toEqual({ _tag: 'Right', right: events }),
-        thenNothing: () => expect(decision).toEqual({ _tag: 'Right', right: [] }),
-        thenFails: (tag: string) => expect(isLeft(decision) && decision.left._tag).toBe(tag),
-        state: () => (isRight(decision) ? decision.right.reduce(evolve, state) : state),
-      };
-    },
-  };
-};
+const { given, applied } = deciderSpec({ decide, evolve, initialState: initialLimitsState(USER), meta: { now: NOW, adminUserId: ADMIN } });
 
 describe('limits decider', () => {
-  it('when an admin sets a future self-exclusion, then SelfExclusionSet records the end, the admin and the time, and the user is excluded', () => {
-    const w = given().when(exclude(LATER, 5));
-    w.then({ type: 'SelfExclusionSet', data: { exclusionId: 5, excludeUntil: LATER, at: AT, adminUserId: ADMIN } });
-    expect(w.state().exclusion).toEqual({ id: 5, expiresAt: LATER, createdAt: AT, updatedAt: AT });
-    expect(isExcluded(w.state(), NOW)).toBe(true);
-    expect(isExcluded(w.state(), new Date(LATER))).toBe(false);
+  it('when an admin sets a future self-exclusion, then SelfExclusionSet records end, admin and time, and the user is excluded', () => {
+    const state = given()
+      .when(exclude(LATER, 5))
+      .then({ type: 'SelfExclusionSet', data: { exclusionId: 5, excludeUntil: LATER, at: AT, adminUserId: ADMIN } });
+    expect(state.exclusion).toEqual({ id: 5, expiresAt: LATER, createdAt: AT, updatedAt: AT });
+    expect(isExcluded(state, NOW)).toBe(true);
+    expect(isExcluded(state, new Date(LATER))).toBe(false);
   });
 
   it('when the end is not in the future, then ExclusionNotInFuture', () => {
     given().when(exclude(AT)).thenFails('ExclusionNotInFuture');
   });
 
-  it('when an active exclusion is extended, then the same exclusion id is kept; shortening it is ExclusionWouldShorten; the same end is nothing', () => {
-    given(exclude(LATER, 1))
+  it('when an active exclusion is extended, then its id is kept; shortening it is ExclusionWouldShorten; the same end is nothing', () => {
+    given(applied(exclude(LATER, 1)))
       .when(exclude('2026-03-01T00:00:00.000Z', 2))
       .then({ type: 'SelfExclusionSet', data: { exclusionId: 1, excludeUntil: '2026-03-01T00:00:00.000Z', at: AT, adminUserId: ADMIN } });
-    given(exclude(LATER, 1)).when(exclude('2026-01-10T00:00:00.000Z', 2)).thenFails('ExclusionWouldShorten');
-    given(exclude(LATER, 1)).when(exclude(LATER, 2)).thenNothing();
+    given(applied(exclude(LATER, 1)))
+      .when(exclude('2026-01-10T00:00:00.000Z', 2))
+      .thenFails('ExclusionWouldShorten');
+    given(applied(exclude(LATER, 1)))
+      .when(exclude(LATER, 2))
+      .thenNothing();
   });
 
   it('when an expired exclusion is followed by a new one, then the new one gets the new id', () => {
-    given(exclude('2026-01-03T00:00:00.000Z', 1))
-      .when(exclude('2026-06-01T00:00:00.000Z', 2), new Date('2026-01-04T00:00:00.000Z'))
+    given(applied(exclude('2026-01-03T00:00:00.000Z', 1)))
+      .when(exclude('2026-06-01T00:00:00.000Z', 2), { now: new Date('2026-01-04T00:00:00.000Z') })
       .then({
         type: 'SelfExclusionSet',
         data: { exclusionId: 2, excludeUntil: '2026-06-01T00:00:00.000Z', at: '2026-01-04T00:00:00.000Z', adminUserId: ADMIN },
       });
   });
 
-  it('when an active exclusion is lifted, then SelfExclusionLifted and it expires now; lifting again or with none is NoActiveExclusion', () => {
-    const w = given(exclude(LATER, 3)).when(lift);
-    w.then({ type: 'SelfExclusionLifted', data: { exclusionId: 3, at: AT, adminUserId: ADMIN } });
-    expect(isExcluded(w.state(), NOW)).toBe(false);
-    expect(w.state().exclusion).toMatchObject({ id: 3, expiresAt: AT });
-    given(exclude(LATER), lift).when(lift).thenFails('NoActiveExclusion');
+  it('when an active exclusion is lifted, then it expires now; lifting again or with none is NoActiveExclusion', () => {
+    const state = given(applied(exclude(LATER, 3)))
+      .when(lift)
+      .then({ type: 'SelfExclusionLifted', data: { exclusionId: 3, at: AT, adminUserId: ADMIN } });
+    expect(isExcluded(state, NOW)).toBe(false);
+    expect(state.exclusion).toMatchObject({ id: 3, expiresAt: AT });
+    given(applied(exclude(LATER), lift))
+      .when(lift)
+      .thenFails('NoActiveExclusion');
     given().when(lift).thenFails('NoActiveExclusion');
   });
 
@@ -80,8 +69,9 @@ describe('limits decider', () => {
     given()
       .when(setLimit('10', 4))
       .then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '10', at: AT, adminUserId: ADMIN } });
-    const w = given(setLimit('10', 4)).when(setLimit('0', 9));
-    w.then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '0', at: AT, adminUserId: ADMIN } });
-    expect(w.state().betLimit).toEqual({ id: 4, betLimit: '0', createdAt: AT, updatedAt: AT });
+    const state = given(applied(setLimit('10', 4)))
+      .when(setLimit('0', 9))
+      .then({ type: 'BetLimitSet', data: { limitId: 4, betLimit: '0', at: AT, adminUserId: ADMIN } });
+    expect(state.betLimit).toEqual({ id: 4, betLimit: '0', createdAt: AT, updatedAt: AT });
   });
 });

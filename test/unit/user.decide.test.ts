@@ -1,8 +1,7 @@
-import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { decide, type UserCommand } from '../../src/domain/user/user.decide.js';
-import type { UserEvent } from '../../src/domain/user/user.events.js';
-import { evolve, initialUserState, type UserState } from '../../src/domain/user/user.state.js';
+import { evolve, initialUserState } from '../../src/domain/user/user.state.js';
+import { deciderSpec } from '../support/decider.js';
 
 const NOW = new Date('2026-01-02T03:04:05.000Z');
 const AT = NOW.toISOString();
@@ -23,27 +22,18 @@ const register: UserCommand = {
   },
 };
 
-/** given(commands...).when(command) with the acting admin (null = the user). */
-const given = (...history: readonly [UserCommand, number | null][]) => {
-  let state: UserState = initialUserState(USER);
-  for (const [command, adminUserId] of history) {
-    const d = decide(command, state, { userId: USER, now: NOW, adminUserId });
-    if (isLeft(d)) throw new Error(`setup failed: ${d.left._tag}`);
-    state = d.right.reduce(evolve, state);
-  }
-  return {
-    state,
-    when: (command: UserCommand, adminUserId: number | null = null) => {
-      const decision = decide(command, state, { userId: USER, now: NOW, adminUserId });
-      return {
-        then: (...events: UserEvent[]) => expect(decision).toEqual({ _tag: 'Right', right: events }),
-        thenNothing: () => expect(decision).toEqual({ _tag: 'Right', right: [] }),
-        thenFails: (tag: string) => expect(isLeft(decision) && decision.left._tag).toBe(tag),
-        state: () => (isRight(decision) ? decision.right.reduce(evolve, state) : state),
-      };
-    },
-  };
-};
+const {
+  given,
+  applied: byUser,
+  appliedWith,
+} = deciderSpec({
+  decide,
+  evolve,
+  initialState: initialUserState(USER),
+  meta: { userId: USER, now: NOW, adminUserId: null },
+});
+const byAdmin = appliedWith({ adminUserId: ADMIN });
+const asAdmin = { adminUserId: ADMIN };
 
 describe('user decider', () => {
   it('when a new user registers, then UserRegistered carries the profile, the registration info and the roles', () => {
@@ -53,110 +43,116 @@ describe('user decider', () => {
   });
 
   it('when a registered user registers again, then it fails UserAlreadyRegistered', () => {
-    given([register, null]).when(register).thenFails('UserAlreadyRegistered');
+    given(byUser(register)).when(register).thenFails('UserAlreadyRegistered');
   });
 
   it('when any other command targets a user that does not exist, then it fails UserNotFound', () => {
     given()
-      .when({ type: 'GrantRole', data: { role: 'Admin' } }, ADMIN)
+      .when({ type: 'GrantRole', data: { role: 'Admin' } }, asAdmin)
       .thenFails('UserNotFound');
   });
 
   it('when an admin grants a permission, then PermissionGranted records the admin; granting it again is a no-op', () => {
-    const g = given([register, null]);
-    g.when({ type: 'GrantPermission', data: { permission: 'user.view' } }, ADMIN).then({
+    const g = given(byUser(register));
+    g.when({ type: 'GrantPermission', data: { permission: 'user.view' } }, asAdmin).then({
       type: 'PermissionGranted',
       data: { permission: 'user.view', at: AT, adminUserId: ADMIN },
     });
-    given([register, null], [{ type: 'GrantPermission', data: { permission: 'user.view' } }, ADMIN])
-      .when({ type: 'GrantPermission', data: { permission: 'user.view' } }, ADMIN)
+    given(byUser(register), byAdmin({ type: 'GrantPermission', data: { permission: 'user.view' } }))
+      .when({ type: 'GrantPermission', data: { permission: 'user.view' } }, asAdmin)
       .thenNothing();
   });
 
   it('when a permission the user does not hold is revoked, then nothing happens; when held, PermissionRevoked', () => {
-    given([register, null])
-      .when({ type: 'RevokePermission', data: { permission: 'user.ban' } }, ADMIN)
+    given(byUser(register))
+      .when({ type: 'RevokePermission', data: { permission: 'user.ban' } }, asAdmin)
       .thenNothing();
-    const s = given([register, null], [{ type: 'GrantPermission', data: { permission: 'user.ban' } }, ADMIN])
-      .when({ type: 'RevokePermission', data: { permission: 'user.ban' } }, ADMIN)
-      .state();
+    const s = given(byUser(register), byAdmin({ type: 'GrantPermission', data: { permission: 'user.ban' } }))
+      .when({ type: 'RevokePermission', data: { permission: 'user.ban' } }, asAdmin)
+      .thenAccepted().state;
     expect(s.status === 'registered' && s.permissions).toEqual([]);
   });
 
-  it('when an admin bans a user, then UserBanned with reason and admin; banning again fails AlreadyBanned; unbanning a free user fails NotBanned', () => {
-    given([register, null])
-      .when({ type: 'BanUser', data: { reason: 'fraud' } }, ADMIN)
+  it('when an admin bans a user, then UserBanned names the reason and the admin; unbanning lifts the ban', () => {
+    given(byUser(register))
+      .when({ type: 'BanUser', data: { reason: 'fraud' } }, asAdmin)
       .then({ type: 'UserBanned', data: { reason: 'fraud', adminUserId: ADMIN, at: AT } });
-    given([register, null], [{ type: 'BanUser', data: { reason: 'x' } }, ADMIN])
-      .when({ type: 'BanUser', data: { reason: 'y' } }, ADMIN)
-      .thenFails('AlreadyBanned');
-    given([register, null]).when({ type: 'UnbanUser', data: {} }, ADMIN).thenFails('NotBanned');
-    const s = given([register, null], [{ type: 'BanUser', data: { reason: 'x' } }, ADMIN])
-      .when({ type: 'UnbanUser', data: {} }, ADMIN)
-      .state();
+    const s = given(byUser(register), byAdmin({ type: 'BanUser', data: { reason: 'x' } }))
+      .when({ type: 'UnbanUser', data: {} }, asAdmin)
+      .thenAccepted().state;
     expect(s.status === 'registered' && s.banned).toBeNull();
   });
 
+  it('when a banned user is banned again or a free user unbanned, then it fails AlreadyBanned or NotBanned', () => {
+    given(byUser(register), byAdmin({ type: 'BanUser', data: { reason: 'x' } }))
+      .when({ type: 'BanUser', data: { reason: 'y' } }, asAdmin)
+      .thenFails('AlreadyBanned');
+    given(byUser(register)).when({ type: 'UnbanUser', data: {} }, asAdmin).thenFails('NotBanned');
+  });
+
   it('when an admin bans themselves or revokes their own role, then it fails SelfTarget', () => {
-    const self = given([register, null]);
-    self.when({ type: 'BanUser', data: { reason: 'oops' } }, USER).thenFails('SelfTarget');
-    given([register, null], [{ type: 'GrantRole', data: { role: 'Admin' } }, ADMIN])
-      .when({ type: 'RevokeRole', data: { role: 'Admin' } }, USER)
+    const self = given(byUser(register));
+    self.when({ type: 'BanUser', data: { reason: 'oops' } }, { adminUserId: USER }).thenFails('SelfTarget');
+    given(byUser(register), byAdmin({ type: 'GrantRole', data: { role: 'Admin' } }))
+      .when({ type: 'RevokeRole', data: { role: 'Admin' } }, { adminUserId: USER })
       .thenFails('SelfTarget');
   });
 
-  it('when a user without username sets one, then UsernameSet; setting it again themselves fails UsernameAlreadySet, an admin may rename', () => {
+  it('when a user without username sets one, then UsernameSet; setting it again is UsernameAlreadySet, but an admin may rename', () => {
     const idp = { ...register, data: { ...register.data, username: null, provider: 'steam' as const } };
-    given([idp, null])
+    given(byUser(idp))
       .when({ type: 'SetUsername', data: { username: 'Bob' } })
       .then({ type: 'UsernameSet', data: { username: 'Bob', at: AT, adminUserId: null } });
-    given([idp, null], [{ type: 'SetUsername', data: { username: 'Bob' } }, null])
+    given(byUser(idp), byUser({ type: 'SetUsername', data: { username: 'Bob' } }))
       .when({ type: 'SetUsername', data: { username: 'Rob' } })
       .thenFails('UsernameAlreadySet');
-    given([register, null])
-      .when({ type: 'SetUsername', data: { username: 'Rob' } }, ADMIN)
+    given(byUser(register))
+      .when({ type: 'SetUsername', data: { username: 'Rob' } }, asAdmin)
       .then({ type: 'UsernameSet', data: { username: 'Rob', at: AT, adminUserId: ADMIN } });
   });
 
   it('when MFA is enabled twice or disabled while off, then it fails; otherwise MfaEnabled / MfaDisabled', () => {
-    given([register, null])
+    given(byUser(register))
       .when({ type: 'EnableMfa', data: {} })
       .then({ type: 'MfaEnabled', data: { at: AT } });
-    given([register, null], [{ type: 'EnableMfa', data: {} }, null])
+    given(byUser(register), byUser({ type: 'EnableMfa', data: {} }))
       .when({ type: 'EnableMfa', data: {} })
       .thenFails('MfaAlreadyEnabled');
-    given([register, null]).when({ type: 'DisableMfa', data: {} }).thenFails('MfaNotEnabled');
+    given(byUser(register)).when({ type: 'DisableMfa', data: {} }).thenFails('MfaNotEnabled');
+    given(byUser(register), byUser({ type: 'EnableMfa', data: {} }))
+      .when({ type: 'DisableMfa', data: {} }, asAdmin)
+      .then({ type: 'MfaDisabled', data: { at: AT, adminUserId: ADMIN } });
   });
 
   it('when the same identity is linked twice, then the second time is a no-op', () => {
     const link: UserCommand = { type: 'LinkIdentity', data: { provider: 'google', subject: 'sub-1', email: 'a@b.test' } };
-    given([register, null])
+    given(byUser(register))
       .when(link)
       .then({ type: 'IdentityLinked', data: { provider: 'google', subject: 'sub-1', email: 'a@b.test', at: AT } });
-    given([register, null], [link, null]).when(link).thenNothing();
+    given(byUser(register), byUser(link)).when(link).thenNothing();
   });
 
-  it('when an admin updates profile fields, then ProfileUpdated with only the changed fields and the admin; unchanged fields are a no-op', () => {
+  it('when an admin updates profile fields, then ProfileUpdated with only the changed fields; unchanged fields are a no-op', () => {
     const edit = (changes: Record<string, unknown>): UserCommand => ({ type: 'UpdateProfile', data: { changes } });
-    given([register, null])
-      .when(edit({ isStaff: true, avatar: '/a.png' }), ADMIN)
+    given(byUser(register))
+      .when(edit({ isStaff: true, avatar: '/a.png' }), asAdmin)
       .then({ type: 'ProfileUpdated', data: { changes: { isStaff: true, avatar: '/a.png' }, at: AT, adminUserId: ADMIN } });
-    given([register, null], [edit({ isStaff: true }), ADMIN])
-      .when(edit({ isStaff: true, isTest: true }), ADMIN)
+    given(byUser(register), byAdmin(edit({ isStaff: true })))
+      .when(edit({ isStaff: true, isTest: true }), asAdmin)
       .then({ type: 'ProfileUpdated', data: { changes: { isTest: true }, at: AT, adminUserId: ADMIN } });
-    given([register, null], [edit({ isStaff: true }), ADMIN])
-      .when(edit({ isStaff: true }), ADMIN)
+    given(byUser(register), byAdmin(edit({ isStaff: true })))
+      .when(edit({ isStaff: true }), asAdmin)
       .thenNothing();
     expect(
-      given([register, null])
-        .when(edit({ canUseChat: false }), ADMIN)
-        .state(),
+      given(byUser(register))
+        .when(edit({ canUseChat: false }), asAdmin)
+        .thenAccepted().state,
     ).toMatchObject({ profile: { canUseChat: false } });
   });
 
   it('when an identity is linked, then the state keeps its provider e-mail', () => {
     const link: UserCommand = { type: 'LinkIdentity', data: { provider: 'google', subject: 'sub-2', email: 'g@b.test' } };
-    expect(given([register, null]).when(link).state()).toMatchObject({
+    expect(given(byUser(register)).when(link).thenAccepted().state).toMatchObject({
       identities: [{ provider: 'google', subject: 'sub-2', email: 'g@b.test' }],
     });
   });

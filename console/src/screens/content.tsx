@@ -74,10 +74,7 @@ export const FaqList = () => (
 
 const SECTIONS = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'];
 
-/**
- * Site configuration per section (SuperAdmin): the section as JSON, sent as typed (decimals stay strings); a PUT replaces
- * the whole section. Field errors of the section's schema are listed under the editor.
- */
+/** Site configuration per section (SuperAdmin): JSON sent as typed (decimals stay strings); a PUT replaces the whole section. */
 export const ConfigPage = () => {
   const me = useSession();
   const [code, setCode] = useState('COMMON');

@@ -12,10 +12,11 @@ const Chart = ({ title, type, range }: { title: string; type: 'DEPOSIT' | 'WITHD
   const [rows, setRows] = useState<Bucket[] | undefined>();
   const [error, setError] = useState<unknown>();
   useEffect(() => {
-    api<{ data: Bucket[] }>(
-      'GET',
-      `/user/stats/transactions${query({ transactionType: type, dataRange: range, take: 30, page: 1, sortBy: 'amount', sortOrder: 'desc' })}`,
-    ).then((a) => setRows([...a.json.data].sort((x, y) => x.period.localeCompare(y.period))), setError);
+    const params = { transactionType: type, dataRange: range, take: 30, page: 1, sortBy: 'amount', sortOrder: 'desc' };
+    api<{ data: Bucket[] }>('GET', `/user/stats/transactions${query(params)}`).then(
+      (a) => setRows([...a.json.data].sort((x, y) => x.period.localeCompare(y.period))),
+      setError,
+    );
   }, [type, range]);
   // Bar widths from exact bigint ratios; the figure beside each bar is the API's string.
   const max = maxDecimal(rows?.map((r) => r.amount) ?? []);

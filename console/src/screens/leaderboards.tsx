@@ -157,7 +157,8 @@ const ScheduleEdit = ({ record }: { record: RaRecord }) => {
       )}
       submit={(v) => {
         // Prizes are JSON numbers in the API; the admin's text goes out as typed, so no decimal is rounded on the way.
-        const body = `{"enabled":${v.enabled ? 'true' : 'false'},"name":${JSON.stringify(v.name ?? '')},"description":${JSON.stringify(v.description ?? '')},"prizes":${String(v.prizes || '[]')}}`;
+        const fields = `"enabled":${v.enabled ? 'true' : 'false'},"name":${JSON.stringify(v.name ?? '')}`;
+        const body = `{${fields},"description":${JSON.stringify(v.description ?? '')},"prizes":${String(v.prizes || '[]')}}`;
         return api('POST', `/leaderboards/schedule/${encodeURIComponent(String(record.id))}`, new RawJson(body));
       }}
     >

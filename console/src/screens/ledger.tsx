@@ -125,10 +125,7 @@ const PointInTime = () => {
 };
 
 type Manifest = { kind: string; format: string; rows: number; bytes: number; sha256: string };
-/**
- * Records in the bytes: line ends, outside double quotes for CSV (a quoted field may hold a newline; `""` toggles twice);
- * NDJSON escapes newlines inside strings, so every line end counts.
- */
+/** Record ends: line ends outside double quotes for CSV (a quoted field may hold one); NDJSON escapes them, so every one counts. */
 const records = (bytes: Uint8Array, csv: boolean): number => {
   let quoted = false;
   let count = 0;
@@ -141,10 +138,7 @@ const records = (bytes: Uint8Array, csv: boolean): number => {
 };
 const KINDS = ['transactions', 'deposits', 'withdrawals', 'bets', 'tips'];
 
-/**
- * GET /accounting/export streamed into a file; its manifest (rows, bytes, SHA-256 over the body) is computed here from the
- * bytes received, the same figures the server sends as trailers (browsers do not expose trailers).
- */
+/** The export streamed to a file; rows, bytes and SHA-256 computed from the bytes received (browsers do not expose trailers). */
 const Exports = () => {
   const [kind, setKind] = useState('transactions');
   const [format, setFormat] = useState('csv');

@@ -143,13 +143,10 @@ const Detail = () => {
   const record = useRecordContext();
   const me = useSession();
   if (!record) return null;
+  const confirmer = (record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId;
   const steps: [string, unknown][] = [
     ['Requested', record.createdAt],
-    [
-      'Confirmed',
-      record.confirmedAt &&
-        `${String(record.confirmedAt)} by ${(record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId}`,
-    ],
+    ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${confirmer}`],
     ['Rejected', record.rejectReason],
     ['Failed', record.failedReason],
     ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
@@ -181,10 +178,7 @@ const Detail = () => {
   );
 };
 
-/**
- * The queue: PENDING first (the default filter), FAILED one click away. Live: the list refetches every 3 s, so a new or
- * changed withdrawal appears without a reload (the gateway has no admin push for withdrawals; docs/console.md).
- */
+/** The queue: PENDING first, FAILED one click away; refetched every 3 s, since the gateway pushes no withdrawal changes to admins. */
 export const WithdrawalList = () => (
   <ConsoleList
     filters={filters}

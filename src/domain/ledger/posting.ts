@@ -20,10 +20,7 @@ export type Account = HouseAccount | UserAccount;
 
 export const userAccount = (userId: number): UserAccount => `user:${userId}`;
 
-/**
- * One leg of a double-entry movement: `amount` is added to `account`'s balance in `currencyId`
- * (negative takes it away). The legs of every event sum to zero per currency.
- */
+/** One leg of a double-entry movement: `amount` added to `account` in `currencyId`; an event's legs sum to zero per currency. */
 export type Posting = Readonly<{ account: Account; currencyId: CurrencyId; amount: DecimalString }>;
 
 /** Moves `amount` (> 0) from one account to another: two legs that cancel out. */
@@ -32,7 +29,6 @@ export const transfer = (from: Account, to: Account, currencyId: CurrencyId, amo
   { account: to, currencyId, amount: fromMinor(currencyId, amount) },
 ];
 
-/** Sum of legs per currency; a balanced movement gives an empty map or all zeros. */
 export const sumPostings = (postings: readonly Posting[]): Map<CurrencyId, Minor> => {
   const sums = new Map<CurrencyId, Minor>();
   for (const p of postings) sums.set(p.currencyId, (sums.get(p.currencyId) ?? 0n) + toMinor(p.currencyId, p.amount));

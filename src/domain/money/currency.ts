@@ -1,7 +1,4 @@
-/**
- * Every currency the ledger knows and its fixed scale (digits after the decimal point).
- * This table is the one place scales are defined; an amount with more digits is refused.
- */
+/** Every currency the ledger knows and its scale (decimals): the one place scales are defined. */
 export const CURRENCY_SCALES = {
   /** The platform's USD-pegged betting currency (the only one BetsFilter accepts). */
   DBC: 2,

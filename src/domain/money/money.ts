@@ -49,10 +49,7 @@ export const usdToMinor = (usd: DecimalString): Minor => {
 };
 export const usdFromMinor = (minor: Minor): DecimalString => formatDecimal(minor, USD_SCALE);
 
-/**
- * amount × rate, rounded half-even to USD_SCALE. `rate` is a decimal string (USD per 1 unit).
- * Pure integer arithmetic: amount has `scale` decimals, rate has `rateScale`, result USD_SCALE.
- */
+/** amount × rate (USD per unit, a decimal string), rounded half-even to USD_SCALE in integers only. */
 export const toUsdMinor = (currency: CurrencyId, amount: Minor, rate: DecimalString): Minor => {
   const rateDigits = (rate.split('.')[1] ?? '').length;
   const rateMinor = parseDecimal(rate, rateDigits);
@@ -63,7 +60,6 @@ export const toUsdMinor = (currency: CurrencyId, amount: Minor, rate: DecimalStr
   return divRoundHalfEven(product, 10n ** BigInt(shift));
 };
 
-/** Integer division rounding half to even (banker's rounding), for any signs. */
 export const divRoundHalfEven = (n: bigint, d: bigint): bigint => {
   if (d === 0n) throw new Error('division by zero');
   const negative = n < 0n !== d < 0n;

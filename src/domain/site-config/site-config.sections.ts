@@ -5,19 +5,14 @@ import { isParseError, parseDecimal } from '../money/money.js';
 export const CONFIG_CODES = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'] as const;
 export type ConfigCode = (typeof CONFIG_CODES)[number];
 
-/** A non-negative decimal string with at most `scale` decimals (8: the USD scale). */
 const decimal = (scale = 8) =>
   z
     .string()
     .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string')
     .refine((v) => !isParseError(parseDecimal(v, scale)), `at most ${scale} decimal places`);
-/** A fraction in [0, 1): commissions, edges. */
 const fraction = decimal().refine((v) => Number(v) < 1, 'must be below 1');
 
-/**
- * One schema per section; a PUT replaces the whole section, so every field is optional and unknown
- * fields are refused (a typo must not be stored silently).
- */
+/** One schema per section: a PUT replaces the whole section, and unknown fields are refused (a typo must not be stored). */
 export const SECTION_SCHEMAS = {
   COMMON: z.strictObject({
     /** USD per one unit of each listed currency; written to currency_rates (the ledger's USD values). */

@@ -2,7 +2,7 @@
 export const ROLES = ['User', 'Admin', 'SuperAdmin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Permission names that can be granted (platform spec, Authentication 5). SuperAdmin holds all of them. */
+/** Permission names that can be granted; SuperAdmin holds all of them. */
 export const PERMISSIONS = [
   'user.view',
   'user.edit',
@@ -69,7 +69,6 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 export const isPermission = (name: string): name is Permission => (PERMISSIONS as readonly string[]).includes(name);
 
-/** Whoever holds SuperAdmin holds every permission. */
 export const holdsPermission = (
   who: Readonly<{ roles: readonly string[]; permissions: readonly string[] }>,
   permission: Permission,

@@ -1,9 +1,6 @@
 import { usdToMinor, type DecimalString } from '../money/money.js';
 
-/**
- * VIP levels derive from a user's total wagered USD (settled bets). Level n is reached at VIP_THRESHOLDS_USD[n - 1];
- * below the first threshold the level is 0. The table is configuration: docs/back-office.md lists it.
- */
+/** Level n is reached at VIP_THRESHOLDS_USD[n - 1] of total wagered USD (settled bets); below the first it is 0. */
 export const VIP_THRESHOLDS_USD = ['1000', '10000', '50000', '250000', '1000000'] as const;
 
 /** VIP level of a total wagered USD amount, exactly (the same table as vipLevelSql). */

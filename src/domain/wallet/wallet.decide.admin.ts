@@ -31,10 +31,7 @@ const precheck = (
   return undefined;
 };
 
-/**
- * Admin tips: ADD_BALANCE (house:admin-tips -> user) and DEDUCT_BALANCE (user -> house:admin-tips,
- * never below zero). The two differ only in direction, event type and transaction id prefix.
- */
+/** Admin tips: ADD_BALANCE (house:admin-tips -> user) and DEDUCT_BALANCE (the reverse, never below zero). */
 const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): Decision => {
   const early = precheck(
     ctx,
@@ -69,10 +66,7 @@ const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): 
 export const tipUser = (ctx: DecideContext, command: TipUser): Decision => adminTip(ctx, command);
 export const deductBalance = (ctx: DecideContext, command: DeductBalance): Decision => adminTip(ctx, command);
 
-/**
- * SuperAdmin set-balance: the difference moves between house:adjustments and the user. Setting the
- * balance it already has still records an event (no postings) so the operation key is remembered.
- */
+/** Setting the balance it already has still records an event (no legs), so the operation key is remembered. */
 export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Decision => {
   const early = precheck(
     ctx,
@@ -103,7 +97,6 @@ export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Deci
   });
 };
 
-/** Leaderboard prize: house:prizes -> user. */
 export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.leaderboardId, data.leaderboardUserId);
   const early = precheck(
@@ -130,10 +123,6 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
   });
 };
 
-/**
- * Affiliate commission claim: house:affiliate -> user. Not an admin action: the affiliate service
- * calls it through the internal ledger API; the claim id is its idempotency key.
- */
 export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: ClaimAffiliateCommission): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.claimId);
   const early = precheck(

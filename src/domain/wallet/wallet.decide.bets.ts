@@ -85,7 +85,6 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
   });
 };
 
-/** The refund legs of a rollback or an error: the stake goes back (house:bets -> user). */
 const refund = (ctx: DecideContext, bet: BetEntry, transactionId: string) => ({
   ...movement(ctx, bet.currencyId, transactionId, transfer('house:bets', ctx.user, bet.currencyId, bet.amount)),
   betId: bet.id,

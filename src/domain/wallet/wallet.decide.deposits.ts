@@ -66,11 +66,7 @@ export const confirmDeposit = (ctx: DecideContext, { data }: ConfirmDeposit): De
   return accept({ type: 'DepositConfirmed', data: { depositId: deposit.id, txHash: data.txHash ?? deposit.txHash, at: ctx.at } });
 };
 
-/**
- * PENDING or CONFIRMED -> COMPLETE, crediting the wallet exactly once (house:deposits -> user).
- * decisions.md draws PENDING -> CONFIRMED -> COMPLETE; completing a PENDING deposit directly is allowed
- * too, because providers often report completion without a separate confirmation.
- */
+/** PENDING or CONFIRMED -> COMPLETE, crediting once (house:deposits -> user); providers often skip the confirmation. */
 export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): Decision => {
   const found = findDeposit(ctx, data.depositId);
   if ('error' in found) return reject(found.error);

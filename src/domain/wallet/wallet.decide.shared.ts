@@ -8,7 +8,6 @@ import { balanceOf, type WalletState } from './wallet.state.js';
 
 export type Decision = Either<WalletError, readonly WalletEvent[]>;
 
-/** Everything a decider needs besides the command: the folded wallet, its account and the decision time. */
 export type DecideContext = Readonly<{ state: WalletState; user: UserAccount; at: string }>;
 
 export const makeContext = (state: WalletState, userId: number, now: Date): DecideContext => {
@@ -18,7 +17,6 @@ export const makeContext = (state: WalletState, userId: number, now: Date): Deci
 
 export const accept = (...events: readonly WalletEvent[]): Decision => right(events);
 export const reject = (error: WalletError): Decision => left(error);
-/** A repeat of something already done: no new events; the caller reads the first result from state. */
 export const alreadyDone: Decision = right([]);
 
 export const mustBePositive = (field: string, amount: Minor): WalletError | undefined =>
@@ -42,10 +40,7 @@ export const movement = (ctx: DecideContext, currencyId: CurrencyId, transaction
   return { transactionId, currencyId, postings, balanceAfter: fromMinor(currencyId, balanceOf(ctx.state, currencyId) + delta) };
 };
 
-/**
- * Checks an idempotency key: 'new' when unused, 'repeat' when used by the same command type with the same
- * main fields (the first result stands), otherwise a conflict.
- */
+/** An idempotency key: 'new' when unused, 'repeat' for the same command type and main fields, otherwise a conflict. */
 export const checkOperationKey = (
   state: WalletState,
   operationKey: string,

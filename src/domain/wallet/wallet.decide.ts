@@ -16,13 +16,7 @@ import type { WalletError } from './wallet.errors.js';
 import type { WalletEvent } from './wallet.events.js';
 import type { WalletState } from './wallet.state.js';
 
-/**
- * The wallet decider: what a command does to a user's wallet, as events, or why it is refused.
- * Pure: ids, amounts and the time all come from the command and `meta`; transaction ids are derived
- * from natural keys, so a retried command cannot produce a second transaction. A retry of something
- * already done answers no events (Right([])), and the caller reads the first result from state.
- * Deposits may go PENDING -> COMPLETE directly (providers often report completion without confirming).
- */
+/** A command's events or its refusal; transaction ids derive from natural keys, so a retry answers no events, not a second transaction. */
 export const decide = (command: WalletCommand, state: WalletState, meta: CommandMetadata): Either<WalletError, readonly WalletEvent[]> => {
   const ctx = makeContext(state, meta.userId, meta.now);
   switch (command.type) {

@@ -62,10 +62,7 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
   });
 };
 
-/**
- * Finds the withdrawal and checks it is in one of `from`; admin transitions are not idempotent
- * (decisions.md: anything else is WITHDRAWAL_INVALID_STATE), so a repeat is refused too.
- */
+/** The withdrawal, when in one of `from`: admin transitions are not idempotent, so a repeat is refused too. */
 const inState = (
   ctx: DecideContext,
   withdrawalId: string,
@@ -80,21 +77,18 @@ const inState = (
   return { withdrawal };
 };
 
-/** PENDING -> CONFIRMED (sent to the provider; confirmedAt and confirmedByUserId recorded). */
 export const approveWithdrawal = (ctx: DecideContext, { data }: ApproveWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'approve', ['PENDING']);
   if ('refused' in found) return found.refused;
   return accept({ type: 'WithdrawalApproved', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
 };
 
-/** FAILED -> CONFIRMED: sent to the provider again (by this admin, now). */
 export const retryWithdrawal = (ctx: DecideContext, { data }: RetryWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'retry', ['FAILED']);
   if ('refused' in found) return found.refused;
   return accept({ type: 'WithdrawalRetried', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
 };
 
-/** PENDING or FAILED -> DENIED: the held funds go back (house:withdrawals-held -> user). */
 export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'reject', ['PENDING', 'FAILED']);
   if ('refused' in found) return found.refused;
@@ -113,10 +107,7 @@ export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal)
   });
 };
 
-/**
- * CONFIRMED -> COMPLETE: the provider sent the funds (house:withdrawals-held -> house:withdrawals).
- * Provider calls are idempotent on their natural key: completing again with the same txHash is a no-op.
- */
+/** CONFIRMED -> COMPLETE (house:withdrawals-held -> house:withdrawals); the provider repeating the same txHash is a no-op. */
 export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdrawal): Decision => {
   const existing = ctx.state.withdrawals.get(data.withdrawalId);
   if (existing?.status === 'COMPLETE' && existing.txHash === data.txHash) return alreadyDone;

@@ -33,15 +33,11 @@ export type AdminTipTag = (typeof ADMIN_TIP_TAGS)[number];
 
 export type GameIdentity = Readonly<{ name: string; slug: string; type: string; provider: Readonly<{ name: string }> }>;
 
-/**
- * Fields every balance-changing event carries: the accounting transaction it forms
- * (`transactionId`, unique), its double-entry legs, and the user's balance in that currency after it.
- */
+/** What every balance-changing event carries: its unique accounting transaction, its double-entry legs and the balance after. */
 type Movement = Readonly<{
   transactionId: string;
   currencyId: CurrencyId;
   postings: readonly Posting[];
-  /** The user's balance in `currencyId` right after this event. */
   balanceAfter: DecimalString;
 }>;
 
@@ -87,11 +83,7 @@ export type BetPlaced = E<
     usdAmount: DecimalString;
   }
 >;
-/**
- * Credits the payout (possibly zero: then no postings): house:payouts -> user. Repeats the bet's stake
- * (`amount` in the bet's currency, `usdAmount` in USD) and its placement time, so that consumers need not
- * remember open bets.
- */
+/** Credits the payout (house:payouts -> user; no legs when zero), repeating the stake and placement time: consumers keep no open bets. */
 export type BetSettled = E<
   'BetSettled',
   Movement & {
@@ -234,5 +226,4 @@ export const WALLET_EVENT_TYPES = [
 
 export const isWalletEventType = (t: string): t is WalletEventType => (WALLET_EVENT_TYPES as readonly string[]).includes(t);
 
-/** Events that carry a Movement (change some account balance). */
 export const hasMovement = (e: WalletEvent): e is Extract<WalletEvent, { data: { postings: readonly Posting[] } }> => 'postings' in e.data;

@@ -268,5 +268,4 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
   }
 };
 
-/** Folds a whole stream from the empty wallet. */
 export const foldWallet = (initial: WalletState, events: readonly WalletEvent[]): WalletState => events.reduce(evolve, initial);

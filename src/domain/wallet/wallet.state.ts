@@ -78,10 +78,7 @@ export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...e
 /** An affiliate commission claim as first paid: a repeat of its claimId answers this. */
 export type ClaimEntry = Readonly<{ currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor }>;
 
-/**
- * The folded wallet stream of one user. Persistent maps (immutable.js) keep `evolve` pure
- * without copying whole maps on every event.
- */
+/** The folded wallet stream of one user; persistent maps (immutable.js) keep evolve pure without copying whole maps. */
 export type WalletState = Readonly<{
   userId: number;
   balances: IMap<CurrencyId, Minor>;

@@ -29,7 +29,6 @@ export type GoogleDeps = Readonly<{
   allowInsecure?: boolean;
   /** The login cookie's Secure flag (default true); false only for http during local development. */
   secureCookie?: boolean;
-  /** Front-end page for refusals (gets `?error=AUTH_PROVIDER_FAILED`); without it a refusal is a 400 error body. */
   failureRedirect?: string;
   logger?: Logger;
   now?: () => number;
@@ -49,20 +48,14 @@ const noStore = (res: Response): void => {
   res.setHeader('Cache-Control', 'no-store');
 };
 
-/**
- * GET /auth/google and GET /auth/google/callback: OpenID Connect authorization code flow with
- * PKCE (S256), state and nonce. openid-client checks the ID token (signature against the
- * provider's JWKS, iss, aud, exp, nonce); state is checked here too, bound to the browser.
- */
+/** OpenID Connect code flow with PKCE, state and nonce; openid-client checks the ID token, state is checked here too. */
 export const googleRoutes = (deps: GoogleDeps): Router => {
   const now = deps.now ?? Date.now;
   const cookie: LoginCookie = { name: 'google_login', path: new URL(deps.redirectUri).pathname, secure: deps.secureCookie ?? true };
   const storeKey = (loginId: string): string => `google:${loginId}`;
 
-  // openid-client trusts TLS for ID tokens from the token endpoint and skips their signature
-  // unless told otherwise: enableNonRepudiationChecks makes it verify them against the provider's JWKS.
+  // Without enableNonRepudiationChecks, openid-client trusts TLS for ID tokens from the token endpoint and skips their signature.
   const setup = [oidc.enableNonRepudiationChecks, ...(deps.allowInsecure ? [oidc.allowInsecureRequests] : [])];
-  // Discovered once, on first use; a failed discovery is retried by the next request.
   let configuration: Promise<oidc.Configuration> | undefined;
   const config = (): Promise<oidc.Configuration> => {
     configuration ??= oidc

@@ -3,10 +3,7 @@ import type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js'
 
 export type { ExternalIdentity };
 
-/**
- * Called once per successful login; it owns the response (create or link the user, start the
- * session, set its cookies, redirect to the front end). What it throws goes to the error handler.
- */
+/** Called once per successful login; it owns the response (user, session, cookies, redirect); what it throws goes to the error handler. */
 export type OnIdentity = (identity: ExternalIdentity, req: Request, res: Response) => Promise<void>;
 
 export { createSignInWithIdentity } from './sign-in.js';

@@ -7,7 +7,6 @@ import type { Logger } from '../../infra/logger.js';
 import type { Migration } from '../../infra/migrate.js';
 import { HttpError } from '../errors.js';
 
-/** What a redirect flow remembers between sending the browser away and its return: plain JSON fields. */
 export type LoginRecord = Readonly<Record<string, string | number>>;
 
 /** Per-login records of the redirect flows, each readable once. */
@@ -23,7 +22,6 @@ export type SeenNonceStore = Readonly<{
   firstSighting: (key: string, ttlMs: number) => Promise<boolean>;
 }>;
 
-/** For the lead to add to the service's migrations list. */
 export const loginStatesMigration: Migration = {
   id: '0200_login_states',
   sql: `
@@ -134,7 +132,6 @@ export const createMemorySeenNonceStore = (options: MemoryStoreOptions = {}): Se
   };
 };
 
-/** How long a browser has to come back from the provider. */
 export const LOGIN_TTL_MS = 10 * 60_000;
 
 /** The cookie that binds a pending login to the browser that started it; it holds only a random login id. */
@@ -170,7 +167,6 @@ export const clearLoginCookie = (res: Response, cookie: LoginCookie): void => {
   );
 };
 
-/** The login id this browser holds, when it holds a well-formed one. */
 export const loginIdOf = (req: Request, cookie: LoginCookie): string | undefined => {
   const id = parseCookie(req.headers.cookie ?? '')[cookie.name];
   return id !== undefined && LOGIN_ID.test(id) ? id : undefined;
@@ -178,11 +174,7 @@ export const loginIdOf = (req: Request, cookie: LoginCookie): string | undefined
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-/** Compares a presented secret (state) with the stored one without leaking, through timing, how much matched. */
-/**
- * The browser's pending login, taken from the store before anything else is looked at (single use:
- * whatever happens next, it cannot be tried twice), or the reason there is none.
- */
+/** The browser's pending login, taken (single use) before anything else is looked at, or the reason there is none. */
 export const takePendingLogin = async <T extends { createdAt: number }>(
   req: Request,
   cookie: LoginCookie,
@@ -199,6 +191,7 @@ export const takePendingLogin = async <T extends { createdAt: number }>(
   return { pending: parsed.data };
 };
 
+/** Compares a presented secret (state) with the stored one without leaking, through timing, how much matched. */
 export const sameSecret = (presented: string | undefined, expected: string): boolean =>
   presented !== undefined && timingSafeEqual(digest(presented), digest(expected));
 
@@ -207,10 +200,7 @@ export type FailureTarget = Readonly<{ failureRedirect?: string | undefined; log
 
 export const AUTH_PROVIDER_FAILED = 'AUTH_PROVIDER_FAILED';
 
-/**
- * The answer to every refusal, the same whatever the reason, so that a forger learns nothing
- * about which check stopped them; the reason goes to the log.
- */
+/** One answer for every refusal, so a forger learns nothing of which check stopped them; the reason goes to the log. */
 export const refuseLogin = (target: FailureTarget, provider: string, reason: string, res: Response, next: NextFunction): void => {
   target.logger?.warn({ provider, reason }, 'identity provider login refused');
   if (target.failureRedirect) {

@@ -44,7 +44,6 @@ export type SteamDeps = Readonly<{
   /** Time allowed to the check_authentication call (default 5 s). */
   checkTimeoutMs?: number;
   secureCookie?: boolean;
-  /** Front-end page for refusals (gets `?error=AUTH_PROVIDER_FAILED`); without it a refusal is a 400 error body. */
   failureRedirect?: string;
   logger?: Logger;
   now?: () => number;
@@ -57,11 +56,7 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** A line exactly `is_valid:true` in the key-value form body of check_authentication. */
 const saysValid = (body: string): boolean => body.split('\n').some((line) => line.replace(/\r$/, '') === 'is_valid:true');
 
-/**
- * GET /auth/steam and GET /auth/steam/return: OpenID 2.0 sign-in, verified here field by field
- * (generic OpenID 2.0 libraries have let forged claimed ids through), then confirmed by the
- * provider with check_authentication.
- */
+/** OpenID 2.0 sign-in verified field by field (generic libraries have let forged claimed ids through), then by check_authentication. */
 export const steamRoutes = (deps: SteamDeps): Router => {
   const endpoint = deps.openIdEndpoint ?? STEAM_OPENID_ENDPOINT;
   const doFetch = deps.fetch ?? fetch;

@@ -8,10 +8,7 @@ import { createPostgresLoginStateStore, createPostgresSeenNonceStore } from './l
 import { createSignInWithIdentity } from './sign-in.js';
 import { steamRoutes } from './steam.js';
 
-/**
- * The public API's identity-provider flows: Steam always (it needs no client secret), Google when
- * GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set. A refused login lands on the front end's /login page.
- */
+/** Steam always (it needs no client secret), Google when its client id and secret are set; a refusal lands on the front end's /login. */
 export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; pool: pg.Pool; logger: Logger }): Router[] => {
   const { config, auth, pool, logger } = deps;
   const base = config.auth.publicBaseUrl;
