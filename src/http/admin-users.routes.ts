@@ -5,7 +5,7 @@ import { authOf } from './auth.adapter.js';
 import type { Users } from '../commands/users.js';
 import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
-import { fullUserOf } from './admin-users.view.js';
+import { fullUserOf } from '../read-models/users/user-record.js';
 import { guardedRoutes, type AccessRegistry } from './access.js';
 import { consistentRead, type ConsistentReads } from './ledger-position.js';
 import type { AdminOperation } from './admin-operation.js';

@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { ownerLevelIdSql } from '../read-models/affiliate-commission/affiliate-commission.projection.js';
-import type { AFFILIATE_USERS_SORTS } from './affiliates.schemas.js';
-import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
+import { ownerLevelIdSql } from './affiliate-commission.projection.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../page.js';
 
 export type AffiliateLevel = Readonly<{
   id: number;
@@ -21,7 +20,7 @@ const SORT_COLUMNS = {
   CREATED_AT: 'r.created_at',
   CAMPAIGN: 'r.referrer_code',
   WAGERED_AMOUNT: 'COALESCE(s.total_wagered, 0)',
-} as const satisfies Record<(typeof AFFILIATE_USERS_SORTS)[number], string>;
+} as const;
 
 export type AffiliateUser = Readonly<{
   id: number;

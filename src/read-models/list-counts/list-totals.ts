@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { DateFilter } from './filters.js';
-import { HttpError } from './errors.js';
+import { AppError } from '../../shared/app-error.js';
+import type { DateFilter } from '../where.js';
 
 /**
  * Where a list's `total` comes from: `counter` sums the counts the projections keep (`<table>_counts`, see
- * read-models/list-counts/list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
+ * list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
  * ends of a date range; `scan` counts the matching rows, capped by a statement timeout.
  */
 export type TotalPlan =
@@ -19,6 +19,16 @@ export type TotalPlan =
   | Readonly<{ kind: 'scan' }>;
 
 export const SCAN: TotalPlan = { kind: 'scan' };
+
+/** Whether only these fields of a filter are set (a filter matches a counter only when nothing else narrows it). */
+export const only = (o: object, allowed: readonly string[]): boolean =>
+  Object.entries(o).every(([k, v]) => v === undefined || allowed.includes(k));
+
+/** Lists with counts by status and user (deposits, withdrawals). */
+export const statusTotal = (counts: string, q: { status?: string | undefined; userId?: number | undefined }): TotalPlan => {
+  const key = [q.userId !== undefined ? `u:${q.userId}` : '', q.status ? `s:${q.status}` : ''].filter(Boolean).join('|');
+  return { kind: 'counter', counts, keys: [key] };
+};
 
 /** The longest an exact count(*) may run before the caller is asked for a narrower filter. */
 export const SCAN_TIMEOUT_MS = 1_500;
@@ -94,8 +104,8 @@ export const countTotal = async (
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     if ((error as { code?: string }).code === '57014') {
-      throw new HttpError(
-        422,
+      throw new AppError(
+        'unprocessable',
         'FILTER_TOO_BROAD',
         `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: narrow it (a status, a user, a date range) to get an exact total`,
       );
