@@ -1,12 +1,9 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
 import { scaleOf } from '../domain/money/currency.js';
-import { fromMinor, isParseError, parseDecimal, type DecimalString } from '../domain/money/money.js';
-import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
-type MoneyDeps = Pick<BackOfficeDeps, 'ledger' | 'auth' | 'pool'>;
-import type { WithdrawalView } from '../commands/ledger.types.js';
+import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
+import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
-import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
 import {
@@ -19,47 +16,6 @@ import {
 } from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
-
-/** Spec "Short user" from live user state; the VIP level from the user's wagered USD. */
-const shortUser = async ({ auth, pool }: MoneyDeps, id: number | null): Promise<ShortUser | null> => {
-  if (id === null) return null;
-  const u = await auth.users.load(id);
-  if (u.status !== 'registered') return null;
-  const { rows } = await pool.query<{ wagered: string }>(
-    'SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1',
-    [id],
-  );
-  return shortUserOf({
-    id,
-    username: u.username,
-    isBanned: u.banned !== null,
-    profile: u.profile as Record<string, unknown>,
-    wageredUsd: (rows[0]?.wagered ?? '0') as DecimalString,
-  });
-};
-
-/** A withdrawal as the back office answers it: the ledger's view with the short users. */
-const withdrawalRecord = async (deps: MoneyDeps, w: WithdrawalView) => ({
-  ...w,
-  user: await shortUser(deps, w.userId),
-  confirmedByUser: await shortUser(deps, w.confirmedByUserId),
-});
-type WithdrawalRecord = Awaited<ReturnType<typeof withdrawalRecord>>;
-
-/** POST /withdraw/approve and the WithdrawApprove event. */
-export const withdrawApprove: AdminOperation<MoneyDeps, typeof WithdrawalIdBody, WithdrawalRecord> = {
-  permission: 'withdrawals.approve',
-  schema: WithdrawalIdBody,
-  run: async (deps, { id }, adminUserId) => withdrawalRecord(deps, orThrow(await deps.ledger.approveWithdrawal(id, adminUserId))),
-};
-
-/** POST /withdraw/reject and the WithdrawReject event. */
-export const withdrawReject: AdminOperation<MoneyDeps, typeof WithdrawalRejectBody, WithdrawalRecord> = {
-  permission: 'withdrawals.reject',
-  schema: WithdrawalRejectBody,
-  run: async (deps, { id, rejectReason }, adminUserId) =>
-    withdrawalRecord(deps, orThrow(await deps.ledger.rejectWithdrawal(id, adminUserId, rejectReason))),
-};
 
 /**
  * Back-office money commands: admin tips and deductions, withdrawal approve / reject / retry, SuperAdmin set-balance.

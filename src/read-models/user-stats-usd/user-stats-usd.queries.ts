@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { DecimalString } from '../../domain/money/money.js';
 
 export type FullStats = Readonly<{
   totalWagered: string;
@@ -43,4 +44,13 @@ export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStat
   const r = rows[0];
   if (!r) return undefined;
   return { ...r, rtp: Number(r.rtp), winRate: Number(r.winRate) } as unknown as FullStats;
+};
+
+/** The USD a user has wagered on settled bets, behind the VIP level ('0' before the first). */
+export const wageredUsd = async (pool: pg.Pool, userId: number): Promise<DecimalString> => {
+  const { rows } = await pool.query<{ wagered: string }>(
+    'SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1',
+    [userId],
+  );
+  return (rows[0]?.wagered ?? '0') as DecimalString;
 };

@@ -151,3 +151,29 @@ export const adminsWithRoles = async (pool: pg.Pool) => {
     permissions: r.permissions,
   }));
 };
+
+/** GET /registration-info/:userId: how and from where the user signed up; undefined when there is no record. */
+export const registrationInfo = async (pool: pg.Pool, userId: number) => {
+  const { rows } = await pool.query<{
+    user_id: string;
+    ip: string | null;
+    user_agent: string | null;
+    country: string | null;
+    referrer: string | null;
+    referrer_code: string | null;
+    provider: string;
+    created_at: Date;
+  }>('SELECT * FROM registration_info WHERE user_id = $1', [userId]);
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    userId: Number(r.user_id),
+    ip: r.ip,
+    userAgent: r.user_agent,
+    country: r.country,
+    referrer: r.referrer,
+    referrerCode: r.referrer_code,
+    provider: r.provider,
+    createdAt: r.created_at.toISOString(),
+  };
+};

@@ -1,5 +1,8 @@
 import type { z } from 'zod';
-import type { Permission } from '../domain/user/permissions.js';
+import type pg from 'pg';
+import type { Users } from '../users.js';
+import type { Ledger } from '../ledger.types.js';
+import type { Permission } from '../../domain/user/permissions.js';
 
 /**
  * One back-office command shared by its REST route and its private websocket event (docs/realtime.md):
@@ -11,3 +14,6 @@ export type AdminOperation<D, S extends z.ZodType, R> = Readonly<{
   schema: S;
   run: (deps: D, input: z.output<S>, adminUserId: number) => Promise<R>;
 }>;
+
+/** What the admin operations run against. */
+export type AdminOperationDeps = Readonly<{ pool: pg.Pool; ledger: Ledger; auth: Readonly<{ users: Users }> }>;
