@@ -17,20 +17,14 @@ import {
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
 
-/**
- * Back-office money commands: admin tips and deductions, withdrawal approve / reject / retry, SuperAdmin set-balance.
- * Every command goes through the ledger with the acting admin recorded on its events.
- */
+/** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
 export const moneyRoutes = (deps: BackOfficeDeps): Router => {
   const { ledger, auth, registry } = deps;
   const router = Router();
   const route = guardedRoutes(router, auth.authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
 
-  /**
-   * The ledger's operation key for an `Idempotency-Key`, scoped to the acting admin so that two admins
-   * who happen to pick the same key never swallow each other's commands. Absent: every request is new.
-   */
+  /** An `Idempotency-Key` scoped to the acting admin: two admins picking the same key never swallow each other's commands. */
   const operationKey = (req: Request): string | undefined => {
     const key = parseHeaders(IdempotencyKeyHeaders, req)['idempotency-key'];
     return key === undefined ? undefined : `adm${admin(req)}:${key}`;

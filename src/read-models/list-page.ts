@@ -14,7 +14,8 @@ export const iso = (d: Date | null): string | null => (d === null ? null : d.toI
 
 /** The users read model joined under a prefix (`u_id`, `u_username`, ...), with the total wagered USD behind the VIP level. */
 export const shortUserColumns = (alias: string, prefix: string): string =>
-  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, ` +
+  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ` +
+  `${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, ` +
   `(SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = ${alias}.id) AS ${prefix}_wagered`;
 
 export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUser | null => {

@@ -1,12 +1,7 @@
-/**
- * Parameterised SQL conditions from the back office's filter objects. Column names come only from a FieldMap
- * written in code; every value the caller sent becomes a bind parameter.
- */
+/** Column names come only from a FieldMap written in code; every value the caller sent becomes a bind parameter. */
 
-/** A parsed DateFilter: ISO times. */
 export type DateFilter = Readonly<{ lt?: string | undefined; gt?: string | undefined; lte?: string | undefined; gte?: string | undefined }>;
 
-/** A parsed StringFilter (the spec's string comparisons). */
 export type StringFilter = Readonly<{
   mode?: 'default' | 'insensitive' | undefined;
   equals?: string | undefined;
@@ -31,7 +26,6 @@ export class SqlParams {
   }
 }
 
-/** How a filter field maps to SQL: a column (fixed in code) and the comparison kind, or a nested filter object. */
 export type FieldSpec =
   | Readonly<{ kind: 'equals'; column: string; cast: 'bigint' | 'integer' | 'text' }>
   | Readonly<{ kind: 'number' | 'decimal' | 'date' | 'string'; column: string }>

@@ -4,16 +4,11 @@ import type { Users } from '../users.js';
 import type { Ledger } from '../ledger.types.js';
 import type { Permission } from '../../domain/user/permissions.js';
 
-/**
- * One back-office command shared by its REST route and its private websocket event (docs/realtime.md):
- * the permission both require, the schema of the event's payload (the route's body, plus what the route
- * takes from its path or headers), and the work itself, which answers what the route answers.
- */
+/** A back-office command shared by its REST route and its websocket event: one permission, one schema, one answer. */
 export type AdminOperation<D, S extends z.ZodType, R> = Readonly<{
   permission: Permission;
   schema: S;
   run: (deps: D, input: z.output<S>, adminUserId: number) => Promise<R>;
 }>;
 
-/** What the admin operations run against. */
 export type AdminOperationDeps = Readonly<{ pool: pg.Pool; ledger: Ledger; auth: Readonly<{ users: Users }> }>;

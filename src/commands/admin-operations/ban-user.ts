@@ -10,10 +10,7 @@ import type { AdminOperation } from './admin-operation.js';
 const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
   state.status === 'registered' && state.roles.includes('SuperAdmin');
 
-/**
- * Least privilege between admins: only a SuperAdmin may ban, edit, reset the avatar of or change the
- * permissions of a SuperAdmin. Checked on the target's and the actor's current state, before the command.
- */
+/** Least privilege between admins: only a SuperAdmin may change a SuperAdmin (checked on both users' current state). */
 export const guardSuperAdminTarget = async (users: Pick<Users, 'load'>, actorId: number, targetId: number): Promise<void> => {
   if (actorId === targetId) return;
   if (!isSuperAdmin(await users.load(targetId))) return;

@@ -9,10 +9,7 @@ import { chatPublisher } from '../chat.js';
 import { recordChatAdminAction, type ChatModeration } from '../content.js';
 import type { AdminOperation } from './admin-operation.js';
 
-/**
- * The body checked in two steps: `action` first (an unknown action is reported as <root>.action), then
- * `args` narrowed by the action, so that a bad argument is reported as <root>.args.<field>.
- */
+/** Checked in two steps, `action` then the `args` it implies, so an error names <root>.action or <root>.args.<field>. */
 const ChatAdminActionCommand = ChatAdminActionBody.pipe(
   z.discriminatedUnion('action', [
     z.object({ action: z.literal('delete_message'), args: CHAT_ACTION_ARGS.delete_message }),

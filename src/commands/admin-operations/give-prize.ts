@@ -10,10 +10,7 @@ import type { AdminOperation, AdminOperationDeps } from './admin-operation.js';
 const refusal = (e: LeaderboardError | LedgerError): HttpError =>
   e._tag in LEADERBOARD_ERROR_HTTP ? leaderboardErrorToHttp(e as LeaderboardError) : ledgerErrorToHttp(e as LedgerError);
 
-/**
- * POST /leaderboards/give-prize (the key from its Idempotency-Key header) and the LeaderboardGivePrize event
- * (the key as `idempotencyKey`). Keys are scoped to the acting admin, so a retry over either surface pays once.
- */
+/** POST /leaderboards/give-prize and the LeaderboardGivePrize event: keys scoped to the admin, so either surface pays once. */
 export const GivePrizeCommand = GivePrizeBody.safeExtend({ idempotencyKey: IdempotencyHeaders.shape['idempotency-key'] });
 export const givePrize = {
   permission: 'leaderboard.give-prize',

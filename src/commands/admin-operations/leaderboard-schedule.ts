@@ -8,10 +8,7 @@ export type ScheduleChange = Readonly<{
   prizes: readonly Readonly<{ position: number }>[];
 }>;
 
-/**
- * POST /leaderboards/schedule/:id: the change and its admin audit record in one statement, both or neither.
- * False when there is no such schedule.
- */
+/** The change and its admin audit record in one statement, both or neither; false when there is no such schedule. */
 export const updateLeaderboardSchedule = async (
   pool: pg.Pool,
   id: string,

@@ -27,14 +27,12 @@ export const withdrawalRecord = async (deps: AdminOperationDeps, w: WithdrawalVi
 });
 type WithdrawalRecord = Awaited<ReturnType<typeof withdrawalRecord>>;
 
-/** POST /withdraw/approve and the WithdrawApprove event. */
 export const withdrawApprove: AdminOperation<AdminOperationDeps, typeof WithdrawalIdBody, WithdrawalRecord> = {
   permission: 'withdrawals.approve',
   schema: WithdrawalIdBody,
   run: async (deps, { id }, adminUserId) => withdrawalRecord(deps, orThrow(await deps.ledger.approveWithdrawal(id, adminUserId))),
 };
 
-/** POST /withdraw/reject and the WithdrawReject event. */
 export const withdrawReject: AdminOperation<AdminOperationDeps, typeof WithdrawalRejectBody, WithdrawalRecord> = {
   permission: 'withdrawals.reject',
   schema: WithdrawalRejectBody,

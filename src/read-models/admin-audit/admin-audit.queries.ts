@@ -26,11 +26,7 @@ type AuditRow = {
   created_at: Date;
 };
 
-/**
- * Every admin action, from its three records: the admin-audit projection (events with an acting admin),
- * admin_audit_records (admin changes that are not events) and chat_moderation. The filters below are
- * pushed into each branch by PostgreSQL, where each has its index.
- */
+/** Every admin action from its three records; PostgreSQL pushes the filters into each branch, where each has its index. */
 const AUDIT_LOG = `(
   SELECT id, admin_user_id, action, target_user_id, details, created_at, event_type, position, position_commit, position_prepare,
     'event' AS source FROM admin_audit

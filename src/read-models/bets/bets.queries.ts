@@ -39,6 +39,8 @@ const BET_SORT = {
   USD_PAYOUT: 'b.usd_payout',
 } as const;
 
+const DECIMALS = ['amount', 'usd_amount', 'payout', 'usd_payout', 'multiplier'];
+
 /** Counted by status alone, with a user, or with a createdAt range. */
 const betsTotal = (w: BetsFilter['where']): TotalPlan => {
   if (only(w, ['status'])) return { kind: 'counter', counts: 'bets_counts', keys: [`s:${w.status}`] };
@@ -78,7 +80,7 @@ export const listBets = (pool: pg.Pool, q: BetsFilter): Promise<Listed<unknown>>
   return listPage<AnyRow, unknown>(
     pool,
     {
-      select: `b.*, ${['amount', 'usd_amount', 'payout', 'usd_payout', 'multiplier'].map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
+      select: `b.*, ${DECIMALS.map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
       from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
       conditions: compileWhere(BET_FIELDS, q.where, p),
       orderBy: `${BET_SORT[q.sortBy]} ${dir} NULLS LAST, b.id ${dir}`,

@@ -2,18 +2,13 @@ import type pg from 'pg';
 import { AppError } from '../../shared/app-error.js';
 import type { DateFilter } from '../where.js';
 
-/**
- * Where a list's `total` comes from: `counter` sums the counts the projections keep (`<table>_counts`, see
- * list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
- * ends of a date range; `scan` counts the matching rows, capped by a statement timeout.
- */
+/** Where a list's `total` comes from: the kept counts (plus the partial days of a date range), or a capped scan. */
 export type TotalPlan =
   | Readonly<{
       kind: 'counter';
       counts: string;
       keys?: readonly string[];
       range?: Readonly<{ from: string; to: string }>;
-      /** Conditions of the partial days, each counted exactly (bounded by a day of the date index). */
       edges?: readonly Readonly<{ condition: string; value: string }>[];
     }>
   | Readonly<{ kind: 'scan' }>;
@@ -24,7 +19,6 @@ export const SCAN: TotalPlan = { kind: 'scan' };
 export const only = (o: object, allowed: readonly string[]): boolean =>
   Object.entries(o).every(([k, v]) => v === undefined || allowed.includes(k));
 
-/** Lists with counts by status and user (deposits, withdrawals). */
 export const statusTotal = (counts: string, q: { status?: string | undefined; userId?: number | undefined }): TotalPlan => {
   const key = [q.userId !== undefined ? `u:${q.userId}` : '', q.status ? `s:${q.status}` : ''].filter(Boolean).join('|');
   return { kind: 'counter', counts, keys: [key] };
@@ -36,10 +30,7 @@ export const SCAN_TIMEOUT_MS = 1_500;
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/**
- * A createdAt range as whole UTC days counted from `prefix` keys (`s:SETTLED|d:` or `d:`) and the partial days
- * at its ends (counted exactly on `column`); undefined when the filter has both gt and gte (or lt and lte).
- */
+/** A createdAt range as whole UTC days of `prefix` keys plus its partial end days; undefined for gt with gte (lt with lte). */
 export const dayRangePlan = (counts: string, prefix: string, column: string, f: DateFilter): TotalPlan | undefined => {
   if ((f.gt && f.gte) || (f.lt && f.lte)) return undefined;
   const lo = f.gte ?? f.gt;
@@ -67,7 +58,6 @@ export const dayRangePlan = (counts: string, prefix: string, column: string, f: 
   };
 };
 
-/** The total by the plan: counts (one statement) or an exact count(*) under a statement timeout. */
 export const countTotal = async (
   pool: pg.Pool,
   plan: TotalPlan,
@@ -107,7 +97,8 @@ export const countTotal = async (
       throw new AppError(
         'unprocessable',
         'FILTER_TOO_BROAD',
-        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: narrow it (a status, a user, a date range) to get an exact total`,
+        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: ` +
+          'narrow it (a status, a user, a date range) to get an exact total',
       );
     }
     throw error;

@@ -17,10 +17,8 @@ export type FullStats = Readonly<{
 }>;
 
 /**
- * The admin stats record of one user (formulas in docs/back-office.md), every decimal computed in SQL
- * numeric: avgBet = totalWagered / totalBets (8 decimals), netDeposit = totalDeposits − totalWithdraws,
- * rtp = totalPayouts / totalWagered × 100 and winRate = winning settled bets / settled bets × 100
- * (2 decimals, sent as numbers: they are ratios, not money). Undefined when the user does not exist.
+ * One user's admin stats (formulas in docs/back-office.md), computed in SQL numeric; rtp and winRate are sent as
+ * numbers (ratios, not money). Undefined when the user does not exist.
  */
 export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStats | undefined> => {
   const { rows } = await pool.query<Record<string, string | number>>(

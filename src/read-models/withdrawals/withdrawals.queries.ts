@@ -24,7 +24,9 @@ export const listWithdrawals = (pool: pg.Pool, q: WithdrawalsFilter): Promise<Li
   return listPage<AnyRow, unknown>(
     pool,
     {
-      select: `w.*, ${dec('w.amount')} AS amount, ${dec('w.usd_amount')} AS usd_amount, ${shortUserColumns('u', 'u')}, ${shortUserColumns('c', 'c')}`,
+      select:
+        `w.*, ${dec('w.amount')} AS amount, ${dec('w.usd_amount')} AS usd_amount, ` +
+        `${shortUserColumns('u', 'u')}, ${shortUserColumns('c', 'c')}`,
       from: 'withdrawals w LEFT JOIN users u ON u.id = w.user_id LEFT JOIN users c ON c.id = w.confirmed_by_user_id',
       conditions,
       orderBy: `${q.sortBy === 'USD_AMOUNT' ? 'w.usd_amount' : 'w.created_at'} ${dir}, w.id ${dir}`,
