@@ -264,7 +264,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         ...liveHandlers(),
         ...chatHandlers({ pool, bus, logger }),
         ...notificationHandlers({ pool }),
-        ...adminHandlers({ pool, store, ledger, auth, registry: [], bus, logger }),
+        ...adminHandlers({ pool, ledger, auth, bus, logger }),
       ],
       replay: (userId, since) => replayUserEvents({ store, pool, rates, maxEvents: config.ws.replayMaxEvents }, userId, since),
     });

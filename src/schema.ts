@@ -53,10 +53,7 @@ export const allMigrations: readonly Migration[] = [
 
 const outsideReadSide = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);
 
-/**
- * Everything but the event store, the ledger's command-side tables and the identity tables: what ledger-only schemas (tests,
- * the projection tools) add to the event store they migrate themselves.
- */
+/** All but the event store, ledger and identity tables: what ledger-only schemas (tests, projection tools) add. */
 export const readSideMigrations: readonly Migration[] = allMigrations.filter((m) => !outsideReadSide.has(m));
 
 export const migrateAll = (pool: pg.Pool): Promise<string[]> => migrate(pool, allMigrations);

@@ -2,58 +2,11 @@ import { Router } from 'express';
 import { guardedRoutes } from './access.js';
 import { AdminAuditEntry, AdminAuditQuery } from './admin-audit.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { SqlParams } from './filters.js';
-import { iso, listPage } from './ledger-lists.views.js';
 import { Paginated } from './openapi.schemas.js';
 import { parseQuery } from './validate.js';
+import { listAdminAudit } from '../read-models/admin-audit/admin-audit.queries.js';
 
-type AuditRow = {
-  id: string;
-  admin_user_id: string;
-  admin_username: string | null;
-  action: string;
-  target_user_id: string | null;
-  target_username: string | null;
-  details: Record<string, unknown>;
-  source: 'event' | 'record' | 'chat';
-  event_type: string | null;
-  position: string | null;
-  created_at: Date;
-};
-
-/**
- * Every admin action, from its three records: the admin-audit projection (events with an acting admin),
- * admin_audit_records (admin changes that are not events) and chat_moderation. The filters below are
- * pushed into each branch by PostgreSQL, where each has its index.
- */
-const AUDIT_LOG = `(
-  SELECT id, admin_user_id, action, target_user_id, details, created_at, event_type, position, position_commit, position_prepare,
-    'event' AS source FROM admin_audit
-  UNION ALL
-  SELECT id, admin_user_id, action, target_user_id, details, created_at, NULL, NULL, NULL, NULL, 'record' FROM admin_audit_records
-  UNION ALL
-  SELECT 'chat-' || m.id, m.admin_user_id, CASE m.action WHEN 'delete_message' THEN 'chat.delete-message' ELSE 'chat.set-rate-limit' END,
-    msg.user_id, m.args, m.created_at, NULL, NULL, NULL, NULL, 'chat'
-  FROM chat_moderation m
-  LEFT JOIN chat_messages msg ON msg.id = CASE WHEN m.action = 'delete_message' AND m.args->>'messageId' ~ '^[0-9]{1,18}$'
-    THEN (m.args->>'messageId')::bigint END
-) a LEFT JOIN users au ON au.id = a.admin_user_id LEFT JOIN users tu ON tu.id = a.target_user_id`;
-
-const entry = (r: AuditRow) => ({
-  id: r.id,
-  action: r.action,
-  adminUserId: Number(r.admin_user_id),
-  admin: { id: Number(r.admin_user_id), username: r.admin_username ?? '' },
-  targetUserId: r.target_user_id === null ? null : Number(r.target_user_id),
-  targetUser: r.target_user_id === null ? null : { id: Number(r.target_user_id), username: r.target_username ?? '' },
-  details: r.details,
-  source: r.source,
-  eventType: r.event_type,
-  position: r.position,
-  createdAt: iso(r.created_at),
-});
-
-/** The admin audit log: GET /admin-audit (issue 7). */
+/** The admin audit log: GET /admin-audit. */
 export const adminAuditRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
@@ -76,30 +29,7 @@ export const adminAuditRoutes = (deps: BackOfficeDeps): Router => {
       },
     },
     async (req, res) => {
-      const q = parseQuery(AdminAuditQuery, req);
-      const p = new SqlParams();
-      const conditions: string[] = [];
-      if (q.adminId !== undefined) conditions.push(`a.admin_user_id = ${p.add(q.adminId)}`);
-      if (q.userId !== undefined) conditions.push(`a.target_user_id = ${p.add(q.userId)}`);
-      if (q.action !== undefined) conditions.push(`a.action = ${p.add(q.action)}`);
-      if (q.from !== undefined) conditions.push(`a.created_at >= ${p.add(q.from)}::timestamptz`);
-      if (q.to !== undefined) conditions.push(`a.created_at < ${p.add(q.to)}::timestamptz`);
-      res.json(
-        await listPage<AuditRow, ReturnType<typeof entry>>(
-          deps.pool,
-          {
-            select: `a.id, a.admin_user_id, a.action, a.target_user_id, a.details, a.created_at, a.event_type, a.position, a.source,
-        au.username AS admin_username, tu.username AS target_username`,
-            // Events decided in the same millisecond keep the ledger's order (their global position).
-            from: AUDIT_LOG,
-            conditions,
-            orderBy: 'a.created_at DESC, a.position_commit DESC NULLS LAST, a.position_prepare DESC NULLS LAST, a.id DESC',
-          },
-          p,
-          q,
-          entry,
-        ),
-      );
+      res.json((await listAdminAudit(deps.pool, parseQuery(AdminAuditQuery, req))).page);
     },
   );
 

@@ -5,10 +5,11 @@ import { authOf } from './auth.adapter.js';
 import type { Users } from '../commands/users.js';
 import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
-import { fullUserOf } from './admin-users.view.js';
+import { fullUserOf } from '../read-models/users/user-record.js';
+import { registrationInfo } from '../read-models/users/users.queries.js';
 import { guardedRoutes, type AccessRegistry } from './access.js';
 import { consistentRead, type ConsistentReads } from './ledger-position.js';
-import type { AdminOperation } from './admin-operation.js';
+import { banUser, guardSuperAdminTarget } from '../commands/admin-operations/ban-user.js';
 import {
   BanBody,
   PermissionParams,
@@ -20,7 +21,7 @@ import {
   UserIdParams,
 } from './admin-users.schemas.js';
 import { authError, HttpError, orThrowUser } from './errors.js';
-import { parseBody, parseParams, z } from './validate.js';
+import { parseBody, parseParams } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
 
 export type AdminUsersDeps = Readonly<{
@@ -34,37 +35,9 @@ export type AdminUsersDeps = Readonly<{
 /** The record's balances and USD stats come from these read models (the rest is live user state). */
 const USER_READS = ['users', 'wallet-balances', 'user-stats-usd'];
 
-const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
-  state.status === 'registered' && state.roles.includes('SuperAdmin');
-
-/**
- * Least privilege between admins: only a SuperAdmin may ban, edit, reset the avatar of or change the
- * permissions of a SuperAdmin. Checked on the target's and the actor's current state, before the command.
- */
-export const guardSuperAdminTarget = async (users: Pick<Users, 'load'>, actorId: number, targetId: number): Promise<void> => {
-  if (actorId === targetId) return;
-  if (!isSuperAdmin(await users.load(targetId))) return;
-  if (!isSuperAdmin(await users.load(actorId))) throw authError('forbidden', 'Only a SuperAdmin may change a SuperAdmin');
-};
-
 /** The rule as the OpenAPI descriptions state it. */
 export const SUPERADMIN_TARGET_RULE = 'Least privilege: an Admin cannot do this to a SuperAdmin (403 FORBIDDEN); only a SuperAdmin can.';
 const DELEGATION_RULE = 'Only a permission the caller holds can be granted or revoked (a SuperAdmin holds all).';
-
-/** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
-export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
-export const banUser: AdminOperation<
-  Pick<AdminUsersDeps, 'users' | 'pool'>,
-  typeof UserBanCommand,
-  Awaited<ReturnType<typeof fullUserOf>>
-> = {
-  permission: 'user.ban',
-  schema: UserBanCommand,
-  run: async ({ users, pool }, { userId, banReason }, adminUserId) => {
-    await guardSuperAdminTarget(users, adminUserId, userId);
-    return fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId)));
-  },
-};
 
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
 export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }: AdminUsersDeps): Router => {
@@ -280,28 +253,9 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }:
     },
     async (req, res) => {
       const { userId } = parseParams(RegistrationInfoParams, req);
-      const { rows } = await pool.query<{
-        user_id: string;
-        ip: string | null;
-        user_agent: string | null;
-        country: string | null;
-        referrer: string | null;
-        referrer_code: string | null;
-        provider: string;
-        created_at: Date;
-      }>('SELECT * FROM registration_info WHERE user_id = $1', [userId]);
-      const r = rows[0];
-      if (!r) throw new HttpError(404, 'USER_NOT_FOUND', `No registration info for user ${userId}`);
-      res.json({
-        userId: Number(r.user_id),
-        ip: r.ip,
-        userAgent: r.user_agent,
-        country: r.country,
-        referrer: r.referrer,
-        referrerCode: r.referrer_code,
-        provider: r.provider,
-        createdAt: r.created_at.toISOString(),
-      });
+      const info = await registrationInfo(pool, userId);
+      if (!info) throw new HttpError(404, 'USER_NOT_FOUND', `No registration info for user ${userId}`);
+      res.json(info);
     },
   );
 

@@ -1,6 +1,11 @@
 import { Router } from 'express';
 import { guardedRoutes } from './access.js';
-import { affiliateRecord, affiliateStats, listLevels, listReferredUsers } from './affiliates.queries.js';
+import {
+  affiliateRecord,
+  affiliateStats,
+  listLevels,
+  listReferredUsers,
+} from '../read-models/affiliate-commission/affiliate-commission.queries.js';
 import { AffiliateFindOneBody, AffiliateUsersBody } from './affiliates.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError } from './errors.js';

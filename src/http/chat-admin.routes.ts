@@ -1,38 +1,11 @@
 import { Router } from 'express';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { authOf } from './auth.adapter.js';
-import { chatPublisher } from '../commands/chat.js';
-import { recordChatAdminAction, type ChatModeration } from '../commands/content.js';
-import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from '../realtime/bus.js';
 import { guardedRoutes } from './access.js';
-import type { AdminOperation } from './admin-operation.js';
+import { chatAdminAction, type ChatAdminDeps } from '../commands/admin-operations/chat-admin-action.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { CHAT_ACTION_ARGS, ChatAdminActionBody } from './content.schemas.js';
-import { chatErrorToHttp } from './errors.js';
-import { parseBody, z } from './validate.js';
+import { ChatAdminActionBody } from './content.schemas.js';
+import { parseBody } from './validate.js';
 import { ChatModeration as ChatModerationSchema } from './openapi.schemas.js';
-
-/** Two steps, so a bad argument is reported as <root>.args.<field> and an unknown action as <root>.action. */
-const ChatAdminActionCommand = ChatAdminActionBody.pipe(
-  z.discriminatedUnion('action', [
-    z.object({ action: z.literal('delete_message'), args: CHAT_ACTION_ARGS.delete_message }),
-    z.object({ action: z.literal('set_rate_limit'), args: CHAT_ACTION_ARGS.set_rate_limit }),
-  ]),
-);
-
-/** Without a bus (a back office with no gateway), a deletion applies but nothing is pushed. */
-export type ChatAdminDeps = Readonly<{ pool: BackOfficeDeps['pool']; bus?: ServerEventBus | undefined; logger?: Logger | undefined }>;
-
-export const chatAdminAction: AdminOperation<ChatAdminDeps, typeof ChatAdminActionCommand, ChatModeration> = {
-  permission: 'chat.admin-action',
-  schema: ChatAdminActionCommand,
-  run: async ({ pool, bus, logger }, input, adminUserId) => {
-    const done = await recordChatAdminAction(pool, input, adminUserId, bus && chatPublisher(bus, logger));
-    if (isLeft(done)) throw chatErrorToHttp(done.left);
-    return done.right;
-  },
-};
 
 /** Chat moderation, applied at once: a deleted message is pushed to its room as ChatMessageUpdate. */
 export const chatAdminRoutes = (deps: BackOfficeDeps & Omit<ChatAdminDeps, 'pool'>): Router => {

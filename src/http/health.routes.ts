@@ -17,7 +17,6 @@ export type HealthResult = Readonly<{
 export type HealthDeps = Readonly<{
   checks: Readonly<Record<string, HealthCheck>>;
   logger: Logger;
-  /** Each check must answer within this time (default 2 s). */
   timeoutMs?: number;
 }>;
 
@@ -35,10 +34,7 @@ const withTimeout = async (check: HealthCheck, ms: number): Promise<void> => {
   }
 };
 
-/**
- * The message names what went wrong without internal addresses or SQL (the endpoint is
- * unauthenticated); the full error goes to the log.
- */
+/** No internal addresses or SQL in the message (the endpoint is unauthenticated); the full error goes to the log. */
 const describe = (error: unknown): string => {
   if (error instanceof CheckTimeout) return error.message;
   const code = (error as { code?: unknown } | undefined)?.code;

@@ -1,15 +1,12 @@
 import { Router } from 'express';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { authOf } from './auth.adapter.js';
-import type { LedgerError } from '../commands/ledger.types.js';
+import { givePrize } from '../commands/admin-operations/give-prize.js';
+import { updateLeaderboardSchedule } from '../commands/admin-operations/leaderboard-schedule.js';
 import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
-import { createPrizes } from '../leaderboards/leaderboard.prizes.js';
 import { createLeaderboardQueries } from '../leaderboards/leaderboards.queries.js';
-import type { RecordedAction } from '../audit/admin-actions.js';
 import { guardedRoutes } from './access.js';
-import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { leaderboardErrorToHttp, ledgerErrorToHttp, LEADERBOARD_ERROR_HTTP, type HttpError } from './errors.js';
+import { leaderboardErrorToHttp } from './errors.js';
 import {
   GivePrizeBody,
   IdempotencyHeaders,
@@ -23,31 +20,9 @@ import {
 import { parseBody, parseHeaders, parseParams, parseQuery } from './validate.js';
 import { Paginated, UntypedList, UntypedObject } from './openapi.schemas.js';
 
-const refusal = (e: LeaderboardError | LedgerError): HttpError =>
-  e._tag in LEADERBOARD_ERROR_HTTP ? leaderboardErrorToHttp(e as LeaderboardError) : ledgerErrorToHttp(e as LedgerError);
 const notFound = (e: LeaderboardError): never => {
   throw leaderboardErrorToHttp(e);
 };
-
-/**
- * POST /leaderboards/give-prize (the key from its Idempotency-Key header) and the LeaderboardGivePrize event
- * (the key as `idempotencyKey`). Keys are scoped to the acting admin, so a retry over either surface pays once.
- */
-export const GivePrizeCommand = GivePrizeBody.safeExtend({ idempotencyKey: IdempotencyHeaders.shape['idempotency-key'] });
-export const givePrize = {
-  permission: 'leaderboard.give-prize',
-  schema: GivePrizeCommand,
-  run: async ({ pool, ledger }, { idempotencyKey, ...body }, adminUserId) => {
-    const paid = await createPrizes({ pool, ledger }).give({
-      ...body,
-      adminUserId,
-      idempotencyKey: idempotencyKey === undefined ? undefined : `${adminUserId}:${idempotencyKey}`,
-    });
-    if (isLeft(paid)) throw refusal(paid.left);
-    const user = await createLeaderboardQueries(pool).user(body.leaderboardId, body.userId);
-    return { ...user, payment: paid.right };
-  },
-} satisfies AdminOperation<Pick<BackOfficeDeps, 'pool' | 'ledger'>, typeof GivePrizeCommand, unknown>;
 
 /** Leaderboards, their schedules and give-prize (decisions.md: leaderboard.view / .edit / .give-prize). */
 export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
@@ -95,24 +70,8 @@ export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
     async (req, res) => {
       const { id } = parseParams(ScheduleParams, req);
       const body = parseBody(ScheduleBody, req);
-      // The change and its admin audit record (src/audit/admin-actions.ts) in one statement: both or neither.
-      const { rowCount } = await deps.pool.query(
-        `WITH before AS (SELECT id, enabled, name, description, prizes FROM leaderboard_schedules WHERE id = $1),
-       after AS (UPDATE leaderboard_schedules SET enabled = $2, name = $3, description = $4, prizes = $5, updated_at = now() WHERE id = $1
-         RETURNING id, enabled, name, description, prizes)
-       INSERT INTO admin_audit_records (admin_user_id, action, details)
-       SELECT $6, $7, jsonb_build_object('before', to_jsonb(before), 'after', to_jsonb(after)) FROM after JOIN before USING (id)`,
-        [
-          id,
-          body.enabled,
-          body.name,
-          body.description,
-          JSON.stringify([...body.prizes].sort((a, b) => a.position - b.position)),
-          authOf(req).userId,
-          'leaderboard.update-schedule' satisfies RecordedAction,
-        ],
-      );
-      if (!rowCount) notFound({ _tag: 'ScheduleNotFound', scheduleId: id });
+      const updated = await updateLeaderboardSchedule(deps.pool, id, body, authOf(req).userId);
+      if (!updated) notFound({ _tag: 'ScheduleNotFound', scheduleId: id });
       res.status(201).json(await queries.schedule(id));
     },
   );

@@ -1,10 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { guardedRoutes } from './access.js';
 import { consistentRead } from './ledger-position.js';
-import { dayRangePlan, SCAN, type TotalPlan } from './list-totals.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError, zodToHttp } from './errors.js';
-import { compileWhere, escapeLike, nestedQuery, SqlParams, type FieldMap } from './filters.js';
+import { nestedQuery } from './filters.js';
 import {
   AdminTipsQuery,
   BetsBody,
@@ -16,11 +15,17 @@ import {
   TransactionsBody,
   WithdrawalsQuery,
 } from './ledger-lists.schemas.js';
-import { dec, direction, iso, listPage, shortUser, shortUserColumns } from './ledger-lists.views.js';
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
-import { fullStats } from './user-full-stats.js';
-import { statsTransactions } from './stats-transactions.js';
 import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
+import type { Listed } from '../read-models/list-page.js';
+import { listAdminTips } from '../read-models/admin-tips/admin-tips.queries.js';
+import { listBets } from '../read-models/bets/bets.queries.js';
+import { listDeposits } from '../read-models/deposits/deposits.queries.js';
+import { statsTransactions } from '../read-models/deposits/transaction-stats.queries.js';
+import { rakebackRecords } from '../read-models/rakeback/rakeback.queries.js';
+import { listTransactions } from '../read-models/transactions/transactions.queries.js';
+import { fullStats } from '../read-models/user-stats-usd/user-stats-usd.queries.js';
+import { listWithdrawals } from '../read-models/withdrawals/withdrawals.queries.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
 
@@ -33,8 +38,6 @@ const TRANSACTIONS_READS = ['transactions'];
 const STATS_READS = ['deposits', 'withdrawals'];
 const RAKEBACK_READS = ['rakeback'];
 
-type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 /** Query strings with nested keys (`where[status]=SETTLED`) or a JSON `where`, validated like parseQuery. */
 const parseNestedQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => {
   const result = schema.safeParse(nestedQuery(req.originalUrl));
@@ -42,97 +45,11 @@ const parseNestedQuery = <S extends z.ZodType>(schema: S, req: Request): z.outpu
   return result.data;
 };
 
-const BET_FIELDS: FieldMap = {
-  gameId: { kind: 'equals', column: 'b.game_id', cast: 'integer' },
-  status: { kind: 'equals', column: 'b.status', cast: 'text' },
-  userId: { kind: 'equals', column: 'b.user_id', cast: 'bigint' },
-  currencyId: { kind: 'equals', column: 'b.currency_id', cast: 'text' },
-  multiplier: { kind: 'number', column: 'b.multiplier' },
-  usdAmount: { kind: 'decimal', column: 'b.usd_amount' },
-  usdPayout: { kind: 'decimal', column: 'b.usd_payout' },
-  amount: { kind: 'decimal', column: 'b.amount' },
-  payout: { kind: 'decimal', column: 'b.payout' },
-  createdAt: { kind: 'date', column: 'b.created_at' },
-  // Bets carry the provider's name only: provider.slug filters it; provider ids are refused by the schema.
-  gameIdentity: {
-    kind: 'nested',
-    fields: {
-      slug: { kind: 'string', column: 'b.game_slug' },
-      provider: { kind: 'nested', fields: { slug: { kind: 'string', column: 'b.game_provider' } } },
-    },
-  },
+/** The page as the body; where its total came from in `x-total-source`. */
+const sendListed = (res: Response, { page, totalSource }: Listed<unknown>, status = 200): void => {
+  res.setHeader('x-total-source', totalSource);
+  res.status(status).json(page);
 };
-const BET_SORT = {
-  CREATED_AT: 'b.created_at',
-  MULTIPLIER: 'b.multiplier',
-  USD_AMOUNT: 'b.usd_amount',
-  USD_PAYOUT: 'b.usd_payout',
-} as const;
-
-const TRANSACTION_FIELDS: FieldMap = {
-  userId: { kind: 'equals', column: 't.user_id', cast: 'bigint' },
-  currencyId: { kind: 'equals', column: 't.currency_id', cast: 'text' },
-  type: { kind: 'equals', column: 't.type', cast: 'text' },
-  createdAt: { kind: 'date', column: 't.created_at' },
-};
-
-/** Which fields of an object are set (a filter matches a counter only when nothing else narrows it). */
-const setKeys = (o: object): string[] =>
-  Object.entries(o)
-    .filter(([, v]) => v !== undefined)
-    .map(([k]) => k);
-const only = (o: object, allowed: readonly string[]): boolean => setKeys(o).every((k) => allowed.includes(k));
-
-/** Lists kept counts by status and user (deposits, withdrawals). */
-const statusTotal = (counts: string, q: { status?: string | undefined; userId?: number | undefined }): TotalPlan => {
-  const key = [q.userId !== undefined ? `u:${q.userId}` : '', q.status ? `s:${q.status}` : ''].filter(Boolean).join('|');
-  return { kind: 'counter', counts, keys: [key] };
-};
-
-const tipsTotal = (q: z.output<typeof AdminTipsQuery>): TotalPlan => {
-  if (q.search || q.senderOrRecipientUserId !== undefined || (q.senderUserId !== undefined && q.recipientUserId !== undefined)) return SCAN;
-  const key = q.recipientUserId !== undefined ? `r:${q.recipientUserId}` : q.senderUserId !== undefined ? `x:${q.senderUserId}` : '';
-  return { kind: 'counter', counts: 'admin_tips_counts', keys: [key] };
-};
-
-/** Bets always filter a status (default SETTLED): by it alone, with a user, or with a createdAt range. */
-const betsTotal = (w: z.output<typeof BetsBody>['where']): TotalPlan => {
-  if (only(w, ['status'])) return { kind: 'counter', counts: 'bets_counts', keys: [`s:${w.status}`] };
-  if (only(w, ['status', 'userId'])) return { kind: 'counter', counts: 'bets_counts', keys: [`u:${w.userId}|s:${w.status}`] };
-  if (only(w, ['status', 'createdAt']) && w.createdAt)
-    return dayRangePlan('bets_counts', `s:${w.status}|d:`, 'b.created_at', w.createdAt) ?? SCAN;
-  return SCAN;
-};
-
-const transactionsTotal = (w: z.output<typeof TransactionsBody>['where']): TotalPlan => {
-  if (only(w, [])) return { kind: 'counter', counts: 'transactions_counts', keys: [''] };
-  if (only(w, ['userId'])) return { kind: 'counter', counts: 'transactions_counts', keys: [`u:${w.userId}`] };
-  if (only(w, ['createdAt']) && w.createdAt) return dayRangePlan('transactions_counts', 'd:', 't.created_at', w.createdAt) ?? SCAN;
-  return SCAN;
-};
-
-const betRecord = (r: AnyRow) => ({
-  id: r.id,
-  userId: Number(r.user_id),
-  roundId: r.round_id,
-  gameId: r.game_id,
-  currencyId: r.currency_id,
-  amount: r.amount,
-  payout: r.payout,
-  usdAmount: r.usd_amount,
-  usdPayout: r.usd_payout,
-  status: r.status,
-  multiplier: r.multiplier === null ? null : Number(r.multiplier),
-  errorDetails: r.error_details,
-  // No GGR commission is computed on this platform yet.
-  commissionGgrUsdAmount: '0',
-  commissionGgrPercent: '0',
-  gameIdentity: { name: r.game_name, slug: r.game_slug, type: r.game_type, provider: { name: r.game_provider }, images: null },
-  user: shortUser(r, 'u'),
-  createdAt: iso(r.created_at),
-  updatedAt: iso(r.updated_at),
-  settledAt: iso(r.settled_at),
-});
 
 /** Back-office read side of the ledger: admin tips, withdrawals, deposits, bets, accounting log and USD stats. */
 export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
@@ -152,50 +69,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, TIPS_READS),
     async (req, res) => {
-      const q = parseQuery(AdminTipsQuery, req);
-      const p = new SqlParams();
-      const conditions: string[] = [];
-      if (q.senderUserId !== undefined) conditions.push(`t.sender_user_id = ${p.add(q.senderUserId)}`);
-      if (q.recipientUserId !== undefined) conditions.push(`t.recipient_user_id = ${p.add(q.recipientUserId)}`);
-      if (q.senderOrRecipientUserId !== undefined) {
-        const id = p.add(q.senderOrRecipientUserId);
-        conditions.push(`(t.sender_user_id = ${id} OR t.recipient_user_id = ${id})`);
-      }
-      if (q.search) {
-        const like = p.add(`%${escapeLike(q.search)}%`);
-        conditions.push(
-          `(t.notes ILIKE ${like} ESCAPE '\\' OR s.username ILIKE ${like} ESCAPE '\\' OR r.username ILIKE ${like} ESCAPE '\\')`,
-        );
-      }
-      const sort = { AMOUNT: 't.amount', CREATED_AT: 't.created_at', ID: 't.id' }[q.sortBy];
-      const dir = direction(q.sortOrder);
-      res.json(
-        await listPage<AnyRow, unknown>(
-          pool,
-          {
-            select: `t.id, t.type, t.currency_id, ${dec('t.amount')} AS amount, t.tag, t.notes, t.created_at,
-        t.sender_user_id, s.username AS sender_username, t.recipient_user_id, r.username AS recipient_username`,
-            from: 'admin_tips t LEFT JOIN users s ON s.id = t.sender_user_id LEFT JOIN users r ON r.id = t.recipient_user_id',
-            conditions,
-            orderBy: `${sort} ${dir}, t.id ${dir}`,
-          },
-          p,
-          q,
-          (r) => ({
-            id: r.id,
-            type: r.type,
-            currencyId: r.currency_id,
-            amount: r.amount,
-            tag: r.tag,
-            notes: r.notes,
-            createdAt: iso(r.created_at),
-            sender: { id: Number(r.sender_user_id), username: r.sender_username ?? '' },
-            recipient: { id: Number(r.recipient_user_id), username: r.recipient_username ?? '' },
-          }),
-          tipsTotal(q),
-          res,
-        ),
-      );
+      sendListed(res, await listAdminTips(pool, parseQuery(AdminTipsQuery, req)));
     },
   );
 
@@ -211,51 +85,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, WITHDRAWALS_READS),
     async (req, res) => {
-      const q = parseQuery(WithdrawalsQuery, req);
-      const p = new SqlParams();
-      const conditions: string[] = [];
-      if (q.status) conditions.push(`w.status = ${p.add(q.status)}`);
-      if (q.userId !== undefined) conditions.push(`w.user_id = ${p.add(q.userId)}`);
-      if (q.username) conditions.push(`lower(u.username) = lower(${p.add(q.username)})`);
-      const dir = direction(q.sortOrder);
-      res.json(
-        await listPage<AnyRow, unknown>(
-          pool,
-          {
-            select: `w.*, ${dec('w.amount')} AS amount, ${dec('w.usd_amount')} AS usd_amount, ${shortUserColumns('u', 'u')}, ${shortUserColumns('c', 'c')}`,
-            from: 'withdrawals w LEFT JOIN users u ON u.id = w.user_id LEFT JOIN users c ON c.id = w.confirmed_by_user_id',
-            conditions,
-            orderBy: `${q.sortBy === 'USD_AMOUNT' ? 'w.usd_amount' : 'w.created_at'} ${dir}, w.id ${dir}`,
-          },
-          p,
-          q,
-          (r) => ({
-            id: r.id,
-            userId: Number(r.user_id),
-            amount: r.amount,
-            currencyId: r.currency_id,
-            status: r.status,
-            usdAmount: r.usd_amount,
-            networkId: r.network_id,
-            providerId: r.provider_id,
-            recipientAddress: r.recipient_address,
-            recipientMemo: r.recipient_memo,
-            confirmedAt: iso(r.confirmed_at),
-            confirmations: r.confirmations,
-            rejectReason: r.reject_reason,
-            transactionId: r.transaction_id,
-            txHash: r.tx_hash,
-            failedReason: r.failed_reason,
-            createdAt: iso(r.created_at),
-            updatedAt: iso(r.updated_at),
-            user: shortUser(r, 'u'),
-            confirmedByUser: shortUser(r, 'c'),
-            confirmedByUserId: r.confirmed_by_user_id === null ? null : Number(r.confirmed_by_user_id),
-          }),
-          q.username ? SCAN : statusTotal('withdrawals_counts', q),
-          res,
-        ),
-      );
+      sendListed(res, await listWithdrawals(pool, parseQuery(WithdrawalsQuery, req)));
     },
   );
 
@@ -271,78 +101,10 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, DEPOSITS_READS),
     async (req, res) => {
-      const q = parseQuery(DepositsQuery, req);
-      const p = new SqlParams();
-      const conditions: string[] = [];
-      if (q.status) conditions.push(`d.status = ${p.add(q.status)}`);
-      if (q.userId !== undefined) conditions.push(`d.user_id = ${p.add(q.userId)}`);
-      const sort = {
-        CREATED_AT: 'd.created_at',
-        USD_AMOUNT: 'd.usd_amount',
-        COMPLETED_AT: 'd.completed_at',
-        CONFIRMED_AT: 'd.confirmed_at',
-      }[q.sortBy];
-      const dir = direction(q.sortOrder);
-      res.json(
-        await listPage<AnyRow, unknown>(
-          pool,
-          {
-            select: `d.*, ${dec('d.amount')} AS amount, ${dec('d.usd_amount')} AS usd_amount, ${shortUserColumns('u', 'u')}`,
-            from: 'deposits d LEFT JOIN users u ON u.id = d.user_id',
-            // Deposits not yet confirmed or completed have no such time: they come last in both directions.
-            conditions,
-            orderBy: `${sort} ${dir} NULLS LAST, d.id ${dir}`,
-          },
-          p,
-          q,
-          (r) => ({
-            id: r.id,
-            userId: Number(r.user_id),
-            amount: r.amount,
-            currencyId: r.currency_id,
-            status: r.status,
-            usdAmount: r.usd_amount,
-            networkId: r.network_id,
-            providerId: r.provider_id,
-            externalId: r.external_id,
-            txHash: r.tx_hash,
-            payAddress: r.pay_address,
-            payMemo: r.pay_memo,
-            transactionId: r.transaction_id,
-            affiliateAmount: r.affiliate_amount,
-            depositBonus: r.deposit_bonus,
-            affiliateCodeId: r.affiliate_code_id,
-            createdAt: iso(r.created_at),
-            updatedAt: iso(r.updated_at),
-            confirmedAt: iso(r.confirmed_at),
-            completedAt: iso(r.completed_at),
-            user: shortUser(r, 'u'),
-          }),
-          statusTotal('deposits_counts', q),
-          res,
-        ),
-      );
+      sendListed(res, await listDeposits(pool, parseQuery(DepositsQuery, req)));
     },
   );
 
-  const listBets = (q: z.output<typeof BetsBody>, res: Response) => {
-    const p = new SqlParams();
-    const dir = direction(q.sortOrder);
-    return listPage<AnyRow, unknown>(
-      pool,
-      {
-        select: `b.*, ${['amount', 'usd_amount', 'payout', 'usd_payout', 'multiplier'].map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
-        from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
-        conditions: compileWhere(BET_FIELDS, q.where, p),
-        orderBy: `${BET_SORT[q.sortBy]} ${dir} NULLS LAST, b.id ${dir}`,
-      },
-      p,
-      q,
-      betRecord,
-      betsTotal(q.where),
-      res,
-    );
-  };
   route(
     'get',
     '/bets',
@@ -355,7 +117,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, BETS_READS),
     async (req, res) => {
-      res.json(await listBets(parseNestedQuery(BetsQuery, req), res));
+      sendListed(res, await listBets(pool, parseNestedQuery(BetsQuery, req)));
     },
   );
   route(
@@ -370,7 +132,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, BETS_READS),
     async (req, res) => {
-      res.status(200).json(await listBets(parseBody(BetsBody, req), res));
+      sendListed(res, await listBets(pool, parseBody(BetsBody, req)));
     },
   );
 
@@ -389,38 +151,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     },
     consistentRead(deps.reads, TRANSACTIONS_READS),
     async (req, res) => {
-      const q = parseBody(TransactionsBody, req);
-      const p = new SqlParams();
-      const dir = direction(q.sortOrder);
-      res.status(200).json(
-        await listPage<AnyRow, unknown>(
-          pool,
-          {
-            select: `t.id, t.user_id, t.currency_id, t.type, t.original_id, t.admin_user_id, t.created_at, t.updated_at,
-        ${dec('t.amount')} AS amount, ${dec('t.before_balance')} AS before_balance, ${dec('t.after_balance')} AS after_balance`,
-            from: 'transactions t',
-            conditions: compileWhere(TRANSACTION_FIELDS, q.where, p),
-            orderBy: `t.created_at ${dir}, t.position_commit ${dir}, t.position_prepare ${dir}`,
-          },
-          p,
-          q,
-          (r) => ({
-            id: r.id,
-            userId: Number(r.user_id),
-            currencyId: r.currency_id,
-            type: r.type,
-            amount: r.amount,
-            beforeBalance: r.before_balance,
-            afterBalance: r.after_balance,
-            originalId: r.original_id,
-            adminUserId: r.admin_user_id === null ? null : Number(r.admin_user_id),
-            createdAt: iso(r.created_at),
-            updatedAt: iso(r.updated_at),
-          }),
-          transactionsTotal(q.where),
-          res,
-        ),
-      );
+      sendListed(res, await listTransactions(pool, parseBody(TransactionsBody, req)));
     },
   );
 
@@ -472,34 +203,7 @@ export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
     consistentRead(deps.reads, RAKEBACK_READS),
     async (req, res) => {
       const { where } = parseBody(RakebackBody, req);
-      const pots = [
-        'instant_claimable',
-        'instant_total_claimed',
-        ...['daily', 'weekly', 'monthly'].flatMap((p) => [`${p}_claimable`, `${p}_total_claimed`, `${p}_accumulated`]),
-      ];
-      const { rows } = await pool.query<AnyRow>(
-        `SELECT user_id, currency_id, updated_at, ${pots.map((c) => `${dec(c)} AS ${c}`).join(', ')} FROM rakebacks
-       WHERE user_id = $1 AND ($2::text IS NULL OR currency_id = $2) ORDER BY currency_id`,
-        [where.userId, where.currencyId ?? null],
-      );
-      res.status(201).json(
-        rows.map((r) => ({
-          userId: Number(r.user_id),
-          currencyId: r.currency_id,
-          updatedAt: iso(r.updated_at),
-          instantClaimable: r.instant_claimable,
-          instantTotalClaimed: r.instant_total_claimed,
-          dailyClaimable: r.daily_claimable,
-          dailyTotalClaimed: r.daily_total_claimed,
-          dailyAccumulated: r.daily_accumulated,
-          weeklyClaimable: r.weekly_claimable,
-          weeklyTotalClaimed: r.weekly_total_claimed,
-          weeklyAccumulated: r.weekly_accumulated,
-          monthlyClaimable: r.monthly_claimable,
-          monthlyTotalClaimed: r.monthly_total_claimed,
-          monthlyAccumulated: r.monthly_accumulated,
-        })),
-      );
+      res.status(201).json(await rakebackRecords(pool, where.userId, where.currencyId));
     },
   );
 

@@ -1,12 +1,9 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
 import { scaleOf } from '../domain/money/currency.js';
-import { fromMinor, isParseError, parseDecimal, type DecimalString } from '../domain/money/money.js';
-import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
-type MoneyDeps = Pick<BackOfficeDeps, 'ledger' | 'auth' | 'pool'>;
-import type { WithdrawalView } from '../commands/ledger.types.js';
+import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
+import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
-import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { orThrow } from './errors.js';
 import {
@@ -20,61 +17,14 @@ import {
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
 
-/** Spec "Short user" from live user state; the VIP level from the user's wagered USD. */
-const shortUser = async ({ auth, pool }: MoneyDeps, id: number | null): Promise<ShortUser | null> => {
-  if (id === null) return null;
-  const u = await auth.users.load(id);
-  if (u.status !== 'registered') return null;
-  const { rows } = await pool.query<{ wagered: string }>(
-    'SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1',
-    [id],
-  );
-  return shortUserOf({
-    id,
-    username: u.username,
-    isBanned: u.banned !== null,
-    profile: u.profile as Record<string, unknown>,
-    wageredUsd: (rows[0]?.wagered ?? '0') as DecimalString,
-  });
-};
-
-/** A withdrawal as the back office answers it: the ledger's view with the short users. */
-const withdrawalRecord = async (deps: MoneyDeps, w: WithdrawalView) => ({
-  ...w,
-  user: await shortUser(deps, w.userId),
-  confirmedByUser: await shortUser(deps, w.confirmedByUserId),
-});
-type WithdrawalRecord = Awaited<ReturnType<typeof withdrawalRecord>>;
-
-/** POST /withdraw/approve and the WithdrawApprove event. */
-export const withdrawApprove: AdminOperation<MoneyDeps, typeof WithdrawalIdBody, WithdrawalRecord> = {
-  permission: 'withdrawals.approve',
-  schema: WithdrawalIdBody,
-  run: async (deps, { id }, adminUserId) => withdrawalRecord(deps, orThrow(await deps.ledger.approveWithdrawal(id, adminUserId))),
-};
-
-/** POST /withdraw/reject and the WithdrawReject event. */
-export const withdrawReject: AdminOperation<MoneyDeps, typeof WithdrawalRejectBody, WithdrawalRecord> = {
-  permission: 'withdrawals.reject',
-  schema: WithdrawalRejectBody,
-  run: async (deps, { id, rejectReason }, adminUserId) =>
-    withdrawalRecord(deps, orThrow(await deps.ledger.rejectWithdrawal(id, adminUserId, rejectReason))),
-};
-
-/**
- * Back-office money commands: admin tips and deductions, withdrawal approve / reject / retry, SuperAdmin set-balance.
- * Every command goes through the ledger with the acting admin recorded on its events.
- */
+/** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
 export const moneyRoutes = (deps: BackOfficeDeps): Router => {
   const { ledger, auth, registry } = deps;
   const router = Router();
   const route = guardedRoutes(router, auth.authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
 
-  /**
-   * The ledger's operation key for an `Idempotency-Key`, scoped to the acting admin so that two admins
-   * who happen to pick the same key never swallow each other's commands. Absent: every request is new.
-   */
+  /** An `Idempotency-Key` scoped to the acting admin: two admins picking the same key never swallow each other's commands. */
   const operationKey = (req: Request): string | undefined => {
     const key = parseHeaders(IdempotencyKeyHeaders, req)['idempotency-key'];
     return key === undefined ? undefined : `adm${admin(req)}:${key}`;

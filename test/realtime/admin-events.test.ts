@@ -114,10 +114,7 @@ beforeAll(async () => {
   env = await createRealtimeEnv('rt_admin_events', {
     publisher: false,
     ws: { throttlerLimit: 10_000 },
-    handlers: (e, bus) => [
-      ...chatHandlers({ pool: e.pool, bus }),
-      ...adminHandlers({ pool: e.pool, store: e.store, ledger: e.ledger, auth: e.kit, registry: [], bus }),
-    ],
+    handlers: (e, bus) => [...chatHandlers({ pool: e.pool, bus }), ...adminHandlers({ pool: e.pool, ledger: e.ledger, auth: e.kit, bus })],
   });
   projector = env.startProjector();
   superToken = (await env.signedIn({ roles: ['User', 'SuperAdmin'] })).accessToken;
@@ -213,7 +210,7 @@ describe('private admin events: access', () => {
       LeaderboardGivePrize: ['post', '/leaderboards/give-prize'],
       ChatAdminAction: ['post', '/chat/admin-action'],
     };
-    const handlers = adminHandlers({ pool: env.pool, store: env.store, ledger: env.ledger, auth: env.kit, registry: [], bus: env.bus });
+    const handlers = adminHandlers({ pool: env.pool, ledger: env.ledger, auth: env.kit, bus: env.bus });
     expect(handlers.map((h) => h.event).sort()).toEqual(Object.keys(twins).sort());
     for (const h of handlers) {
       const [method, path] = twins[h.event]!;

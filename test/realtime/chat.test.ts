@@ -16,10 +16,7 @@ beforeAll(async () => {
     publisher: false,
     // Plenty of messages per address: these tests are about the chat's own per-room limit.
     ws: { throttlerLimit: 10_000 },
-    handlers: (e, bus) => [
-      ...chatHandlers({ pool: e.pool, bus }),
-      ...adminHandlers({ pool: e.pool, store: e.store, ledger: e.ledger, auth: e.kit, registry: [], bus }),
-    ],
+    handlers: (e, bus) => [...chatHandlers({ pool: e.pool, bus }), ...adminHandlers({ pool: e.pool, ledger: e.ledger, auth: e.kit, bus })],
   });
 });
 afterAll(async () => {

@@ -1,11 +1,8 @@
 import type { Migration } from '../../infra/migrate.js';
 
 /**
- * Admin audit log.
- * `admin_audit` is the projection's (rebuilt from events); `admin_audit_records` holds the admin changes
- * that are not events, written in the change's own transaction: no projection owns it, so a rebuild
- * never truncates it. GET /admin-audit reads both (and chat_moderation), newest first; each filter
- * (admin, target user, action, time) has an index in that order on both tables.
+ * `admin_audit` is projected; `admin_audit_records` holds admin changes that are not events, written with the change,
+ * so no rebuild truncates it. Each filter of GET /admin-audit has an index on both.
  */
 export const adminAuditMigrations: readonly Migration[] = [
   {

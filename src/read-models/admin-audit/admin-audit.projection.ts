@@ -66,11 +66,7 @@ export const adminAuditRow = (e: RecordedEvent): Row | undefined => {
   };
 };
 
-/**
- * The admin audit log (issue 7): one row per event that records an acting admin (`data.adminUserId`):
- * tips, deductions, set-balance, prizes, withdrawal decisions, bans, roles, permissions, profile edits,
- * limits, API keys and site configuration. Rows never change; the id is the event's id.
- */
+/** The admin audit log: one row, keyed by the event's id, per event that records an acting admin (`data.adminUserId`). */
 export const adminAuditProjection: Projection = {
   name: 'admin-audit',
   version: 1,

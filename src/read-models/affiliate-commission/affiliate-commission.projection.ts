@@ -3,10 +3,8 @@ import { insertRows, walletRecords, type Projection, type Row } from '../../proj
 const HANDLES: readonly string[] = ['BetSettled', 'AffiliateCommissionClaimed'];
 
 /**
- * The affiliate level id of an owner (SQL expression over the owner id expression `owner`): the highest
- * level whose minWageredUsdAmount the owner's referred users' accrued wagered USD reaches, raised to the
- * owner's customMinAffiliateLevel when that is higher (a users column or the profile field, whichever the
- * user-admin feature writes), capped at the top level.
+ * SQL for an owner's affiliate level: the highest one their referred users' wagered USD reaches, raised to the
+ * owner's customMinAffiliateLevel, capped at the top level.
  */
 export const ownerLevelIdSql = (owner: string): string => `LEAST((SELECT max(id) FROM affiliate_levels), GREATEST(
   COALESCE((SELECT l.id FROM affiliate_levels l
@@ -33,11 +31,8 @@ const ACCRUE = `
     updated_at = GREATEST(a.updated_at, EXCLUDED.updated_at)`;
 
 /**
- * Affiliate commission (spec "Affiliate level"): for each SETTLED bet of a user referred through an
- * affiliate code, the owner earns the bet's USD stake (repeated by BetSettled) × the owner's level
- * commission; rolled-back and errored bets never count. Each commission the owner claims
- * (AffiliateCommissionClaimed, paid through the internal ledger API) is one affiliate_claims row:
- * claimed = Σ usd_amount, claimable = earned − claimed.
+ * Affiliate commission: a referred user's settled USD stake × the owner's level commission; each claim is one
+ * affiliate_claims row (claimable = earned − claimed).
  */
 export const affiliateCommissionProjection: Projection = {
   name: 'affiliate-commission',

@@ -1,9 +1,8 @@
 import type { Row, Sql } from '../../projections/projection.js';
 
 /**
- * Counts behind the back-office lists' `total`, kept by the projections in the same transaction as the rows
- * (`<table>_counts`: one row per key). Keys: '' (the whole list), `s:<status>`, `u:<userId>`, `u:<userId>|s:<status>`,
- * `s:<status>|d:<YYYY-MM-DD>` and `d:<YYYY-MM-DD>` (UTC days of created_at, for date ranges), `r:`/`x:` (tip recipient/sender).
+ * Counts behind the lists' `total`, kept with the rows in one transaction. Keys: '' (all), `s:` status, `u:` user,
+ * `d:` UTC day of created_at, combined with `|`; `r:`/`x:` a tip's recipient/sender.
  */
 export type CountedList = Readonly<{
   table: string;
@@ -15,8 +14,9 @@ export type CountedList = Readonly<{
 
 const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** Lists with a status: whole, by status, by user, by user and status, by status and day. */
-const statusKeys = `ARRAY['', 's:' || r.status, 'u:' || r.user_id, 'u:' || r.user_id || '|s:' || r.status, 's:' || r.status || '|d:' || ${day('r.created_at')}]`;
+const statusKeys =
+  `ARRAY['', 's:' || r.status, 'u:' || r.user_id, 'u:' || r.user_id || '|s:' || r.status, ` +
+  `'s:' || r.status || '|d:' || ${day('r.created_at')}]`;
 
 export const BETS_COUNTS: CountedList = { table: 'bets', counts: 'bets_counts', idType: 'text', keys: statusKeys };
 export const DEPOSITS_COUNTS: CountedList = { table: 'deposits', counts: 'deposits_counts', idType: 'text', keys: statusKeys };
@@ -42,7 +42,6 @@ export const COUNTED_LISTS: readonly CountedList[] = [
   ADMIN_TIPS_COUNTS,
 ];
 
-/** Adds `sign` for each key of the rows with these ids (one statement, grouped by key). */
 const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql => ({
   text: `INSERT INTO ${list.counts} (key, n)
     SELECT k, ${sign} * count(*) FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k
@@ -50,11 +49,7 @@ const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql =
   values: [ids.map(String)],
 });
 
-/**
- * The row statements with the counts kept in step: the rows changed by `patched` leave their old keys before
- * the statements and every touched row (`created` and `patched`) joins its new keys after them, so a status
- * change moves one count whatever the state it came from.
- */
+/** The statements with the counts in step: patched rows leave their old keys before them, all touched rows join after. */
 export const counted = (
   list: CountedList,
   created: readonly Row[],

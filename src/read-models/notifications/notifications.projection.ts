@@ -28,7 +28,7 @@ export type LedgerNotification = Readonly<{
 /** Fixed namespace of notification ids (uuid v5 over "<event id>:<type>"). */
 const NOTIFICATION_NAMESPACE = '6f1d2c7e-93a4-4b8e-9a53-0c1e2f3a4b5c';
 
-/** Deterministic: the same event always gives the same notification id (rebuild-safe, and equal on the socket and in the table). */
+/** The same event always gives the same id: a rebuild keeps read marks, and the socket and the table agree. */
 export const notificationId = (eventId: string, type: NotificationType): string => uuidv5(`${eventId}:${type}`, NOTIFICATION_NAMESPACE);
 
 const HANDLES = [
@@ -79,10 +79,7 @@ const what = (e: WalletEvent): [NotificationType, Record<string, unknown>] | und
   }
 };
 
-/**
- * The notifications a recorded event creates for the owner of its wallet stream: pure, so that the
- * projection (stored rows) and the realtime publisher (NotificationEventMessage) agree on every id and payload.
- */
+/** Pure, so that the projection and the realtime publisher agree on every notification's id and payload. */
 export const notificationsOf = (recorded: RecordedEvent): LedgerNotification[] => {
   const userId = walletStreamUserId(recorded.streamId);
   if (userId === undefined || !isWalletEventType(recorded.type)) return [];

@@ -8,7 +8,6 @@ const HANDLES: readonly string[] = ['BetSettled'];
  */
 export const RAKEBACK_RATES = { instant: '0.001', daily: '0.0005', weekly: '0.0005', monthly: '0.0005' } as const;
 
-/** Adds each settled stake × rate to the user's pots in the bet's currency, exactly (numeric, no rounding). */
 const ACCRUE = `
   WITH s AS (
     SELECT c.user_id, c.currency_id, sum(c.amount) AS stake, max(c.at) AS at
@@ -25,11 +24,8 @@ const ACCRUE = `
     updated_at = GREATEST(rakebacks.updated_at, EXCLUDED.updated_at)`;
 
 /**
- * Rakeback per user and currency (spec "Rakeback record"): a bet's stake accrues when it SETTLES (rolled
- * back and errored bets never accrue), instant into instantClaimable, the periodic rates into the daily,
- * weekly and monthly *Accumulated pots. Moving Accumulated into Claimable at a period's end, and claims,
- * belong to the rakeback-claim feature; until then those columns stay 0. BetSettled repeats the stake, so
- * only settlements are read.
+ * Rakeback per user and currency: a settled bet's stake accrues into instantClaimable and the daily, weekly and
+ * monthly *Accumulated pots; no claim feature moves them yet, so the other columns stay 0.
  */
 export const rakebackProjection: Projection = {
   name: 'rakeback',

@@ -6,7 +6,7 @@ const HANDLES: readonly string[] = ['UserRegistered'];
 /**
  * Sign-up side effects, asynchronous and exactly once (rows and checkpoint commit together): an analytics
  * record, the affiliate referral resolved from `referrerCode` against `affiliate_codes`, and a queued
- * welcome-bonus job (a worker of the bonus issue pays it; nothing is credited here).
+ * welcome-bonus job (paid by its worker; nothing is credited here).
  */
 export const signUpEffectsProjection: Projection = {
   name: 'sign-up-effects',

@@ -3,20 +3,8 @@ import { walletRecords, type Projection, type Row } from '../../projections/proj
 const HANDLES: readonly string[] = ['DepositCompleted', 'BetSettled', 'WithdrawalCompleted'];
 
 /**
- * Per-user USD figures (spec "User USD stats"), all from the USD values the events carry:
- *   total_wagered   = Σ usdAmount of bets that reached SETTLED (a bet counts when it settles;
- *                     ROLLBACK and ERROR bets never count; an open CREATED bet does not count yet)
- *   total_payouts   = Σ usdPayout of SETTLED bets (zero payouts included)
- *   total_bets      = number of SETTLED bets
- *   total_deposits  = Σ usdAmount of deposits that reached COMPLETE (DepositCompleted)
- *   total_withdraws = Σ usdAmount of withdrawals that reached COMPLETE (WithdrawalCompleted; PENDING,
- *                     CONFIRMED, FAILED and DENIED ones do not count)
- *   ggr             = total_wagered − total_payouts   (generated column)
- *   ltv             = total_deposits − total_withdraws (generated column)
- *   first/last_deposit_at = earliest / latest DepositCompleted time
- *   last_wagered_at = latest placement time of a SETTLED bet
- * BetSettled repeats the bet's USD stake and placement time and WithdrawalCompleted its USD amount, so only
- * outcomes are read: placements, requests, rollbacks, errors and rejections change nothing here.
+ * Per-user USD stats from settled bets and completed deposits and withdrawals (formulas in docs/back-office.md).
+ * BetSettled and WithdrawalCompleted repeat the USD figures, so only outcomes are read.
  */
 export const userStatsUsdProjection: Projection = {
   name: 'user-stats-usd',

@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import { DEFAULT_AVATAR_URL, PROFILE_DEFAULTS, vipLevelSql } from '../domain/user/vip.js';
-import type { RegisteredUser } from '../domain/user/user.state.js';
-
-type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { DEFAULT_AVATAR_URL, PROFILE_DEFAULTS, vipLevelSql } from '../../domain/user/vip.js';
+import type { RegisteredUser } from '../../domain/user/user.state.js';
+import { iso, type AnyRow } from '../list-page.js';
 
 /** What the full user record is built from: live command-side state (single user) or a `users` read-model row (lists). */
 export type UserCore = Readonly<{
@@ -84,8 +83,6 @@ export const EXTRA_COLUMNS = [
 
 export type ViewFlags = Readonly<{ permissions: boolean; roles: boolean; notes: boolean; balance: boolean; statsUsd: boolean }>;
 export const ALL_FLAGS: ViewFlags = { permissions: true, roles: true, notes: true, balance: true, statsUsd: true };
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
 const statsUsdOf = (x: AnyRow) => ({
   totalWagered: x.s_total_wagered,

@@ -1,24 +1,28 @@
 import type pg from 'pg';
-import type { DateFilter } from './filters.js';
-import { HttpError } from './errors.js';
+import { AppError } from '../../shared/app-error.js';
+import type { DateFilter } from '../where.js';
 
-/**
- * Where a list's `total` comes from: `counter` sums the counts the projections keep (`<table>_counts`, see
- * read-models/list-counts/list-counts.ts) for the given keys or key range, plus an exact count of the partial days at the
- * ends of a date range; `scan` counts the matching rows, capped by a statement timeout.
- */
+/** Where a list's `total` comes from: the kept counts (plus the partial days of a date range), or a capped scan. */
 export type TotalPlan =
   | Readonly<{
       kind: 'counter';
       counts: string;
       keys?: readonly string[];
       range?: Readonly<{ from: string; to: string }>;
-      /** Conditions of the partial days, each counted exactly (bounded by a day of the date index). */
       edges?: readonly Readonly<{ condition: string; value: string }>[];
     }>
   | Readonly<{ kind: 'scan' }>;
 
 export const SCAN: TotalPlan = { kind: 'scan' };
+
+/** Whether only these fields of a filter are set (a filter matches a counter only when nothing else narrows it). */
+export const only = (o: object, allowed: readonly string[]): boolean =>
+  Object.entries(o).every(([k, v]) => v === undefined || allowed.includes(k));
+
+export const statusTotal = (counts: string, q: { status?: string | undefined; userId?: number | undefined }): TotalPlan => {
+  const key = [q.userId !== undefined ? `u:${q.userId}` : '', q.status ? `s:${q.status}` : ''].filter(Boolean).join('|');
+  return { kind: 'counter', counts, keys: [key] };
+};
 
 /** The longest an exact count(*) may run before the caller is asked for a narrower filter. */
 export const SCAN_TIMEOUT_MS = 1_500;
@@ -26,10 +30,7 @@ export const SCAN_TIMEOUT_MS = 1_500;
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/**
- * A createdAt range as whole UTC days counted from `prefix` keys (`s:SETTLED|d:` or `d:`) and the partial days
- * at its ends (counted exactly on `column`); undefined when the filter has both gt and gte (or lt and lte).
- */
+/** A createdAt range as whole UTC days of `prefix` keys plus its partial end days; undefined for gt with gte (lt with lte). */
 export const dayRangePlan = (counts: string, prefix: string, column: string, f: DateFilter): TotalPlan | undefined => {
   if ((f.gt && f.gte) || (f.lt && f.lte)) return undefined;
   const lo = f.gte ?? f.gt;
@@ -57,7 +58,6 @@ export const dayRangePlan = (counts: string, prefix: string, column: string, f: 
   };
 };
 
-/** The total by the plan: counts (one statement) or an exact count(*) under a statement timeout. */
 export const countTotal = async (
   pool: pg.Pool,
   plan: TotalPlan,
@@ -94,10 +94,11 @@ export const countTotal = async (
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     if ((error as { code?: string }).code === '57014') {
-      throw new HttpError(
-        422,
+      throw new AppError(
+        'unprocessable',
         'FILTER_TOO_BROAD',
-        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: narrow it (a status, a user, a date range) to get an exact total`,
+        `Counting the rows of this filter took longer than ${SCAN_TIMEOUT_MS} ms: ` +
+          'narrow it (a status, a user, a date range) to get an exact total',
       );
     }
     throw error;

@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { ownerLevelIdSql } from '../read-models/affiliate-commission/affiliate-commission.projection.js';
-import type { AFFILIATE_USERS_SORTS } from './affiliates.schemas.js';
-import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
+import { ownerLevelIdSql } from './affiliate-commission.projection.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../page.js';
 
 export type AffiliateLevel = Readonly<{
   id: number;
@@ -21,7 +20,7 @@ const SORT_COLUMNS = {
   CREATED_AT: 'r.created_at',
   CAMPAIGN: 'r.referrer_code',
   WAGERED_AMOUNT: 'COALESCE(s.total_wagered, 0)',
-} as const satisfies Record<(typeof AFFILIATE_USERS_SORTS)[number], string>;
+} as const;
 
 export type AffiliateUser = Readonly<{
   id: number;
@@ -48,7 +47,8 @@ export const listReferredUsers = async (
     total: string;
   }>(
     `SELECT r.user_id AS id, u.username, r.referrer_code AS campaign, r.created_at,
-       trim_scale(COALESCE(s.total_wagered, 0))::text AS wagered, trim_scale(COALESCE(e.commission_usd, 0))::text AS commission, count(*) OVER () AS total
+       trim_scale(COALESCE(s.total_wagered, 0))::text AS wagered, trim_scale(COALESCE(e.commission_usd, 0))::text AS commission,
+       count(*) OVER () AS total
      FROM affiliate_referrals r
      LEFT JOIN users u ON u.id = r.user_id
      LEFT JOIN user_stats_usd s ON s.user_id = r.user_id
@@ -113,7 +113,9 @@ export const affiliateRecord = async (pool: pg.Pool, userId: number) => {
   const stats = await affiliateStats(pool, userId);
   if (!stats) return undefined;
   const { rows: codes } = await pool.query<{ id: string; usersCount: number; createdAt: Date }>(
-    `SELECT c.code AS id, (SELECT count(*)::int FROM affiliate_referrals r WHERE lower(r.referrer_code) = c.code AND r.referrer_user_id = c.user_id) AS "usersCount",
+    `SELECT c.code AS id,
+       (SELECT count(*)::int FROM affiliate_referrals r
+         WHERE lower(r.referrer_code) = c.code AND r.referrer_user_id = c.user_id) AS "usersCount",
        c.created_at AS "createdAt" FROM affiliate_codes c WHERE c.user_id = $1 ORDER BY c.created_at, c.code`,
     [userId],
   );
@@ -122,7 +124,8 @@ export const affiliateRecord = async (pool: pg.Pool, userId: number) => {
   const {
     rows: [custom],
   } = await pool.query<{ v: number | null }>(
-    `SELECT COALESCE((to_jsonb(u)->>'custom_min_affiliate_level')::int, (u.profile->>'customMinAffiliateLevel')::int) AS v FROM users u WHERE u.id = $1`,
+    `SELECT COALESCE((to_jsonb(u)->>'custom_min_affiliate_level')::int, (u.profile->>'customMinAffiliateLevel')::int) AS v
+     FROM users u WHERE u.id = $1`,
     [userId],
   );
   return {

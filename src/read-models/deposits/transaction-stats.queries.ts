@@ -1,10 +1,11 @@
 import type pg from 'pg';
-import { offsetOf, pageOf, type Page } from './pagination.js';
-import type { StatsTransactionsQuery } from './ledger-lists.schemas.js';
-import type { z } from './validate.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../page.js';
 
 const SOURCES = { DEPOSIT: 'deposits', WITHDRAW: 'withdrawals' } as const;
 const UNITS = { HOURLY: 'hour', DAILY: 'day', WEEKLY: 'week', MONTHLY: 'month' } as const;
+
+export type TransactionStatsFilter = PageRequest &
+  Readonly<{ transactionType: keyof typeof SOURCES; dataRange: keyof typeof UNITS; sortOrder: 'asc' | 'desc' }>;
 
 export type TransactionBucket = Readonly<{ period: string; amount: string; count: number }>;
 
@@ -12,7 +13,7 @@ export type TransactionBucket = Readonly<{ period: string; amount: string; count
  * GET /user/stats/transactions: COMPLETE deposits (or withdrawals) grouped by the UTC hour, day, ISO week
  * (Monday) or month of their completion; amount = Σ usdAmount, count = their number (docs/back-office.md).
  */
-export const statsTransactions = async (pool: pg.Pool, q: z.output<typeof StatsTransactionsQuery>): Promise<Page<TransactionBucket>> => {
+export const statsTransactions = async (pool: pg.Pool, q: TransactionStatsFilter): Promise<Page<TransactionBucket>> => {
   const table = SOURCES[q.transactionType];
   const bucket = `date_trunc($1, completed_at AT TIME ZONE 'UTC')`;
   const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { DecimalString } from '../../domain/money/money.js';
 
 export type FullStats = Readonly<{
   totalWagered: string;
@@ -16,10 +17,8 @@ export type FullStats = Readonly<{
 }>;
 
 /**
- * The admin stats record of one user (formulas in docs/back-office.md), every decimal computed in SQL
- * numeric: avgBet = totalWagered / totalBets (8 decimals), netDeposit = totalDeposits − totalWithdraws,
- * rtp = totalPayouts / totalWagered × 100 and winRate = winning settled bets / settled bets × 100
- * (2 decimals, sent as numbers: they are ratios, not money). Undefined when the user does not exist.
+ * One user's admin stats (formulas in docs/back-office.md), computed in SQL numeric; rtp and winRate are sent as
+ * numbers (ratios, not money). Undefined when the user does not exist.
  */
 export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStats | undefined> => {
   const { rows } = await pool.query<Record<string, string | number>>(
@@ -43,4 +42,13 @@ export const fullStats = async (pool: pg.Pool, userId: number): Promise<FullStat
   const r = rows[0];
   if (!r) return undefined;
   return { ...r, rtp: Number(r.rtp), winRate: Number(r.winRate) } as unknown as FullStats;
+};
+
+/** The USD a user has wagered on settled bets, behind the VIP level ('0' before the first). */
+export const wageredUsd = async (pool: pg.Pool, userId: number): Promise<DecimalString> => {
+  const { rows } = await pool.query<{ wagered: string }>(
+    'SELECT trim_scale(total_wagered)::text AS wagered FROM user_stats_usd WHERE user_id = $1',
+    [userId],
+  );
+  return (rows[0]?.wagered ?? '0') as DecimalString;
 };

@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
 import type { DecimalString } from '../domain/money/money.js';
-import { SqlParams, whereClause } from './filters.js';
-import type { Response } from 'express';
-import { countTotal, SCAN, type TotalPlan } from './list-totals.js';
-import { offsetOf, pageOf, type Page, type PageRequest } from './pagination.js';
+import { SqlParams, whereClause } from './where.js';
+import { countTotal, SCAN, type TotalPlan } from './list-counts/list-totals.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from './page.js';
+
+export type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type SortOrder = 'asc' | 'desc';
 
 /** A numeric column as the canonical decimal string of the APIs ("1.5", never "1.50000000"). */
 export const dec = (column: string): string => `trim_scale(${column})::text`;
@@ -12,7 +14,8 @@ export const iso = (d: Date | null): string | null => (d === null ? null : d.toI
 
 /** The users read model joined under a prefix (`u_id`, `u_username`, ...), with the total wagered USD behind the VIP level. */
 export const shortUserColumns = (alias: string, prefix: string): string =>
-  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, ` +
+  `${alias}.id AS ${prefix}_id, ${alias}.username AS ${prefix}_username, ` +
+  `${alias}.is_banned AS ${prefix}_is_banned, ${alias}.profile AS ${prefix}_profile, ` +
   `(SELECT trim_scale(s.total_wagered)::text FROM user_stats_usd s WHERE s.user_id = ${alias}.id) AS ${prefix}_wagered`;
 
 export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUser | null => {
@@ -29,7 +32,10 @@ export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUs
 
 export type ListQuery = Readonly<{ select: string; from: string; conditions: readonly string[]; orderBy: string }>;
 
-/** One page and the total (by `total`: counters or a capped scan); `x-total-source` tells which. */
+/** A page of a list and where its total came from (the routes tell it in `x-total-source`). */
+export type Listed<T> = Readonly<{ page: Page<T>; totalSource: TotalPlan['kind'] }>;
+
+/** One page and the total (by `total`: counters or a capped scan). */
 export const listPage = async <R extends pg.QueryResultRow, T>(
   pool: pg.Pool,
   q: ListQuery,
@@ -37,8 +43,7 @@ export const listPage = async <R extends pg.QueryResultRow, T>(
   page: PageRequest,
   map: (row: R) => T,
   total: TotalPlan = SCAN,
-  res?: Response,
-): Promise<Page<T>> => {
+): Promise<Listed<T>> => {
   const where = whereClause(q.conditions);
   const countValues = [...p.values];
   const limit = p.add(page.take);
@@ -47,8 +52,7 @@ export const listPage = async <R extends pg.QueryResultRow, T>(
     pool.query<R>(`SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT ${limit} OFFSET ${offset}`, p.values),
     countTotal(pool, total, q.from, where, countValues),
   ]);
-  res?.setHeader('x-total-source', total.kind);
-  return pageOf(rows.rows.map(map), count, page);
+  return { page: pageOf(rows.rows.map(map), count, page), totalSource: total.kind };
 };
 
-export const direction = (sortOrder: 'asc' | 'desc'): 'ASC' | 'DESC' => (sortOrder === 'asc' ? 'ASC' : 'DESC');
+export const direction = (sortOrder: SortOrder): 'ASC' | 'DESC' => (sortOrder === 'asc' ? 'ASC' : 'DESC');

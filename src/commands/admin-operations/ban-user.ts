@@ -1,0 +1,33 @@
+import type pg from 'pg';
+import { z } from 'zod';
+import { authError } from '../../auth/auth.errors.js';
+import { orThrowUser } from '../../http/errors.js';
+import { BanBody } from '../../http/admin-users.schemas.js';
+import { fullUserOf } from '../../read-models/users/user-record.js';
+import type { Users } from '../users.js';
+import type { AdminOperation } from './admin-operation.js';
+
+const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
+  state.status === 'registered' && state.roles.includes('SuperAdmin');
+
+/** Least privilege between admins: only a SuperAdmin may change a SuperAdmin (checked on both users' current state). */
+export const guardSuperAdminTarget = async (users: Pick<Users, 'load'>, actorId: number, targetId: number): Promise<void> => {
+  if (actorId === targetId) return;
+  if (!isSuperAdmin(await users.load(targetId))) return;
+  if (!isSuperAdmin(await users.load(actorId))) throw authError('forbidden', 'Only a SuperAdmin may change a SuperAdmin');
+};
+
+/** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
+export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+export const banUser: AdminOperation<
+  Readonly<{ users: Users; pool: pg.Pool }>,
+  typeof UserBanCommand,
+  Awaited<ReturnType<typeof fullUserOf>>
+> = {
+  permission: 'user.ban',
+  schema: UserBanCommand,
+  run: async ({ users, pool }, { userId, banReason }, adminUserId) => {
+    await guardSuperAdminTarget(users, adminUserId, userId);
+    return fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId)));
+  },
+};
