@@ -28,6 +28,8 @@ const LEVELS = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number);
 const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+/** Which service rows run: `all` (every role), `api` (ROLES=public-api,admin-api). */
+const ROWS = new Set((process.env.BENCH_ROWS ?? 'all,api').split(','));
 const TOKEN = randomBytes(24).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -130,7 +132,7 @@ const load = async (url: string, connections: number, seconds: number, users: nu
 
 /** Where a statement runs: on the command path (before the answer), the notify after the commit, or the followers. */
 const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
-  ['append (group commit, keys claimed in it)', /^\s*WITH req AS/],
+  ['append (group commit, keys claimed in it)', /ledger_append\(/],
   ['ban and limits read', /is_banned, l\.state|user_access a ON/],
   ['ledger keys (claim, owner)', /ledger_keys/],
   ['user exists / username', /FROM user_access WHERE user_id/],
@@ -245,8 +247,10 @@ const main = async (): Promise<void> => {
 
     // The command path alone (no projector, publisher, sealer in the process) shows what the followers cost the rest.
     const stores: { name: string; env: Record<string, string> }[] = [
-      { name: 'postgres', env: { EVENT_STORE: 'postgres' } },
-      { name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } },
+      ...(ROWS.has('all') ? [{ name: 'postgres', env: { EVENT_STORE: 'postgres' } }] : []),
+      ...(ROWS.has('api')
+        ? [{ name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } }]
+        : []),
     ];
     if (process.env.EVENTSTORE_CONNECTION_STRING) {
       stores.push({
