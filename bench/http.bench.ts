@@ -28,6 +28,8 @@ const LEVELS = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number);
 const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+/** Which service rows run: `all` (every role), `api` (ROLES=public-api,admin-api). */
+const ROWS = new Set((process.env.BENCH_ROWS ?? 'all,api').split(','));
 const TOKEN = randomBytes(24).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -55,7 +57,7 @@ const startCluster = async (dir: string) => {
   }
   const data = join(dir, 'pg');
   await as('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c max_connections=200`;
   await as('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-o', options, '-w', 'start']);
   return {
     url: (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`,
@@ -130,7 +132,7 @@ const load = async (url: string, connections: number, seconds: number, users: nu
 
 /** Where a statement runs: on the command path (before the answer), the notify after the commit, or the followers. */
 const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
-  ['append (group commit, keys claimed in it)', /^\s*WITH req AS/],
+  ['append (group commit, keys claimed in it)', /ledger_append\(/],
   ['ban and limits read', /is_banned, l\.state|user_access a ON/],
   ['ledger keys (claim, owner)', /ledger_keys/],
   ['user exists / username', /FROM user_access WHERE user_id/],
@@ -139,17 +141,17 @@ const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
   ['wallet stream read', /FROM events\s+WHERE stream_id = \$1/],
 ];
 const NOTIFY = /pg_notify/;
-type StatementRow = { query: string; calls: string; total_exec_time: number };
-type Side = { statements: number; ms: number; rows: { what: string; perBet: number; msPerBet: number }[] };
+type StatementRow = { query: string; calls: string; total_exec_time: number; total_plan_time: number };
+type Side = { statements: number; ms: number; planMs: number; rows: { what: string; perBet: number; msPerBet: number }[] };
 
 const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
   (
-    await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time, s.total_plan_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
     WHERE d.datname = 'ledger' AND s.query NOT ILIKE '%pg_stat_statements%'`)
   ).rows;
 
 const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
-  const command = new Map<string, { calls: number; ms: number }>();
+  const command = new Map<string, { calls: number; ms: number; planMs: number }>();
   const followers = { calls: 0, ms: 0, top: [] as { query: string; calls: number }[] };
   let notify = 0;
   for (const r of rows) {
@@ -160,8 +162,8 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
     }
     const hit = COMMAND_PATH.find(([, re]) => re.test(r.query));
     if (hit) {
-      const c = command.get(hit[0]) ?? { calls: 0, ms: 0 };
-      command.set(hit[0], { calls: c.calls + calls, ms: c.ms + r.total_exec_time });
+      const c = command.get(hit[0]) ?? { calls: 0, ms: 0, planMs: 0 };
+      command.set(hit[0], { calls: c.calls + calls, ms: c.ms + r.total_exec_time, planMs: c.planMs + r.total_plan_time });
     } else {
       followers.calls += calls;
       followers.ms += r.total_exec_time;
@@ -171,6 +173,7 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
   const commandSide: Side = {
     statements: round([...command.values()].reduce((a, c) => a + c.calls, 0) / per),
     ms: round([...command.values()].reduce((a, c) => a + c.ms, 0) / per, 3),
+    planMs: round([...command.values()].reduce((a, c) => a + c.planMs, 0) / per, 3),
     rows: [...command].map(([what, c]) => ({ what, perBet: round(c.calls / per), msPerBet: round(c.ms / per, 3) })),
   };
   const followerCalls = Math.max(0, followers.calls - idleCallsPerSecond * seconds);
@@ -245,8 +248,10 @@ const main = async (): Promise<void> => {
 
     // The command path alone (no projector, publisher, sealer in the process) shows what the followers cost the rest.
     const stores: { name: string; env: Record<string, string> }[] = [
-      { name: 'postgres', env: { EVENT_STORE: 'postgres' } },
-      { name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } },
+      ...(ROWS.has('all') ? [{ name: 'postgres', env: { EVENT_STORE: 'postgres' } }] : []),
+      ...(ROWS.has('api')
+        ? [{ name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } }]
+        : []),
     ];
     if (process.env.EVENTSTORE_CONNECTION_STRING) {
       stores.push({
@@ -323,7 +328,8 @@ const main = async (): Promise<void> => {
       const windowSeconds = (performance.now() - t0) / 1000;
       const perBet = split(await readStatements(admin), SEQUENTIAL, idlePerSecond, windowSeconds);
       console.log(`sequential bet through HTTP: ${round(sequentialMs)} ms end to end`);
-      console.log(`command path: ${perBet.commandPath.statements} statements per bet, ${perBet.commandPath.ms} ms of execution`);
+      const path = perBet.commandPath;
+      console.log(`command path: ${path.statements} statements per bet, ${path.planMs} ms of planning, ${path.ms} ms of execution`);
       for (const r of perBet.commandPath.rows) console.log(`  ${r.what.padEnd(44)} ${String(r.perBet).padStart(5)} /bet  ${r.msPerBet} ms`);
       console.log(`  NOTIFY after the commit (rate-limited)      ${String(perBet.notifyPerBet).padStart(5)} /bet`);
       console.log(
@@ -358,6 +364,7 @@ const main = async (): Promise<void> => {
           statementsPerBet: {
             commandPath: underLoad.commandPath.statements,
             commandPathMs: underLoad.commandPath.ms,
+            commandPathPlanMs: underLoad.commandPath.planMs,
             appendMeanMs: round(underLoad.commandPath.ms / Math.max(0.001, underLoad.commandPath.statements), 3),
             notify: underLoad.notifyPerBet,
             followers: underLoad.followers.statements,
@@ -376,7 +383,7 @@ const main = async (): Promise<void> => {
         console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${failed}`);
         const st = row.statementsPerBet;
         console.log(
-          `       under load, per bet: command path ${st.commandPath} statements (${st.commandPathMs} ms), notify ${st.notify}, ` +
+          `       under load, per bet: command path ${st.commandPath} statements (plan ${st.commandPathPlanMs} ms, run ${st.commandPathMs} ms), notify ${st.notify}, ` +
             `followers ${st.followers} statements (${st.followersMs} ms)`,
         );
       }

@@ -19,7 +19,7 @@ export type LedgerDeps = Readonly<{
   keysPool?: pg.Pool;
   clock?: () => Date;
   rates?: Rates;
-  /** Until the identity issue lands, every positive user id has a wallet. */
+  /** Whether the user exists; unset, every positive user id has a wallet. */
   userExists?: (userId: number) => Promise<boolean>;
   /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
   canTransact?: (userId: number) => Promise<boolean>;

@@ -76,7 +76,7 @@ export type TipView = Readonly<{
 }>;
 export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; balance: DecimalString }>;
 
-/** Errors beyond the decider's: the user does not exist (after the identity issue), an id owned by another wallet. */
+/** Errors beyond the decider's: the user does not exist, an id owned by another wallet. */
 export type LedgerError =
   | WalletError
   | Readonly<{ _tag: 'UserNotFound'; userId: number }>

@@ -10,93 +10,11 @@ import {
   type AppendResult,
 } from '../event-store.port.js';
 
-/**
- * One statement appends to many distinct streams (group commit). Each stream's head row is moved with
- * a compare-and-set (UPDATE ... WHERE revision = expected, or INSERT ... ON CONFLICT DO NOTHING), so a
- * concurrent writer at the same revision loses; only the winners' events are inserted, in input order.
- * Requests whose event ids are already stored are left out and resolved afterwards (idempotent retry).
- * With claims, the keys are inserted into ledger_keys in the same statement and a request whose key belongs
- * to another owner (or to a writer this statement's snapshot cannot see yet) is left out ("clash"): a claim
- * costs no round trip and no commit of its own, and a command that is refused never claims anything.
- */
-const appendSql = (withClaims: boolean, withGuards: boolean): string => `
-WITH req AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(stream_id, kind, expected, n, ord)
-), ev AS (
-  SELECT * FROM unnest($5::int[], $6::int[], $7::uuid[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY
-    AS e(req, idx, event_id, type, data, metadata, ord)
-), candidates AS (
-  SELECT * FROM req WHERE ord NOT IN (SELECT ev.req FROM ev JOIN events USING (event_id))
-)${
-  withGuards
-    ? `, gd AS (
-  SELECT * FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
-), guarded AS (
-  SELECT DISTINCT gd.req FROM gd JOIN candidates c ON c.ord = gd.req
-  LEFT JOIN user_access a ON a.user_id = gd.user_id
-  LEFT JOIN user_limits l ON l.user_id = gd.user_id
-  WHERE a.is_banned IS TRUE
-    OR (l.state->'exclusion'->>'expiresAt')::timestamptz > gd.at
-    OR gd.usd > (l.state->'betLimit'->>'betLimit')::numeric
-), checked AS (
-  SELECT * FROM candidates WHERE ord NOT IN (SELECT req FROM guarded)
-)`
-    : `, checked AS (SELECT * FROM candidates)`
-}${
-  withClaims
-    ? `, cl AS (
-  SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
-), keyed AS (
-  INSERT INTO ledger_keys (kind, key, user_id)
-  SELECT cl.kind, cl.key, cl.owner FROM cl JOIN checked c ON c.ord = cl.req ORDER BY cl.kind, cl.key
-  ON CONFLICT DO NOTHING RETURNING kind, key, user_id
-), clash AS (
-  SELECT DISTINCT cl.req FROM cl JOIN checked c ON c.ord = cl.req
-  LEFT JOIN keyed k ON k.kind = cl.kind AND k.key = cl.key
-  LEFT JOIN ledger_keys o ON o.kind = cl.kind AND o.key = cl.key
-  WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner
-), claimed AS (
-  SELECT * FROM checked WHERE ord NOT IN (SELECT req FROM clash)
-)`
-    : `, claimed AS (SELECT * FROM checked)`
-}, exact AS (
-  UPDATE streams s SET revision = s.revision + c.n FROM claimed c
-  WHERE c.kind = 'exact' AND s.stream_id = c.stream_id AND s.revision = c.expected
-  RETURNING s.stream_id, s.revision
-), fresh AS (
-  INSERT INTO streams (stream_id, revision) SELECT stream_id, n - 1 FROM claimed WHERE kind = 'no_stream'
-  ON CONFLICT (stream_id) DO NOTHING RETURNING stream_id, revision
-), anyone AS (
-  INSERT INTO streams AS s (stream_id, revision) SELECT stream_id, n - 1 FROM claimed WHERE kind = 'any'
-  ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + excluded.revision + 1 RETURNING stream_id, revision
-), winners AS (
-  SELECT * FROM exact UNION ALL SELECT * FROM fresh UNION ALL SELECT * FROM anyone
-), written AS (
-  INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
-  SELECT w.stream_id, w.revision - r.n + ev.idx, ev.event_id, ev.type, ev.data::jsonb, ev.metadata::jsonb
-  FROM ev JOIN req r ON r.ord = ev.req JOIN winners w ON w.stream_id = r.stream_id
-  ORDER BY ev.ord
-  RETURNING stream_id, stream_revision, global_position
-)
-SELECT stream_id, max(stream_revision)::text AS revision, max(global_position)::text AS global_position,
-  pg_current_xact_id()::text AS transaction_id, NULL AS refused
-FROM written GROUP BY stream_id${
-  withClaims
-    ? `
-UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM clash JOIN req r ON r.ord = clash.req`
-    : ''
-}${
-  withGuards
-    ? `
-UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM guarded JOIN req r ON r.ord = guarded.req`
-    : ''
-}`;
-
-const PLAIN_SQL = appendSql(false, false);
-const CLAIMS_SQL = appendSql(true, false);
-const GUARDS_SQL = appendSql(true, true); // the claims' parameters come first, so they are always there with guards
+/** One call of ledger_append (postgres.append.sql.ts): group commit, claims and guards in the same statement. */
+const APPEND_SQL = `SELECT o_stream AS stream_id, o_revision AS revision, o_position AS global_position, o_xact AS transaction_id,
+  o_refused AS refused FROM ledger_append($1::text[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::int[], $7::uuid[],
+  $8::text[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::bigint[], $15::int[], $16::bigint[],
+  $17::numeric[], $18::timestamptz[])`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -120,11 +38,6 @@ const validate = (requests: readonly AppendRequest[]): void => {
 type Serialised = readonly (readonly [string, string])[];
 const serialise = (r: AppendRequest): Serialised =>
   r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
-
-const hasClaims = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.claims?.length ?? 0) > 0);
-const hasGuards = (requests: readonly AppendRequest[]): boolean => requests.some((r) => (r.guards?.length ?? 0) > 0);
-const statementFor = (requests: readonly AppendRequest[]): string =>
-  hasGuards(requests) ? GUARDS_SQL : hasClaims(requests) ? CLAIMS_SQL : PLAIN_SQL;
 
 const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]): unknown[] => {
   const p: [string[], string[], (string | null)[], number[], number[], number[], string[], string[], string[], string[]] = [
@@ -168,8 +81,7 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
       p[9].push(texts[i]![j]![1]);
     });
   });
-  // Parameters are typed by the casts of the CTEs that use them: each group goes only with its statement.
-  return [...p, ...(hasClaims(requests) || hasGuards(requests) ? c : []), ...(hasGuards(requests) ? g : [])];
+  return [...p, ...c, ...g];
 };
 
 type WinnerRow = {
@@ -245,7 +157,7 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
 };
 
 const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
-  const { rows } = await pool.query<WinnerRow>(statementFor(requests), params(requests, texts));
+  const { rows } = await pool.query<WinnerRow>(APPEND_SQL, params(requests, texts));
   const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
   const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
   const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));

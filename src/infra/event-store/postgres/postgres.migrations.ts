@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../../migrate.js';
+import { LEDGER_APPEND_FUNCTION } from './postgres.append.sql.js';
 
 /**
  * `streams` holds each stream's head revision: the row every writer of that stream locks, so that
@@ -28,6 +29,10 @@ export const eventStoreMigrations: Migration[] = [
       );
       CREATE INDEX events_transaction_position_idx ON events (transaction_id, global_position);
     `,
+  },
+  {
+    id: '0002_ledger_append_function',
+    sql: LEDGER_APPEND_FUNCTION,
   },
 ];
 
