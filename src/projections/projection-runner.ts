@@ -317,6 +317,9 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
     },
   );
 
+/** Up to this many events a batch is one transaction for all; a bigger one is shared out to run in parallel. */
+const SMALL_BATCH = 64;
+
 type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
 
 /**
@@ -325,9 +328,27 @@ type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) =
  * so does every group of a shared batch that failed, so one failing read model cannot hold back the others. An
  * optional part (a group with no event in the batch, moving its checkpoint) only rides along with others.
  */
-const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit) => {
+const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: number) => {
   let pending: Submission[] = [];
   const alone = (s: Submission): Promise<void> => limit(() => applyBatch(pool, [s], costs)).then(() => s.done(true), s.failed);
+  /** Estimated time of a part: events times what its read models have cost per event so far. */
+  const weight = (s: Submission): number =>
+    s.projections.reduce((sum, p) => {
+      const c = costs.get(p.name)!;
+      return sum + (c.events > 0 ? c.ms / c.events : 0.1) * s.events.length;
+    }, 0);
+  /** A big batch is shared out over the transactions that may run at once (heaviest first, to the lightest share). */
+  const shares = (subs: Submission[]): Submission[][] => {
+    const n = Math.min(maxShares, subs.length, Math.ceil(subs[0]!.events.length / SMALL_BATCH));
+    if (n <= 1) return [subs];
+    const out = Array.from({ length: n }, () => ({ load: 0, subs: [] as Submission[] }));
+    for (const s of [...subs].sort((a, b) => weight(b) - weight(a))) {
+      const lightest = out.reduce((min, x) => (x.load < min.load ? x : min));
+      lightest.subs.push(s);
+      lightest.load += weight(s);
+    }
+    return out.map((x) => x.subs);
+  };
   const together = async (subs: Submission[]): Promise<void> => {
     const needed = subs.filter((s) => !s.optional);
     if (needed.length === 0) return subs.forEach((s) => s.done(false));
@@ -348,7 +369,7 @@ const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit) => {
       byRange.set(key, [...(byRange.get(key) ?? []), s]);
     }
     pending = [];
-    for (const subs of byRange.values()) void together(subs);
+    for (const subs of byRange.values()) for (const share of shares(subs)) void together(share);
   };
   /** Resolves true once the part committed, false when an optional part found no batch to ride along with. */
   return (part: Part, optional: boolean): Promise<boolean> =>
@@ -515,8 +536,9 @@ const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefin
 export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
-  const limit = semaphore(Math.max(1, options.maxConcurrentBatches ?? 3));
-  const combine = batchCombiner(options.pool, costs, limit);
+  const concurrent = Math.max(1, options.maxConcurrentBatches ?? 3);
+  const limit = semaphore(concurrent);
+  const combine = batchCombiner(options.pool, costs, limit, concurrent);
   // The groups read new events once between them (one subscription, not one per read model).
   const shared = independent ? shareSubscriptions(options.store) : undefined;
   const o = shared ? { ...options, store: shared } : options;
