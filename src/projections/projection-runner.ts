@@ -29,7 +29,8 @@ export type ProjectorOptions = Readonly<{
   projections: readonly Projection[];
   /**
    * true (default): every read model follows the store on its own, with its own lock and checkpoint, so a slow
-   * one never holds back the others. false: all of them in one transaction per batch (rebuilds, seeding).
+   * one never holds back the others; those caught up to the same events commit them in one transaction.
+   * false: all of them in one transaction per batch (rebuilds, seeding).
    */
   independent?: boolean;
   batchSize?: number;
@@ -235,8 +236,9 @@ const inBatchTransaction = async (
   };
   client.on('error', onConnectionError);
   try {
+    const names = projections.map((p) => literal(p.name)).join(', ');
     const results = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
-      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${projections.map((p) => literal(p.name)).join(', ')})`)) as unknown as pg.QueryResult[];
+      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${names})`)) as unknown as pg.QueryResult[];
     const rows = results.at(-1)!.rows as { name: string; version: number; position: string }[];
     const { finish, count } = await fn(
       client,
@@ -528,9 +530,9 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
 const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
- * Follows the event store into the read models. By default each read model is its own follower (its own
- * transaction, lock and checkpoint per batch; events come from the store's subscription, shared when the store
- * is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
+ * Follows the event store into the read models. By default each read model is its own follower (its own lock and
+ * checkpoint; batches of followers at the same place share a transaction; events come from the store's subscription,
+ * shared when the store is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
  * loses nor double-applies an event. On any failure: log, back off, restart from the stored checkpoints.
  */
 export const startProjector = (options: ProjectorOptions): Projector => {
