@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import { createRequire } from 'node:module';
+import pg from 'pg';
 import {
   comparePositions,
   formatPosition,
@@ -12,7 +13,7 @@ import {
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
-import type { Projection } from './projection.js';
+import type { Projection, Sql } from './projection.js';
 import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
@@ -28,7 +29,8 @@ export type ProjectorOptions = Readonly<{
   projections: readonly Projection[];
   /**
    * true (default): every read model follows the store on its own, with its own lock and checkpoint, so a slow
-   * one never holds back the others. false: all of them in one transaction per batch (rebuilds, seeding).
+   * one never holds back the others; those caught up to the same events commit them in one transaction.
+   * false: all of them in one transaction per batch (rebuilds, seeding).
    */
   independent?: boolean;
   batchSize?: number;
@@ -182,11 +184,39 @@ const checkWaiting = async (
 
 type Costs = Map<string, { events: number; statements: number; ms: number }>;
 
-/**
- * Applies one batch to a group: under its locks, re-reads the group's checkpoints and, for each projection,
- * runs its statements for the events after its own checkpoint, then moves the checkpoints to the batch's end,
- * all in one transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
- */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
+
+/** A parameter as pg would send it, as an SQL literal: untyped either way, so the server infers the same type. */
+const sqlLiteral = (value: unknown): string => {
+  const prepared = prepareValue(value);
+  if (prepared === null || prepared === undefined) return 'NULL';
+  if (Buffer.isBuffer(prepared)) return `'\\x${prepared.toString('hex')}'`;
+  return pg.escapeLiteral(String(prepared));
+};
+
+/** Most statements sent in one simple query, and most characters: a round trip each is what a batch costs otherwise. */
+const STATEMENTS_PER_QUERY = 1000;
+const CHARS_PER_QUERY = 4_000_000;
+
+/** A read model's statements for a batch as few simple queries, their parameters inlined. */
+const inlined = (statements: readonly Sql[]): string[] => {
+  const queries: string[] = [];
+  let current: string[] = [];
+  let chars = 0;
+  for (const s of statements) {
+    const text = s.values.length === 0 ? s.text : s.text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(s.values[Number(n) - 1]));
+    if (current.length >= STATEMENTS_PER_QUERY || (current.length > 0 && chars + text.length > CHARS_PER_QUERY)) {
+      queries.push(current.join(';\n'));
+      current = [];
+      chars = 0;
+    }
+    current.push(text);
+    chars += text.length;
+  }
+  if (current.length > 0) queries.push(current.join(';\n'));
+  return queries;
+};
+
 /** Names and positions are ours (checked names, digit positions): safe as literals, which saves round trips. */
 const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
@@ -197,7 +227,7 @@ const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 const inBatchTransaction = async (
   pool: pg.Pool,
   projections: readonly Projection[],
-  fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<string | undefined>,
+  fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<{ finish?: string; count: () => void }>,
 ): Promise<void> => {
   const client = await pool.connect();
   let destroy = false;
@@ -206,11 +236,16 @@ const inBatchTransaction = async (
   };
   client.on('error', onConnectionError);
   try {
+    const names = projections.map((p) => literal(p.name)).join(', ');
     const results = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
-      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${projections.map((p) => literal(p.name)).join(', ')})`)) as unknown as pg.QueryResult[];
+      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${names})`)) as unknown as pg.QueryResult[];
     const rows = results.at(-1)!.rows as { name: string; version: number; position: string }[];
-    const finish = await fn(client, new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }])));
+    const { finish, count } = await fn(
+      client,
+      new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }])),
+    );
     await client.query(finish ? `${finish}; COMMIT` : 'COMMIT');
+    count();
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       destroy = true;
@@ -222,49 +257,130 @@ const inBatchTransaction = async (
   }
 };
 
+/** One group's share of a batch: its read models, their plan, what it last committed, the events it has seen. */
+type Part = Readonly<{
+  projections: readonly Projection[];
+  plan: Plan;
+  committed: Position;
+  events: readonly RecordedEvent[];
+}>;
+
 /**
- * Applies one batch to a group: under its locks, reads the group's checkpoints and, for each projection, runs its
- * statements for the events after its own checkpoint, then moves the checkpoints to the batch's end, all in one
- * transaction. `committed`: what this run last wrote (a stored checkpoint behind it was reset).
+ * Applies one batch to one or more groups that have seen the same events: under their locks, reads their checkpoints
+ * and, for each projection, runs its statements for the events after its own checkpoint, then moves the checkpoints
+ * to the batch's end, all in one transaction. `committed`: what a group last wrote (a stored checkpoint behind it was
+ * reset).
  */
-const applyBatch = (
-  pool: pg.Pool,
-  projections: readonly Projection[],
-  plan: Plan,
-  committed: Position,
-  events: readonly RecordedEvent[],
-  costs: Costs,
-) =>
-  inBatchTransaction(pool, projections, async (client, stored) => {
-    if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
-    const last = events.at(-1)!.position;
-    const moved: Projection[] = [];
-    for (const p of projections) {
-      if (plan.retired.has(p.name) || plan.waiting.has(p.name)) continue;
-      const cp = stored.get(p.name);
-      if (!cp || cp.version !== p.version) throw new CheckpointBehind(`projection ${p.name}: checkpoint missing or of another version`);
-      if (comparePositions(cp.position, committed) < 0) {
-        throw new CheckpointBehind(
-          `projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(committed)}`,
-        );
+const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
+  inBatchTransaction(
+    pool,
+    parts.flatMap((part) => part.projections),
+    async (client, stored) => {
+      const last = parts[0]!.events.at(-1)!.position;
+      const moved: Projection[] = [];
+      const spent: [string, number, number, number][] = [];
+      for (const { projections, plan, committed, events } of parts) {
+        if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
+        for (const p of projections) {
+          if (plan.retired.has(p.name) || plan.waiting.has(p.name)) continue;
+          const cp = stored.get(p.name);
+          if (!cp || cp.version !== p.version) throw new CheckpointBehind(`projection ${p.name}: checkpoint missing or of another version`);
+          if (comparePositions(cp.position, committed) < 0) {
+            throw new CheckpointBehind(
+              `projection ${p.name}: checkpoint ${formatPosition(cp.position)} is behind ${formatPosition(committed)}`,
+            );
+          }
+          if (comparePositions(cp.position, last) >= 0) continue;
+          const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
+          if (mine.length > 0) {
+            const started = performance.now();
+            const statements = p.project(mine);
+            for (const text of inlined(statements)) await client.query(text);
+            spent.push([p.name, mine.length, statements.length, performance.now() - started]);
+          }
+          moved.push(p);
+        }
       }
-      if (comparePositions(cp.position, last) >= 0) continue;
-      const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
-      if (mine.length > 0) {
-        const started = performance.now();
-        const statements = p.project(mine);
-        for (const s of statements) await client.query(s.text, s.values);
-        const cost = costs.get(p.name)!;
-        cost.ms += performance.now() - started;
-        cost.events += mine.length;
-        cost.statements += statements.length;
-      }
-      moved.push(p);
+      // Counted once the batch is sure to commit: a batch retried alone is not counted twice.
+      const count = (): void => {
+        for (const [name, events, statements, ms] of spent) {
+          const cost = costs.get(name)!;
+          cost.events += events;
+          cost.statements += statements;
+          cost.ms += ms;
+        }
+      };
+      if (moved.length === 0) return { count };
+      return {
+        count,
+        finish: `UPDATE projection_checkpoints SET position = ${literal(formatPosition(last))}, updated_at = now()
+      WHERE ${moved.map((p) => `(name = ${literal(p.name)} AND version = ${Number(p.version)})`).join(' OR ')}`,
+      };
+    },
+  );
+
+/** Up to this many events a batch is one transaction for all; a bigger one is shared out to run in parallel. */
+const SMALL_BATCH = 64;
+
+type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
+
+/**
+ * Batches of groups that are caught up to the same place arrive in the same turn of the event loop (one read serves
+ * them all): they commit in one transaction. A group whose batch differs (it fell behind, or is slow) goes alone, and
+ * so does every group of a shared batch that failed, so one failing read model cannot hold back the others. An
+ * optional part (a group with no event in the batch, moving its checkpoint) only rides along with others.
+ */
+const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: number) => {
+  let pending: Submission[] = [];
+  const alone = (s: Submission): Promise<void> => limit(() => applyBatch(pool, [s], costs)).then(() => s.done(true), s.failed);
+  /** Estimated time of a part: events times what its read models have cost per event so far. */
+  const weight = (s: Submission): number =>
+    s.projections.reduce((sum, p) => {
+      const c = costs.get(p.name)!;
+      return sum + (c.events > 0 ? c.ms / c.events : 0.1) * s.events.length;
+    }, 0);
+  /** A big batch is shared out over the transactions that may run at once (heaviest first, to the lightest share). */
+  const shares = (subs: Submission[]): Submission[][] => {
+    const n = Math.min(maxShares, subs.length, Math.ceil(subs[0]!.events.length / SMALL_BATCH));
+    if (n <= 1) return [subs];
+    const out = Array.from({ length: n }, () => ({ load: 0, subs: [] as Submission[] }));
+    for (const s of [...subs].sort((a, b) => weight(b) - weight(a))) {
+      const lightest = out.reduce((min, x) => (x.load < min.load ? x : min));
+      lightest.subs.push(s);
+      lightest.load += weight(s);
     }
-    if (moved.length === 0) return undefined;
-    return `UPDATE projection_checkpoints SET position = ${literal(formatPosition(last))}, updated_at = now()
-      WHERE ${moved.map((p) => `(name = ${literal(p.name)} AND version = ${Number(p.version)})`).join(' OR ')}`;
-  });
+    return out.map((x) => x.subs);
+  };
+  const together = async (subs: Submission[]): Promise<void> => {
+    const needed = subs.filter((s) => !s.optional);
+    if (needed.length === 0) return subs.forEach((s) => s.done(false));
+    if (subs.length === 1) return alone(subs[0]!);
+    try {
+      await limit(() => applyBatch(pool, subs, costs));
+    } catch {
+      for (const s of subs) if (s.optional) s.done(false);
+      await Promise.all(needed.map(alone));
+      return;
+    }
+    for (const s of subs) s.done(true);
+  };
+  const flush = (): void => {
+    const byRange = new Map<string, Submission[]>();
+    for (const s of pending) {
+      const key = `${formatPosition(s.events[0]!.position)}-${formatPosition(s.events.at(-1)!.position)}`;
+      byRange.set(key, [...(byRange.get(key) ?? []), s]);
+    }
+    pending = [];
+    for (const subs of byRange.values()) for (const share of shares(subs)) void together(share);
+  };
+  /** Resolves true once the part committed, false when an optional part found no batch to ride along with. */
+  return (part: Part, optional: boolean): Promise<boolean> =>
+    new Promise((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ ...part, optional, done: resolve, failed: reject });
+    });
+};
+type Combiner = ReturnType<typeof batchCombiner>;
 
 /**
  * A batch without an event for the group moves the stored checkpoint at most this often: the in-process
@@ -295,7 +411,7 @@ const semaphore = (n: number) => {
 };
 type Limit = ReturnType<typeof semaphore>;
 
-const startGroup = (o: ProjectorOptions, projections: readonly Projection[], costs: Costs, limit: Limit): Group => {
+const startGroup = (o: ProjectorOptions, projections: readonly Projection[], combine: Combiner, limit: Limit): Group => {
   const { store, pool, batchSize = 2000, logger = noopLogger } = o;
   const name = `projector (${projections.map((p) => p.name).join(', ')})`;
   const handles = new Set(projections.flatMap((p) => p.handles));
@@ -325,21 +441,25 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
       let ended = false;
       let lastWrite = 0;
       let failed: unknown;
-      /** Serialised: batches and idle checkpoint moves of one group never overlap. */
-      const write = (events: readonly RecordedEvent[]): Promise<void> =>
-        (chain = chain
-          .then(async () => {
-            if (failed !== undefined) throw failed;
-            const last = events.at(-1)!.position;
-            if (comparePositions(last, committed) <= 0) return;
-            await limit(() => applyBatch(pool, live, plan, committed, events, costs));
-            committed = last;
-            lastWrite = performance.now();
-          })
-          .catch((error: unknown) => {
+      /** Serialised: batches and checkpoint moves of one group never overlap. Resolves false when an optional one did not run. */
+      const write = (events: readonly RecordedEvent[], optional = false): Promise<boolean> => {
+        const step = chain.then(async () => {
+          if (failed !== undefined) throw failed;
+          const last = events.at(-1)!.position;
+          if (comparePositions(last, committed) <= 0) return true;
+          if (!(await combine({ projections: live, plan, committed, events }, optional))) return false;
+          committed = last;
+          lastWrite = performance.now();
+          return true;
+        });
+        chain = step.then(
+          () => undefined,
+          (error: unknown) => {
             failed ??= error;
-            throw error;
-          }));
+          },
+        );
+        return step;
+      };
       /**
        * Moves the stored checkpoint to wherever this group has seen by then. At most one such move waits at a time:
        * arming one per batch while earlier ones still waited for a transaction slot queued them up without bound
@@ -352,7 +472,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
             idleTimer = undefined;
             idleWriting = true;
             write([{ position: seen } as RecordedEvent])
-              .catch(() => undefined)
+              .catch(() => false)
               .finally(() => {
                 idleWriting = false;
                 // What was seen while this move waited for its turn is stored by the next one.
@@ -375,8 +495,15 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
             clearTimeout(idleTimer);
             idleTimer = undefined;
             await write(events);
-          } else {
-            armIdleMove();
+          } else if (!idleTimer && !idleWriting) {
+            // Rides along with the batch of the groups that had events in it, if any; else a later move stores it.
+            idleWriting = true;
+            void write(events, true)
+              .catch(() => false)
+              .then((joined) => {
+                idleWriting = false;
+                if (!joined || (!ended && failed === undefined && comparePositions(seen, committed) > 0)) armIdleMove();
+              });
           }
           if (failed !== undefined) throw failed;
           seen = last;
@@ -391,8 +518,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
         ended = true;
         clearTimeout(idleTimer);
         // A stopping group stores how far it has seen: the next follower resumes there, and no reader waits on a pending move.
-        if (failed === undefined && comparePositions(seen, committed) > 0)
-          write([{ position: seen } as RecordedEvent]).catch(() => undefined);
+        if (failed === undefined && comparePositions(seen, committed) > 0) write([{ position: seen } as RecordedEvent]).catch(() => false);
         await chain.catch(() => undefined);
       }
       if (failed !== undefined) throw failed;
@@ -404,21 +530,23 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], cos
 const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
- * Follows the event store into the read models. By default each read model is its own follower (its own
- * transaction, lock and checkpoint per batch; events come from the store's subscription, shared when the store
- * is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
+ * Follows the event store into the read models. By default each read model is its own follower (its own lock and
+ * checkpoint; batches of followers at the same place share a transaction; events come from the store's subscription,
+ * shared when the store is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
  * loses nor double-applies an event. On any failure: log, back off, restart from the stored checkpoints.
  */
 export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
-  const limit = semaphore(Math.max(1, options.maxConcurrentBatches ?? 3));
+  const concurrent = Math.max(1, options.maxConcurrentBatches ?? 3);
+  const limit = semaphore(concurrent);
+  const combine = batchCombiner(options.pool, costs, limit, concurrent);
   // The groups read new events once between them (one subscription, not one per read model).
   const shared = independent ? shareSubscriptions(options.store) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent
-    ? readGroups(projections).map((g) => startGroup(o, g, costs, limit))
-    : [startGroup(o, projections, costs, limit)];
+    ? readGroups(projections).map((g) => startGroup(o, g, combine, limit))
+    : [startGroup(o, projections, combine, limit)];
   const byName = new Map(groups.flatMap((g) => g.projections.map((p) => [p.name, g] as const)));
   options.logger?.info({ projections: projections.map((p) => p.name), independent }, 'projector following the event store');
   const done = Promise.all(groups.map((g) => g.loop.done)).then(() => undefined);

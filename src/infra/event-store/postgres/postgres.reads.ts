@@ -74,13 +74,25 @@ export const headPosition = async (pool: pg.Pool): Promise<Position> => {
 };
 
 /**
- * Whether any committed event lies after `after`, readable or still held back by an older open
- * transaction: a subscription that finds one polls again soon instead of waiting for a wake-up.
+ * The next readable events after `after` and, in the same statement, whether a committed event after it is still held
+ * back by an older open transaction (a follower that finds one reads again soon instead of waiting for a wake-up).
  */
-export const hasEventsAfter = async (pool: pg.Pool, after: Position): Promise<boolean> => {
-  const { rows } = await pool.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)) AS found`,
-    positionParams(after),
+export const readAllFollowing = async (
+  pool: pg.Pool,
+  after: Position,
+  maxCount: number,
+): Promise<{ events: RecordedEvent[]; heldBack: boolean }> => {
+  const { rows } = await pool.query<Partial<EventRow> & { held_back: boolean }>(
+    // The held-back probe starts at the snapshot's xmin and stops at the first row: an index range, however far behind.
+    `SELECT h.held_back, e.* FROM (SELECT (SELECT transaction_id FROM events
+       WHERE transaction_id >= GREATEST($1::text::xid8, pg_snapshot_xmin(pg_current_snapshot()))
+         AND (transaction_id > $1::text::xid8 OR global_position > $2::bigint)
+       ORDER BY transaction_id, global_position LIMIT 1) IS NOT NULL AS held_back) h
+     LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events
+       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
+       ORDER BY events.transaction_id, events.global_position LIMIT $3) e ON true`,
+    [...positionParams(after), Math.max(0, maxCount)],
   );
-  return rows[0]?.found ?? false;
+  const events = rows.filter((r) => r.global_position !== null && r.global_position !== undefined) as EventRow[];
+  return { events: events.map(toRecordedEvent), heldBack: rows[0]?.held_back ?? false };
 };

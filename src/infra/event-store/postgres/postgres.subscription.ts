@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Subscription, SubscriptionOptions } from '../event-store.port.js';
-import { hasEventsAfter, readAll } from './postgres.reads.js';
+import { readAllFollowing } from './postgres.reads.js';
 import type { Logger, Notifier, WakeSignal } from './postgres.wake-up.js';
 
 export type SubscriptionDeps = Readonly<{
@@ -41,11 +41,9 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
       while (!abort.aborted) {
         const seen = signal.generation();
         let events;
-        let more: boolean;
+        let heldBack: boolean;
         try {
-          events = await readAll(pool, { after, maxCount: batchSize });
-          // Only an empty read asks whether committed events are held back (a non-empty one reads again at once).
-          more = events.length > 0 || (await hasEventsAfter(pool, after));
+          ({ events, heldBack } = await readAllFollowing(pool, after, batchSize));
           failures = 0;
         } catch (error) {
           if (abort.aborted) break;
@@ -59,9 +57,12 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
           await options.onEvents(events);
           after = events.at(-1)!.position;
           retryMs = FIRST_RETRY_MS;
+          // A short read with nothing held back has read all there was: what commits later wakes us (or the poll finds it).
+          if (events.length === batchSize || heldBack) continue;
+          await signal.wait(seen, pollIntervalMs, abort);
           continue;
         }
-        if (more) {
+        if (heldBack) {
           await signal.wait(seen, retryMs, abort);
           retryMs = Math.min(retryMs * 2, pollIntervalMs, MAX_HELD_BACK_WAIT_MS);
         } else {
