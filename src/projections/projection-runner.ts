@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   comparePositions,
   formatPosition,
@@ -13,7 +12,7 @@ import {
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
-import type { Projection, Sql } from './projection.js';
+import type { Projection } from './projection.js';
 import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
@@ -184,39 +183,6 @@ const checkWaiting = async (
 
 type Costs = Map<string, { events: number; statements: number; ms: number }>;
 
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
-
-/** A parameter as pg would send it, as an SQL literal: untyped either way, so the server infers the same type. */
-const sqlLiteral = (value: unknown): string => {
-  const prepared = prepareValue(value);
-  if (prepared === null || prepared === undefined) return 'NULL';
-  if (Buffer.isBuffer(prepared)) return `'\\x${prepared.toString('hex')}'`;
-  return pg.escapeLiteral(String(prepared));
-};
-
-/** Most statements sent in one simple query, and most characters: a round trip each is what a batch costs otherwise. */
-const STATEMENTS_PER_QUERY = 1000;
-const CHARS_PER_QUERY = 4_000_000;
-
-/** A read model's statements for a batch as few simple queries, their parameters inlined. */
-const inlined = (statements: readonly Sql[]): string[] => {
-  const queries: string[] = [];
-  let current: string[] = [];
-  let chars = 0;
-  for (const s of statements) {
-    const text = s.values.length === 0 ? s.text : s.text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(s.values[Number(n) - 1]));
-    if (current.length >= STATEMENTS_PER_QUERY || (current.length > 0 && chars + text.length > CHARS_PER_QUERY)) {
-      queries.push(current.join(';\n'));
-      current = [];
-      chars = 0;
-    }
-    current.push(text);
-    chars += text.length;
-  }
-  if (current.length > 0) queries.push(current.join(';\n'));
-  return queries;
-};
-
 /** Names and positions are ours (checked names, digit positions): safe as literals, which saves round trips. */
 const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
@@ -295,7 +261,7 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
           if (mine.length > 0) {
             const started = performance.now();
             const statements = p.project(mine);
-            for (const text of inlined(statements)) await client.query(text);
+            for (const s of statements) await client.query(s.text, s.values);
             spent.push([p.name, mine.length, statements.length, performance.now() - started]);
           }
           moved.push(p);
