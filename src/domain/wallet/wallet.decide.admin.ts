@@ -1,3 +1,4 @@
+import { isLeft, right } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { fromMinor } from '../money/money.js';
 import type { ClaimAffiliateCommission, CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
@@ -6,10 +7,9 @@ import {
   amountsOf,
   movement,
   mustBeValidAmounts,
-  mustCover,
+  debitUser,
   mustNotBeNegative,
   precheck,
-  reject,
   type DecideContext,
   type Decision,
 } from './wallet.decide.shared.js';
@@ -20,15 +20,12 @@ const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): 
   const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount), mustBeValidAmounts(data));
   if (early) return early;
   const credit = type === 'TipUser';
-  if (!credit) {
-    const short = mustCover(ctx.state, data.currencyId, data.amount);
-    if (short) return reject(short);
-  }
   const postings = credit
-    ? transfer('house:admin-tips', ctx.user, data.currencyId, data.amount)
-    : transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
+    ? right(transfer('house:admin-tips', ctx.user, data.currencyId, data.amount))
+    : debitUser(ctx, 'house:admin-tips', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   const fields = {
-    ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings),
+    ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings.right),
     adminUserId: data.adminUserId,
     operationKey: data.operationKey,
     tipId: data.tipId,

@@ -1,3 +1,4 @@
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { divRoundHalfEven, formatDecimal, fromMinor, usdFromMinor, type DecimalString, type Minor } from '../money/money.js';
 import type { ErrorBet, PlaceBet, RollbackBet, SettleBet } from './wallet.commands.js';
@@ -7,7 +8,7 @@ import {
   amountsOf,
   movement,
   mustBeValidAmounts,
-  mustCover,
+  debitUser,
   mustNotBeNegative,
   reject,
   repeatOrConflict,
@@ -33,13 +34,12 @@ export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
   if (existing) {
     return repeatOrConflict(samePlacement(existing, data), data.betId, `bet ${data.betId} was already placed with different values`);
   }
-  const short = mustCover(ctx.state, data.currencyId, data.amount);
-  if (short) return reject(short);
-  const postings = transfer(ctx.user, 'house:bets', data.currencyId, data.amount);
+  const postings = debitUser(ctx, 'house:bets', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   return accept({
     type: 'BetPlaced',
     data: {
-      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings),
+      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings.right),
       betId: data.betId,
       roundId: data.roundId,
       gameId: data.gameId,

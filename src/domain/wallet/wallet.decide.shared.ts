@@ -1,5 +1,5 @@
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { userAccount, type Posting, type UserAccount } from '../ledger/posting.js';
+import { transfer, userAccount, type HouseAccount, type Posting, type UserAccount } from '../ledger/posting.js';
 import type { CurrencyId } from '../money/currency.js';
 import { fromMinor, toMinor, usdFromMinor, type Minor } from '../money/money.js';
 import type { WalletError } from './wallet.errors.js';
@@ -35,11 +35,22 @@ export const amountsOf = (m: Readonly<{ currencyId: CurrencyId; amount: Minor; u
 });
 
 /** Refuses a debit that would take the balance below zero. */
-export const mustCover = (state: WalletState, currencyId: CurrencyId, required: Minor): WalletError | undefined => {
+const mustCover = (state: WalletState, currencyId: CurrencyId, required: Minor): WalletError | undefined => {
   const balance = balanceOf(state, currencyId);
   return balance >= required
     ? undefined
     : { _tag: 'InsufficientFunds', currencyId, balance: fromMinor(currencyId, balance), required: fromMinor(currencyId, required) };
+};
+
+/** The legs moving `amount` from the user to `to`, or the refusal when the balance does not cover it. */
+export const debitUser = (
+  ctx: DecideContext,
+  to: HouseAccount,
+  currencyId: CurrencyId,
+  amount: Minor,
+): Either<WalletError, readonly Posting[]> => {
+  const short = mustCover(ctx.state, currencyId, amount);
+  return short ? left(short) : right(transfer(ctx.user, to, currencyId, amount));
 };
 
 /** The accounting fields of a money event; balanceAfter applies the user's own legs exactly as evolve will. */

@@ -1,3 +1,4 @@
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { fromMinor } from '../money/money.js';
 import type {
@@ -14,7 +15,7 @@ import {
   amountsOf,
   movement,
   mustBeValidAmounts,
-  mustCover,
+  debitUser,
   precheck,
   reject,
   repeatOrConflict,
@@ -37,13 +38,12 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
       `withdrawal ${data.withdrawalId} was already requested with different values`,
     );
   }
-  const short = mustCover(ctx.state, data.currencyId, data.amount);
-  if (short) return reject(short);
-  const postings = transfer(ctx.user, 'house:withdrawals-held', data.currencyId, data.amount);
+  const postings = debitUser(ctx, 'house:withdrawals-held', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   return accept({
     type: 'WithdrawalRequested',
     data: {
-      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings),
+      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings.right),
       withdrawalId: data.withdrawalId,
       operationKey: data.operationKey,
       ...amountsOf(data),
