@@ -111,7 +111,7 @@ afterAll(async () => {
 });
 
 describe('GET /metrics', () => {
-  it('when commands ran, then events appended equal the events stored, and the latency histogram counted each command by outcome', async () => {
+  it('when commands ran, then events appended equal events stored and the latency histogram counts each command by outcome', async () => {
     const before = samples((await scrape()).text);
     expect(sumOf(before, 'ledger_events_appended_total')).toBe(0);
 
@@ -214,7 +214,7 @@ describe('GET /metrics', () => {
     expect(registry.map((r) => r.path)).not.toContain('/metrics');
   });
 
-  it('when a process runs no back office (METRICS_PORT), then its metrics app serves /metrics behind the token and /health, and nothing else', async () => {
+  it('when a process runs no back office (METRICS_PORT), then its metrics app serves /metrics (token) and /health only', async () => {
     const gatewayMetrics = createMetrics();
     gatewayMetrics.setSocketCount(() => 7);
     gatewayMetrics.onThrottled('198.51.100.8');
