@@ -56,41 +56,24 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
     },
   );
 
-  route(
-    'post',
-    '/auth/mfa/enable',
-    { kind: 'auth' },
-    {
-      summary: 'Confirm two-factor enrolment with a code',
-      addition: true,
-      request: { body: MfaCodeBody },
-      responses: { 200: { description: 'The user', schema: UserResponse } },
-    },
-    auth,
-    async (req, res) => {
-      const { user } = authOf(req);
-      const { code } = parseBody(MfaCodeBody, req);
-      res.json({ user: publicUser(valueOf(await mfa.enable(user, code))) });
-    },
-  );
-
-  route(
-    'post',
-    '/auth/mfa/disable',
-    { kind: 'auth' },
-    {
-      summary: 'Turn two-factor authentication off with a code',
-      addition: true,
-      request: { body: MfaCodeBody },
-      responses: { 200: { description: 'The user', schema: UserResponse } },
-    },
-    auth,
-    async (req, res) => {
-      const { user } = authOf(req);
-      const { code } = parseBody(MfaCodeBody, req);
-      res.json({ user: publicUser(valueOf(await mfa.disable(user, code))) });
-    },
-  );
+  // Enabling and disabling take the same code and answer the same user.
+  for (const [action, summary] of [
+    ['enable', 'Confirm two-factor enrolment with a code'],
+    ['disable', 'Turn two-factor authentication off with a code'],
+  ] as const) {
+    route(
+      'post',
+      `/auth/mfa/${action}`,
+      { kind: 'auth' },
+      { summary, addition: true, request: { body: MfaCodeBody }, responses: { 200: { description: 'The user', schema: UserResponse } } },
+      auth,
+      async (req, res) => {
+        const { user } = authOf(req);
+        const { code } = parseBody(MfaCodeBody, req);
+        res.json({ user: publicUser(valueOf(await mfa[action](user, code))) });
+      },
+    );
+  }
 
   route(
     'post',

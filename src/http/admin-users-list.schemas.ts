@@ -1,7 +1,7 @@
 import { PERMISSIONS, ROLES } from '../domain/user/permissions.js';
 import { passwordProblem } from '../auth/passwords.js';
 import { Username } from './auth.schemas.js';
-import { DateFilter, DecimalFilter, IntFilter } from './filters.js';
+import { DateFilter, DecimalFilter, IntFilter, jsonOrObject } from './filters.js';
 import { paginationFields, queryBoolean } from './pagination.js';
 import { z } from './validate.js';
 
@@ -41,17 +41,6 @@ const listFields = {
   search: z.string().trim().min(1).max(100).optional(),
   ...paginationFields(20),
 };
-
-/** `where` on a GET may be one JSON-encoded string; bracketed keys arrive already nested. */
-const jsonOrObject = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  }, schema);
 
 export const UsersQuery = z.object({ ...listFields, where: jsonOrObject(UserFilter).optional() }).openapi('UsersQuery');
 export const UsersBody = z.object({ ...listFields, where: UserFilter.optional() }).openapi('UsersBody');

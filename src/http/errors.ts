@@ -10,7 +10,7 @@ import { leaderboardMessage, type LeaderboardError } from '../leaderboards/leade
 import type { Logger } from '../infra/logger.js';
 import { unavailableDependency } from '../infra/dependency-errors.js';
 import { AppendRefused, StoreUnavailable } from '../infra/event-store/event-store.port.js';
-import { AppError, type ErrorClass, type ErrorDetail } from '../shared/app-error.js';
+import { AppError, refusalFields, type ErrorClass, type ErrorDetail } from '../shared/app-error.js';
 
 export { AUTH_ERRORS, authError } from '../auth/auth.errors.js';
 export type { ErrorDetail };
@@ -66,7 +66,7 @@ export class HttpError extends AppError {
   }
 
   toBody(): ErrorBody {
-    return { statusCode: this.statusCode, code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+    return { statusCode: this.statusCode, ...refusalFields(this) };
   }
 }
 

@@ -33,6 +33,17 @@ const compare = <T extends z.ZodType>(value: T) => ({
   gte: value.optional(),
 });
 
+/** `where` on a GET may be one JSON-encoded string; bracketed keys arrive already nested. */
+export const jsonOrObject = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  }, schema);
+
 export const NumberFilter = z.strictObject({ ...compare(looseNumber), equals: looseNumber.optional() });
 export const IntFilter = z.strictObject({ ...compare(looseInt), equals: looseInt.optional() });
 export const DecimalFilter = z.strictObject({ ...compare(decimalString), equals: decimalString.optional() });

@@ -44,13 +44,13 @@ export const DecimalString = z
   .regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "12.5" (no sign, no exponent)')
   .openapi({ type: 'string', example: '12.5' });
 
-const userId = z
+export const userId = z
   .number({ error: required('a number') })
   .int('must be an integer')
   .positive('must be a positive integer')
   .max(Number.MAX_SAFE_INTEGER, 'is too large')
   .openapi({ example: 42 });
-const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
+export const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
 const networkId = z.enum(NETWORK_IDS, { error: required(`one of ${NETWORK_IDS.join(', ')}`) });
 const providerId = z.enum(PROVIDER_IDS, { error: required(`one of ${PROVIDER_IDS.join(', ')}`) });
 

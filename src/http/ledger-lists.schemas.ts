@@ -1,21 +1,10 @@
 import { CURRENCY_IDS, REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
 import { ACCOUNTING_TYPES } from '../read-models/transactions/transactions.projection.js';
-import { DateFilter, DecimalFilter, IntFilter, looseInt, looseUserId, NumberFilter, StringFilter } from './filters.js';
+import { DateFilter, DecimalFilter, IntFilter, jsonOrObject, looseInt, looseUserId, NumberFilter, StringFilter } from './filters.js';
 import { paginationFields } from './pagination.js';
 import { z } from './validate.js';
 
 const SortOrder = z.enum(['asc', 'desc']);
-
-/** `where` on a GET may be one JSON-encoded string; bracketed keys arrive already nested. */
-const jsonOrObject = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  }, schema);
 
 export const AdminTipsQuery = z
   .object({

@@ -1,15 +1,7 @@
-import { REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
 import { ADMIN_TIP_TAGS } from '../domain/wallet/wallet.events.js';
-import { DecimalString, required, withScales } from './internal.schemas.js';
+import { currencyId, DecimalString, required, userId, withScales } from './internal.schemas.js';
 import { z } from './validate.js';
 
-const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
-const userId = z
-  .number({ error: required('a number') })
-  .int('must be an integer')
-  .positive('must be a positive integer')
-  .max(Number.MAX_SAFE_INTEGER, 'is too large')
-  .openapi({ example: 42 });
 const withdrawalId = z
   .string({ error: required('a string') })
   .trim()

@@ -4,6 +4,16 @@ import { z } from './validate.js';
 const decimal = z.string().openapi({ example: '12.5' });
 const deprecatedTotalLoss = decimal.openapi({ deprecated: true, description: 'Deprecated: use ggr (spec, Versioning).' });
 
+/** The USD totals a user's stats and the back office's overall stats both report. */
+const usdTotals = {
+  totalWagered: decimal,
+  totalPayouts: decimal,
+  totalDeposits: decimal,
+  totalWithdraws: decimal,
+  ltv: decimal,
+  ggr: decimal,
+};
+
 export const SuccessResponse = z.object({ success: z.boolean() }).openapi('Success');
 export const UntypedObject = z.looseObject({}).openapi('UntypedObject');
 export const UntypedList = z.array(UntypedObject);
@@ -24,12 +34,7 @@ export const PaginatedObjects = Paginated('PaginatedObjects');
 
 export const UserStatsUsd = z
   .object({
-    totalWagered: decimal,
-    totalPayouts: decimal,
-    totalDeposits: decimal,
-    totalWithdraws: decimal,
-    ltv: decimal,
-    ggr: decimal,
+    ...usdTotals,
     totalLoss: deprecatedTotalLoss,
     totalBets: z.number().int(),
     firstDepositAt: z.iso.datetime().nullable(),
@@ -59,12 +64,7 @@ export const UserRecord = z
 
 export const AdminStats = z
   .object({
-    totalWagered: decimal,
-    totalPayouts: decimal,
-    totalDeposits: decimal,
-    totalWithdraws: decimal,
-    ltv: decimal,
-    ggr: decimal,
+    ...usdTotals,
     avgBet: decimal,
     netDeposit: decimal,
     totalLoss: deprecatedTotalLoss,

@@ -1,4 +1,4 @@
-import type { AppError, ErrorClass } from '../shared/app-error.js';
+import { refusalFields, type AppError, type ErrorClass } from '../shared/app-error.js';
 import type { Ack } from './protocol.js';
 
 /** The one table from an AppError's class to an acknowledgement's status (the HTTP numbers, so clients learn one set). */
@@ -16,7 +16,5 @@ export const ACK_STATUS = {
 
 export const ackOf = (error: AppError): Exclude<Ack, { status: 200 }> => ({
   status: ACK_STATUS[error.errorClass],
-  code: error.code,
-  message: error.message,
-  ...(error.details ? { details: error.details } : {}),
+  ...refusalFields(error),
 });

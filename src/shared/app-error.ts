@@ -24,6 +24,13 @@ export class AppError extends Error {
   }
 }
 
+/** What a refusal says on every transport; each puts its own status beside it. */
+export const refusalFields = (error: AppError): Readonly<{ code: string; message: string; details?: readonly ErrorDetail[] }> => ({
+  code: error.code,
+  message: error.message,
+  ...(error.details ? { details: error.details } : {}),
+});
+
 export type AppResult<T> = Either<AppError, T>;
 
 export const refuse = <T = never>(error: AppError): AppResult<T> => left(error);

@@ -14,6 +14,7 @@ import { createMetrics, instrumentLedger, instrumentStore, type Metrics } from '
 import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
 import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { eventually } from '../support/eventually.js';
 import { migrateReadSide } from '../../src/schema.js';
 
 const SERVICE_TOKEN = 'test-service-token-0123456789';
@@ -110,7 +111,7 @@ afterAll(async () => {
 });
 
 describe('GET /metrics', () => {
-  it('when commands ran, then events appended equal the events stored, and the latency histogram counted each command by outcome', async () => {
+  it('when commands ran, then events appended equal events stored and the latency histogram counts each command by outcome', async () => {
     const before = samples((await scrape()).text);
     expect(sumOf(before, 'ledger_events_appended_total')).toBe(0);
 
@@ -168,13 +169,16 @@ describe('GET /metrics', () => {
     }
     projector = startProjector({ store: rawStore, pool, projections: allProjections });
     await projector.waitFor(await rawStore.headPosition());
-    const caughtUp = samples((await scrape()).text);
     const last = Number((await pool.query<{ p: string }>('SELECT max(global_position) AS p FROM events')).rows[0]!.p);
-    for (const p of allProjections) {
-      expect(caughtUp.get(`projection_lag_events{projection="${p.name}"}`)).toBe(0);
-      expect(caughtUp.get(`projection_lag_seconds{projection="${p.name}"}`)).toBe(0);
-      expect(caughtUp.get(`projection_position{projection="${p.name}"}`)).toBe(last);
-    }
+    // A read model with no event of its own in the batch stores its checkpoint a moment after the in-process progress moves.
+    await eventually(async () => {
+      const caughtUp = samples((await scrape()).text);
+      for (const p of allProjections) {
+        expect(caughtUp.get(`projection_lag_events{projection="${p.name}"}`)).toBe(0);
+        expect(caughtUp.get(`projection_lag_seconds{projection="${p.name}"}`)).toBe(0);
+        expect(caughtUp.get(`projection_position{projection="${p.name}"}`)).toBe(last);
+      }
+    });
     await projector.stop();
     projector = undefined;
   });
@@ -210,7 +214,7 @@ describe('GET /metrics', () => {
     expect(registry.map((r) => r.path)).not.toContain('/metrics');
   });
 
-  it('when a process runs no back office (METRICS_PORT), then its metrics app serves /metrics behind the token and /health, and nothing else', async () => {
+  it('when a process runs no back office (METRICS_PORT), then its metrics app serves /metrics (token) and /health only', async () => {
     const gatewayMetrics = createMetrics();
     gatewayMetrics.setSocketCount(() => 7);
     gatewayMetrics.onThrottled('198.51.100.8');

@@ -1,23 +1,11 @@
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { UserError } from './user.errors.js';
-import type { IdentityProvider, RegistrationInfo, UserEvent } from './user.events.js';
+import type { IdentityProvider, NewUser, UserEvent } from './user.events.js';
 import type { Permission, Role } from './permissions.js';
 import type { RegisteredUser, UserState } from './user.state.js';
 
 export type UserCommand =
-  | Readonly<{
-      type: 'RegisterUser';
-      data: Readonly<{
-        email: string | null;
-        username: string | null;
-        country: string | null;
-        referrerCode: string | null;
-        marketingOptIn: boolean;
-        registration: RegistrationInfo;
-        provider: IdentityProvider;
-        roles: readonly Role[];
-      }>;
-    }>
+  | Readonly<{ type: 'RegisterUser'; data: NewUser }>
   | Readonly<{ type: 'SetUsername'; data: Readonly<{ username: string }> }>
   | Readonly<{ type: 'UpdateProfile'; data: Readonly<{ changes: Readonly<Record<string, unknown>> }> }>
   | Readonly<{ type: 'GrantRole'; data: Readonly<{ role: Role }> }>

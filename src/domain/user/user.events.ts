@@ -17,22 +17,19 @@ type At = Readonly<{ at: string }>;
 /** Set on every change an administrator made (audit trail). */
 type ByAdmin = Readonly<{ adminUserId: number | null }>;
 
-export type UserRegistered = Readonly<{
-  type: 'UserRegistered';
-  data: Readonly<{
-    userId: number;
-    email: string | null;
-    username: string | null;
-    country: string | null;
-    referrerCode: string | null;
-    marketingOptIn: boolean;
-    registration: RegistrationInfo;
-    provider: IdentityProvider;
-    roles: readonly Role[];
-  }> &
-    At &
-    ByAdmin;
+/** What a sign-up states: the RegisterUser command carries it and UserRegistered records it. */
+export type NewUser = Readonly<{
+  email: string | null;
+  username: string | null;
+  country: string | null;
+  referrerCode: string | null;
+  marketingOptIn: boolean;
+  registration: RegistrationInfo;
+  provider: IdentityProvider;
+  roles: readonly Role[];
 }>;
+
+export type UserRegistered = Readonly<{ type: 'UserRegistered'; data: Readonly<{ userId: number }> & NewUser & At & ByAdmin }>;
 export type UsernameSet = Readonly<{ type: 'UsernameSet'; data: Readonly<{ username: string }> & At & ByAdmin }>;
 export type ProfileUpdated = Readonly<{
   type: 'ProfileUpdated';

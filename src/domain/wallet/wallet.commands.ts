@@ -8,55 +8,48 @@ type Admin = Readonly<{
   /** Idempotency key: a repeat with the same key has no second effect. */ operationKey: string;
 }>;
 
-export type RequestDeposit = C<
-  'RequestDeposit',
-  {
-    depositId: string;
-    externalId: string;
-    providerId: string;
-    networkId: string;
-    currencyId: CurrencyId;
-    amount: Minor;
-    usdAmount: Minor;
-    txHash: string | null;
-    payAddress: string | null;
-    payMemo: string | null;
-  }
->;
+/** What a deposit request states; the wallet's DepositEntry keeps it as sent. */
+export type DepositTerms = Readonly<{
+  externalId: string;
+  providerId: string;
+  networkId: string;
+  currencyId: CurrencyId;
+  amount: Minor;
+  usdAmount: Minor;
+  txHash: string | null;
+  payAddress: string | null;
+  payMemo: string | null;
+}>;
+export type RequestDeposit = C<'RequestDeposit', { depositId: string } & DepositTerms>;
 export type ConfirmDeposit = C<'ConfirmDeposit', { depositId: string; txHash: string | null }>;
 export type CompleteDeposit = C<'CompleteDeposit', { depositId: string; txHash: string | null }>;
 export type FailDeposit = C<'FailDeposit', { depositId: string; reason: string }>;
 
-export type PlaceBet = C<
-  'PlaceBet',
-  {
-    betId: string;
-    roundId: string;
-    gameId: number;
-    gameIdentity: GameIdentity;
-    currencyId: CurrencyId;
-    amount: Minor;
-    usdAmount: Minor;
-  }
->;
+/** What a bet placement states; the wallet's BetEntry keeps it as sent. */
+export type BetTerms = Readonly<{
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: Minor;
+  usdAmount: Minor;
+}>;
+export type PlaceBet = C<'PlaceBet', { betId: string } & BetTerms>;
 export type SettleBet = C<'SettleBet', { betId: string; payout: Minor; usdPayout: Minor }>;
 export type RollbackBet = C<'RollbackBet', { betId: string }>;
 export type ErrorBet = C<'ErrorBet', { betId: string; errorDetails: string }>;
 
-export type RequestWithdrawal = C<
-  'RequestWithdrawal',
-  {
-    withdrawalId: string;
-    operationKey: string;
-    currencyId: CurrencyId;
-    networkId: string;
-    providerId: string;
-    amount: Minor;
-    usdAmount: Minor;
-    recipientAddress: string;
-    recipientMemo: string | null;
-  }
->;
+/** What a withdrawal request states; the wallet's WithdrawalEntry keeps it as sent. */
+export type WithdrawalTerms = Readonly<{
+  currencyId: CurrencyId;
+  networkId: string;
+  providerId: string;
+  amount: Minor;
+  usdAmount: Minor;
+  recipientAddress: string;
+  recipientMemo: string | null;
+}>;
+export type RequestWithdrawal = C<'RequestWithdrawal', { withdrawalId: string; operationKey: string } & WithdrawalTerms>;
 export type ApproveWithdrawal = C<'ApproveWithdrawal', { withdrawalId: string; adminUserId: number }>;
 export type RejectWithdrawal = C<'RejectWithdrawal', { withdrawalId: string; adminUserId: number; rejectReason: string }>;
 export type RetryWithdrawal = C<'RetryWithdrawal', { withdrawalId: string; adminUserId: number }>;

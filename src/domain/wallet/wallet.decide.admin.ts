@@ -1,61 +1,35 @@
+import { isLeft, right } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
-import { fromMinor, usdFromMinor } from '../money/money.js';
+import { fromMinor } from '../money/money.js';
 import type { ClaimAffiliateCommission, CreditPrize, DeductBalance, SetBalance, TipUser } from './wallet.commands.js';
 import {
   accept,
-  alreadyDone,
-  checkOperationKey,
+  amountsOf,
+  debitUser,
   movement,
-  mustBePositive,
-  mustCover,
+  mustBeValidAmounts,
   mustNotBeNegative,
-  reject,
+  precheck,
   type DecideContext,
   type Decision,
 } from './wallet.decide.shared.js';
-import type { WalletError } from './wallet.errors.js';
 import { balanceOf, operationFingerprint } from './wallet.state.js';
-
-/** Validation, then the idempotency key: undefined means "go ahead", otherwise the decision to return as is. */
-const precheck = (
-  ctx: DecideContext,
-  commandType: string,
-  operationKey: string,
-  fingerprint: string,
-  invalid: WalletError | undefined,
-): Decision | undefined => {
-  if (invalid) return reject(invalid);
-  const seen = checkOperationKey(ctx.state, operationKey, commandType, fingerprint);
-  if (seen === 'repeat') return alreadyDone;
-  if (seen !== 'new') return reject(seen);
-  return undefined;
-};
 
 /** Admin tips: ADD_BALANCE (house:admin-tips -> user) and DEDUCT_BALANCE (the reverse, never below zero). */
 const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): Decision => {
-  const early = precheck(
-    ctx,
-    type,
-    data.operationKey,
-    operationFingerprint(data.currencyId, data.amount),
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
-  );
+  const early = precheck(ctx, type, data.operationKey, operationFingerprint(data.currencyId, data.amount), mustBeValidAmounts(data));
   if (early) return early;
   const credit = type === 'TipUser';
-  if (!credit) {
-    const short = mustCover(ctx.state, data.currencyId, data.amount);
-    if (short) return reject(short);
-  }
   const postings = credit
-    ? transfer('house:admin-tips', ctx.user, data.currencyId, data.amount)
-    : transfer(ctx.user, 'house:admin-tips', data.currencyId, data.amount);
+    ? right(transfer('house:admin-tips', ctx.user, data.currencyId, data.amount))
+    : debitUser(ctx, 'house:admin-tips', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   const fields = {
-    ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings),
+    ...movement(ctx, data.currencyId, `${credit ? 'tip' : 'ded'}_${data.tipId}`, postings.right),
     adminUserId: data.adminUserId,
     operationKey: data.operationKey,
     tipId: data.tipId,
-    amount: fromMinor(data.currencyId, data.amount),
-    usdAmount: usdFromMinor(data.usdAmount),
+    ...amountsOf(data),
     tag: data.tag,
     notes: data.notes,
     at: ctx.at,
@@ -99,13 +73,7 @@ export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Deci
 
 export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.leaderboardId, data.leaderboardUserId);
-  const early = precheck(
-    ctx,
-    type,
-    data.operationKey,
-    fingerprint,
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
-  );
+  const early = precheck(ctx, type, data.operationKey, fingerprint, mustBeValidAmounts(data));
   if (early) return early;
   const postings = transfer('house:prizes', ctx.user, data.currencyId, data.amount);
   return accept({
@@ -116,8 +84,7 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
       operationKey: data.operationKey,
       leaderboardId: data.leaderboardId,
       leaderboardUserId: data.leaderboardUserId,
-      amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount),
+      ...amountsOf(data),
       at: ctx.at,
     },
   });
@@ -125,13 +92,7 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
 
 export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: ClaimAffiliateCommission): Decision => {
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.claimId);
-  const early = precheck(
-    ctx,
-    type,
-    data.operationKey,
-    fingerprint,
-    mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount),
-  );
+  const early = precheck(ctx, type, data.operationKey, fingerprint, mustBeValidAmounts(data));
   if (early) return early;
   const postings = transfer('house:affiliate', ctx.user, data.currencyId, data.amount);
   return accept({
@@ -140,8 +101,7 @@ export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: Cla
       ...movement(ctx, data.currencyId, `aff_${data.claimId}`, postings),
       claimId: data.claimId,
       operationKey: data.operationKey,
-      amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount),
+      ...amountsOf(data),
       at: ctx.at,
     },
   });

@@ -1,14 +1,17 @@
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { divRoundHalfEven, formatDecimal, fromMinor, usdFromMinor, type DecimalString, type Minor } from '../money/money.js';
 import type { ErrorBet, PlaceBet, RollbackBet, SettleBet } from './wallet.commands.js';
 import {
   accept,
   alreadyDone,
+  amountsOf,
+  debitUser,
   movement,
-  mustBePositive,
-  mustCover,
+  mustBeValidAmounts,
   mustNotBeNegative,
   reject,
+  repeatOrConflict,
   type DecideContext,
   type Decision,
 } from './wallet.decide.shared.js';
@@ -25,27 +28,23 @@ const samePlacement = (bet: BetEntry, data: PlaceBet['data']): boolean =>
 
 /** CREATED: debits the stake (user -> house:bets). The bet id is the idempotency key. */
 export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
-  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+  const invalid = mustBeValidAmounts(data);
   if (invalid) return reject(invalid);
   const existing = ctx.state.bets.get(data.betId);
   if (existing) {
-    return samePlacement(existing, data)
-      ? alreadyDone
-      : reject({ _tag: 'IdempotencyConflict', key: data.betId, message: `bet ${data.betId} was already placed with different values` });
+    return repeatOrConflict(samePlacement(existing, data), data.betId, `bet ${data.betId} was already placed with different values`);
   }
-  const short = mustCover(ctx.state, data.currencyId, data.amount);
-  if (short) return reject(short);
-  const postings = transfer(ctx.user, 'house:bets', data.currencyId, data.amount);
+  const postings = debitUser(ctx, 'house:bets', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   return accept({
     type: 'BetPlaced',
     data: {
-      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings),
+      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings.right),
       betId: data.betId,
       roundId: data.roundId,
       gameId: data.gameId,
       gameIdentity: data.gameIdentity,
-      amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount),
+      ...amountsOf(data),
       at: ctx.at,
     },
   });
@@ -74,8 +73,7 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
     data: {
       ...movement(ctx, bet.currencyId, `win_${bet.id}`, postings),
       betId: bet.id,
-      amount: fromMinor(bet.currencyId, bet.amount),
-      usdAmount: usdFromMinor(bet.usdAmount),
+      ...amountsOf(bet),
       placedAt: bet.createdAt,
       payout: fromMinor(bet.currencyId, data.payout),
       usdPayout: usdFromMinor(data.usdPayout),

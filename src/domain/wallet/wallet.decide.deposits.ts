@@ -1,13 +1,13 @@
 import { transfer } from '../ledger/posting.js';
-import { fromMinor, usdFromMinor } from '../money/money.js';
 import type { CompleteDeposit, ConfirmDeposit, FailDeposit, RequestDeposit } from './wallet.commands.js';
 import {
   accept,
   alreadyDone,
+  amountsOf,
   movement,
-  mustBePositive,
-  mustNotBeNegative,
+  mustBeValidAmounts,
   reject,
+  repeatOrConflict,
   type DecideContext,
   type Decision,
 } from './wallet.decide.shared.js';
@@ -16,16 +16,15 @@ import { depositExternalKey, type DepositEntry } from './wallet.state.js';
 
 /** Records a PENDING deposit; a repeat of the same providerId + externalId with the same amount is a no-op. */
 export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): Decision => {
-  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+  const invalid = mustBeValidAmounts(data);
   if (invalid) return reject(invalid);
 
   const key = depositExternalKey(data.providerId, data.externalId);
   const existingId = ctx.state.depositsByExternalKey.get(key);
   const existing = existingId === undefined ? undefined : ctx.state.deposits.get(existingId);
   if (existing) {
-    return existing.amount === data.amount && existing.currencyId === data.currencyId
-      ? alreadyDone
-      : reject({ _tag: 'IdempotencyConflict', key, message: `deposit ${key} was already requested with a different amount or currency` });
+    const same = existing.amount === data.amount && existing.currencyId === data.currencyId;
+    return repeatOrConflict(same, key, `deposit ${key} was already requested with a different amount or currency`);
   }
   if (ctx.state.deposits.has(data.depositId)) {
     return reject({ _tag: 'IdempotencyConflict', key: data.depositId, message: `deposit id ${data.depositId} is already used` });
@@ -38,8 +37,7 @@ export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): De
       providerId: data.providerId,
       networkId: data.networkId,
       currencyId: data.currencyId,
-      amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount),
+      ...amountsOf(data),
       txHash: data.txHash,
       payAddress: data.payAddress,
       payMemo: data.payMemo,
@@ -79,8 +77,7 @@ export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): 
     data: {
       ...movement(ctx, deposit.currencyId, `dep_${deposit.id}`, postings),
       depositId: deposit.id,
-      amount: fromMinor(deposit.currencyId, deposit.amount),
-      usdAmount: usdFromMinor(deposit.usdAmount),
+      ...amountsOf(deposit),
       txHash: data.txHash ?? deposit.txHash,
       at: ctx.at,
     },

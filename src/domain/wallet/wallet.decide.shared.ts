@@ -1,7 +1,7 @@
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { userAccount, type Posting, type UserAccount } from '../ledger/posting.js';
+import { transfer, userAccount, type HouseAccount, type Posting, type UserAccount } from '../ledger/posting.js';
 import type { CurrencyId } from '../money/currency.js';
-import { fromMinor, toMinor, type Minor } from '../money/money.js';
+import { fromMinor, toMinor, usdFromMinor, type Minor } from '../money/money.js';
 import type { WalletError } from './wallet.errors.js';
 import type { WalletEvent } from './wallet.events.js';
 import { balanceOf, type WalletState } from './wallet.state.js';
@@ -24,12 +24,33 @@ export const mustBePositive = (field: string, amount: Minor): WalletError | unde
 export const mustNotBeNegative = (field: string, amount: Minor): WalletError | undefined =>
   amount >= 0n ? undefined : { _tag: 'InvalidAmount', field, message: `${field} must not be negative` };
 
+/** The amount a money command moves must be above zero, its USD value not below. */
+export const mustBeValidAmounts = (data: Readonly<{ amount: Minor; usdAmount: Minor }>): WalletError | undefined =>
+  mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
+
+/** An amount and its USD value as events record them. */
+export const amountsOf = (m: Readonly<{ currencyId: CurrencyId; amount: Minor; usdAmount: Minor }>) => ({
+  amount: fromMinor(m.currencyId, m.amount),
+  usdAmount: usdFromMinor(m.usdAmount),
+});
+
 /** Refuses a debit that would take the balance below zero. */
-export const mustCover = (state: WalletState, currencyId: CurrencyId, required: Minor): WalletError | undefined => {
+const mustCover = (state: WalletState, currencyId: CurrencyId, required: Minor): WalletError | undefined => {
   const balance = balanceOf(state, currencyId);
   return balance >= required
     ? undefined
     : { _tag: 'InsufficientFunds', currencyId, balance: fromMinor(currencyId, balance), required: fromMinor(currencyId, required) };
+};
+
+/** The legs moving `amount` from the user to `to`, or the refusal when the balance does not cover it. */
+export const debitUser = (
+  ctx: DecideContext,
+  to: HouseAccount,
+  currencyId: CurrencyId,
+  amount: Minor,
+): Either<WalletError, readonly Posting[]> => {
+  const short = mustCover(ctx.state, currencyId, amount);
+  return short ? left(short) : right(transfer(ctx.user, to, currencyId, amount));
 };
 
 /** The accounting fields of a money event; balanceAfter applies the user's own legs exactly as evolve will. */
@@ -59,3 +80,22 @@ export const checkOperationKey = (
         : `idempotency key "${operationKey}" was already used for ${seen.commandType}`,
   };
 };
+
+/** Validation, then the idempotency key: undefined means "go ahead", otherwise the decision to return as is. */
+export const precheck = (
+  ctx: DecideContext,
+  commandType: string,
+  operationKey: string,
+  fingerprint: string,
+  invalid: WalletError | undefined,
+): Decision | undefined => {
+  if (invalid) return reject(invalid);
+  const seen = checkOperationKey(ctx.state, operationKey, commandType, fingerprint);
+  if (seen === 'repeat') return alreadyDone;
+  if (seen !== 'new') return reject(seen);
+  return undefined;
+};
+
+/** A command again for what already exists: a no-op when its values are the same, otherwise a conflict. */
+export const repeatOrConflict = (same: boolean, key: string, message: string): Decision =>
+  same ? alreadyDone : reject({ _tag: 'IdempotencyConflict', key, message });

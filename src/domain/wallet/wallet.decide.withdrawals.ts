@@ -1,5 +1,6 @@
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
-import { fromMinor, usdFromMinor } from '../money/money.js';
+import { fromMinor } from '../money/money.js';
 import type {
   ApproveWithdrawal,
   CompleteWithdrawal,
@@ -11,12 +12,13 @@ import type {
 import {
   accept,
   alreadyDone,
-  checkOperationKey,
+  amountsOf,
+  debitUser,
   movement,
-  mustBePositive,
-  mustCover,
-  mustNotBeNegative,
+  mustBeValidAmounts,
+  precheck,
   reject,
+  repeatOrConflict,
   type DecideContext,
   type Decision,
 } from './wallet.decide.shared.js';
@@ -25,34 +27,26 @@ import { operationFingerprint, type WithdrawalEntry } from './wallet.state.js';
 
 /** PENDING: holds the funds (user -> house:withdrawals-held). Idempotent on its operation key and on its id. */
 export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWithdrawal): Decision => {
-  const invalid = mustBePositive('amount', data.amount) ?? mustNotBeNegative('usdAmount', data.usdAmount);
-  if (invalid) return reject(invalid);
   const fingerprint = operationFingerprint(data.currencyId, data.amount, data.networkId, data.recipientAddress);
-  const seen = checkOperationKey(ctx.state, data.operationKey, type, fingerprint);
-  if (seen === 'repeat') return alreadyDone;
-  if (seen !== 'new') return reject(seen);
+  const early = precheck(ctx, type, data.operationKey, fingerprint, mustBeValidAmounts(data));
+  if (early) return early;
   const existing = ctx.state.withdrawals.get(data.withdrawalId);
   if (existing) {
-    const same = operationFingerprint(existing.currencyId, existing.amount, existing.networkId, existing.recipientAddress) === fingerprint;
-    return same
-      ? alreadyDone
-      : reject({
-          _tag: 'IdempotencyConflict',
-          key: data.withdrawalId,
-          message: `withdrawal ${data.withdrawalId} was already requested with different values`,
-        });
+    return repeatOrConflict(
+      operationFingerprint(existing.currencyId, existing.amount, existing.networkId, existing.recipientAddress) === fingerprint,
+      data.withdrawalId,
+      `withdrawal ${data.withdrawalId} was already requested with different values`,
+    );
   }
-  const short = mustCover(ctx.state, data.currencyId, data.amount);
-  if (short) return reject(short);
-  const postings = transfer(ctx.user, 'house:withdrawals-held', data.currencyId, data.amount);
+  const postings = debitUser(ctx, 'house:withdrawals-held', data.currencyId, data.amount);
+  if (isLeft(postings)) return postings;
   return accept({
     type: 'WithdrawalRequested',
     data: {
-      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings),
+      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings.right),
       withdrawalId: data.withdrawalId,
       operationKey: data.operationKey,
-      amount: fromMinor(data.currencyId, data.amount),
-      usdAmount: usdFromMinor(data.usdAmount),
+      ...amountsOf(data),
       networkId: data.networkId,
       providerId: data.providerId,
       recipientAddress: data.recipientAddress,
@@ -121,8 +115,7 @@ export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdra
       ...movement(ctx, w.currencyId, `wdc_${w.id}`, postings),
       withdrawalId: w.id,
       txHash: data.txHash,
-      amount: fromMinor(w.currencyId, w.amount),
-      usdAmount: usdFromMinor(w.usdAmount),
+      ...amountsOf(w),
       at: ctx.at,
     },
   });

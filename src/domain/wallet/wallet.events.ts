@@ -129,30 +129,12 @@ export type WithdrawalCompleted = E<
 >;
 export type WithdrawalFailed = E<'WithdrawalFailed', { withdrawalId: string; failedReason: string }>;
 
+type AdminTip = Movement &
+  AdminOperation & { tipId: number; amount: DecimalString; usdAmount: DecimalString; tag: AdminTipTag | null; notes: string };
 /** ADD_BALANCE tip: house:admin-tips -> user. */
-export type AdminTipCredited = E<
-  'AdminTipCredited',
-  Movement &
-    AdminOperation & {
-      tipId: number;
-      amount: DecimalString;
-      usdAmount: DecimalString;
-      tag: AdminTipTag | null;
-      notes: string;
-    }
->;
+export type AdminTipCredited = E<'AdminTipCredited', AdminTip>;
 /** DEDUCT_BALANCE: user -> house:admin-tips. */
-export type AdminTipDeducted = E<
-  'AdminTipDeducted',
-  Movement &
-    AdminOperation & {
-      tipId: number;
-      amount: DecimalString;
-      usdAmount: DecimalString;
-      tag: AdminTipTag | null;
-      notes: string;
-    }
->;
+export type AdminTipDeducted = E<'AdminTipDeducted', AdminTip>;
 /** SuperAdmin set-balance: the difference moves between house:adjustments and the user. */
 export type BalanceSet = E<'BalanceSet', Movement & AdminOperation & { previousBalance: DecimalString; balance: DecimalString }>;
 /** Leaderboard prize paid: house:prizes -> user. */

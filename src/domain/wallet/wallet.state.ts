@@ -1,67 +1,49 @@
 import { Map as IMap } from 'immutable';
 import type { CurrencyId } from '../money/currency.js';
 import type { Minor } from '../money/money.js';
-import type { BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from './wallet.events.js';
+import type { BetTerms, DepositTerms, WithdrawalTerms } from './wallet.commands.js';
+import type { BetStatus, DepositStatus, WithdrawalStatus } from './wallet.events.js';
 
 /** A deposit as the wallet knows it; enough to render the spec's Deposit record. */
-export type DepositEntry = Readonly<{
-  id: string;
-  externalId: string;
-  providerId: string;
-  networkId: string;
-  currencyId: CurrencyId;
-  amount: Minor;
-  usdAmount: Minor;
-  status: DepositStatus;
-  txHash: string | null;
-  payAddress: string | null;
-  payMemo: string | null;
-  /** Set when COMPLETE (the accounting transaction that credited the wallet). */
-  transactionId: string | null;
-  failedReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}>;
+export type DepositEntry = DepositTerms &
+  Readonly<{
+    id: string;
+    status: DepositStatus;
+    /** Set when COMPLETE (the accounting transaction that credited the wallet). */
+    transactionId: string | null;
+    failedReason: string | null;
+    createdAt: string;
+    updatedAt: string;
+  }>;
 
-export type BetEntry = Readonly<{
-  id: string;
-  roundId: string;
-  gameId: number;
-  gameIdentity: GameIdentity;
-  currencyId: CurrencyId;
-  amount: Minor;
-  usdAmount: Minor;
-  status: BetStatus;
-  payout: Minor;
-  usdPayout: Minor;
-  multiplier: string | null;
-  errorDetails: string | null;
-  /** The placement's accounting transaction id (originalId of a rollback). */
-  transactionId: string;
-  createdAt: string;
-  updatedAt: string;
-  settledAt: string | null;
-}>;
+export type BetEntry = BetTerms &
+  Readonly<{
+    id: string;
+    status: BetStatus;
+    payout: Minor;
+    usdPayout: Minor;
+    multiplier: string | null;
+    errorDetails: string | null;
+    /** The placement's accounting transaction id (originalId of a rollback). */
+    transactionId: string;
+    createdAt: string;
+    updatedAt: string;
+    settledAt: string | null;
+  }>;
 
-export type WithdrawalEntry = Readonly<{
-  id: string;
-  currencyId: CurrencyId;
-  networkId: string;
-  providerId: string;
-  amount: Minor;
-  usdAmount: Minor;
-  recipientAddress: string;
-  recipientMemo: string | null;
-  status: WithdrawalStatus;
-  transactionId: string;
-  txHash: string | null;
-  rejectReason: string | null;
-  failedReason: string | null;
-  confirmedAt: string | null;
-  confirmedByUserId: number | null;
-  createdAt: string;
-  updatedAt: string;
-}>;
+export type WithdrawalEntry = WithdrawalTerms &
+  Readonly<{
+    id: string;
+    status: WithdrawalStatus;
+    transactionId: string;
+    txHash: string | null;
+    rejectReason: string | null;
+    failedReason: string | null;
+    confirmedAt: string | null;
+    confirmedByUserId: number | null;
+    createdAt: string;
+    updatedAt: string;
+  }>;
 
 /** What an idempotency key was used for, so a repeat can return the first result. */
 export type OperationEntry = Readonly<{

@@ -1,38 +1,20 @@
-import { Router, type NextFunction, type Response } from 'express';
+import { Router } from 'express';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
-import type { Logger } from '../../infra/logger.js';
-import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
-import {
-  LOGIN_TTL_MS,
-  clearLoginCookie,
-  newLoginId,
-  refuseLogin,
-  sameSecret,
-  setLoginCookie,
-  takePendingLogin,
-  type LoginCookie,
-  type LoginStateStore,
-} from './login-state.js';
+import { loginFlow, noStore, sameSecret, type LoginFlowDeps } from './login-state.js';
 
-export type GoogleDeps = Readonly<{
-  /** `https://accounts.google.com` in production; discovery reads `<issuerUrl>/.well-known/openid-configuration`. */
-  issuerUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** The public, absolute URL of GET /auth/google/callback, as registered with the provider. */
-  redirectUri: string;
-  stateStore: LoginStateStore;
-  onIdentity: OnIdentity;
-  /** Plain http to the provider: tests against the local stand-in only. */
-  allowInsecure?: boolean;
-  /** The login cookie's Secure flag (default true); false only for http during local development. */
-  secureCookie?: boolean;
-  failureRedirect?: string;
-  logger?: Logger;
-  now?: () => number;
-}>;
+export type GoogleDeps = LoginFlowDeps &
+  Readonly<{
+    /** `https://accounts.google.com` in production; discovery reads `<issuerUrl>/.well-known/openid-configuration`. */
+    issuerUrl: string;
+    clientId: string;
+    clientSecret: string;
+    /** The public, absolute URL of GET /auth/google/callback, as registered with the provider. */
+    redirectUri: string;
+    /** Plain http to the provider: tests against the local stand-in only. */
+    allowInsecure?: boolean;
+  }>;
 
 const SCOPE = 'openid email profile';
 
@@ -44,15 +26,11 @@ const PendingLogin = z.object({
   createdAt: z.number(),
 });
 
-const noStore = (res: Response): void => {
-  res.setHeader('Cache-Control', 'no-store');
-};
-
 /** OpenID Connect code flow with PKCE, state and nonce; openid-client checks the ID token, state is checked here too. */
 export const googleRoutes = (deps: GoogleDeps): Router => {
   const now = deps.now ?? Date.now;
-  const cookie: LoginCookie = { name: 'google_login', path: new URL(deps.redirectUri).pathname, secure: deps.secureCookie ?? true };
-  const storeKey = (loginId: string): string => `google:${loginId}`;
+  const flow = loginFlow('google', new URL(deps.redirectUri).pathname, deps);
+  const { refuse } = flow;
 
   // Without enableNonRepudiationChecks, openid-client trusts TLS for ID tokens from the token endpoint and skips their signature.
   const setup = [oidc.enableNonRepudiationChecks, ...(deps.allowInsecure ? [oidc.allowInsecureRequests] : [])];
@@ -65,12 +43,6 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
         throw error;
       });
     return configuration;
-  };
-
-  const refuse = (reason: string, res: Response, next: NextFunction, error?: unknown): void => {
-    if (error !== undefined) deps.logger?.warn({ err: error, provider: 'google', reason }, 'identity provider call failed');
-    clearLoginCookie(res, cookie);
-    refuseLogin(deps, 'google', reason, res, next);
   };
 
   const router = Router();
@@ -100,9 +72,7 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
         codeVerifier: oidc.randomPKCECodeVerifier(),
         createdAt: now(),
       } satisfies z.infer<typeof PendingLogin>;
-      const loginId = newLoginId();
-      await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
-      setLoginCookie(res, cookie, loginId);
+      await flow.start(res, pending);
       const url = oidc.buildAuthorizationUrl(provider, {
         redirect_uri: deps.redirectUri,
         scope: SCOPE,
@@ -126,7 +96,7 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
     },
     async (req, res, next) => {
       noStore(res);
-      const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+      const taken = await flow.take(req, PendingLogin);
       if ('refused' in taken) return refuse(taken.refused, res, next);
       const { pending } = taken;
 
@@ -151,8 +121,7 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
       }
       if (!claims) return refuse('no-id-token', res, next);
 
-      clearLoginCookie(res, cookie);
-      await deps.onIdentity(
+      await flow.signIn(
         {
           provider: 'google',
           subject: claims.sub,

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Logger } from '../../infra/logger.js';
 import type { Migration } from '../../infra/migrate.js';
 import { HttpError } from '../errors.js';
+import type { ExternalIdentity, OnIdentity } from './index.js';
 
 export type LoginRecord = Readonly<Record<string, string | number>>;
 
@@ -210,4 +211,43 @@ export const refuseLogin = (target: FailureTarget, provider: string, reason: str
     return;
   }
   next(new HttpError(400, AUTH_PROVIDER_FAILED, 'Sign-in with the identity provider failed'));
+};
+
+export const noStore = (res: Response): void => {
+  res.setHeader('Cache-Control', 'no-store');
+};
+
+/** What every redirect flow takes from its wiring besides its own provider's settings. */
+export type LoginFlowDeps = FailureTarget &
+  Readonly<{
+    stateStore: LoginStateStore;
+    onIdentity: OnIdentity;
+    /** The login cookie's Secure flag (default true); false only for http during local development. */
+    secureCookie?: boolean;
+    now?: () => number;
+  }>;
+
+/** One provider's pending logins: started with a stored record and a cookie, then taken once and either refused or signed in. */
+export const loginFlow = (provider: ExternalIdentity['provider'], cookiePath: string, deps: LoginFlowDeps) => {
+  const now = deps.now ?? Date.now;
+  const cookie: LoginCookie = { name: `${provider}_login`, path: cookiePath, secure: deps.secureCookie ?? true };
+  const storeKey = (loginId: string): string => `${provider}:${loginId}`;
+  return {
+    start: async (res: Response, pending: LoginRecord): Promise<void> => {
+      const loginId = newLoginId();
+      await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
+      setLoginCookie(res, cookie, loginId);
+    },
+    take: <T extends { createdAt: number }>(req: Request, schema: z.ZodType<T>) =>
+      takePendingLogin(req, cookie, deps.stateStore, storeKey, schema, now()),
+    refuse: (reason: string, res: Response, next: NextFunction, error?: unknown): void => {
+      if (error !== undefined) deps.logger?.warn({ err: error, provider, reason }, 'identity provider call failed');
+      clearLoginCookie(res, cookie);
+      refuseLogin(deps, provider, reason, res, next);
+    },
+    signIn: async (identity: ExternalIdentity, req: Request, res: Response): Promise<void> => {
+      clearLoginCookie(res, cookie);
+      await deps.onIdentity(identity, req, res);
+    },
+  };
 };

@@ -1,21 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type NextFunction, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../infra/logger.js';
-import type { OnIdentity } from './index.js';
 import { documentedRoutes } from '../openapi.js';
-import {
-  LOGIN_TTL_MS,
-  clearLoginCookie,
-  newLoginId,
-  refuseLogin,
-  sameSecret,
-  setLoginCookie,
-  takePendingLogin,
-  type LoginCookie,
-  type LoginStateStore,
-  type SeenNonceStore,
-} from './login-state.js';
+import { loginFlow, noStore, sameSecret, type LoginFlowDeps, type SeenNonceStore } from './login-state.js';
 
 export const STEAM_OPENID_ENDPOINT = 'https://steamcommunity.com/openid/login';
 const OPENID_NS = 'http://specs.openid.net/auth/2.0';
@@ -26,28 +13,23 @@ const MUST_BE_SIGNED = ['op_endpoint', 'claimed_id', 'identity', 'return_to', 'r
 const RESPONSE_NONCE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)[\x21-\x7e]{0,255}$/;
 const CLOCK_SKEW_MS = 60_000;
 
-export type SteamDeps = Readonly<{
-  /** Default STEAM_OPENID_ENDPOINT; responses must name exactly this endpoint. */
-  openIdEndpoint?: string;
-  /** The public API's origin with a trailing slash, e.g. `https://api.example.com/`; returnTo must lie under it. */
-  realm: string;
-  /** The public, absolute URL of GET /auth/steam/return (without query). */
-  returnTo: string;
-  stateStore: LoginStateStore;
-  seenNonces: SeenNonceStore;
-  onIdentity: OnIdentity;
-  fetch?: typeof fetch;
-  /** Host of the claimed ids (default steamcommunity.com): `https://<host>/openid/id/<17 digits>`, exactly. */
-  claimedIdHost?: string;
-  /** How old a response nonce may be (default 5 minutes). */
-  nonceMaxAgeMs?: number;
-  /** Time allowed to the check_authentication call (default 5 s). */
-  checkTimeoutMs?: number;
-  secureCookie?: boolean;
-  failureRedirect?: string;
-  logger?: Logger;
-  now?: () => number;
-}>;
+export type SteamDeps = LoginFlowDeps &
+  Readonly<{
+    /** Default STEAM_OPENID_ENDPOINT; responses must name exactly this endpoint. */
+    openIdEndpoint?: string;
+    /** The public API's origin with a trailing slash, e.g. `https://api.example.com/`; returnTo must lie under it. */
+    realm: string;
+    /** The public, absolute URL of GET /auth/steam/return (without query). */
+    returnTo: string;
+    seenNonces: SeenNonceStore;
+    fetch?: typeof fetch;
+    /** Host of the claimed ids (default steamcommunity.com): `https://<host>/openid/id/<17 digits>`, exactly. */
+    claimedIdHost?: string;
+    /** How old a response nonce may be (default 5 minutes). */
+    nonceMaxAgeMs?: number;
+    /** Time allowed to the check_authentication call (default 5 s). */
+    checkTimeoutMs?: number;
+  }>;
 
 const PendingLogin = z.object({ state: z.string(), returnTo: z.string(), createdAt: z.number() });
 
@@ -67,14 +49,8 @@ export const steamRoutes = (deps: SteamDeps): Router => {
   if (!deps.returnTo.startsWith(deps.realm) || returnToBase.search !== '' || returnToBase.hash !== '') {
     throw new Error('steamRoutes: returnTo must lie under realm and carry no query or fragment');
   }
-  const cookie: LoginCookie = { name: 'steam_login', path: returnToBase.pathname, secure: deps.secureCookie ?? true };
-  const storeKey = (loginId: string): string => `steam:${loginId}`;
-
-  const refuse = (reason: string, res: Response, next: NextFunction, error?: unknown): void => {
-    if (error !== undefined) deps.logger?.warn({ err: error, provider: 'steam', reason }, 'identity provider call failed');
-    clearLoginCookie(res, cookie);
-    refuseLogin(deps, 'steam', reason, res, next);
-  };
+  const flow = loginFlow('steam', returnToBase.pathname, deps);
+  const { refuse } = flow;
 
   /** The provider's own word on the assertion: every openid.* field echoed back with mode check_authentication. */
   const confirmedByProvider = async (params: URLSearchParams): Promise<boolean> => {
@@ -104,14 +80,12 @@ export const steamRoutes = (deps: SteamDeps): Router => {
       responses: { 302: { description: 'Redirect to the game platform' } },
     },
     async (_req, res) => {
-      res.setHeader('Cache-Control', 'no-store');
+      noStore(res);
       const state = randomBytes(32).toString('base64url');
       const returnTo = new URL(returnToBase);
       returnTo.searchParams.set('state', state);
-      const loginId = newLoginId();
       const pending = { state, returnTo: returnTo.href, createdAt: now() } satisfies z.infer<typeof PendingLogin>;
-      await deps.stateStore.put(storeKey(loginId), pending, LOGIN_TTL_MS);
-      setLoginCookie(res, cookie, loginId);
+      await flow.start(res, pending);
       const url = new URL(endpoint);
       url.search = new URLSearchParams({
         'openid.ns': OPENID_NS,
@@ -135,13 +109,13 @@ export const steamRoutes = (deps: SteamDeps): Router => {
       responses: { 302: { description: 'Redirect to the site, signed in or with the refusal reason' } },
     },
     async (req, res, next) => {
-      res.setHeader('Cache-Control', 'no-store');
+      noStore(res);
       const requestUrl = new URL(req.originalUrl, returnToBase);
       const params = requestUrl.searchParams;
       if (new Set(params.keys()).size !== [...params.keys()].length) return refuse('repeated-parameter', res, next);
       const field = (name: string): string | undefined => params.get(`openid.${name}`) ?? undefined;
 
-      const taken = await takePendingLogin(req, cookie, deps.stateStore, storeKey, PendingLogin, now());
+      const taken = await flow.take(req, PendingLogin);
       if ('refused' in taken) return refuse(taken.refused, res, next);
       const { pending } = taken;
       if (!sameSecret(params.get('state') ?? undefined, pending.state)) return refuse('state-mismatch', res, next);
@@ -181,8 +155,7 @@ export const steamRoutes = (deps: SteamDeps): Router => {
       }
       if (!valid) return refuse('check-authentication-refused', res, next);
 
-      clearLoginCookie(res, cookie);
-      await deps.onIdentity({ provider: 'steam', subject: steamId }, req, res);
+      await flow.signIn({ provider: 'steam', subject: steamId }, req, res);
     },
   );
 
