@@ -2,8 +2,8 @@ import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { inTransaction } from '../infra/pg.js';
 import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from '../realtime/bus.js';
-import { chatRoom } from '../realtime/protocol.js';
+import type { ServerEventBus } from '../infra/bus.js';
+import { chatRoom } from '../shared/rooms.js';
 
 /** A room's per-user limit when no admin set one (POST /chat/admin-action set_rate_limit). */
 export const DEFAULT_MESSAGES_PER_MINUTE = 10;

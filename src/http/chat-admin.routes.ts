@@ -4,7 +4,7 @@ import { authOf } from './auth.adapter.js';
 import { chatPublisher } from '../commands/chat.js';
 import { recordChatAdminAction, type ChatModeration } from '../commands/content.js';
 import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from '../realtime/bus.js';
+import type { ServerEventBus } from '../infra/bus.js';
 import { guardedRoutes } from './access.js';
 import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';

@@ -5,7 +5,7 @@ import type { LedgerError } from '../commands/ledger.types.js';
 import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import { createPrizes } from '../leaderboards/leaderboard.prizes.js';
 import { createLeaderboardQueries } from '../leaderboards/leaderboards.queries.js';
-import type { RecordedAction } from '../audit/admin-actions.js';
+import type { RecordedAction } from '../shared/admin-actions.js';
 import { guardedRoutes } from './access.js';
 import type { AdminOperation } from './admin-operation.js';
 import type { BackOfficeDeps } from './back-office.deps.js';

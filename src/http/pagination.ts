@@ -9,16 +9,4 @@ export const paginationFields = (maxTake: 20 | 30 = 20) => ({
 /** A boolean in a query string: only "true" and "false" (z.coerce.boolean would read "false" as true). */
 export const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
-export type PageRequest = Readonly<{ page: number; take: number }>;
-export type Page<T> = Readonly<{ data: T[]; take: number; page: number; total: number; totalPages: number }>;
-
-export const offsetOf = ({ page, take }: PageRequest): number => (page - 1) * take;
-
-/** The spec's paginated response: data, take, page, total, totalPages. */
-export const pageOf = <T>(data: T[], total: number, { page, take }: PageRequest): Page<T> => ({
-  data,
-  take,
-  page,
-  total,
-  totalPages: Math.ceil(total / take),
-});
+export { offsetOf, pageOf, type Page, type PageRequest } from '../shared/page.js';

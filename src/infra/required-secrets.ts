@@ -1,6 +1,5 @@
 import { access } from 'node:fs/promises';
-import { keyFile } from '../auth/secrets.js';
-import { jwtKeyFile } from '../auth/tokens.js';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 
 /** Only these environments may generate keys: there one process (or one machine's DATA_DIR) is the whole deployment. */
@@ -14,6 +13,12 @@ const exists = (file: string): Promise<boolean> =>
 
 /** Key file names under DATA_DIR/keys, shared with the `keys` tool that fills a deployment's key volume. */
 export const MFA_KEY_NAME = 'mfa-secrets';
+
+/** Where a generated key named `name` is kept. */
+export const keyFile = (dataDir: string, name: string): string => join(dataDir, 'keys', `${name}.key`);
+
+/** Where a generated signing key pair is kept. */
+export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jwt-ed25519.jwk.json');
 
 /**
  * In staging and production every process must use the same keys, so none is generated: each key is given in the

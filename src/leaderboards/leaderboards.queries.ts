@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../http/pagination.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../shared/page.js';
 import type { LeaderboardStatus, LeaderboardType } from './leaderboard.rules.js';
 import {
   leaderboardUserView,

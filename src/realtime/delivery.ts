@@ -2,7 +2,8 @@ import type { Namespace, Socket } from 'socket.io';
 import { comparePositions, parsePosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { ReplayResult } from './replay.js';
-import { userRoom, type BusMessage, type SocketUser } from './protocol.js';
+import { type BusMessage, type SocketUser } from './protocol.js';
+import { userRoom } from '../shared/rooms.js';
 
 /** What a positioned per-user event carries as its second argument: `socket.on(name, (payload, meta) => ...)`. */
 export type EventMeta = Readonly<{ position: string; replayed?: true }>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z, ZodError } from 'zod';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
-import { inspectInput } from '../http/input-policy.js';
+import { inspectInput } from '../shared/input-policy.js';
 import type { Logger } from '../infra/logger.js';
 import { AppError } from '../shared/app-error.js';
 import { ackOf } from './ack-errors.js';

@@ -1,4 +1,4 @@
-import { LIVE_BETS_ROOM, liveDropRoom } from './protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../shared/rooms.js';
 
 /**
  * The public bet feeds (docs/realtime.md "Public feeds"), pure. Every SETTLED bet goes to LatestBets;

@@ -8,13 +8,14 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { allowedOrigins, type Config } from '../infra/config.js';
 import { formatPosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from './bus.js';
+import type { ServerEventBus } from '../infra/bus.js';
 import { startDeauthListener, type Deauth } from './deauth.js';
 import { createDelivery, newDeliveryState, resetDelivery, type GatewaySocket, type SocketData } from './delivery.js';
 import { createDispatcher, type Identity, type LiveAccess } from './dispatcher.js';
 import { startOnlineTicker } from './online.js';
 import { clientAddress, createConnectionLimiter, createMessageThrottle, originAllowed, validateTrustProxy } from './protection/index.js';
-import { userRoom, type BusMessage, type ClientEventHandler, type SocketUser } from './protocol.js';
+import { type BusMessage, type ClientEventHandler, type SocketUser } from './protocol.js';
+import { userRoom } from '../shared/rooms.js';
 import type { ReplayResult } from './replay.js';
 import { AUTH_ERROR_MESSAGES, authenticateSocketToken, tokenFromHandshake, type AuthOutcome } from './socket-auth.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * The gateway's vocabulary: rooms, the acknowledgement envelope, and the shape of a client-event
+ * The gateway's vocabulary: the acknowledgement envelope, and the shape of a client-event
  * handler. Feature modules (chat, notifications, live feeds, admin actions) export handlers; the
  * gateway authenticates, validates, throttles and routes to them.
  */
@@ -15,11 +15,6 @@ export type SocketUser = Readonly<{
   roles: readonly string[];
   permissions: readonly string[];
 }>;
-
-export const userRoom = (userId: number): string => `user:${userId}`;
-export const LIVE_BETS_ROOM = 'live-bets';
-export const liveDropRoom = (slug: string): string => `live-drop:${slug}`;
-export const chatRoom = (roomId: string): string => `chat:${roomId}`;
 
 /** What a handler gets besides its validated payload. */
 export type ClientEventContext = Readonly<{

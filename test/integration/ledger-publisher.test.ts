@@ -3,11 +3,11 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRates } from '../../src/commands/rates.js';
-import { createLocalBus, createRedisBus, type ServerEventBus } from '../../src/realtime/bus.js';
+import { createLocalBus, createRedisBus, type ServerEventBus } from '../../src/infra/bus.js';
 import type { FeedSettings } from '../../src/realtime/feeds.js';
 import type { BetRecord } from '../../src/realtime/ledger-events.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
-import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import {
   eventually,

@@ -6,7 +6,7 @@ import { chatAdminAction } from '../../http/chat-admin.routes.js';
 import { givePrize } from '../../http/leaderboards.routes.js';
 import { withdrawApprove, withdrawReject } from '../../http/money.routes.js';
 import type { Logger } from '../../infra/logger.js';
-import type { ServerEventBus } from '../bus.js';
+import type { ServerEventBus } from '../../infra/bus.js';
 import type { ClientEventHandler } from '../protocol.js';
 
 export type AdminHandlerDeps = BackOfficeDeps & Readonly<{ bus: ServerEventBus; logger?: Logger }>;

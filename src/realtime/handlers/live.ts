@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LIVE_BETS_ROOM, liveDropRoom, type ClientEventHandler } from '../protocol.js';
+import { type ClientEventHandler } from '../protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../../shared/rooms.js';
 
 /** A game slug as the catalogue spells it: lower-case letters and digits, words joined by '-' or '_'. */
 export const Slug = z
