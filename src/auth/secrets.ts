@@ -8,10 +8,8 @@ export class MissingKeyError extends Error {
   override readonly name = 'MissingKeyError';
 }
 
-/**
- * A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`,
- * the default) generated once and kept there; with `generate: false` a missing file throws MissingKeyError.
- */
+/** A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`, the default) generated
+ * once and kept there; with `generate: false` a missing file throws MissingKeyError. */
 export const loadSymmetricKey = async (
   given: string | undefined,
   dataDir: string,

@@ -42,10 +42,8 @@ export type Tokens = Readonly<{
 
 export const generateKeys = async (): Promise<KeyPair> => generateKeyPair(JWT_ALG, { crv: 'Ed25519', extractable: true });
 
-/**
- * The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once
- * and kept there; with `generate: false` a missing file throws MissingKeyError.
- */
+/** The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once and kept there; with
+ * `generate: false` a missing file throws MissingKeyError. */
 export const loadKeys = async (
   opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>,
 ): Promise<KeyPair> => {

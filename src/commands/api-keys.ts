@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { sha256 } from '../auth/sessions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
 
 /** Audit trail of key changes (never the key or its hash): who issued or revoked which key. */
 export const apiKeysStream = (userId: number): string => `api-keys-${userId}`;
@@ -17,10 +18,7 @@ const view = (r: Row) => ({
 });
 export type ApiKeyView = ReturnType<typeof view>;
 
-/**
- * A user's API key for the public API (`x-api-key`). One active key per user: issuing revokes the previous one.
- * The key is returned once; only its SHA-256 is stored (what the authenticator compares).
- */
+/** A user's API key for the public API (`x-api-key`). */
 export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore }>) => {
   const audit = (userId: number, type: 'ApiKeyIssued' | 'ApiKeysRevoked', data: Record<string, unknown>) =>
     deps.store.append({
@@ -41,26 +39,15 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
     issue: async (userId: number, adminUserId: number): Promise<ApiKeyView & { key: string }> => {
       const key = `ck_${randomBytes(32).toString('base64url')}`;
       const id = uuidv7();
-      const client = await deps.pool.connect();
-      let row: Row;
-      let revoked: string[];
-      try {
-        await client.query('BEGIN');
-        revoked = await revokeAll(client, userId, adminUserId);
-        row = (
-          await client.query<Row>(
-            `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
+      const { row, revoked } = await inTransaction(deps.pool, async (client) => {
+        const revoked = await revokeAll(client, userId, adminUserId);
+        const { rows } = await client.query<Row>(
+          `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
            RETURNING id, user_id, prefix, created_at, updated_at`,
-            [id, userId, sha256(key), key.slice(0, 8), adminUserId],
-          )
-        ).rows[0]!;
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      } finally {
-        client.release();
-      }
+          [id, userId, sha256(key), key.slice(0, 8), adminUserId],
+        );
+        return { row: rows[0]!, revoked };
+      });
       await audit(userId, 'ApiKeyIssued', {
         apiKeyId: id,
         prefix: row.prefix,

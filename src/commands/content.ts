@@ -28,10 +28,7 @@ export const createFaq = (pool: pg.Pool, input: { title: string; text: string },
     return faq!;
   });
 
-/**
- * Edits an FAQ; a new `order` (clamped to 1..n) moves it there and shifts the ones in between by one.
- * Undefined when the id is unknown.
- */
+/** Edits an FAQ; a new `order` (clamped to 1..n) moves it there and shifts the ones in between by one. */
 export const updateFaq = (
   pool: pg.Pool,
   input: { id: number; title?: string | undefined; text?: string | undefined; order?: number | undefined },
@@ -87,12 +84,9 @@ export type ChatModeration = Readonly<{
   appliedAt: string;
 }>;
 
-/**
- * Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted
- * (its text is no longer served) and then pushes the deleted message as ChatMessageUpdate to its room;
- * `set_rate_limit` becomes the room's per-user limit in `chat_room_limits`. Refused, with nothing recorded,
- * for an unknown or already deleted message and an unknown room.
- */
+/** Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted (its text is no longer served)
+ * and then pushes the deleted message as ChatMessageUpdate to its room; `set_rate_limit` becomes the room's per-user limit in
+ * `chat_room_limits`. Refused, with nothing recorded, for an unknown or already deleted message and an unknown room. */
 export const recordChatAdminAction = async (
   pool: pg.Pool,
   input: ChatAdminAction,

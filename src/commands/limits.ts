@@ -38,10 +38,7 @@ export type Limits = Readonly<{
   setBetLimit(userId: number, betLimit: string, adminUserId: number): Result<BetLimitView>;
   load(userId: number): Promise<LimitsState>;
   activeExclusion(userId: number): Promise<ExclusionView | undefined>;
-  /**
-   * The ledger's check of a bet: ban, active self-exclusion, bet limit. One indexed read; `inAppend`: a PostgreSQL
-   * append checks the same rows itself (postgres.append.ts), so that this read only names a refusal.
-   */
+  /** The ledger's check of a bet: ban, active self-exclusion, bet limit. */
   betGuard: BetGuard;
 }>;
 

@@ -13,16 +13,7 @@ export type ProjectionReading = Readonly<{
 
 export type MetricsLogger = Readonly<{ warn(obj: object, msg?: string): void }>;
 
-/**
- * The process's Prometheus registry (`GET /metrics` on the back-office port). Composition (src/main.ts):
- *
- *   const metrics = createMetrics({ logger });
- *   const store = instrumentStore(rawStore, metrics);             // ledger_events_appended_total
- *   const ledger = instrumentLedger(createLedger({ store, ... }), metrics); // src/commands/ledger.metrics.ts
- *   metrics.watchProjections(() => projectionReadings({ pool, store, projections: allProjections }));
- *   createAdminApp({ ..., metrics, metricsToken: config.metricsToken });
- *   // gateway: protection settings onThrottled: metrics.onThrottled; metrics.setSocketCount(() => events.sockets.size)
- */
+/** The process's Prometheus registry (`GET /metrics` on the back-office port). */
 export type Metrics = Readonly<{
   registry: Registry;
   eventsAppended: Counter<'type'>;

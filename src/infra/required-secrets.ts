@@ -20,11 +20,9 @@ export const keyFile = (dataDir: string, name: string): string => join(dataDir, 
 /** Where a generated signing key pair is kept. */
 export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jwt-ed25519.jwk.json');
 
-/**
- * In staging and production every process must use the same keys, so none is generated: each key is given in the
- * environment or found under DATA_DIR/keys (a volume filled once by `node dist/scripts/keys.js`). Returns the missing
- * ones as one line (empty when nothing is missing); a public API there also needs CAPTCHA_SECRET, or nobody can sign in.
- */
+/** In staging and production every process must use the same keys, so none is generated: each key is given in the environment or found
+ * under DATA_DIR/keys (a volume filled once by `node dist/scripts/keys.js`). Returns the missing ones as one line (empty when nothing is
+ * missing); a public API there also needs CAPTCHA_SECRET, or nobody can sign in. */
 export const missingSecrets = async (config: Config, sealKeyName: string): Promise<string> => {
   if (mayGenerateKeys(config)) return '';
   const { dataDir } = config;

@@ -49,14 +49,7 @@ const paymentOf = (r: PaymentRow): PrizePayment => ({
   status: r.status,
 });
 
-/**
- * Give-prize in two steps, so that no number of concurrent or retried calls pays more than the prize:
- * 1. reserve: under SELECT ... FOR UPDATE of the leaderboard user, check the state, take the USD amount
- *    off `remaining_usd_prize` and record a RESERVED payment with its ledger operation key, then commit;
- * 2. credit: ledger.creditPrize with that operation key (house:prizes -> user), then mark the payment PAID.
- * A ledger refusal gives the reservation back. A crash between 1 and 2 leaves a RESERVED payment that the
- * scheduler re-drives with the same operation key, which the ledger applies at most once.
- */
+/** Give-prize in two steps, so that no number of concurrent or retried calls pays more than the prize: 1. reserve: under SELECT ... */
 export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }) => {
   const credit = async (p: PaymentRow): Promise<Either<LedgerError, PrizePayment>> => {
     const paid = await ledger.creditPrize({

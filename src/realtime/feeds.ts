@@ -1,17 +1,6 @@
 import { LIVE_BETS_ROOM, liveDropRoom } from '../shared/rooms.js';
 
-/**
- * The public bet feeds (docs/realtime.md "Public feeds"), pure. Every SETTLED bet goes to LatestBets;
- * it also goes to BigWins when its USD payout is at least bigWinMinUsd, to HighRollers when its USD
- * stake is at least highRollerMinUsd, and to LuckyWins when payout / stake is at least
- * luckyWinMinMultiplier with a USD stake of at least luckyWinMinStakeUsd. A batch of settled bets
- * gives at most one array per feed and room, ranked best first and cut at FEED_MAX entries:
- *   LatestBets  newest first (reverse ledger order)
- *   BigWins     usdPayout descending, then newest first
- *   HighRollers usdAmount descending, then newest first
- *   LuckyWins   payout / stake descending, then newest first
- * All comparisons are exact (decimal strings as scaled bigints), never floats.
- */
+/** The public bet feeds (docs/realtime.md "Public feeds"), pure. */
 
 export type FeedSettings = Readonly<{
   bigWinMinUsd: string;
@@ -116,11 +105,8 @@ const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] =>
     .slice(0, max)
     .map((x) => x.bet);
 
-/**
- * The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers
- * and LuckyWins to the live-bets room, and LatestBets of each game to that game's live-drop room.
- * Empty feeds give no event.
- */
+/** The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers and LuckyWins to the live-bets
+ * room, and LatestBets of each game to that game's live-drop room. Empty feeds give no event. */
 export const feedEventsOf = <B extends RankableBet>(
   settled: readonly B[],
   settings: FeedSettings = DEFAULT_FEED_SETTINGS,
@@ -168,11 +154,8 @@ export const feedEventsOf = <B extends RankableBet>(
 
 // ---- privacy ----------------------------------------------------------------------------------
 
-/**
- * A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet
- * of a private user (or of a user the read model does not know yet: privacy by default) carries no
- * user id, name or avatar.
- */
+/** A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet of a private user (or of a user the
+ * read model does not know yet: privacy by default) carries no user id, name or avatar. */
 export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(
   bet: B,
   user: PublicShortUser | undefined,

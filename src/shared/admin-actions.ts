@@ -1,7 +1,4 @@
-/**
- * The admin audit log's vocabulary (GET /admin-audit): one stable name per kind of admin action. Event actions come from
- * the admin-audit projection, recorded ones from `recordAdminAction`, chat ones from `chat_moderation`.
- */
+/** The admin audit log's vocabulary (GET /admin-audit): one stable name per kind of admin action. */
 export const EVENT_ACTIONS = [
   // wallet (money)
   'tip',

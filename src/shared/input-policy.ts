@@ -13,10 +13,7 @@ export const stringProblem = (value: string): string | undefined => {
   return undefined;
 };
 
-/**
- * The first problem in a parsed value (keys, strings, depth), walked without recursion so that no depth
- * can overflow the stack. `root` names where it came from ('body', 'query', 'message').
- */
+/** The first problem in a parsed value (keys, strings, depth), walked without recursion so that no depth can overflow the stack. */
 export const inspectInput = (value: unknown, root: string): ErrorDetail | undefined => {
   const stack: Array<readonly [unknown, string, number]> = [[value, root, 0]];
   while (stack.length > 0) {

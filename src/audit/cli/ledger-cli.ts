@@ -138,10 +138,7 @@ const describe = (error: unknown): string => {
 
 const json = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
 
-/**
- * `npm run ledger -- <command>`: the audit tools over the event store. Returns the exit code:
- * 0 clean, 1 differences or a trial balance off zero, 2 usage / configuration / connection error.
- */
+/** `npm run ledger -- <command>`: the audit tools over the event store. */
 export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> => {
   let parsed;
   try {

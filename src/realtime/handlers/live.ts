@@ -13,10 +13,7 @@ const NoData = z.object({}).nullish();
 
 type Room = Readonly<{ room: string }>;
 
-/**
- * LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave (issue 6): public feeds, anonymous sockets
- * welcome. Joining twice or leaving a room the socket is not in is harmless; the result names the room.
- */
+/** LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave (issue 6): public feeds, anonymous sockets welcome. */
 export const liveHandlers = (): ClientEventHandler[] => [
   {
     event: 'LiveDropJoin',
