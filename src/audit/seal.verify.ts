@@ -144,7 +144,9 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
         report({
           kind: 'checkpoint-forged',
           position: a.position,
-          detail: `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ${since} up to here`,
+          detail:
+            `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ` +
+            `${since} up to here`,
         });
       } else if (a.macOk) {
         lastHeld = { count: a.sealedCount, position: a.position };
@@ -166,7 +168,8 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
       report({
         kind: 'deleted',
         position: at(s.position),
-        detail: `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): sealed events were removed with their seals`,
+        detail:
+          `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): ` + 'sealed events were removed with their seals',
       });
     }
     expectedSeq = s.seq + 1n;
@@ -282,7 +285,9 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
     report({
       kind: 'checkpoint-forged',
       position: at(sealedHead),
-      detail: `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were removed or no longer match`,
+      detail:
+        `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were ` +
+        `removed or no longer match`,
     });
   }
   return {

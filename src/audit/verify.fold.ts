@@ -197,7 +197,9 @@ export class LedgerFold {
         detail:
           offset === 0n
             ? `balanceAfter ${fmt(c, after)} agrees with the fold again, after a difference of ${fmt(c, run.offset)} on the events before`
-            : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}; later events keep this difference unless reported again`,
+            : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}` +
+              `${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}` +
+              '; later events keep this difference unless reported again',
       });
     }
     this.running.set(k, { balance, offset });

@@ -30,7 +30,8 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
   const revokeAll = async (client: pg.Pool | pg.PoolClient, userId: number, adminUserId: number): Promise<string[]> =>
     (
       await client.query<{ id: string }>(
-        'UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+        `UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL
+         RETURNING id`,
         [userId, adminUserId],
       )
     ).rows.map((r) => r.id);
@@ -59,7 +60,8 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
     },
     active: async (userId: number): Promise<ApiKeyView | undefined> => {
       const { rows } = await deps.pool.query<Row>(
-        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys
+         WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
         [userId],
       );
       return rows[0] && view(rows[0]);

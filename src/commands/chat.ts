@@ -125,7 +125,8 @@ export const createChat = ({ pool, publish }: Readonly<{ pool: pg.Pool; publish:
       const {
         rows: [user],
       } = await c.query<{ is_banned: boolean; username: string | null; chat_disabled: boolean | null }>(
-        `SELECT is_banned, username, (state->'profile'->'canUseChat') = 'false'::jsonb AS chat_disabled FROM user_access WHERE user_id = $1`,
+        `SELECT is_banned, username, (state->'profile'->'canUseChat') = 'false'::jsonb AS chat_disabled FROM user_access
+         WHERE user_id = $1`,
         [input.userId],
       );
       if (!user) return left({ _tag: 'ChatUserNotFound', userId: input.userId });

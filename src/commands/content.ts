@@ -21,7 +21,8 @@ export const createFaq = (pool: pg.Pool, input: { title: string; text: string },
     const {
       rows: [faq],
     } = await c.query<FaqRow>(
-      `INSERT INTO faq (title, text, "order", created_by, updated_by) SELECT $1, $2, COALESCE(max("order"), 0) + 1, $3, $3 FROM faq RETURNING ${FAQ_COLUMNS}`,
+      `INSERT INTO faq (title, text, "order", created_by, updated_by) SELECT $1, $2, COALESCE(max("order"), 0) + 1, $3, $3 FROM faq
+       RETURNING ${FAQ_COLUMNS}`,
       [input.title, input.text, adminUserId],
     );
     await recordAdminAction(c, { adminUserId, action: 'faq.create', details: { faq } });
@@ -109,7 +110,8 @@ export const recordChatAdminAction = async (
         if (!(await findRoom(c, input.args.roomId))) return left({ _tag: 'ChatRoomNotFound', roomId: input.args.roomId });
         await c.query(
           `INSERT INTO chat_room_limits (room_id, messages_per_minute, updated_by, updated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (room_id) DO UPDATE SET messages_per_minute = EXCLUDED.messages_per_minute, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (room_id) DO UPDATE SET messages_per_minute = EXCLUDED.messages_per_minute, updated_by = EXCLUDED.updated_by,
+           updated_at = EXCLUDED.updated_at`,
           [input.args.roomId, input.args.messagesPerMinute, adminUserId, at],
         );
       }

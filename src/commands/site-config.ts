@@ -30,7 +30,8 @@ export const putSiteConfig = async (
   await inTransaction(deps.pool, async (c) => {
     const { rowCount } = await c.query(
       `INSERT INTO site_config (code, config, revision, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
+       ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by,
+         updated_at = EXCLUDED.updated_at
        WHERE site_config.revision < EXCLUDED.revision`,
       [command.code, JSON.stringify(command.config), revision.toString(), command.adminUserId, command.at],
     );

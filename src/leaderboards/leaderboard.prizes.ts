@@ -87,7 +87,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
     inTransaction(pool, async (c): Promise<Either<LeaderboardError, PaymentRow>> => {
       const { leaderboardId, userId } = input;
       const { rows } = await c.query<{ id: string; status: LeaderboardStatus; is_winner: boolean; remaining_usd_prize: string }>(
-        `SELECT lu.id, l.status, lu.is_winner, lu.remaining_usd_prize::text FROM leaderboard_users lu JOIN leaderboards l ON l.id = lu.leaderboard_id
+        `SELECT lu.id, l.status, lu.is_winner, lu.remaining_usd_prize::text FROM leaderboard_users lu
+         JOIN leaderboards l ON l.id = lu.leaderboard_id
        WHERE lu.leaderboard_id = $1 AND lu.user_id = $2 FOR UPDATE OF lu`,
         [leaderboardId, userId],
       );
@@ -125,7 +126,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
       const {
         rows: [payment],
       } = await c.query<PaymentRow>(
-        `INSERT INTO leaderboard_prize_payments (operation_key, leaderboard_user_id, admin_user_id, currency_id, amount, usd_amount, status, created_at, updated_at)
+        `INSERT INTO leaderboard_prize_payments (operation_key, leaderboard_user_id, admin_user_id, currency_id, amount, usd_amount,
+          status, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'RESERVED', now(), now()) RETURNING *, $7::text AS leaderboard_id, $8::bigint AS user_id`,
         [
           operationKey,
@@ -168,7 +170,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
     /** Credits payments left RESERVED by a crash, with their own operation keys (the ledger applies each once). */
     redriveReserved: async (olderThan: Date): Promise<number> => {
       const { rows } = await pool.query<PaymentRow>(
-        `SELECT p.*, lu.leaderboard_id, lu.user_id FROM leaderboard_prize_payments p JOIN leaderboard_users lu ON lu.id = p.leaderboard_user_id
+        `SELECT p.*, lu.leaderboard_id, lu.user_id FROM leaderboard_prize_payments p
+         JOIN leaderboard_users lu ON lu.id = p.leaderboard_user_id
          WHERE p.status = 'RESERVED' AND p.created_at < $1 ORDER BY p.created_at LIMIT 100`,
         [olderThan],
       );

@@ -28,7 +28,8 @@ const DEFAULT_REDRIVE_AFTER_MS = 60_000;
 /** Wagered USD per user from the bets read model: bets SETTLED inside [start, end), ranked with the given prizes. */
 const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: readonly Prize[], now: Date): Promise<void> => {
   const { rows } = await c.query<{ user_id: string; usd: string }>(
-    `SELECT user_id, sum(usd_amount)::text AS usd FROM bets WHERE status = 'SETTLED' AND settled_at >= $1 AND settled_at < $2 GROUP BY user_id`,
+    `SELECT user_id, sum(usd_amount)::text AS usd FROM bets WHERE status = 'SETTLED' AND settled_at >= $1 AND settled_at < $2
+     GROUP BY user_id`,
     [lb.start_date, lb.end_date],
   );
   const standings = rank(
@@ -37,7 +38,8 @@ const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: re
   );
   if (standings.length === 0) return;
   await c.query(
-    `INSERT INTO leaderboard_users (id, leaderboard_id, user_id, position, usd_amount, usd_prize, remaining_usd_prize, is_winner, created_at, updated_at)
+    `INSERT INTO leaderboard_users (id, leaderboard_id, user_id, position, usd_amount, usd_prize, remaining_usd_prize, is_winner,
+      created_at, updated_at)
      SELECT gen_random_uuid()::text, $1, s.user_id, s.position, s.usd, s.prize, s.prize, s.prize > 0, $2, $2
      FROM unnest($3::bigint[], $4::int[], $5::numeric[], $6::numeric[]) AS s(user_id, position, usd, prize)
      ON CONFLICT (leaderboard_id, user_id) DO UPDATE SET position = EXCLUDED.position, usd_amount = EXCLUDED.usd_amount,
@@ -80,7 +82,8 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
         const config = { type: s.type, name: s.name, description: s.description, prizes: s.prizes };
         const inserted = await client.query(
           `INSERT INTO leaderboards (id, schedule_id, type, status, name, description, config, start_date, end_date, created_at, updated_at)
-           VALUES (gen_random_uuid()::text, $1, $2, 'NOT_STARTED', $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (schedule_id, start_date) DO NOTHING`,
+           VALUES (gen_random_uuid()::text, $1, $2, 'NOT_STARTED', $3, $4, $5, $6, $7, $8, $8)
+             ON CONFLICT (schedule_id, start_date) DO NOTHING`,
           [s.id, s.type, s.name, s.description, JSON.stringify(config), start, end, now],
         );
         created += inserted.rowCount ?? 0;

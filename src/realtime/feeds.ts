@@ -44,8 +44,6 @@ export type RankableBet = Readonly<{
 
 export type FeedEvent<B> = Readonly<{ name: FeedEventName; room: string; payload: B[] }>;
 
-// ---- exact decimals -------------------------------------------------------------------------
-
 /** A non-negative or negative decimal string as n / 10^scale. */
 type Scaled = Readonly<{ n: bigint; scale: number }>;
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
@@ -78,8 +76,6 @@ const compareRatios = (a: string, b: string, c: string, d: string): number => {
   return l === r ? 0 : l < r ? -1 : 1;
 };
 
-// ---- membership -------------------------------------------------------------------------------
-
 export const isBigWin = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdPayout, s.bigWinMinUsd) >= 0;
 export const isHighRoller = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdAmount, s.highRollerMinUsd) >= 0;
 /** payout / amount >= multiplier (both in the bet's currency), with a stake worth at least luckyWinMinStakeUsd. */
@@ -87,8 +83,6 @@ export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
   scaled(bet.amount).n > 0n &&
   compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0 &&
   compareRatios(bet.payout, bet.amount, s.luckyWinMinMultiplier, '1') >= 0;
-
-// ---- ranking ----------------------------------------------------------------------------------
 
 type Indexed<B> = Readonly<{ bet: B; i: number }>;
 
@@ -151,8 +145,6 @@ export const feedEventsOf = <B extends RankableBet>(
   for (const [slug, list] of bySlug) out.push({ name: 'LatestBets', room: liveDropRoom(slug), payload: newestFirst(list, max) });
   return out;
 };
-
-// ---- privacy ----------------------------------------------------------------------------------
 
 /** A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet of a private user (or of a user the
  * read model does not know yet: privacy by default) carries no user id, name or avatar. */

@@ -1,6 +1,5 @@
 /** The admin audit log's vocabulary (GET /admin-audit): one stable name per kind of admin action. */
 export const EVENT_ACTIONS = [
-  // wallet (money)
   'tip',
   'deduct-balance',
   'set-balance',
@@ -8,7 +7,6 @@ export const EVENT_ACTIONS = [
   'withdrawal.approve',
   'withdrawal.reject',
   'withdrawal.retry',
-  // users
   'user.create',
   'user.set-username',
   'user.update-profile',
@@ -19,7 +17,6 @@ export const EVENT_ACTIONS = [
   'role.remove',
   'permission.add',
   'permission.remove',
-  // responsible-gambling limits, API keys, site configuration
   'limits.set-self-exclusion',
   'limits.lift-self-exclusion',
   'limits.set-bet-limit',

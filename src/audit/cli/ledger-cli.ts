@@ -230,7 +230,8 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
           if (values.out) {
             const file = await exportToFile({ ...options, file: values.out });
             io.out(
-              `exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ${file.manifestFile}`,
+              `exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ` +
+                `${file.manifestFile}`,
             );
           } else {
             const result = await runExport({ ...options, output: io.stdout, end: false });
