@@ -1,6 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Ledger seals and checkpoints (issue 7): ids 0400_... */
+/** Ledger seals and checkpoints: ids 0400_... */
 export const auditMigrations: Migration[] = [
   {
     id: '0400_ledger_seals',

@@ -1,4 +1,4 @@
-/** Compliance exports (issue 7): a read model streamed as CSV (RFC 4180) or NDJSON in constant memory. */
+/** Compliance exports: a read model streamed as CSV (RFC 4180) or NDJSON in constant memory. */
 import { createWriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';

@@ -53,7 +53,6 @@ export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>
 export type Movement = Readonly<{
   position: string;
   revision: string;
-  /** When the store recorded the event. */
   recordedAt: string;
   /** When the command was decided (`data.at`). */
   decidedAt: string | null;
@@ -71,7 +70,6 @@ export type UserReplay = Readonly<{
   at: string | null;
   /** Position of the last event included (null: none). */
   position: string | null;
-  /** Events of the wallet stream included. */
   events: number;
   balances: readonly Amount[];
   movements: readonly Movement[];
@@ -141,7 +139,6 @@ export type AccountBalance = Readonly<{ account: string; currencyId: CurrencyId;
 export type HouseBalances = Readonly<{
   at: string | null;
   position: string | null;
-  /** Events that carry postings, included. */
   events: number;
   /** Every account (house and user) per currency. */
   accounts: readonly AccountBalance[];

@@ -70,7 +70,7 @@ const checkpointHead = (pool: pg.Pool, key: Buffer): Promise<SealCheckpoint[]> =
     return insertCheckpoints(client, [checkpointOf(key, head)]);
   });
 
-/** Follows the event store from the last seal and seals every event into its stream's hash chain and the global one (issue 7), off the
+/** Follows the event store from the last seal and seals every event into its stream's hash chain and the global one, off the
  * append path: group commit stays as it is, and it works the same for the KurrentDB store. Each batch commits with its checkpoints; a
  * crash neither loses nor doubles a seal. On any failure: back off and restart from the stored head. Several sealers may run: they take
  * turns. */

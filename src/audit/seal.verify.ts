@@ -86,7 +86,7 @@ const where = (s: Pick<SealRow, 'streamId' | 'revision' | 'position'>) => ({
 /** A checkpoint to hold the chain against: from the table (MAC checked) or an off-box anchor (trusted). */
 type Anchor = Readonly<{ sealedCount: bigint; position: string; chainHash: Buffer; source: string; macOk: boolean }>;
 
-/** Recomputes every chain from the stored events and lists each difference with its place (issue 7). */
+/** Recomputes every chain from the stored events and lists each difference with its place. */
 export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> => {
   assertSealKey(deps.key);
   const { store, pool, key, batchSize = 2000 } = deps;

@@ -1,6 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Chat rooms and messages (issue 6): ids 0310_... */
+/** Chat rooms and messages: ids 0310_... */
 export const chatMigrations: Migration[] = [
   {
     id: '0310_chat_rooms_messages',

@@ -38,7 +38,6 @@ export type Config = Readonly<{
     clientMessageMaxLen: number;
     /** Packets waiting to be written to one socket before that client is dropped as too slow. */
     maxQueuedPackets: number;
-    /** How often UsersOnlineUpdated is emitted. */
     usersOnlineIntervalMs: number;
     /** Most per-user events replayed to a reconnecting client; beyond that it is told to reload. */
     replayMaxEvents: number;

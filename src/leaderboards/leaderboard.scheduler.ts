@@ -122,7 +122,6 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
 
 export type LeaderboardSchedulerOptions = Readonly<{
   pool: pg.Pool;
-  /** Unused today; part of the scheduler's wiring so later jobs can read streams. */
   store?: EventStore;
   ledger: Ledger;
   clock?: () => Date;

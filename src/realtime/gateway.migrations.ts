@@ -1,6 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Gateway tables and triggers (issue 6): ids 0300_... */
+/** Gateway tables and triggers: ids 0300_... */
 export const gatewayMigrations: Migration[] = [
   {
     id: '0300_gateway_deauth_notify',

@@ -25,7 +25,6 @@ export type Gateway = Readonly<{
   events: Namespace;
   http: HttpServer;
   port: number;
-  /** Sockets connected to `/events` on this gateway. */
   socketCount: () => number;
   close: () => Promise<void>;
 }>;

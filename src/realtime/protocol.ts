@@ -5,7 +5,7 @@ import type { z } from 'zod';
 /** Who is behind an authenticated socket (live roles and permissions, read at authentication). */
 export type SocketUser = Readonly<{
   userId: number;
-  /** Null for API keys (never on sockets today). */
+  /** Null for API keys. */
   sessionId: string | null;
   username: string | null;
   roles: readonly string[];

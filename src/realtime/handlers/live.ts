@@ -13,7 +13,7 @@ const NoData = z.object({}).nullish();
 
 type Room = Readonly<{ room: string }>;
 
-/** LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave (issue 6): public feeds, anonymous sockets welcome. */
+/** LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave: public feeds, anonymous sockets welcome. */
 export const liveHandlers = (): ClientEventHandler[] => [
   {
     event: 'LiveDropJoin',

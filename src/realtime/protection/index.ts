@@ -1,4 +1,4 @@
-/** The gateway's protection (issue 6): a true sliding-window message throttle per client address with a block after it, a
+/** The gateway's protection: a true sliding-window message throttle per client address with a block after it, a
  * parallel-connection limit per address checked before the socket exists, the Origin check of the websocket upgrade, and the client
  * address itself. Shared across gateway processes through Redis when given one; in-process otherwise. docs/realtime.md ("Protection"). */
 export type { ConnectionLimiter, MessageThrottle, ProtectionSettings, ThrottleVerdict } from './types.js';
