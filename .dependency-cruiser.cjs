@@ -57,17 +57,11 @@ module.exports = {
       to: { path: useCases },
     },
     {
-      name: 'http-and-realtime-apart',
+      name: 'transports-apart',
       severity: 'error',
-      comment: 'What both transports need lives below both.',
-      from: { path: '^src/http/' },
-      to: { path: '^src/realtime/' },
-    },
-    {
-      name: 'realtime-and-http-apart',
-      severity: 'error',
-      from: { path: '^src/realtime/' },
-      to: { path: '^src/http/' },
+      comment: 'src/http and src/realtime do not import each other: what both need lives below both.',
+      from: { path: '^src/(http|realtime)/' },
+      to: { path: '^src/(http|realtime)/', pathNot: '^src/$1/' },
     },
     {
       name: 'only-the-root-imports-the-root',
