@@ -34,8 +34,8 @@ import { createLedger } from '../src/commands/ledger.js';
 import { createUsers } from '../src/commands/users.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../src/infra/pg.js';
-import { createRedisBus } from '../src/realtime/bus.js';
-import { LIVE_BETS_ROOM } from '../src/realtime/protocol.js';
+import { createRedisBus } from '../src/infra/bus.js';
+import { LIVE_BETS_ROOM } from '../src/shared/rooms.js';
 
 const { values: args } = parseArgs({
   options: {

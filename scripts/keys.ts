@@ -6,10 +6,10 @@
  * the compose stack runs it as a one-shot service that fills the key volume every other service mounts read-only.
  * Prints which files exist, never a key.
  */
-import { loadKeys, jwtKeyFile } from '../src/auth/tokens.js';
-import { keyFile, loadSymmetricKey } from '../src/auth/secrets.js';
+import { loadKeys } from '../src/auth/tokens.js';
+import { loadSymmetricKey } from '../src/auth/secrets.js';
 import { SEAL_KEY_NAME } from '../src/audit/cli/ledger-cli.js';
-import { MFA_KEY_NAME } from '../src/infra/required-secrets.js';
+import { jwtKeyFile, keyFile, MFA_KEY_NAME } from '../src/infra/required-secrets.js';
 
 const dataDir = process.env.DATA_DIR || './.data';
 try {

@@ -1,12 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/**
- * Ledger seals and checkpoints (issue 7): ids 0400_...
- * `event_seals`: one row per event, in sealing order (`seq`, 1-based, = global order), with the event's
- * link in its stream's hash chain (`prev_hash`, `hash`) and in the global chain (`chain_hash`). Positions
- * are two unsigned 64-bit numbers, hence numeric(20). The last row is the sealer's checkpoint.
- * `seal_checkpoints`: the global chain at `sealed_count`, authenticated with an HMAC under the seal key.
- */
+/** Ledger seals and checkpoints: ids 0400_... */
 export const auditMigrations: Migration[] = [
   {
     id: '0400_ledger_seals',

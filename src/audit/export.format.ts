@@ -3,11 +3,7 @@ import type { ExportColumn, ExportFormat } from './export.columns.js';
 /** One row as PostgreSQL sent it: every value as its text form, or null. */
 export type RawRow = (string | null)[];
 
-/**
- * Turns one row into one line (without its terminator): CSV or NDJSON. Pure apart from overwriting the
- * values of the row it is given (the export's own array, straight from the wire). Each line is made by
- * one Array#join, one flat string, rather than by `+=`: a rope of small strings for the garbage collector.
- */
+/** Turns one row into one line (without its terminator): CSV or NDJSON. */
 export type RowFormatter = Readonly<{
   format: ExportFormat;
   contentType: string;
@@ -25,12 +21,7 @@ const QUOTE = /"/g;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
 const JSON_ESCAPES = /["\\\u0000-\u001f]/;
 
-/**
- * RFC 4180: a field holding a comma, a quote, CR or LF is quoted with its quotes doubled. NULL is an
- * empty field and the empty string a quoted empty field (`""`), as PostgreSQL's COPY CSV writes them,
- * so that the two survive a round trip. Values are never altered (no spreadsheet-formula escaping:
- * a leading "-" is a negative amount, not a formula); import them as text.
- */
+/** RFC 4180: a field holding a comma, a quote, CR or LF is quoted with its quotes doubled. */
 export const csvField = (value: string | null): string => {
   if (value === null) return '';
   if (value === '') return '""';

@@ -6,23 +6,8 @@ import type { RawRow, RowFormatter } from './export.format.js';
 /** About this many characters of lines go into one chunk. */
 const CHUNK_CHARS = 64 * 1024;
 
-/**
- * One SELECT streamed as the bytes of a file, as a pg `Submittable` (the interface pg-cursor and
- * pg-copy-streams build on) that is also a Readable.
- *
- * PostgreSQL sends the rows of one statement without pause. Each DataRow becomes its output line the
- * moment it arrives, and its values are dropped: with pg's ordinary results all of a batch's values live
- * until the batch is complete, and profiling showed the garbage collector then spent more time copying them
- * than the export spent formatting. Lines are gathered into chunks of about 64 KiB (or `maxRows` lines),
- * hashed, counted and pushed. Backpressure is TCP's: when the reader is behind, the connection's socket is
- * paused, so PostgreSQL blocks in send() and memory holds one socket buffer and one chunk whatever the size
- * of the result. A cursor read with FETCH in batches was measured first: the server then waits for every
- * batch's round trip, and it ran at 0.5 to 0.6 of COPY's rate against about 0.8 for this stream.
- *
- * A reader that takes nothing for `stallTimeoutMs` ends the stream with an error: a paused socket would
- * otherwise hold the backend for ever. The stream's owner must destroy the connection (pool release with
- * an error) when the stream did not finish: the statement may still be running.
- */
+/** One SELECT streamed as the bytes of a file, as a pg `Submittable` (the interface pg-cursor and pg-copy-streams build on) that is also a
+ * Readable. */
 export class ExportStream extends Readable implements pg.Submittable {
   rows = 0;
   bytes = 0;

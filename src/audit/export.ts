@@ -1,26 +1,4 @@
-/**
- * Compliance exports (issue 7): a read model streamed as CSV (RFC 4180) or NDJSON in constant memory.
- *
- * Stable API (scripts/ledger.ts `export` and GET /accounting/export call it):
- *   runExport({ pool, kind, from?, to?, format, output, end?, stallTimeoutMs?, batchSize? })
- *       -> Promise<{ rows, bytes, sha256 }>          every row into a Writable; `end: false` leaves it open
- *   exportToFile({ pool, kind, from?, to?, format, file, now? })
- *       -> Promise<{ rows, bytes, sha256, file, manifestFile, manifest }>
- *          writes `file` (via `file.partial`, renamed only when complete) and `<file>.manifest.json`:
- *          { kind, format, from, to, rows, bytes, sha256, columns, createdAt }
- *   openExport(options) -> Promise<OpenedExport>    two phases: the query is opened (and fails) before
- *                                                    any byte is written; then `pipeTo(output)`
- *   EXPORT_KINDS, EXPORT_FORMATS, exportColumns(kind), exportQuery(kind, range)   (./export.columns.js)
- *   ExportRangeError                                 a bad --from / --to (the caller's 400 / usage error)
- * kind: transactions | deposits | withdrawals | bets | tips; format: csv | ndjson; from / to: Date or an
- * ISO 8601 string, half-open [from, to) on created_at, either may be omitted. `sha256` (hex) and `bytes`
- * are of exactly the bytes handed to `output`, computed while streaming.
- *
- * How: one connection and one SELECT (one statement, one snapshot: the row count and the file agree even
- * while the projector writes), streamed by ./export.stream.ts with TCP backpressure and each row formatted
- * as it arrives. Values arrive as PostgreSQL's text (no type parsing at all), so decimals are written
- * exactly as stored.
- */
+/** Compliance exports: a read model streamed as CSV (RFC 4180) or NDJSON in constant memory. */
 import { createWriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
@@ -52,10 +30,7 @@ export type OpenedExport = Readonly<{
   columns: readonly string[];
   contentType: string;
   extension: string;
-  /**
-   * Streams every row into `output` with backpressure and gives the connection back. On any failure the
-   * output is destroyed (never ended), so a consumer cannot take a truncated stream for a complete one.
-   */
+  /** Streams every row into `output` with backpressure and gives the connection back. */
   pipeTo(output: Writable, options?: Readonly<{ end?: boolean }>): Promise<ExportResult>;
   /** Gives the connection back when `pipeTo` is never called. */
   close(): Promise<void>;
@@ -170,10 +145,7 @@ export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestF
 
 export const manifestPathOf = (file: string): string => `${file}.manifest.json`;
 
-/**
- * Writes the export to `file` and its manifest beside it. The rows go to `file.partial` first, renamed
- * once every byte is written; on failure the partial file is removed and no manifest is written.
- */
+/** Writes the export to `file` and its manifest beside it. */
 export const exportToFile = async (options: ExportOptions & Readonly<{ file: string; now?: () => Date }>): Promise<ExportFileResult> => {
   const range = exportRange(options.from, options.to);
   const opened = await openExport(options);

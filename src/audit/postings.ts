@@ -5,10 +5,8 @@ import { comparePositions, formatPosition, type Position, type RecordedEvent } f
 /** One posting leg as read back from a stored event, already in minor units. */
 export type StoredLeg = Readonly<{ account: string; currencyId: CurrencyId; amount: Minor }>;
 
-/**
- * The legs of a stored event, checked without trusting the event: the audit tools read tampered data
- * too, and must name the problem instead of throwing. `undefined` when the event carries no postings.
- */
+/** The legs of a stored event, checked without trusting the event: the audit tools read tampered data too, and must name the problem
+ * instead of throwing. `undefined` when the event carries no postings. */
 export const readLegs = (event: RecordedEvent): { legs: StoredLeg[] } | { problem: string } | undefined => {
   const raw = (event.data as { postings?: unknown }).postings;
   if (raw === undefined) return undefined;

@@ -1,7 +1,8 @@
 import { userAccount } from '../domain/ledger/posting.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, type DecimalString, type Minor } from '../domain/money/money.js';
-import { isWalletEventType, walletStream, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { walletEventOf } from '../domain/events.decode.js';
+import { walletStream } from '../domain/wallet/wallet.events.js';
 import { evolve } from '../domain/wallet/wallet.evolve.js';
 import { initialWalletState } from '../domain/wallet/wallet.state.js';
 import {
@@ -15,10 +16,7 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { laterOf, legSums, placeOf, readLegs } from './postings.js';
 
-/**
- * A point in the ledger's history. `time`: every event recorded (the store's `createdAt`) at or before it;
- * `position`: every event at or before that global position; `now`: everything readable when the read starts.
- */
+/** A point in the ledger's history. */
 export type PointInTime = Readonly<{ kind: 'now' }> | Readonly<{ kind: 'time'; at: Date }> | Readonly<{ kind: 'position'; at: Position }>;
 
 export const NOW: PointInTime = Object.freeze({ kind: 'now' });
@@ -41,11 +39,7 @@ export const parsePointInTime = (input: string | undefined): PointInTime | { err
 export const formatPointInTime = (p: PointInTime): string | null =>
   p.kind === 'now' ? null : p.kind === 'time' ? p.at.toISOString() : formatPosition(p.at);
 
-/**
- * Whether an event lies at or before the point. By time this is a filter, never a stop condition:
- * concurrent commits take their `created_at` before they commit, so the recorded times are not monotonic in
- * position order (an event may sort after another yet carry an earlier time). Times compare at millisecond precision.
- */
+/** Whether an event lies at or before the point. */
 export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
   point.kind === 'now'
     ? true
@@ -59,7 +53,6 @@ export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>
 export type Movement = Readonly<{
   position: string;
   revision: string;
-  /** When the store recorded the event. */
   recordedAt: string;
   /** When the command was decided (`data.at`). */
   decidedAt: string | null;
@@ -77,7 +70,6 @@ export type UserReplay = Readonly<{
   at: string | null;
   /** Position of the last event included (null: none). */
   position: string | null;
-  /** Events of the wallet stream included. */
   events: number;
   balances: readonly Amount[];
   movements: readonly Movement[];
@@ -90,10 +82,8 @@ const sortedAmounts = (balances: Iterable<[CurrencyId, Minor]>): Amount[] =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
 
-/**
- * A user's balance per currency at a point in time, folded from the wallet stream alone (never a read
- * model) with the domain's own `evolve`, and every movement of the user's balance that led there.
- */
+/** A user's balance per currency at a point in time, folded from the wallet stream alone (never a read model) with the domain's own
+ * `evolve`, and every movement of the user's balance that led there. */
 export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: number, point: PointInTime = NOW): Promise<UserReplay> => {
   const streamId = walletStream(userId);
   const own = userAccount(userId);
@@ -104,11 +94,12 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
   for (let from = 0n; ;) {
     const page = await deps.store.readStream(streamId, { fromRevision: from, maxCount: PAGE });
     for (const e of page) {
-      if (!atOrBefore(point, e) || !isWalletEventType(e.type)) continue;
+      const event = walletEventOf(e);
+      if (!atOrBefore(point, e) || !event) continue;
       const read = readLegs(e);
       if (read && 'problem' in read) throw new Error(`${placeOf(e)}: ${read.problem}`);
       try {
-        state = evolve(state, { type: e.type, data: e.data } as WalletEvent);
+        state = evolve(state, event);
       } catch (error) {
         throw new Error(`${placeOf(e)}: ${(error as Error).message}`, { cause: error });
       }
@@ -148,7 +139,6 @@ export type AccountBalance = Readonly<{ account: string; currencyId: CurrencyId;
 export type HouseBalances = Readonly<{
   at: string | null;
   position: string | null;
-  /** Events that carry postings, included. */
   events: number;
   /** Every account (house and user) per currency. */
   accounts: readonly AccountBalance[];
@@ -165,10 +155,8 @@ export type HouseBalancesOptions = Readonly<{
   onProgress?: (read: number, position: Position) => void;
 }>;
 
-/**
- * Every account's balance per currency at a point in time and the trial balance, from the postings of
- * every event in the store (read in global order, up to the head as it was when the read started).
- */
+/** Every account's balance per currency at a point in time and the trial balance, from the postings of every event in the store (read in
+ * global order, up to the head as it was when the read started). */
 export const houseBalances = async (
   deps: Readonly<{ store: EventStore }>,
   point: PointInTime = NOW,

@@ -98,7 +98,8 @@ export const insertCheckpoints = async (client: pg.ClientBase, checkpoints: read
   if (checkpoints.length === 0) return [];
   const { rows } = await client.query<{ sealed_count: string }>(
     `INSERT INTO seal_checkpoints (sealed_count, position, chain_hash, mac)
-     SELECT n, pos, decode(ch, 'hex'), decode(mac, 'hex') FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS u(n, pos, ch, mac)
+     SELECT n, pos, decode(ch, 'hex'), decode(mac, 'hex') FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS u(n, pos,
+       ch, mac)
      ON CONFLICT (sealed_count) DO NOTHING RETURNING sealed_count::text AS sealed_count`,
     [
       checkpoints.map((c) => c.sealedCount.toString()),
@@ -127,7 +128,8 @@ export const readSeals = async (pool: pg.Pool, afterSeq: bigint, upTo: bigint, l
 
 export const readCheckpoints = async (client: pg.ClientBase): Promise<SealCheckpoint[]> => {
   const { rows } = await client.query<{ sealed_count: string; position: string; chain_hash: Buffer; mac: Buffer; created_at: Date }>(
-    'SELECT sealed_count::text AS sealed_count, position, chain_hash, mac, created_at FROM seal_checkpoints ORDER BY seal_checkpoints.sealed_count',
+    `SELECT sealed_count::text AS sealed_count, position, chain_hash, mac, created_at
+     FROM seal_checkpoints ORDER BY seal_checkpoints.sealed_count`,
   );
   return rows.map((r) => ({
     sealedCount: BigInt(r.sealed_count),

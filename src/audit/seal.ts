@@ -21,10 +21,7 @@ export type { SealAnchor, SealDifference, Sealer, SealerDeps, SealReport, Verify
 export type { SealCheckpoint } from './seal.store.js';
 export { inspectSeals, verifySeals } from './seal.verify.js';
 
-/**
- * Runs `fn` in a transaction holding the seal lock. Asynchronous commit is safe: a batch lost in a crash
- * is sealed again from the durable events, and sealing is deterministic (same hashes, same checkpoint MACs).
- */
+/** Runs `fn` in a transaction holding the seal lock. */
 const withSealLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
   withLockedTransaction(pool, SEAL_LOCK_SQL, fn);
 
@@ -35,11 +32,9 @@ class HeadBehind extends Error {
 
 type Sealed = Readonly<{ head: SealHead; sealed: number; checkpoints: SealCheckpoint[] }>;
 
-/**
- * Seals one batch under the lock: re-reads the head (another process may have sealed part of the batch),
- * links each new event to its stream's last seal and to the global chain, and writes the seals, the
- * checkpoints at every multiple of `every` and (with them) the new head, in one transaction.
- */
+/** Seals one batch under the lock: re-reads the head (another process may have sealed part of the batch), links each new event to its
+ * stream's last seal and to the global chain, and writes the seals, the checkpoints at every multiple of `every` and (with them) the new
+ * head, in one transaction. */
 const sealBatch = (pool: pg.Pool, key: Buffer, every: bigint, from: Position, events: readonly RecordedEvent[]): Promise<Sealed> =>
   withSealLock(pool, async (client) => {
     const head = await readHead(client);
@@ -75,12 +70,10 @@ const checkpointHead = (pool: pg.Pool, key: Buffer): Promise<SealCheckpoint[]> =
     return insertCheckpoints(client, [checkpointOf(key, head)]);
   });
 
-/**
- * Follows the event store from the last seal and seals every event into its stream's hash chain and the
- * global one (issue 7), off the append path: group commit stays as it is, and it works the same for the
- * KurrentDB store. Each batch commits with its checkpoints; a crash neither loses nor doubles a seal.
- * On any failure: back off and restart from the stored head. Several sealers may run: they take turns.
- */
+/** Follows the event store from the last seal and seals every event into its stream's hash chain and the global one, off the
+ * append path: group commit stays as it is, and it works the same for the KurrentDB store. Each batch commits with its checkpoints; a
+ * crash neither loses nor doubles a seal. On any failure: back off and restart from the stored head. Several sealers may run: they take
+ * turns. */
 export const startSealer = (deps: SealerDeps): Sealer => {
   assertSealKey(deps.key);
   if (!Number.isSafeInteger(deps.checkpointEvery) || deps.checkpointEvery < 1)

@@ -46,10 +46,8 @@ export type VerifySealsDeps = Readonly<{
   pool: pg.Pool;
   key: Buffer;
   onProgress?: (done: number, total: number) => void;
-  /**
-   * The configured checkpoint interval: when more than twice this many seals follow the last valid checkpoint,
-   * checkpoints were removed (reported as 'checkpoint-forged'). Unset: not checked.
-   */
+  /** The configured checkpoint interval: when more than twice this many seals follow the last valid checkpoint, checkpoints were removed
+   * (reported as 'checkpoint-forged'). Unset: not checked. */
   checkpointEvery?: number;
   anchors?: readonly SealAnchor[];
   batchSize?: number;
@@ -63,10 +61,8 @@ export type SealReport = Readonly<{
   /** Seals checked (the sealed count when the check started) and the last one's position. */
   sealed: bigint;
   sealedHead: string | undefined;
-  /**
-   * Events after the sealed head: appended but not sealed yet, including committed events not yet readable in global
-   * order (an older transaction is still open; those are still checked against sealed revisions). Not a difference; the sealer is behind (or stopped).
-   */
+  /** Events after the sealed head: appended but not sealed yet, including committed events not yet readable in global order (an older
+   * transaction is still open; those are still checked against sealed revisions). Not a difference; the sealer is behind (or stopped). */
   unsealed: number;
   /** Checkpoints whose MAC and chain hash both hold, and the sealed count of the last one (0n: none). */
   checkpoints: number;

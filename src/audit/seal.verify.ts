@@ -7,6 +7,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
 import { toRecordedEvent } from '../infra/event-store/postgres/postgres.reads.js';
 import { assertSealKey, chainHash, eventHash, GENESIS, macMatches } from './seal.hash.js';
 import { readCheckpoints, readSeals, revisionKey, sealedRevisions, type SealCheckpoint, type SealRow } from './seal.store.js';
@@ -16,22 +17,17 @@ type Snapshot = Readonly<{ last: SealRow | undefined; checkpoints: SealCheckpoin
 
 /** The sealed count, the checkpoints and the store's head, as of one moment (a sealer may keep running). */
 const snapshot = async (pool: pg.Pool, store: EventStore): Promise<Snapshot> => {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const { rows } = await client.query<{ seq: string | null }>('SELECT max(seq)::text AS seq FROM event_seals');
-    const checkpoints = await readCheckpoints(client);
-    await client.query('COMMIT');
-    const seq = BigInt(rows[0]?.seq ?? '0');
-    const last = seq > 0n ? (await readSeals(pool, seq - 1n, seq, 1))[0] : undefined;
-    // Read after the snapshot: every event the snapshot's seals cover is visible by now.
-    return { last, checkpoints, eventsUntil: await store.headPosition() };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const { seq, checkpoints } = await inTransaction(
+    pool,
+    async (client) => {
+      const { rows } = await client.query<{ seq: string | null }>('SELECT max(seq)::text AS seq FROM event_seals');
+      return { seq: BigInt(rows[0]?.seq ?? '0'), checkpoints: await readCheckpoints(client) };
+    },
+    { isolation: 'repeatable read', readOnly: true },
+  );
+  const last = seq > 0n ? (await readSeals(pool, seq - 1n, seq, 1))[0] : undefined;
+  // Read after the snapshot: every event the snapshot's seals cover is visible by now.
+  return { last, checkpoints, eventsUntil: await store.headPosition() };
 };
 
 /** A read started ahead of its use; when abandoned, its failure must not surface as an unhandled rejection. */
@@ -55,12 +51,7 @@ async function* eventsOf(store: EventStore, until: Position, batchSize: number):
   }
 }
 
-/**
- * Committed events past the head the check read up to. The store shows events only below the oldest transaction
- * still open anywhere in the cluster (their order is final there), so a fresh commit can sit behind another
- * transaction for a while: it cannot be placed in the chain yet, but it is stored, unsealed, and can already be
- * held against the seals of its stream revision.
- */
+/** Committed events past the head the check read up to. */
 const heldBack = async (pool: pg.Pool, after: Position): Promise<RecordedEvent[]> => {
   const [commit, prepare] = after.commit < 0n ? ['0', '-1'] : [after.commit.toString(), after.prepare.toString()];
   const { rows } = await pool.query<Parameters<typeof toRecordedEvent>[0]>(
@@ -95,12 +86,7 @@ const where = (s: Pick<SealRow, 'streamId' | 'revision' | 'position'>) => ({
 /** A checkpoint to hold the chain against: from the table (MAC checked) or an off-box anchor (trusted). */
 type Anchor = Readonly<{ sealedCount: bigint; position: string; chainHash: Buffer; source: string; macOk: boolean }>;
 
-/**
- * Recomputes every chain from the stored events and lists each difference with its place (issue 7).
- * Each event is checked against its own seal, and each seal against the previous one (of its stream, and
- * globally), so one tampering is reported where it happened instead of breaking everything after it.
- * A seal chain rewritten consistently (by someone without the key) no longer matches the HMAC'd checkpoints.
- */
+/** Recomputes every chain from the stored events and lists each difference with its place. */
 export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> => {
   assertSealKey(deps.key);
   const { store, pool, key, batchSize = 2000 } = deps;
@@ -158,7 +144,9 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
         report({
           kind: 'checkpoint-forged',
           position: a.position,
-          detail: `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ${since} up to here`,
+          detail:
+            `${a.source} at sealed count ${a.sealedCount} no longer matches the seal chain: the chain was rewritten somewhere ` +
+            `${since} up to here`,
         });
       } else if (a.macOk) {
         lastHeld = { count: a.sealedCount, position: a.position };
@@ -180,7 +168,8 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
       report({
         kind: 'deleted',
         position: at(s.position),
-        detail: `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): sealed events were removed with their seals`,
+        detail:
+          `seals #${expectedSeq}..#${s.seq - 1n} are missing before this one (#${s.seq}): ` + 'sealed events were removed with their seals',
       });
     }
     expectedSeq = s.seq + 1n;
@@ -296,7 +285,9 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
     report({
       kind: 'checkpoint-forged',
       position: at(sealedHead),
-      detail: `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were removed or no longer match`,
+      detail:
+        `no valid checkpoint covers the last ${sealedCount - lastValid} seals (one is written every ${every}): checkpoints were ` +
+        `removed or no longer match`,
     });
   }
   return {

@@ -65,10 +65,8 @@ const decimalField = (d: Data, field: string, c: CurrencyId): Minor | string => 
   return isParseError(m) ? `${field} "${v}": ${m.message}` : m;
 };
 
-/**
- * What the user's own legs must add up to, from the amounts the event states (see the wallet deciders):
- * a credit of `amount`, a debit of it, the payout, or the difference a SetBalance made.
- */
+/** What the user's own legs must add up to, from the amounts the event states (see the wallet deciders): a credit of `amount`, a debit of
+ * it, the payout, or the difference a SetBalance made. */
 const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string => {
   const plus = (field: string): Minor | string => decimalField(d, field, c);
   const minus = (field: string): Minor | string => {
@@ -112,11 +110,9 @@ export type Expectation = Readonly<{
   observe: (e: RecordedEvent, userId: number | undefined, legs: readonly StoredLeg[] | undefined) => void;
 }>;
 
-/**
- * Folds every event once, in global order: per-event checks (postings readable and balanced, the user's legs
- * matching the stated amount, balanceAfter matching the stream's own fold), per-stream revision stats, the
- * trial balance, and each read-model expectation up to its own cutoff.
- */
+/** Folds every event once, in global order: per-event checks (postings readable and balanced, the user's legs matching the stated amount,
+ * balanceAfter matching the stream's own fold), per-stream revision stats, the trial balance, and each read-model expectation up to its
+ * own cutoff. */
 export class LedgerFold {
   readonly differences: Difference[] = [];
   readonly streams = new Map<string, StreamStats>();
@@ -201,7 +197,9 @@ export class LedgerFold {
         detail:
           offset === 0n
             ? `balanceAfter ${fmt(c, after)} agrees with the fold again, after a difference of ${fmt(c, run.offset)} on the events before`
-            : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}; later events keep this difference unless reported again`,
+            : `balanceAfter is ${fmt(c, after)}, the stream folds to ${fmt(c, balance)}` +
+              `${run.offset === 0n ? '' : ` (a difference of ${fmt(c, run.offset)} before)`}` +
+              '; later events keep this difference unless reported again',
       });
     }
     this.running.set(k, { balance, offset });

@@ -9,6 +9,7 @@ import {
   type EventStore,
   type Position,
 } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
 import { verifySeals, type SealAnchor } from './seal.js';
 import {
   accountBalancesExpectation,
@@ -295,93 +296,86 @@ const duplicateTransactions = async (client: Client): Promise<Difference[]> => {
   }));
 };
 
-/**
- * Folds the whole event store (readAll in global order, in batches, up to the head as it was at the start)
- * and lists every difference: per event (postings readable and summing to zero, the user's legs matching the
- * stated amount, balanceAfter matching the stream's fold), per stream (revisions contiguous from 0; for the
- * PostgreSQL store the `streams` head equals the last revision), the trial balance (all accounts sum to zero
- * per currency), the read models (each compared with the fold of the events up to its own checkpoint, in one
- * REPEATABLE READ snapshot so that a running projector does not cause false alarms) and the seals.
- */
+/** Folds the whole event store (readAll in global order, in batches, up to the head as it was at the start) and lists every difference: per
+ * event (postings readable and summing to zero, the user's legs matching the stated amount, balanceAfter matching the stream's fold), per
+ * stream (revisions contiguous from 0; for the PostgreSQL store the `streams` head equals the last revision), the trial balance (all
+ * accounts sum to zero per currency), the read models (each compared with the fold of the events up to its own checkpoint, in one
+ * REPEATABLE READ snapshot so that a running projector does not cause false alarms) and the seals. */
 export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport> => {
   const { store, pool } = options;
   const checks = readModelChecks();
-  const snapshot = await pool.connect();
-  let destroy = false;
-  try {
-    await snapshot.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    // The fold below may take long; this transaction only reads.
-    await snapshot.query('SET LOCAL idle_in_transaction_session_timeout = 0');
-    const { rows: cps } = await snapshot.query<{ name: string; position: string }>('SELECT name, position FROM projection_checkpoints');
-    const cutoffOf = (projection: string): Position => {
-      const cp = cps.find((c) => c.name === projection);
-      return cp ? parsePosition(cp.position) : START;
-    };
-    const expectations = checks.map((c) => ({ cutoff: cutoffOf(c.expectation.projection), expectation: c.expectation }));
-    const head = await store.headPosition();
-    const total =
-      store.kind === 'postgres' ? Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]?.n ?? 0) : undefined;
-    const fold = new LedgerFold(expectations);
-    options.onProgress?.({ phase: 'events', done: 0, total });
-    for (let after = START; comparePositions(after, head) < 0;) {
-      const batch = await store.readAll({ after, maxCount: options.batchSize ?? 5000 });
-      if (batch.length === 0) break;
-      for (const e of batch) if (comparePositions(e.position, head) <= 0) fold.observe(e);
-      after = batch[batch.length - 1]!.position;
-      options.onProgress?.({ phase: 'events', done: fold.events, total });
-    }
-    const differences: Difference[] = [];
-    // No spread: a badly damaged ledger can have more differences than a call takes arguments.
-    const add = (found: Iterable<Difference>): void => {
-      for (const d of found) differences.push(d);
-    };
-    add(fold.differences);
-    for (const { streamId } of fold.gappedStreams()) add(await locateGaps(store, streamId));
-    add(fold.trialDifferences());
-    if (store.kind === 'postgres') {
-      add(await streamHeads(snapshot));
-      add(await duplicateTransactions(snapshot));
-    }
-    for (const check of checks) add(await check.compare(snapshot));
-    await snapshot.query('COMMIT');
-    if (options.seals) {
-      const seals = await verifySeals({
-        store,
-        pool,
-        key: options.seals.key,
-        ...(options.seals.checkpointEvery === undefined ? {} : { checkpointEvery: options.seals.checkpointEvery }),
-        ...(options.seals.anchors ? { anchors: options.seals.anchors } : {}),
-        onProgress: (done, sealTotal) => options.onProgress?.({ phase: 'seals', done, total: sealTotal }),
-      });
-      for (const s of seals) {
-        const where = [s.streamId && `stream ${s.streamId}`, s.revision && `revision ${s.revision}`, s.position && `position ${s.position}`]
-          .filter(Boolean)
-          .join(' ');
-        differences.push({
-          kind: 'seal',
-          where: where || 'seals',
-          detail: `${s.kind}: ${s.detail}`,
-          ...(s.streamId ? { streamId: s.streamId } : {}),
-          ...(s.revision ? { revision: s.revision } : {}),
-          ...(s.position ? { position: s.position } : {}),
-        });
+  const { differences, head, fold, expectations } = await inTransaction(
+    pool,
+    async (snapshot) => {
+      // The fold below may take long; this transaction only reads.
+      await snapshot.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+      const { rows: cps } = await snapshot.query<{ name: string; position: string }>('SELECT name, position FROM projection_checkpoints');
+      const cutoffOf = (projection: string): Position => {
+        const cp = cps.find((c) => c.name === projection);
+        return cp ? parsePosition(cp.position) : START;
+      };
+      const expectations = checks.map((c) => ({ cutoff: cutoffOf(c.expectation.projection), expectation: c.expectation }));
+      const head = await store.headPosition();
+      const total =
+        store.kind === 'postgres'
+          ? Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]?.n ?? 0)
+          : undefined;
+      const fold = new LedgerFold(expectations);
+      options.onProgress?.({ phase: 'events', done: 0, total });
+      for (let after = START; comparePositions(after, head) < 0;) {
+        const batch = await store.readAll({ after, maxCount: options.batchSize ?? 5000 });
+        if (batch.length === 0) break;
+        for (const e of batch) if (comparePositions(e.position, head) <= 0) fold.observe(e);
+        after = batch[batch.length - 1]!.position;
+        options.onProgress?.({ phase: 'events', done: fold.events, total });
       }
-    }
-    return {
-      ok: differences.length === 0,
-      head: formatPosition(head),
-      events: fold.events,
-      streams: fold.streams.size,
-      readModels: Object.fromEntries(expectations.map((x) => [x.expectation.projection, formatPosition(x.cutoff)])),
-      sealsChecked: options.seals !== false,
-      differences,
-    };
-  } catch (error) {
-    await snapshot.query('ROLLBACK').catch(() => {
-      destroy = true;
+      const differences: Difference[] = [];
+      // No spread: a badly damaged ledger can have more differences than a call takes arguments.
+      const add = (found: Iterable<Difference>): void => {
+        for (const d of found) differences.push(d);
+      };
+      add(fold.differences);
+      for (const { streamId } of fold.gappedStreams()) add(await locateGaps(store, streamId));
+      add(fold.trialDifferences());
+      if (store.kind === 'postgres') {
+        add(await streamHeads(snapshot));
+        add(await duplicateTransactions(snapshot));
+      }
+      for (const check of checks) add(await check.compare(snapshot));
+      return { differences, head, fold, expectations };
+    },
+    { isolation: 'repeatable read', readOnly: true },
+  );
+  if (options.seals) {
+    const seals = await verifySeals({
+      store,
+      pool,
+      key: options.seals.key,
+      ...(options.seals.checkpointEvery === undefined ? {} : { checkpointEvery: options.seals.checkpointEvery }),
+      ...(options.seals.anchors ? { anchors: options.seals.anchors } : {}),
+      onProgress: (done, sealTotal) => options.onProgress?.({ phase: 'seals', done, total: sealTotal }),
     });
-    throw error;
-  } finally {
-    snapshot.release(destroy);
+    for (const s of seals) {
+      const where = [s.streamId && `stream ${s.streamId}`, s.revision && `revision ${s.revision}`, s.position && `position ${s.position}`]
+        .filter(Boolean)
+        .join(' ');
+      differences.push({
+        kind: 'seal',
+        where: where || 'seals',
+        detail: `${s.kind}: ${s.detail}`,
+        ...(s.streamId ? { streamId: s.streamId } : {}),
+        ...(s.revision ? { revision: s.revision } : {}),
+        ...(s.position ? { position: s.position } : {}),
+      });
+    }
   }
+  return {
+    ok: differences.length === 0,
+    head: formatPosition(head),
+    events: fold.events,
+    streams: fold.streams.size,
+    readModels: Object.fromEntries(expectations.map((x) => [x.expectation.projection, formatPosition(x.cutoff)])),
+    sealsChecked: options.seals !== false,
+    differences,
+  };
 };

@@ -31,11 +31,7 @@ type AccessRow = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Turns a credential into the caller, for every transport. A JWT verified with the pinned algorithm and its server-side
- * session read on every call (no cache: a revocation counts on the next request), joined with the user's live access
- * state; or an API key (stored hashed). Refusals are thrown as AppErrors (401 / 403 classes).
- */
+/** Turns a credential into the caller, for every transport. */
 export const createAuthenticator = (deps: AuthenticatorDeps) => {
   const fromSession = async (userId: number, sessionId: string): Promise<AccessRow | undefined> => {
     if (!UUID.test(sessionId)) return undefined;

@@ -2,10 +2,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type { Users } from '../commands/users.js';
 import { hashPassword } from './passwords.js';
 
-/**
- * decisions.md, Bootstrap: when no user has SUPERADMIN_EMAIL, create one with role SuperAdmin.
- * Idempotent across restarts and concurrent starts (the e-mail claim decides).
- */
+/** decisions.md, Bootstrap: when no user has SUPERADMIN_EMAIL, create one with role SuperAdmin. */
 export const bootstrapSuperAdmin = async (
   users: Users,
   admin: Readonly<{ email: string; username: string; password: string }>,

@@ -17,11 +17,9 @@ export type CaptchaConfig = Readonly<{
 /** The refusal, or undefined when the token passed. */
 export type CaptchaCheck = (token: string | undefined, ip: string | null, log?: Pick<Logger, 'warn'>) => Promise<AppError | undefined>;
 
-/**
- * A captcha token checked against a siteverify-style endpoint (Turnstile, hCaptcha, reCAPTCHA):
- * form POST of secret, response, remoteip; JSON `{success}`. The bypass literal passes only when
- * APP_ENV=local. Any failure to get a clear yes, including a timeout, refuses (fail closed).
- */
+/** A captcha token checked against a siteverify-style endpoint (Turnstile, hCaptcha, reCAPTCHA): form POST of secret, response, remoteip;
+ * JSON `{success}`. The bypass literal passes only when APP_ENV=local. Any failure to get a clear yes, including a timeout, refuses (fail
+ * closed). */
 export const createCaptcha =
   (config: CaptchaConfig): CaptchaCheck =>
   async (token, ip, log) => {

@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { keyFile } from '../infra/required-secrets.js';
 
 /** Outside local and development a missing key is an error: a key generated here would be unknown to other processes. */
 export class MissingKeyError extends Error {
   override readonly name = 'MissingKeyError';
 }
 
-/** Where a generated key named `name` is kept. */
-export const keyFile = (dataDir: string, name: string): string => join(dataDir, 'keys', `${name}.key`);
-
-/**
- * A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`,
- * the default) generated once and kept there; with `generate: false` a missing file throws MissingKeyError.
- */
+/** A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`, the default) generated
+ * once and kept there; with `generate: false` a missing file throws MissingKeyError. */
 export const loadSymmetricKey = async (
   given: string | undefined,
   dataDir: string,

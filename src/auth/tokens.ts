@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jwtKeyFile } from '../infra/required-secrets.js';
 import { MissingKeyError } from './secrets.js';
 import {
   SignJWT,
@@ -41,14 +42,8 @@ export type Tokens = Readonly<{
 
 export const generateKeys = async (): Promise<KeyPair> => generateKeyPair(JWT_ALG, { crv: 'Ed25519', extractable: true });
 
-/** Keys from PEM (PKCS#8 / SPKI) when given; else a pair generated once and kept under `dataDir/keys`. */
-/** Where a generated signing key pair is kept. */
-export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jwt-ed25519.jwk.json');
-
-/**
- * The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once
- * and kept there; with `generate: false` a missing file throws MissingKeyError.
- */
+/** The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once and kept there; with
+ * `generate: false` a missing file throws MissingKeyError. */
 export const loadKeys = async (
   opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>,
 ): Promise<KeyPair> => {

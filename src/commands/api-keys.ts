@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { sha256 } from '../auth/sessions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
 
 /** Audit trail of key changes (never the key or its hash): who issued or revoked which key. */
 export const apiKeysStream = (userId: number): string => `api-keys-${userId}`;
@@ -17,10 +18,7 @@ const view = (r: Row) => ({
 });
 export type ApiKeyView = ReturnType<typeof view>;
 
-/**
- * A user's API key for the public API (`x-api-key`). One active key per user: issuing revokes the previous one.
- * The key is returned once; only its SHA-256 is stored (what the authenticator compares).
- */
+/** A user's API key for the public API (`x-api-key`). */
 export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore }>) => {
   const audit = (userId: number, type: 'ApiKeyIssued' | 'ApiKeysRevoked', data: Record<string, unknown>) =>
     deps.store.append({
@@ -32,7 +30,8 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
   const revokeAll = async (client: pg.Pool | pg.PoolClient, userId: number, adminUserId: number): Promise<string[]> =>
     (
       await client.query<{ id: string }>(
-        'UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+        `UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $2 WHERE user_id = $1 AND revoked_at IS NULL
+         RETURNING id`,
         [userId, adminUserId],
       )
     ).rows.map((r) => r.id);
@@ -41,26 +40,15 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
     issue: async (userId: number, adminUserId: number): Promise<ApiKeyView & { key: string }> => {
       const key = `ck_${randomBytes(32).toString('base64url')}`;
       const id = uuidv7();
-      const client = await deps.pool.connect();
-      let row: Row;
-      let revoked: string[];
-      try {
-        await client.query('BEGIN');
-        revoked = await revokeAll(client, userId, adminUserId);
-        row = (
-          await client.query<Row>(
-            `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
+      const { row, revoked } = await inTransaction(deps.pool, async (client) => {
+        const revoked = await revokeAll(client, userId, adminUserId);
+        const { rows } = await client.query<Row>(
+          `INSERT INTO api_keys (id, user_id, key_hash, prefix, created_by) VALUES ($1, $2, $3, $4, $5)
            RETURNING id, user_id, prefix, created_at, updated_at`,
-            [id, userId, sha256(key), key.slice(0, 8), adminUserId],
-          )
-        ).rows[0]!;
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      } finally {
-        client.release();
-      }
+          [id, userId, sha256(key), key.slice(0, 8), adminUserId],
+        );
+        return { row: rows[0]!, revoked };
+      });
       await audit(userId, 'ApiKeyIssued', {
         apiKeyId: id,
         prefix: row.prefix,
@@ -72,7 +60,8 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
     },
     active: async (userId: number): Promise<ApiKeyView | undefined> => {
       const { rows } = await deps.pool.query<Row>(
-        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        `SELECT id, user_id, prefix, created_at, updated_at FROM api_keys
+         WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
         [userId],
       );
       return rows[0] && view(rows[0]);

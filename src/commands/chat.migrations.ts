@@ -1,11 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/**
- * Chat rooms and messages (issue 6): ids 0310_...
- * `chat_room_limits` and `chat_moderation` (0191) predate the rooms: rooms a limit was already set for are
- * created here so the limit can reference its room, and rate limits recorded before moderation was applied
- * (they were already in force) are marked applied.
- */
+/** Chat rooms and messages: ids 0310_... */
 export const chatMigrations: Migration[] = [
   {
     id: '0310_chat_rooms_messages',

@@ -2,8 +2,8 @@ import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { inTransaction } from '../infra/pg.js';
 import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from '../realtime/bus.js';
-import { chatRoom } from '../realtime/protocol.js';
+import type { ServerEventBus } from '../infra/bus.js';
+import { chatRoom } from '../shared/rooms.js';
 
 /** A room's per-user limit when no admin set one (POST /chat/admin-action set_rate_limit). */
 export const DEFAULT_MESSAGES_PER_MINUTE = 10;
@@ -36,10 +36,7 @@ export type ChatError =
 /** Pushes a ChatMessageUpdate to the room's sockets. */
 export type ChatPublish = (message: ChatMessage) => Promise<void>;
 
-/**
- * ChatMessageUpdate through the server event bus. The message is already committed when this runs, so a
- * failed publish is logged, not thrown: the sender gets its acknowledgement and the message is in the history.
- */
+/** ChatMessageUpdate through the server event bus. */
 export const chatPublisher =
   (bus: ServerEventBus, logger?: Logger): ChatPublish =>
   async (message) => {
@@ -118,11 +115,9 @@ export type HistoryInput = Readonly<{ roomId: string; take: number; before?: str
 
 /** The chat's command and query side over PostgreSQL; `publish` pushes each new message to the room. */
 export const createChat = ({ pool, publish }: Readonly<{ pool: pg.Pool; publish: ChatPublish }>) => {
-  /**
-   * Posts a message when the room exists and the sender may chat (read live: not banned, chat not disabled
-   * on the profile, a username set) and is under the room's limit. The count and the insert run under a
-   * per-(room, user) advisory lock at one clock reading, so the limit is exact even for parallel sends.
-   */
+  /** Posts a message when the room exists and the sender may chat (read live: not banned, chat not disabled on the profile, a username set)
+   * and is under the room's limit. The count and the insert run under a per-(room, user) advisory lock at one clock reading, so the limit
+   * is exact even for parallel sends. */
   const send = async (input: SendInput): Promise<Either<ChatError, ChatMessage>> => {
     const sent = await inTransaction(pool, async (c): Promise<Either<ChatError, ChatMessage>> => {
       const room = await findRoom(c, input.roomId);
@@ -130,7 +125,8 @@ export const createChat = ({ pool, publish }: Readonly<{ pool: pg.Pool; publish:
       const {
         rows: [user],
       } = await c.query<{ is_banned: boolean; username: string | null; chat_disabled: boolean | null }>(
-        `SELECT is_banned, username, (state->'profile'->'canUseChat') = 'false'::jsonb AS chat_disabled FROM user_access WHERE user_id = $1`,
+        `SELECT is_banned, username, (state->'profile'->'canUseChat') = 'false'::jsonb AS chat_disabled FROM user_access
+         WHERE user_id = $1`,
         [input.userId],
       );
       if (!user) return left({ _tag: 'ChatUserNotFound', userId: input.userId });

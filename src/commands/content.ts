@@ -21,17 +21,15 @@ export const createFaq = (pool: pg.Pool, input: { title: string; text: string },
     const {
       rows: [faq],
     } = await c.query<FaqRow>(
-      `INSERT INTO faq (title, text, "order", created_by, updated_by) SELECT $1, $2, COALESCE(max("order"), 0) + 1, $3, $3 FROM faq RETURNING ${FAQ_COLUMNS}`,
+      `INSERT INTO faq (title, text, "order", created_by, updated_by) SELECT $1, $2, COALESCE(max("order"), 0) + 1, $3, $3 FROM faq
+       RETURNING ${FAQ_COLUMNS}`,
       [input.title, input.text, adminUserId],
     );
     await recordAdminAction(c, { adminUserId, action: 'faq.create', details: { faq } });
     return faq!;
   });
 
-/**
- * Edits an FAQ; a new `order` (clamped to 1..n) moves it there and shifts the ones in between by one.
- * Undefined when the id is unknown.
- */
+/** Edits an FAQ; a new `order` (clamped to 1..n) moves it there and shifts the ones in between by one. */
 export const updateFaq = (
   pool: pg.Pool,
   input: { id: number; title?: string | undefined; text?: string | undefined; order?: number | undefined },
@@ -87,12 +85,9 @@ export type ChatModeration = Readonly<{
   appliedAt: string;
 }>;
 
-/**
- * Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted
- * (its text is no longer served) and then pushes the deleted message as ChatMessageUpdate to its room;
- * `set_rate_limit` becomes the room's per-user limit in `chat_room_limits`. Refused, with nothing recorded,
- * for an unknown or already deleted message and an unknown room.
- */
+/** Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted (its text is no longer served)
+ * and then pushes the deleted message as ChatMessageUpdate to its room; `set_rate_limit` becomes the room's per-user limit in
+ * `chat_room_limits`. Refused, with nothing recorded, for an unknown or already deleted message and an unknown room. */
 export const recordChatAdminAction = async (
   pool: pg.Pool,
   input: ChatAdminAction,
@@ -115,7 +110,8 @@ export const recordChatAdminAction = async (
         if (!(await findRoom(c, input.args.roomId))) return left({ _tag: 'ChatRoomNotFound', roomId: input.args.roomId });
         await c.query(
           `INSERT INTO chat_room_limits (room_id, messages_per_minute, updated_by, updated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (room_id) DO UPDATE SET messages_per_minute = EXCLUDED.messages_per_minute, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (room_id) DO UPDATE SET messages_per_minute = EXCLUDED.messages_per_minute, updated_by = EXCLUDED.updated_by,
+           updated_at = EXCLUDED.updated_at`,
           [input.args.roomId, input.args.messagesPerMinute, adminUserId, at],
         );
       }

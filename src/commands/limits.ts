@@ -38,10 +38,7 @@ export type Limits = Readonly<{
   setBetLimit(userId: number, betLimit: string, adminUserId: number): Result<BetLimitView>;
   load(userId: number): Promise<LimitsState>;
   activeExclusion(userId: number): Promise<ExclusionView | undefined>;
-  /**
-   * The ledger's check of a bet: ban, active self-exclusion, bet limit. One indexed read; `inAppend`: a PostgreSQL
-   * append checks the same rows itself (postgres.append.ts), so that this read only names a refusal.
-   */
+  /** The ledger's check of a bet: ban, active self-exclusion, bet limit. */
   betGuard: BetGuard;
 }>;
 
@@ -62,7 +59,8 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
     if (handled.decision.right.length > 0) {
       await deps.pool.query(
         `INSERT INTO user_limits (user_id, revision, state) VALUES ($1, $2, $3)
-         ON CONFLICT (user_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state WHERE user_limits.revision < EXCLUDED.revision`,
+         ON CONFLICT (user_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state
+           WHERE user_limits.revision < EXCLUDED.revision`,
         [userId, handled.revision.toString(), JSON.stringify(handled.state)],
       );
     }
@@ -86,7 +84,8 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
     },
     setBetLimit: async (userId, betLimit, adminUserId) => {
       const minor = parseDecimal(betLimit, USD_SCALE);
-      if (isParseError(minor)) throw new Error(`bet limit ${betLimit}: ${minor.message}`); // the route's schema lets only USD decimals through
+      // The route's schema lets only USD decimals through.
+      if (isParseError(minor)) throw new Error(`bet limit ${betLimit}: ${minor.message}`);
       const limitId = await nextId('bet_limit_id_seq');
       const result = await run(userId, { type: 'SetBetLimit', data: { limitId, betLimit: usdFromMinor(minor) } }, adminUserId);
       return isLeft(result) ? result : right(betLimitView(userId, result.right.betLimit!));

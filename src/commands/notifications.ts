@@ -6,10 +6,8 @@ export type NotificationView = Readonly<{ id: string; type: string; payload: unk
 export type Notifications = Readonly<{
   /** The user's newest notifications first (ledger order), with their read marks. */
   list(userId: number, take: number): Promise<NotificationView[]>;
-  /**
-   * Marks the user's notifications as viewed: those of `ids` (ids of other users' notifications, or
-   * unknown ones, are ignored), or all of them when `ids` is undefined. Returns how many were newly marked.
-   */
+  /** Marks the user's notifications as viewed: those of `ids` (ids of other users' notifications, or unknown ones, are ignored), or all of
+   * them when `ids` is undefined. Returns how many were newly marked. */
   markViewed(userId: number, ids: readonly string[] | undefined): Promise<number>;
 }>;
 

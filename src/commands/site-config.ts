@@ -13,11 +13,9 @@ export type StoredConfig = Readonly<{
   updatedAt: string;
 }>;
 
-/**
- * Replaces a config section: the event in `config-<code>` is the record (with the acting admin); the
- * `site_config` row and, for COMMON.rates, `currency_rates` are applied right after, guarded by the
- * stream revision so that a late or repeated apply never overwrites a newer section.
- */
+/** Replaces a config section: the event in `config-<code>` is the record (with the acting admin); the `site_config` row and, for
+ * COMMON.rates, `currency_rates` are applied right after, guarded by the stream revision so that a late or repeated apply never overwrites
+ * a newer section. */
 export const putSiteConfig = async (
   deps: { pool: pg.Pool; store: EventStore; invalidateRates?: () => void },
   command: SiteConfigChanged['data'],
@@ -32,7 +30,8 @@ export const putSiteConfig = async (
   await inTransaction(deps.pool, async (c) => {
     const { rowCount } = await c.query(
       `INSERT INTO site_config (code, config, revision, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
+       ON CONFLICT (code) DO UPDATE SET config = EXCLUDED.config, revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by,
+         updated_at = EXCLUDED.updated_at
        WHERE site_config.revision < EXCLUDED.revision`,
       [command.code, JSON.stringify(command.config), revision.toString(), command.adminUserId, command.at],
     );

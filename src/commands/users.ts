@@ -47,10 +47,7 @@ export type Users = Readonly<{
   load(userId: number): Promise<UserState>;
   access(userId: number): Promise<UserAccess | undefined>;
   idByKey(kind: UserKeyKind, key: string): Promise<number | undefined>;
-  /**
-   * Links an external identity to an existing user. The identity key is claimed first so two concurrent first sign-ins
-   * cannot link twice: answers the user the identity belongs to, which is another one when that claim was lost.
-   */
+  /** Links an external identity to an existing user. */
   linkIdentity(userId: number, identity: LinkedIdentity): Promise<Either<UserError, number>>;
   exists(userId: number): Promise<boolean>;
   /** Users without a username (identity-provider sign-ups) may not bet or withdraw. */

@@ -11,7 +11,7 @@ import { apiKeysRoutes } from './api-keys.routes.js';
 import { limitsRoutes } from './limits.routes.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
-import type { ServerEventBus } from '../realtime/bus.js';
+import type { ServerEventBus } from '../infra/bus.js';
 import { internalRoutes } from './internal.routes.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';

@@ -1,4 +1,4 @@
-import { ADMIN_AUDIT_ACTIONS } from '../audit/admin-actions.js';
+import { ADMIN_AUDIT_ACTIONS } from '../shared/admin-actions.js';
 import { looseUserId } from './filters.js';
 import { paginationFields } from './pagination.js';
 import { storableDateTime, z } from './validate.js';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { ZodError } from 'zod';
-import type { ChatError } from '../commands/chat.js';
 import type { LedgerError } from '../commands/ledger.types.js';
 import type { LimitsError } from '../domain/limits/limits.errors.js';
 import type { UserError } from '../domain/user/user.errors.js';
@@ -181,42 +180,7 @@ export const leaderboardErrorToHttp = (e: LeaderboardError): HttpError => {
   return new HttpError(status, code, leaderboardMessage(e));
 };
 
-export const CHAT_ERROR_HTTP = {
-  ChatRoomNotFound: [404, 'CHAT_ROOM_NOT_FOUND'],
-  ChatMessageNotFound: [404, 'CHAT_MESSAGE_NOT_FOUND'],
-  ChatMessageAlreadyDeleted: [409, 'CHAT_MESSAGE_ALREADY_DELETED'],
-  ChatUserNotFound: [404, 'USER_NOT_FOUND'],
-  ChatUserBanned: [403, 'USER_BANNED'],
-  ChatDisabled: [403, 'CHAT_DISABLED'],
-  ChatUsernameRequired: [403, 'USERNAME_REQUIRED'],
-  ChatRateLimited: [429, 'CHAT_RATE_LIMITED'],
-} as const satisfies Record<ChatError['_tag'], readonly [number, string]>;
-
-const chatMessage = (e: ChatError): string => {
-  switch (e._tag) {
-    case 'ChatRoomNotFound':
-      return `Chat room ${e.roomId} not found`;
-    case 'ChatMessageNotFound':
-      return `Chat message ${e.messageId} not found`;
-    case 'ChatMessageAlreadyDeleted':
-      return `Chat message ${e.messageId} is already deleted`;
-    case 'ChatUserNotFound':
-      return `User ${e.userId} not found`;
-    case 'ChatUserBanned':
-      return 'The account is banned';
-    case 'ChatDisabled':
-      return 'Chat is disabled for this account';
-    case 'ChatUsernameRequired':
-      return 'Set a username before chatting';
-    case 'ChatRateLimited':
-      return `At most ${e.messagesPerMinute} messages per minute in room ${e.roomId}; try again in ${e.retryAfterSeconds} s`;
-    default:
-      return assertNever(e);
-  }
-};
-
-export const chatErrorToHttp = (e: ChatError): HttpError =>
-  new HttpError(CHAT_ERROR_HTTP[e._tag][0], CHAT_ERROR_HTTP[e._tag][1], chatMessage(e));
+export { chatError as chatErrorToHttp } from '../commands/chat.errors.js';
 
 const assertNever = (x: never): never => {
   throw new Error(`unmapped ledger error: ${JSON.stringify(x)}`);

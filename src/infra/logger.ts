@@ -36,11 +36,8 @@ export type LoggerOptions = Readonly<{
   destination?: DestinationStream;
 }>;
 
-/**
- * Stdout, written asynchronously: lines logged while a write is in flight leave together in the next one, so a busy
- * process does not pay one blocking write per request line, and an idle one writes at once. pino flushes what is
- * buffered when the process exits.
- */
+/** Stdout, written asynchronously: lines logged while a write is in flight leave together in the next one, so a busy process does not pay
+ * one blocking write per request line, and an idle one writes at once. pino flushes what is buffered when the process exits. */
 const stdout = (): DestinationStream => pino.destination({ dest: 1, sync: false });
 
 /** Structured JSON logs (pino): one object per line, ISO time, secrets redacted. */

@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventStore } from './event-store/event-store.port.js';
-import type { Ledger } from '../commands/ledger.types.js';
 
 /** One projection's figures at scrape time (see projectionReadings in src/projections/projection-status.ts). */
 export type ProjectionReading = Readonly<{
@@ -14,16 +13,7 @@ export type ProjectionReading = Readonly<{
 
 export type MetricsLogger = Readonly<{ warn(obj: object, msg?: string): void }>;
 
-/**
- * The process's Prometheus registry (`GET /metrics` on the back-office port). Composition (src/main.ts):
- *
- *   const metrics = createMetrics({ logger });
- *   const store = instrumentStore(rawStore, metrics);             // ledger_events_appended_total
- *   const ledger = instrumentLedger(createLedger({ store, ... }), metrics); // ledger_command_duration_seconds
- *   metrics.watchProjections(() => projectionReadings({ pool, store, projections: allProjections }));
- *   createAdminApp({ ..., metrics, metricsToken: config.metricsToken });
- *   // gateway: protection settings onThrottled: metrics.onThrottled; metrics.setSocketCount(() => events.sockets.size)
- */
+/** The process's Prometheus registry (`GET /metrics` on the back-office port). */
 export type Metrics = Readonly<{
   registry: Registry;
   eventsAppended: Counter<'type'>;
@@ -179,40 +169,4 @@ export const instrumentStore = (store: EventStore, metrics: Metrics): EventStore
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
-};
-
-/** Every command of the Ledger interface (balances is a read). The check below fails the build when one is added. */
-export const LEDGER_COMMANDS = [
-  'requestDeposit',
-  'confirmDeposit',
-  'completeDeposit',
-  'failDeposit',
-  'placeBet',
-  'settleBet',
-  'rollbackBet',
-  'errorBet',
-  'requestWithdrawal',
-  'approveWithdrawal',
-  'rejectWithdrawal',
-  'retryWithdrawal',
-  'completeWithdrawal',
-  'failWithdrawal',
-  'tip',
-  'deductBalance',
-  'setBalance',
-  'creditPrize',
-  'claimAffiliateCommission',
-] as const satisfies readonly (keyof Ledger)[];
-type Untimed = Exclude<keyof Ledger, (typeof LEDGER_COMMANDS)[number] | 'balances'>;
-const everyCommandTimed: [Untimed] extends [never] ? true : Untimed = true;
-void everyCommandTimed;
-
-/** The ledger with each command timed into ledger_command_duration_seconds (other members are kept as they are). */
-export const instrumentLedger = <L extends Ledger>(ledger: L, metrics: Metrics): L => {
-  const timed: Record<string, unknown> = { ...(ledger as object) };
-  for (const name of LEDGER_COMMANDS) {
-    const command = ledger[name] as (...args: unknown[]) => Promise<unknown>;
-    timed[name] = (...args: unknown[]) => metrics.timeCommand(name, () => command.apply(ledger, args));
-  }
-  return timed as L;
 };

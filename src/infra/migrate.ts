@@ -1,12 +1,11 @@
 import type pg from 'pg';
+import { inTransaction } from './pg.js';
 
 /** A forward-only schema change. Ids sort in application order; applied ids are never edited. */
 export type Migration = Readonly<{ id: string; sql: string }>;
 
-/**
- * Applies pending migrations in id order, each in its own transaction, under an advisory lock
- * so that several processes starting at once do not race.
- */
+/** Applies pending migrations in id order, each in its own transaction, under an advisory lock so that several processes starting at once
+ * do not race. */
 export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): Promise<string[]> => {
   const client = await pool.connect();
   const applied: string[] = [];
@@ -17,16 +16,17 @@ export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): 
     const done = new Set(rows.map((r) => r.id));
     for (const m of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
       if (done.has(m.id)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
-        await client.query('COMMIT');
-        applied.push(m.id);
-      } catch (error) {
-        await client.query('ROLLBACK');
+      await inTransaction(
+        pool,
+        async (c) => {
+          await c.query(m.sql);
+          await c.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
+        },
+        { client },
+      ).catch((error: unknown) => {
         throw new Error(`migration ${m.id} failed: ${(error as Error).message}`, { cause: error });
-      }
+      });
+      applied.push(m.id);
     }
   } finally {
     await client.query(`SELECT pg_advisory_unlock(hashtext(current_schema() || ':migrations'))`).catch(() => undefined);

@@ -15,10 +15,8 @@ export type PoolOptions = Readonly<{
   applicationName?: string;
   /** A writer that holds a transaction open stalls every catch-up reader; PostgreSQL ends it after this long. */
   idleInTransactionTimeoutMs?: number;
-  /**
-   * Off only for writes whose durability may trail the next synchronous commit (WAL is flushed in
-   * order, so a later synchronous commit makes them durable too); losing them in a crash is harmless.
-   */
+  /** Off only for writes whose durability may trail the next synchronous commit (WAL is flushed in order, so a later synchronous commit
+   * makes them durable too); losing them in a crash is harmless. */
   synchronousCommit?: boolean;
   /** Longest wait for a connection (pool full, or server unreachable) before the query fails; default none. */
   connectionTimeoutMs?: number;
@@ -41,18 +39,46 @@ export const createPool = (o: PoolOptions): pg.Pool => {
   return pool;
 };
 
+export type TransactionOptions = Readonly<{
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  readOnly?: boolean;
+  /** A connection the caller already holds (and keeps): used as is, not released. */
+  client?: pg.PoolClient;
+  /** Taken first and held until COMMIT/ROLLBACK: serialises this transaction per schema across processes. */
+  advisoryLock?: string;
+  /** Off where the rows can be derived again from durable events (see PoolOptions.synchronousCommit). */
+  synchronousCommit?: boolean;
+}>;
+
+const beginSql = (o: TransactionOptions): string =>
+  [
+    ['BEGIN', ...(o.isolation ? [`ISOLATION LEVEL ${o.isolation.toUpperCase()}`] : []), ...(o.readOnly ? ['READ ONLY'] : [])].join(' '),
+    ...(o.synchronousCommit === false ? ['SET LOCAL synchronous_commit TO off'] : []),
+  ].join('; ');
+
 /** Runs `fn` in a transaction on one connection; rolls back on any error. */
-export const inTransaction = async <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-  const client = await pool.connect();
+export const inTransaction = async <T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> => {
+  const client = options.client ?? (await pool.connect());
+  let broken = false;
   try {
-    await client.query('BEGIN');
+    await client.query(beginSql(options));
+    if (options.advisoryLock !== undefined) {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || $1))`, [options.advisoryLock]);
+    }
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
     throw error;
   } finally {
-    client.release();
+    // A connection that cannot even roll back is destroyed, not returned to the pool.
+    if (!options.client) client.release(broken);
   }
 };

@@ -3,11 +3,7 @@ import type { Logger } from './logger.js';
 
 export type { Redis };
 
-/**
- * Optional Redis client (cross-process pub/sub, socket.io adapter, throttler). Connects lazily;
- * a command fails fast (few retries) instead of queueing forever while Redis is down, and the
- * client keeps reconnecting in the background with a capped backoff.
- */
+/** Optional Redis client (cross-process pub/sub, socket.io adapter, throttler). */
 export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis => {
   const client = new Redis(url, {
     lazyConnect: true,

@@ -49,14 +49,7 @@ const paymentOf = (r: PaymentRow): PrizePayment => ({
   status: r.status,
 });
 
-/**
- * Give-prize in two steps, so that no number of concurrent or retried calls pays more than the prize:
- * 1. reserve: under SELECT ... FOR UPDATE of the leaderboard user, check the state, take the USD amount
- *    off `remaining_usd_prize` and record a RESERVED payment with its ledger operation key, then commit;
- * 2. credit: ledger.creditPrize with that operation key (house:prizes -> user), then mark the payment PAID.
- * A ledger refusal gives the reservation back. A crash between 1 and 2 leaves a RESERVED payment that the
- * scheduler re-drives with the same operation key, which the ledger applies at most once.
- */
+/** Give-prize in two steps, so that no number of concurrent or retried calls pays more than the prize: 1. reserve: under SELECT ... */
 export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }) => {
   const credit = async (p: PaymentRow): Promise<Either<LedgerError, PrizePayment>> => {
     const paid = await ledger.creditPrize({
@@ -94,7 +87,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
     inTransaction(pool, async (c): Promise<Either<LeaderboardError, PaymentRow>> => {
       const { leaderboardId, userId } = input;
       const { rows } = await c.query<{ id: string; status: LeaderboardStatus; is_winner: boolean; remaining_usd_prize: string }>(
-        `SELECT lu.id, l.status, lu.is_winner, lu.remaining_usd_prize::text FROM leaderboard_users lu JOIN leaderboards l ON l.id = lu.leaderboard_id
+        `SELECT lu.id, l.status, lu.is_winner, lu.remaining_usd_prize::text FROM leaderboard_users lu
+         JOIN leaderboards l ON l.id = lu.leaderboard_id
        WHERE lu.leaderboard_id = $1 AND lu.user_id = $2 FOR UPDATE OF lu`,
         [leaderboardId, userId],
       );
@@ -132,7 +126,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
       const {
         rows: [payment],
       } = await c.query<PaymentRow>(
-        `INSERT INTO leaderboard_prize_payments (operation_key, leaderboard_user_id, admin_user_id, currency_id, amount, usd_amount, status, created_at, updated_at)
+        `INSERT INTO leaderboard_prize_payments (operation_key, leaderboard_user_id, admin_user_id, currency_id, amount, usd_amount,
+          status, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'RESERVED', now(), now()) RETURNING *, $7::text AS leaderboard_id, $8::bigint AS user_id`,
         [
           operationKey,
@@ -175,7 +170,8 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
     /** Credits payments left RESERVED by a crash, with their own operation keys (the ledger applies each once). */
     redriveReserved: async (olderThan: Date): Promise<number> => {
       const { rows } = await pool.query<PaymentRow>(
-        `SELECT p.*, lu.leaderboard_id, lu.user_id FROM leaderboard_prize_payments p JOIN leaderboard_users lu ON lu.id = p.leaderboard_user_id
+        `SELECT p.*, lu.leaderboard_id, lu.user_id FROM leaderboard_prize_payments p
+         JOIN leaderboard_users lu ON lu.id = p.leaderboard_user_id
          WHERE p.status = 'RESERVED' AND p.created_at < $1 ORDER BY p.created_at LIMIT 100`,
         [olderThan],
       );

@@ -43,11 +43,9 @@ export type AdvanceFacts = Readonly<{
   allPrizesPaid: boolean;
 }>;
 
-/**
- * The leaderboard state machine: NOT_STARTED -> ACTIVE (at startDate) -> ENDED (at endDate)
- * -> SETTLEMENT (endDate + delay; ranks and prizes are assigned on entry) -> FINISHED (every winner paid).
- * Returns the next status, or undefined when nothing may move yet. One step per call; callers loop.
- */
+/** The leaderboard state machine: NOT_STARTED -> ACTIVE (at startDate) -> ENDED (at endDate) -> SETTLEMENT (endDate + delay; ranks and
+ * prizes are assigned on entry) -> FINISHED (every winner paid). Returns the next status, or undefined when nothing may move yet. One step
+ * per call; callers loop. */
 export const nextStatus = (f: AdvanceFacts): LeaderboardStatus | undefined => {
   const now = f.now.getTime();
   switch (f.status) {
@@ -70,10 +68,7 @@ export const prizesPayable = (status: LeaderboardStatus): boolean => status === 
 export type Wager = Readonly<{ userId: number; usdAmount: Minor }>;
 export type Standing = Readonly<{ userId: number; usdAmount: Minor; position: number; usdPrize: Minor; isWinner: boolean }>;
 
-/**
- * Ranks by wagered USD, highest first; ties go to the lower user id so the order is total and repeatable.
- * A user is a winner when their position carries a prize above zero.
- */
+/** Ranks by wagered USD, highest first; ties go to the lower user id so the order is total and repeatable. */
 export const rank = (wagers: readonly Wager[], prizes: readonly Prize[]): Standing[] => {
   const byPosition = new Map(prizes.map((p) => [p.position, p.usdPrize]));
   return [...wagers]
@@ -85,10 +80,8 @@ export const rank = (wagers: readonly Wager[], prizes: readonly Prize[]): Standi
     });
 };
 
-/**
- * USD (8 decimals, minor) to the currency's minor units at `rate` USD per unit, rounded DOWN:
- * a prize is never paid above its USD value. Undefined when the rate is zero or malformed.
- */
+/** USD (8 decimals, minor) to the currency's minor units at `rate` USD per unit, rounded DOWN: a prize is never paid above its USD value.
+ * Undefined when the rate is zero or malformed. */
 export const usdToCurrencyMinor = (currencyId: CurrencyId, usd: Minor, rate: string): Minor | undefined => {
   const rateDigits = (rate.split('.')[1] ?? '').length;
   const rateMinor = parseDecimal(rate, rateDigits);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { inTransaction } from '../infra/pg.js';
 import { usdFromMinor } from '../domain/money/money.js';
 import { createPrizes } from './leaderboard.prizes.js';
 import { nextStatus, periodOf, rank, type LeaderboardStatus, type Prize } from './leaderboard.rules.js';
@@ -27,7 +28,8 @@ const DEFAULT_REDRIVE_AFTER_MS = 60_000;
 /** Wagered USD per user from the bets read model: bets SETTLED inside [start, end), ranked with the given prizes. */
 const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: readonly Prize[], now: Date): Promise<void> => {
   const { rows } = await c.query<{ user_id: string; usd: string }>(
-    `SELECT user_id, sum(usd_amount)::text AS usd FROM bets WHERE status = 'SETTLED' AND settled_at >= $1 AND settled_at < $2 GROUP BY user_id`,
+    `SELECT user_id, sum(usd_amount)::text AS usd FROM bets WHERE status = 'SETTLED' AND settled_at >= $1 AND settled_at < $2
+     GROUP BY user_id`,
     [lb.start_date, lb.end_date],
   );
   const standings = rank(
@@ -36,7 +38,8 @@ const refreshStandings = async (c: pg.PoolClient, lb: LeaderboardRow, prizes: re
   );
   if (standings.length === 0) return;
   await c.query(
-    `INSERT INTO leaderboard_users (id, leaderboard_id, user_id, position, usd_amount, usd_prize, remaining_usd_prize, is_winner, created_at, updated_at)
+    `INSERT INTO leaderboard_users (id, leaderboard_id, user_id, position, usd_amount, usd_prize, remaining_usd_prize, is_winner,
+      created_at, updated_at)
      SELECT gen_random_uuid()::text, $1, s.user_id, s.position, s.usd, s.prize, s.prize, s.prize > 0, $2, $2
      FROM unnest($3::bigint[], $4::int[], $5::numeric[], $6::numeric[]) AS s(user_id, position, usd, prize)
      ON CONFLICT (leaderboard_id, user_id) DO UPDATE SET position = EXCLUDED.position, usd_amount = EXCLUDED.usd_amount,
@@ -62,62 +65,55 @@ const allPrizesPaid = async (c: pg.PoolClient, leaderboardId: string): Promise<b
   return !rows[0]!.open;
 };
 
-/**
- * One scheduler pass, idempotent: creates the current period's leaderboard of each enabled schedule,
- * moves every open leaderboard as far as the clock allows (standings refreshed while ACTIVE or ENDED,
- * ranks and prizes fixed on entering SETTLEMENT), then re-drives stale prize reservations.
- * Serialised across processes by a transaction-scoped advisory lock.
- */
+/** One scheduler pass, idempotent: creates the current period's leaderboard of each enabled schedule, moves every open leaderboard as far
+ * as the clock allows (standings refreshed while ACTIVE or ENDED, ranks and prizes fixed on entering SETTLEMENT), then re-drives stale
+ * prize reservations. Serialised across processes by a transaction-scoped advisory lock. */
 export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> => {
   const { pool, now } = o;
   const settlementDelayMs = o.settlementDelayMs ?? DEFAULT_SETTLEMENT_DELAY_MS;
   const transitions: { id: string; from: LeaderboardStatus; to: LeaderboardStatus }[] = [];
   let created = 0;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':leaderboard-scheduler'))`);
-    const { rows: schedules } = await client.query<ScheduleRow>('SELECT * FROM leaderboard_schedules WHERE enabled');
-    for (const s of schedules) {
-      const { start, end } = periodOf(s.type, now);
-      const config = { type: s.type, name: s.name, description: s.description, prizes: s.prizes };
-      const inserted = await client.query(
-        `INSERT INTO leaderboards (id, schedule_id, type, status, name, description, config, start_date, end_date, created_at, updated_at)
-         VALUES (gen_random_uuid()::text, $1, $2, 'NOT_STARTED', $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (schedule_id, start_date) DO NOTHING`,
-        [s.id, s.type, s.name, s.description, JSON.stringify(config), start, end, now],
-      );
-      created += inserted.rowCount ?? 0;
-    }
-    const { rows: open } = await client.query<LeaderboardRow>(
-      `SELECT * FROM leaderboards WHERE status <> 'FINISHED' ORDER BY start_date FOR UPDATE`,
-    );
-    for (const lb of open) {
-      let status = lb.status;
-      for (;;) {
-        const to = nextStatus({
-          status,
-          startDate: lb.start_date,
-          endDate: lb.end_date,
-          now,
-          settlementDelayMs,
-          allPrizesPaid: status === 'SETTLEMENT' && (await allPrizesPaid(client, lb.id)),
-        });
-        if (to === undefined) break;
-        if (to === 'SETTLEMENT') await refreshStandings(client, lb, lb.config.prizes.map(prizeOf), now);
-        transitions.push({ id: lb.id, from: status, to });
-        status = to;
+  await inTransaction(
+    pool,
+    async (client) => {
+      const { rows: schedules } = await client.query<ScheduleRow>('SELECT * FROM leaderboard_schedules WHERE enabled');
+      for (const s of schedules) {
+        const { start, end } = periodOf(s.type, now);
+        const config = { type: s.type, name: s.name, description: s.description, prizes: s.prizes };
+        const inserted = await client.query(
+          `INSERT INTO leaderboards (id, schedule_id, type, status, name, description, config, start_date, end_date, created_at, updated_at)
+           VALUES (gen_random_uuid()::text, $1, $2, 'NOT_STARTED', $3, $4, $5, $6, $7, $8, $8)
+             ON CONFLICT (schedule_id, start_date) DO NOTHING`,
+          [s.id, s.type, s.name, s.description, JSON.stringify(config), start, end, now],
+        );
+        created += inserted.rowCount ?? 0;
       }
-      if (status === 'ACTIVE' || status === 'ENDED') await refreshStandings(client, lb, [], now);
-      if (status !== lb.status)
-        await client.query('UPDATE leaderboards SET status = $2, updated_at = $3 WHERE id = $1', [lb.id, status, now]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+      const { rows: open } = await client.query<LeaderboardRow>(
+        `SELECT * FROM leaderboards WHERE status <> 'FINISHED' ORDER BY start_date FOR UPDATE`,
+      );
+      for (const lb of open) {
+        let status = lb.status;
+        for (;;) {
+          const to = nextStatus({
+            status,
+            startDate: lb.start_date,
+            endDate: lb.end_date,
+            now,
+            settlementDelayMs,
+            allPrizesPaid: status === 'SETTLEMENT' && (await allPrizesPaid(client, lb.id)),
+          });
+          if (to === undefined) break;
+          if (to === 'SETTLEMENT') await refreshStandings(client, lb, lb.config.prizes.map(prizeOf), now);
+          transitions.push({ id: lb.id, from: status, to });
+          status = to;
+        }
+        if (status === 'ACTIVE' || status === 'ENDED') await refreshStandings(client, lb, [], now);
+        if (status !== lb.status)
+          await client.query('UPDATE leaderboards SET status = $2, updated_at = $3 WHERE id = $1', [lb.id, status, now]);
+      }
+    },
+    { advisoryLock: 'leaderboard-scheduler' },
+  );
   const redriven = await createPrizes({ pool, ledger: o.ledger }).redriveReserved(
     new Date(now.getTime() - (o.redriveAfterMs ?? DEFAULT_REDRIVE_AFTER_MS)),
   );
@@ -126,7 +122,6 @@ export const runLeaderboardTick = async (o: TickOptions): Promise<TickResult> =>
 
 export type LeaderboardSchedulerOptions = Readonly<{
   pool: pg.Pool;
-  /** Unused today; part of the scheduler's wiring so later jobs can read streams. */
   store?: EventStore;
   ledger: Ledger;
   clock?: () => Date;

@@ -1,9 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/**
- * Leaderboard tables. They hold state the scheduler and give-prize own (not rebuilt from events):
- * the prize payments here are the reservations that make give-prize pay at most the prize, exactly once.
- */
+/** Leaderboard tables. */
 export const leaderboardMigrations: readonly Migration[] = [
   {
     id: '0140_leaderboards',

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../http/pagination.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../shared/page.js';
 import type { LeaderboardStatus, LeaderboardType } from './leaderboard.rules.js';
 import {
   leaderboardUserView,
@@ -35,7 +35,8 @@ export const createLeaderboardQueries = (pool: pg.Pool) => {
   const topUsers = async (ids: readonly string[]) => {
     if (ids.length === 0) return new Map<string, ReturnType<typeof leaderboardUserView>[]>();
     const { rows } = await pool.query<LeaderboardUserRow>(
-      `SELECT ${USER_COLUMNS} ${USER_JOIN} WHERE lu.leaderboard_id = ANY($1::text[]) AND lu.position <= $2 ORDER BY lu.leaderboard_id, lu.position`,
+      `SELECT ${USER_COLUMNS} ${USER_JOIN} WHERE lu.leaderboard_id = ANY($1::text[]) AND lu.position <= $2
+       ORDER BY lu.leaderboard_id, lu.position`,
       [ids, TOP_USERS],
     );
     const out = new Map<string, ReturnType<typeof leaderboardUserView>[]>();
@@ -45,7 +46,8 @@ export const createLeaderboardQueries = (pool: pg.Pool) => {
 
   const schedules = async (id?: string) => {
     const { rows } = await pool.query<ScheduleRow>(
-      `SELECT * FROM leaderboard_schedules WHERE $1::text IS NULL OR id = $1 ORDER BY array_position(ARRAY['DAILY','WEEKLY','MONTHLY'], type)`,
+      `SELECT * FROM leaderboard_schedules WHERE $1::text IS NULL OR id = $1
+       ORDER BY array_position(ARRAY['DAILY','WEEKLY','MONTHLY'], type)`,
       [id ?? null],
     );
     const { rows: boards } = await pool.query<LeaderboardRow>(

@@ -3,7 +3,7 @@ import { shortUserOf, type ShortUser } from '../domain/user/short-user.js';
 import type { DecimalString } from '../domain/money/money.js';
 import { SqlParams, whereClause } from './where.js';
 import { countTotal, SCAN, type TotalPlan } from './list-counts/list-totals.js';
-import { offsetOf, pageOf, type Page, type PageRequest } from './page.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../shared/page.js';
 
 export type AnyRow = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 export type SortOrder = 'asc' | 'desc';

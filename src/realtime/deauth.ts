@@ -22,10 +22,7 @@ export type DeauthListenerDeps = Readonly<{
   onReconnect: () => void;
 }>;
 
-/**
- * LISTENs on a connection of its own for the triggers on `sessions` (deleted, or revoked_at set) and
- * `user_access` (is_banned set). The connection is re-established with backoff when it drops.
- */
+/** LISTENs on a connection of its own for the triggers on `sessions` (deleted, or revoked_at set) and `user_access` (is_banned set). */
 export const startDeauthListener = async (deps: DeauthListenerDeps): Promise<{ close: () => Promise<void> }> => {
   let client: pg.PoolClient | undefined;
   let closed = false;

@@ -2,18 +2,15 @@ import type { Namespace, Socket } from 'socket.io';
 import { comparePositions, parsePosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { ReplayResult } from './replay.js';
-import { userRoom, type BusMessage, type SocketUser } from './protocol.js';
+import { type BusMessage, type SocketUser } from './protocol.js';
+import { userRoom } from '../shared/rooms.js';
 
 /** What a positioned per-user event carries as its second argument: `socket.on(name, (payload, meta) => ...)`. */
 export type EventMeta = Readonly<{ position: string; replayed?: true }>;
 
 type Pending = Readonly<{ name: string; payload: unknown; position: string | undefined }>;
 
-/**
- * Per-socket delivery state. `last` is the newest ledger position this socket was given and which
- * event names it already got at that position (several events share one position: a tip gives
- * BalanceUpdated and BalanceTippedSuccess), or `all` after a replay covered everything up to it.
- */
+/** Per-socket delivery state. */
 export type DeliveryState = {
   recovering: boolean;
   buffer: Pending[];
@@ -39,11 +36,7 @@ const tryParse = (text: string): Position | undefined => {
   }
 };
 
-/**
- * Whether a positioned event goes out, and remembers it. Per-user events arrive in ledger order, so
- * one older than the last delivered (or already delivered at the same position under the same name)
- * is a repeat: the publisher's at-least-once redelivery, or an event a replay already gave.
- */
+/** Whether a positioned event goes out, and remembers it. */
 export const acceptPositioned = (state: DeliveryState, name: string, position: string): boolean => {
   const p = tryParse(position);
   if (!p) return true;
@@ -83,11 +76,7 @@ export type DeliveryDeps = Readonly<{
   logger: Logger;
 }>;
 
-/**
- * Local delivery of bus messages. There is no socket.io adapter between gateways: every gateway gets
- * every bus message and emits it to its own sockets only, so each socket receives it exactly once.
- * A socket whose engine.io write buffer grows past `maxQueuedPackets` cannot keep up and is dropped.
- */
+/** Local delivery of bus messages. */
 export const createDelivery = (deps: DeliveryDeps) => {
   const log = deps.logger;
 
@@ -152,11 +141,9 @@ export const createDelivery = (deps: DeliveryDeps) => {
     guardAll(deps.events.sockets.values() as Iterable<GatewaySocket>);
   };
 
-  /**
-   * Catches a reconnecting socket up: live per-user events are buffered while the store is read,
-   * the missed events go out in ledger order marked `replayed`, then the buffer without what the
-   * replay covered, then RecoveryResult. When recovery is impossible the client is told to reload.
-   */
+  /** Catches a reconnecting socket up: live per-user events are buffered while the store is read, the missed events go out in ledger order
+   * marked `replayed`, then the buffer without what the replay covered, then RecoveryResult. When recovery is impossible the client is
+   * told to reload. */
   const recover = async (
     socket: GatewaySocket,
     since: unknown,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z, ZodError } from 'zod';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
-import { inspectInput } from '../http/input-policy.js';
+import { inspectInput } from '../shared/input-policy.js';
 import type { Logger } from '../infra/logger.js';
 import { AppError } from '../shared/app-error.js';
 import { ackOf } from './ack-errors.js';
@@ -75,12 +75,9 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 };
 
-/**
- * Routes one client message: throttle first, then the gateway's own events (Authorization, Recover),
- * then the feature handler by name with its access rule, its zod schema and a time limit. Every
- * outcome is an acknowledgement envelope (when the client asked for one); faults the client must see
- * even without an acknowledgement are emitted as events (exception, Unauthorized, TimeoutError, ServerError).
- */
+/** Routes one client message: throttle first, then the gateway's own events (Authorization, Recover), then the feature handler by name with
+ * its access rule, its zod schema and a time limit. Every outcome is an acknowledgement envelope (when the client asked for one); faults
+ * the client must see even without an acknowledgement are emitted as events (exception, Unauthorized, TimeoutError, ServerError). */
 export const createDispatcher = (deps: DispatcherDeps) => {
   const byName = new Map(deps.handlers.map((h) => [h.event, h]));
   const log = deps.logger;
@@ -92,10 +89,8 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     reply?.({ ...fail(500, 'INTERNAL_ERROR', 'Internal server error'), requestId } as ErrorAck);
   };
 
-  /**
-   * A message that fails validation: the acknowledgement says so; a fire-and-forget message (no acknowledgement
-   * asked for) gets the spec's ValidationErrors event instead, so the client still learns which fields were wrong.
-   */
+  /** A message that fails validation: the acknowledgement says so; a fire-and-forget message (no acknowledgement asked for) gets the spec's
+   * ValidationErrors event instead, so the client still learns which fields were wrong. */
   const invalid = (socket: GatewaySocket, answer: ErrorAck, reply: Reply): void => {
     if (reply) return reply(answer);
     socket.emit('ValidationErrors', answer.details ?? [{ field: 'data', message: answer.message }]);

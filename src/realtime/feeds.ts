@@ -1,17 +1,6 @@
-import { LIVE_BETS_ROOM, liveDropRoom } from './protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../shared/rooms.js';
 
-/**
- * The public bet feeds (docs/realtime.md "Public feeds"), pure. Every SETTLED bet goes to LatestBets;
- * it also goes to BigWins when its USD payout is at least bigWinMinUsd, to HighRollers when its USD
- * stake is at least highRollerMinUsd, and to LuckyWins when payout / stake is at least
- * luckyWinMinMultiplier with a USD stake of at least luckyWinMinStakeUsd. A batch of settled bets
- * gives at most one array per feed and room, ranked best first and cut at FEED_MAX entries:
- *   LatestBets  newest first (reverse ledger order)
- *   BigWins     usdPayout descending, then newest first
- *   HighRollers usdAmount descending, then newest first
- *   LuckyWins   payout / stake descending, then newest first
- * All comparisons are exact (decimal strings as scaled bigints), never floats.
- */
+/** The public bet feeds (docs/realtime.md "Public feeds"), pure. */
 
 export type FeedSettings = Readonly<{
   bigWinMinUsd: string;
@@ -55,8 +44,6 @@ export type RankableBet = Readonly<{
 
 export type FeedEvent<B> = Readonly<{ name: FeedEventName; room: string; payload: B[] }>;
 
-// ---- exact decimals -------------------------------------------------------------------------
-
 /** A non-negative or negative decimal string as n / 10^scale. */
 type Scaled = Readonly<{ n: bigint; scale: number }>;
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
@@ -89,8 +76,6 @@ const compareRatios = (a: string, b: string, c: string, d: string): number => {
   return l === r ? 0 : l < r ? -1 : 1;
 };
 
-// ---- membership -------------------------------------------------------------------------------
-
 export const isBigWin = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdPayout, s.bigWinMinUsd) >= 0;
 export const isHighRoller = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdAmount, s.highRollerMinUsd) >= 0;
 /** payout / amount >= multiplier (both in the bet's currency), with a stake worth at least luckyWinMinStakeUsd. */
@@ -98,8 +83,6 @@ export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
   scaled(bet.amount).n > 0n &&
   compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0 &&
   compareRatios(bet.payout, bet.amount, s.luckyWinMinMultiplier, '1') >= 0;
-
-// ---- ranking ----------------------------------------------------------------------------------
 
 type Indexed<B> = Readonly<{ bet: B; i: number }>;
 
@@ -116,11 +99,8 @@ const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] =>
     .slice(0, max)
     .map((x) => x.bet);
 
-/**
- * The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers
- * and LuckyWins to the live-bets room, and LatestBets of each game to that game's live-drop room.
- * Empty feeds give no event.
- */
+/** The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers and LuckyWins to the live-bets
+ * room, and LatestBets of each game to that game's live-drop room. Empty feeds give no event. */
 export const feedEventsOf = <B extends RankableBet>(
   settled: readonly B[],
   settings: FeedSettings = DEFAULT_FEED_SETTINGS,
@@ -166,13 +146,8 @@ export const feedEventsOf = <B extends RankableBet>(
   return out;
 };
 
-// ---- privacy ----------------------------------------------------------------------------------
-
-/**
- * A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet
- * of a private user (or of a user the read model does not know yet: privacy by default) carries no
- * user id, name or avatar.
- */
+/** A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet of a private user (or of a user the
+ * read model does not know yet: privacy by default) carries no user id, name or avatar. */
 export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(
   bet: B,
   user: PublicShortUser | undefined,

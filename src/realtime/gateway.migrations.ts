@@ -1,14 +1,6 @@
 import type { Migration } from '../infra/migrate.js';
 
-/**
- * Gateway tables and triggers (issue 6): ids 0300_...
- *
- * 0300: a log-out (session row deleted), a revoked session (revoked_at set) and a ban (is_banned set)
- * NOTIFY the gateways on `deauth:<schema>` (src/realtime/deauth.ts) with {userId, sessionId?, reason},
- * so live sockets stop being that user's at once. The channel carries the schema because tests run
- * in parallel schemas of one database; in production it is `deauth:public`. The triggers need the
- * identity tables (migrateUsers runs first everywhere they exist); the gateway's periodic sweep is the backstop.
- */
+/** Gateway tables and triggers: ids 0300_... */
 export const gatewayMigrations: Migration[] = [
   {
     id: '0300_gateway_deauth_notify',

@@ -8,13 +8,14 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { allowedOrigins, type Config } from '../infra/config.js';
 import { formatPosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
-import type { ServerEventBus } from './bus.js';
+import type { ServerEventBus } from '../infra/bus.js';
 import { startDeauthListener, type Deauth } from './deauth.js';
 import { createDelivery, newDeliveryState, resetDelivery, type GatewaySocket, type SocketData } from './delivery.js';
 import { createDispatcher, type Identity, type LiveAccess } from './dispatcher.js';
 import { startOnlineTicker } from './online.js';
 import { clientAddress, createConnectionLimiter, createMessageThrottle, originAllowed, validateTrustProxy } from './protection/index.js';
-import { userRoom, type BusMessage, type ClientEventHandler, type SocketUser } from './protocol.js';
+import { type BusMessage, type ClientEventHandler, type SocketUser } from './protocol.js';
+import { userRoom } from '../shared/rooms.js';
 import type { ReplayResult } from './replay.js';
 import { AUTH_ERROR_MESSAGES, authenticateSocketToken, tokenFromHandshake, type AuthOutcome } from './socket-auth.js';
 
@@ -24,7 +25,6 @@ export type Gateway = Readonly<{
   events: Namespace;
   http: HttpServer;
   port: number;
-  /** Sockets connected to `/events` on this gateway. */
   socketCount: () => number;
   close: () => Promise<void>;
 }>;
@@ -59,14 +59,7 @@ type Admission = { address: string; cookiesAllowed: boolean; refused?: string };
 const TOO_MANY_CONNECTIONS = 'Too many connections';
 const ORIGIN_REFUSED = 'Origin not allowed';
 
-/**
- * The realtime gateway: socket.io on its own port, namespace `/events`, websocket transport only.
- * Admission (Origin, connection slots) happens in engine.io's allowRequest before a socket exists;
- * a connection without a slot only learns why, in the namespace middleware;
- * authentication in the namespace middleware; every client message goes through the dispatcher
- * (throttle, access, schema, time limit); server events come from the bus and go to local sockets
- * only. docs/realtime.md describes the protocol.
- */
+/** The realtime gateway: socket.io on its own port, namespace `/events`, websocket transport only. */
 export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
   const { config } = deps;
   const log = deps.logger.child({ component: 'gateway' });
@@ -92,12 +85,9 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     res.end(JSON.stringify({ statusCode: 404, code: 'NOT_FOUND', message: 'Not found' }));
   });
 
-  /**
-   * Before the websocket exists: the Origin (socket.io's cors option does not cover upgrades; with
-   * cookie authentication a missing check is cross-site websocket hijacking), then a connection slot
-   * for the client address. A foreign Origin is refused on the upgrade (HTTP 400, the reason as its body);
-   * an address out of slots is admitted without one and told by the namespace middleware (`refuse`).
-   */
+  /** Before the websocket exists: the Origin (socket.io's cors option does not cover upgrades; with cookie authentication a missing check
+   * is cross-site websocket hijacking), then a connection slot for the client address. A foreign Origin is refused on the upgrade (HTTP
+   * 400, the reason as its body); an address out of slots is admitted without one and told by the namespace middleware (`refuse`). */
   const allowRequest = (req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void => {
     const admit = async (): Promise<string | undefined> => {
       const origin = req.headers.origin;
@@ -193,11 +183,8 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     recover,
   });
 
-  /**
-   * The client gets `connect_error` with the reason as its message (and `data` {status: 'error', message}), then the
-   * connection is closed: engine.io sends what is queued before it closes. A client that never asks for a namespace
-   * is closed by the timer below.
-   */
+  /** The client gets `connect_error` with the reason as its message (and `data` {status: 'error', message}), then the connection is closed:
+   * engine.io sends what is queued before it closes. A client that never asks for a namespace is closed by the timer below. */
   const refuse = (socket: GatewaySocket, reason: string, next: (err?: Error) => void): void => {
     next(Object.assign(new Error(reason), { data: { status: 'error', message: reason } }));
     // socket.io writes the error on the next tick, and drops it once the connection is closing: close after that.

@@ -1,10 +1,10 @@
+import { userEventOf, walletEventOf } from '../domain/events.decode.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import { toMinor, toUsdMinor, usdFromMinor, usdToMinor, type DecimalString } from '../domain/money/money.js';
-import { isUserEventType, userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
+import { userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
 import { vipLevelOf } from '../domain/user/vip.js';
 import {
   hasMovement,
-  isWalletEventType,
   walletStreamUserId,
   type GameIdentity,
   type WalletEvent,
@@ -81,8 +81,9 @@ export type EventLookups = Readonly<{
 
 export const placementOf = (recorded: RecordedEvent): BetPlacement | undefined => {
   const userId = walletStreamUserId(recorded.streamId);
-  if (userId === undefined || recorded.type !== 'BetPlaced') return undefined;
-  const d = recorded.data as WalletEventOf<'BetPlaced'>['data'];
+  const event = walletEventOf(recorded);
+  if (userId === undefined || event?.type !== 'BetPlaced') return undefined;
+  const d = event.data;
   return {
     betId: d.betId,
     userId,
@@ -152,8 +153,8 @@ export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
 
 /** The bet a BetSettled event completes, for the public feeds; undefined for any other event or an unknown placement. */
 export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups, 'placement'>): BetRecord | undefined => {
-  if (recorded.type !== 'BetSettled' || walletStreamUserId(recorded.streamId) === undefined) return undefined;
-  const event = { type: 'BetSettled', data: recorded.data } as WalletEventOf<'BetSettled'>;
+  const event = walletEventOf(recorded);
+  if (event?.type !== 'BetSettled' || walletStreamUserId(recorded.streamId) === undefined) return undefined;
   const placement = lookups.placement?.(event.data.betId);
   return placement ? betRecordOf(event, placement) : undefined;
 };
@@ -257,11 +258,12 @@ const walletServerEvents = (recorded: RecordedEvent, userId: number, event: Wall
 export const serverEventsOf = (recorded: RecordedEvent, lookups: EventLookups): UserServerEvent[] => {
   const walletUser = walletStreamUserId(recorded.streamId);
   if (walletUser !== undefined) {
-    if (!isWalletEventType(recorded.type)) return [];
-    return walletServerEvents(recorded, walletUser, { type: recorded.type, data: recorded.data } as WalletEvent, lookups);
+    const event = walletEventOf(recorded);
+    return event ? walletServerEvents(recorded, walletUser, event, lookups) : [];
   }
   const user = userStreamUserId(recorded.streamId);
-  if (user === undefined || !isUserEventType(recorded.type)) return [];
-  const patch = profilePatchOf({ type: recorded.type, data: recorded.data } as UserEvent);
+  const event = userEventOf(recorded);
+  if (user === undefined || !event) return [];
+  const patch = profilePatchOf(event);
   return patch ? [{ name: 'ProfileUpdated', userId: user, position: formatPosition(recorded.position), payload: patch }] : [];
 };

@@ -17,10 +17,8 @@ import { userStatsUsdProjection } from '../read-models/user-stats-usd/user-stats
 import type { PublicShortUser } from './feeds.js';
 import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
 
-/**
- * The reads behind the pure mappings of ledger-events.ts, shared by the live publisher and the replay so
- * that both compute the same events: USD rates, tipping admins' usernames, bet placements and VIP totals.
- */
+/** The reads behind the pure mappings of ledger-events.ts, shared by the live publisher and the replay so that both compute the same
+ * events: USD rates, tipping admins' usernames, bet placements and VIP totals. */
 export type LookupDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates }>;
 
 /** A Map that forgets its oldest entries past `max` (recently set entries are kept). */
@@ -77,12 +75,7 @@ export const findPlacement = async (
 
 const stakeOf = (e: RecordedEvent): Minor => usdToMinor((e.data as { usdAmount: DecimalString }).usdAmount);
 
-/**
- * USD staked on the user's SETTLED bets strictly before `position`, exactly. Starts from the user-stats-usd
- * read model and its checkpoint C, read in one snapshot (the projector commits both together), then
- * corrects with the wallet stream's BetSettled events between C and `position`, read backwards from the
- * stream's end: usually a handful, since both the projector and the caller follow the head.
- */
+/** USD staked on the user's SETTLED bets strictly before `position`, exactly. */
 export const wageredBefore = async (deps: Pick<LookupDeps, 'store' | 'pool'>, userId: number, position: Position): Promise<Minor> => {
   const { rows } = await deps.pool.query<{ total: string | null; checkpoint: string | null }>(
     `SELECT (SELECT trim_scale(total_wagered)::text FROM user_stats_usd WHERE user_id = $1) AS total,
@@ -111,10 +104,8 @@ export type LookupCaches = Readonly<{
 
 export const newLookupCaches = (max = 100_000): LookupCaches => ({ placements: new BoundedMap(max), wagered: new BoundedMap(max) });
 
-/**
- * A user's username as it stood at `position`, from their user stream (never from a read model, which may
- * lag): the live publisher and a later replay name the same admin on the same tip.
- */
+/** A user's username as it stood at `position`, from their user stream (never from a read model, which may lag): the live publisher and a
+ * later replay name the same admin on the same tip. */
 export const usernameAt = async (store: EventStore, userId: number, position: Position): Promise<string | null> => {
   for await (const e of scanBackward(store, userStream(userId), undefined, 32)) {
     if (comparePositions(e.position, position) > 0) continue;
@@ -123,11 +114,7 @@ export const usernameAt = async (store: EventStore, userId: number, position: Po
   return null;
 };
 
-/**
- * Everything the pure mappings need for `events` (in ledger order), read up front. `caches` carry
- * placements and VIP totals from one call to the next (the live publisher); a fresh set each time
- * (the replay) gives the same answers, from the store.
- */
+/** Everything the pure mappings need for `events` (in ledger order), read up front. */
 export const prepareLookups = async (deps: LookupDeps, events: readonly RecordedEvent[], caches: LookupCaches): Promise<EventLookups> => {
   const currencies = new Set<CurrencyId>();
   const tippers = new Map<string, string | null>(); // the tipping admin's username, by tip event id

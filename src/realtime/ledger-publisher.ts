@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import { formatPosition, parsePosition, START, type EventStore, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { sleep, startFollowLoop } from '../infra/follow/follow-loop.js';
-import type { ServerEventBus } from './bus.js';
+import type { ServerEventBus } from '../infra/bus.js';
 import { DEFAULT_FEED_SETTINGS, feedEventsOf, publicBetOf, type FeedSettings } from './feeds.js';
 import { serverEventsOf, settledBetOf, type BetRecord } from './ledger-events.js';
 import { newLookupCaches, prepareLookups, publicUsersOf } from './ledger-lookups.js';

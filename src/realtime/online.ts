@@ -3,10 +3,8 @@ import type { Namespace } from 'socket.io';
 import type { Logger } from '../infra/logger.js';
 import type { GatewaySocket } from './delivery.js';
 
-/**
- * Who is online on this gateway: distinct authenticated users plus anonymous sockets (a user with
- * three tabs counts once; every anonymous visitor's socket counts, since nothing tells two apart).
- */
+/** Who is online on this gateway: distinct authenticated users plus anonymous sockets (a user with three tabs counts once; every anonymous
+ * visitor's socket counts, since nothing tells two apart). */
 export const localOnline = (events: Namespace): number => {
   const users = new Set<number>();
   let anonymous = 0;
@@ -46,12 +44,7 @@ export type OnlineDeps = Readonly<{
   afterTick?: () => void;
 }>;
 
-/**
- * UsersOnlineUpdated {count} to every local socket each interval. With Redis the count is the sum of
- * every gateway's own count: each writes `<count>:<now>` under its id in one hash and reads the hash;
- * a report older than three intervals (a dead gateway) is ignored and removed. A user connected to two
- * gateways at once counts on each. Without Redis, or when Redis fails, the local count is sent.
- */
+/** UsersOnlineUpdated {count} to every local socket each interval. */
 export const startOnlineTicker = (deps: OnlineDeps): { stop: () => Promise<void>; tick: () => Promise<number> } => {
   const tick = async (): Promise<number> => {
     const local = localOnline(deps.events);

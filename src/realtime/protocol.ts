@@ -1,25 +1,16 @@
 import type { z } from 'zod';
 
-/**
- * The gateway's vocabulary: rooms, the acknowledgement envelope, and the shape of a client-event
- * handler. Feature modules (chat, notifications, live feeds, admin actions) export handlers; the
- * gateway authenticates, validates, throttles and routes to them.
- */
+/** The gateway's vocabulary: the acknowledgement envelope, and the shape of a client-event handler. */
 
 /** Who is behind an authenticated socket (live roles and permissions, read at authentication). */
 export type SocketUser = Readonly<{
   userId: number;
-  /** Null for API keys (never on sockets today). */
+  /** Null for API keys. */
   sessionId: string | null;
   username: string | null;
   roles: readonly string[];
   permissions: readonly string[];
 }>;
-
-export const userRoom = (userId: number): string => `user:${userId}`;
-export const LIVE_BETS_ROOM = 'live-bets';
-export const liveDropRoom = (slug: string): string => `live-drop:${slug}`;
-export const chatRoom = (roomId: string): string => `chat:${roomId}`;
 
 /** What a handler gets besides its validated payload. */
 export type ClientEventContext = Readonly<{
@@ -34,10 +25,7 @@ export type ClientEventContext = Readonly<{
 
 export type HandlerAccess = 'optional' | 'required' | Readonly<{ permission: string }>;
 
-/**
- * One client-to-server event. `handle` returns the acknowledgement's data; expected failures are
- * thrown as AppError (src/shared/app-error.ts; HttpError is one), which the gateway turns into the envelope below.
- */
+/** One client-to-server event. */
 export type ClientEventHandler = Readonly<{
   event: string;
   access: HandlerAccess;
@@ -50,11 +38,7 @@ export type Ack =
   | Readonly<{ status: 200; data: unknown }>
   | Readonly<{ status: number; code: string; message: string; details?: readonly Readonly<{ field: string; message: string }>[] }>;
 
-/**
- * A server event as it travels on `server_channel_event.<EventName>` between processes. Exactly one
- * target: a user's sockets, a room, or every socket. `position` is the ledger position it came from
- * (per-user events); the gateway emits `(payload, { position })` so the spec payload stays untouched.
- */
+/** A server event as it travels on `server_channel_event.<EventName>` between processes. */
 export type BusMessage = Readonly<{
   userId?: number;
   room?: string;

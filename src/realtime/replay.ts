@@ -28,10 +28,7 @@ export const REPLAY_REFUSALS = {
 /** Stored events read per allowed replayed event at most (some stored events give no per-user event, a tip gives three). */
 export const READ_FACTOR = 2;
 
-/**
- * The user's stored events after `since` and at or before `head`, oldest first; undefined when more than `max`.
- * Each stream is read newest first until an event at or before `since` (or the stream's start).
- */
+/** The user's stored events after `since` and at or before `head`, oldest first; undefined when more than `max`. */
 const eventsAfter = async (
   store: EventStore,
   streamId: string,
@@ -50,17 +47,8 @@ const eventsAfter = async (
   return out.reverse();
 };
 
-/**
- * The per-user events a reconnecting client missed after `since`, recomputed from the event store in
- * ledger order with the same pure mappings as live delivery (ledger-events.ts), or `recovered: false`
- * when that is impossible and the client must reload.
- *
- * The replay covers everything up to the store's visible head, read first: `position` is that head,
- * and every per-user event at or before it is in `events` (no event can later appear before it), so
- * the gateway may drop live events at or before `position` as delivered. Events after the head arrive
- * live. Values that depend on the present (BalanceUpdated's usdAmount at today's rate, an admin's
- * username) are computed now, as live delivery computes them when it publishes.
- */
+/** The per-user events a reconnecting client missed after `since`, recomputed from the event store in ledger order with the same pure
+ * mappings as live delivery (ledger-events.ts), or `recovered: false` when that is impossible and the client must reload. */
 export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
   const head = await deps.store.headPosition();
   if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };

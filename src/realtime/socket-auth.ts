@@ -28,12 +28,7 @@ export type AuthOutcome = Readonly<{ ok: true; user: SocketUser }> | Readonly<{ 
 
 export type HandshakeLike = Readonly<{ auth: unknown; headers: Readonly<Record<string, string | string[] | undefined>> }>;
 
-/**
- * The access token of a handshake, in the spec's order: auth field `socket_token`, cookie
- * `socket_token`, cookie `access_token`. An `Authorization` header is never read. Cookies count only
- * when `cookiesAllowed` (the upgrade carried an allowed Origin: cookies are what a cross-site page
- * would borrow, so a request without Origin — not a browser — must present its token explicitly).
- */
+/** The access token of a handshake, in the spec's order: auth field `socket_token`, cookie `socket_token`, cookie `access_token`. */
 export const tokenFromHandshake = (handshake: HandshakeLike, cookiesAllowed: boolean): string | undefined => {
   const auth = handshake.auth as Record<string, unknown> | null | undefined;
   const explicit = auth && typeof auth === 'object' ? auth.socket_token : undefined;

@@ -1,9 +1,6 @@
 import { left, type Either } from 'fp-ts/lib/Either.js';
 
-/**
- * How a refusal is classed, whatever carries it. Each transport maps a class once: src/http/errors.ts to an
- * HTTP status, src/realtime/ack-errors.ts to an acknowledgement status.
- */
+/** How a refusal is classed, whatever carries it. */
 export type ErrorClass =
   'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
 

@@ -10,7 +10,8 @@ import type { EventStore } from '../../src/infra/event-store/event-store.port.js
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { createMetrics, instrumentLedger, instrumentStore, type Metrics } from '../../src/infra/metrics.js';
+import { createMetrics, instrumentStore, type Metrics } from '../../src/infra/metrics.js';
+import { instrumentLedger } from '../../src/commands/ledger.metrics.js';
 import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
 import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';

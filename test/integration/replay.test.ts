@@ -5,7 +5,7 @@ import { userStream } from '../../src/domain/user/user.events.js';
 import { walletStream } from '../../src/domain/wallet/wallet.events.js';
 import { comparePositions, formatPosition, parsePosition, START, type Position } from '../../src/infra/event-store/event-store.port.js';
 import type { Projector } from '../../src/projections/index.js';
-import { createLocalBus } from '../../src/realtime/bus.js';
+import { createLocalBus } from '../../src/infra/bus.js';
 import { wageredBefore } from '../../src/realtime/ledger-lookups.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import { replayUserEvents, type ReplayDeps } from '../../src/realtime/replay.js';

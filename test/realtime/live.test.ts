@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveHandlers } from '../../src/realtime/handlers/live.js';
-import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/realtime/protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { createRealtimeEnv, type RealtimeEnv, type TestClient } from '../support/realtime-env.js';
 
 let env: RealtimeEnv;

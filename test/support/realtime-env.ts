@@ -5,7 +5,7 @@ import { createRates } from '../../src/commands/rates.js';
 import { loadConfig, type Config } from '../../src/infra/config.js';
 import type { Position } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
-import { createRedisBus, type ServerEventBus } from '../../src/realtime/bus.js';
+import { createRedisBus, type ServerEventBus } from '../../src/infra/bus.js';
 import { startGateway, type Gateway } from '../../src/realtime/gateway.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import type { Ack, ClientEventHandler } from '../../src/realtime/protocol.js';

@@ -2,7 +2,7 @@ import { isRight, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import type { Ledger } from '../../src/commands/ledger.types.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
-import type { ServerEventBus } from '../../src/realtime/bus.js';
+import type { ServerEventBus } from '../../src/infra/bus.js';
 import { eventually } from './eventually.js';
 
 /** Ledger and bus helpers for the realtime publisher and replay tests. */

@@ -138,10 +138,7 @@ const describe = (error: unknown): string => {
 
 const json = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
 
-/**
- * `npm run ledger -- <command>`: the audit tools over the event store. Returns the exit code:
- * 0 clean, 1 differences or a trial balance off zero, 2 usage / configuration / connection error.
- */
+/** `npm run ledger -- <command>`: the audit tools over the event store. */
 export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> => {
   let parsed;
   try {
@@ -233,7 +230,8 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
           if (values.out) {
             const file = await exportToFile({ ...options, file: values.out });
             io.out(
-              `exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ${file.manifestFile}`,
+              `exported ${file.rows} ${options.kind} rows (${file.bytes} bytes, sha256 ${file.sha256}) to ${file.file}; manifest ` +
+                `${file.manifestFile}`,
             );
           } else {
             const result = await runExport({ ...options, output: io.stdout, end: false });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { chatErrorToHttp } from '../../http/errors.js';
 import { CHAT_ACTION_ARGS, ChatAdminActionBody } from '../../http/content.schemas.js';
 import type { Logger } from '../../infra/logger.js';
-import type { ServerEventBus } from '../../realtime/bus.js';
+import type { ServerEventBus } from '../../infra/bus.js';
 import { chatPublisher } from '../chat.js';
 import { recordChatAdminAction, type ChatModeration } from '../content.js';
 import type { AdminOperation } from './admin-operation.js';

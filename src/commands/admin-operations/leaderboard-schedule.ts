@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RecordedAction } from '../../audit/admin-actions.js';
+import type { RecordedAction } from '../../shared/admin-actions.js';
 
 export type ScheduleChange = Readonly<{
   enabled: boolean;

@@ -1,10 +1,5 @@
-import type { Request, Response } from 'express';
-import type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js';
-
-export type { ExternalIdentity };
-
-/** Called once per successful login; it owns the response (user, session, cookies, redirect); what it throws goes to the error handler. */
-export type OnIdentity = (identity: ExternalIdentity, req: Request, res: Response) => Promise<void>;
+export type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js';
+export type { OnIdentity } from './login-state.js';
 
 export { createSignInWithIdentity } from './sign-in.js';
 export { googleRoutes, type GoogleDeps } from './google.js';

@@ -6,7 +6,10 @@ import type pg from 'pg';
 import type { Logger } from '../../infra/logger.js';
 import type { Migration } from '../../infra/migrate.js';
 import { HttpError } from '../errors.js';
-import type { ExternalIdentity, OnIdentity } from './index.js';
+import type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js';
+
+/** Called once per successful login; it owns the response (user, session, cookies, redirect); what it throws goes to the error handler. */
+export type OnIdentity = (identity: ExternalIdentity, req: Request, res: Response) => Promise<void>;
 
 export type LoginRecord = Readonly<Record<string, string | number>>;
 

@@ -2,7 +2,7 @@ import type { AuthKit } from '../../auth/auth-kit.js';
 import { identitySignInUseCases } from '../../auth/use-cases/identity-sign-in.js';
 import { cookiePolicy, setAuthCookies } from '../auth.adapter.js';
 import { clientOf, valueOf } from '../auth.adapter.js';
-import type { OnIdentity } from './index.js';
+import type { OnIdentity } from './login-state.js';
 
 /** The provider flows' `OnIdentity`: sign in with the identity, set the session cookies, redirect to the front end. */
 export const createSignInWithIdentity = (kit: AuthKit): OnIdentity => {

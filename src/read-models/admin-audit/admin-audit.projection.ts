@@ -1,5 +1,5 @@
 import { formatPosition, type RecordedEvent } from '../../infra/event-store/event-store.port.js';
-import type { EventAction } from '../../audit/admin-actions.js';
+import type { EventAction } from '../../shared/admin-actions.js';
 import { insertRows, type Projection, type Row } from '../../projections/projection.js';
 
 /** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7` belong to user 7; `config-*` to nobody. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { iso, listPage, type Listed } from '../list-page.js';
-import type { PageRequest } from '../page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { SqlParams } from '../where.js';
 
 export type AdminAuditFilter = PageRequest &

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SCAN, type TotalPlan } from '../list-counts/list-totals.js';
 import { dec, direction, iso, listPage, type AnyRow, type Listed, type SortOrder } from '../list-page.js';
-import type { PageRequest } from '../page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { escapeLike, SqlParams } from '../where.js';
 
 export type AdminTipsFilter = PageRequest &

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ownerLevelIdSql } from './affiliate-commission.projection.js';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../page.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/page.js';
 
 export type AffiliateLevel = Readonly<{
   id: number;

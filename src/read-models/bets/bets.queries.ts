@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { dayRangePlan, only, SCAN, type TotalPlan } from '../list-counts/list-totals.js';
 import { dec, direction, iso, listPage, shortUser, shortUserColumns, type AnyRow, type Listed, type SortOrder } from '../list-page.js';
-import type { PageRequest } from '../page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { compileWhere, SqlParams, type DateFilter, type FieldMap } from '../where.js';
 
 export type BetsFilter = PageRequest &

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../page.js';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/page.js';
 
 const SOURCES = { DEPOSIT: 'deposits', WITHDRAW: 'withdrawals' } as const;
 const UNITS = { HOURLY: 'hour', DAILY: 'day', WEEKLY: 'week', MONTHLY: 'month' } as const;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { ROLES } from '../../domain/user/permissions.js';
 import { direction, listPage, type AnyRow, type Listed, type SortOrder } from '../list-page.js';
-import type { PageRequest } from '../page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { compileWhere, escapeLike, SqlParams, type FieldMap } from '../where.js';
 import { BALANCE_USD_SQL, coreOfRow, EXTRA_COLUMNS, fullUser, LAST_LOGIN_SQL, VIP_LEVEL_SQL } from './user-record.js';
 

@@ -5,7 +5,7 @@ import { chatAdminAction } from '../../commands/admin-operations/chat-admin-acti
 import { givePrize } from '../../commands/admin-operations/give-prize.js';
 import { withdrawApprove, withdrawReject } from '../../commands/admin-operations/withdrawals.js';
 import type { Logger } from '../../infra/logger.js';
-import type { ServerEventBus } from '../bus.js';
+import type { ServerEventBus } from '../../infra/bus.js';
 import type { ClientEventHandler } from '../protocol.js';
 
 export type AdminHandlerDeps = AdminOperationDeps & Readonly<{ bus: ServerEventBus; logger?: Logger }>;

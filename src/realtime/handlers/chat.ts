@@ -2,10 +2,11 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { z } from 'zod';
 import { chatPublisher, createChat, type ChatError } from '../../commands/chat.js';
-import { chatErrorToHttp } from '../../http/errors.js';
+import { chatError } from '../../commands/chat.errors.js';
 import type { Logger } from '../../infra/logger.js';
-import type { ServerEventBus } from '../bus.js';
-import { chatRoom, type ClientEventContext, type ClientEventHandler } from '../protocol.js';
+import type { ServerEventBus } from '../../infra/bus.js';
+import { type ClientEventContext, type ClientEventHandler } from '../protocol.js';
+import { chatRoom } from '../../shared/rooms.js';
 
 export type ChatHandlerDeps = Readonly<{ pool: pg.Pool; bus: ServerEventBus; logger?: Logger }>;
 
@@ -27,22 +28,18 @@ const HistoryData = z.object({
 const NoData = z.object({}).nullish();
 
 const orThrowChat = <T>(result: Either<ChatError, T>): T => {
-  if (isLeft(result)) throw chatErrorToHttp(result.left);
+  if (isLeft(result)) throw chatError(result.left);
   return result.right;
 };
 
 /** The access rule 'required' guarantees a user; this narrows the type. */
 const userIdOf = (ctx: ClientEventContext): number => ctx.user!.userId;
 
-/**
- * ChatJoin / ChatLeave / ChatSendMessage / ChatGetMessages / ChatGetRooms (issue 6). Reading is public;
- * joining a room (to receive its ChatMessageUpdate) and posting need an authenticated socket. Posting
- * does not need a prior join.
- */
+/** ChatJoin / ChatLeave / ChatSendMessage / ChatGetMessages / ChatGetRooms. */
 export const chatHandlers = (deps: ChatHandlerDeps): ClientEventHandler[] => {
   const chat = createChat({ pool: deps.pool, publish: chatPublisher(deps.bus, deps.logger) });
   const existingRoom = async (roomId: string): Promise<string> => {
-    if (!(await chat.room(roomId))) throw chatErrorToHttp({ _tag: 'ChatRoomNotFound', roomId });
+    if (!(await chat.room(roomId))) throw chatError({ _tag: 'ChatRoomNotFound', roomId });
     return chatRoom(roomId);
   };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LIVE_BETS_ROOM, liveDropRoom, type ClientEventHandler } from '../protocol.js';
+import { type ClientEventHandler } from '../protocol.js';
+import { LIVE_BETS_ROOM, liveDropRoom } from '../../shared/rooms.js';
 
 /** A game slug as the catalogue spells it: lower-case letters and digits, words joined by '-' or '_'. */
 export const Slug = z
@@ -12,10 +13,7 @@ const NoData = z.object({}).nullish();
 
 type Room = Readonly<{ room: string }>;
 
-/**
- * LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave (issue 6): public feeds, anonymous sockets
- * welcome. Joining twice or leaving a room the socket is not in is harmless; the result names the room.
- */
+/** LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave: public feeds, anonymous sockets welcome. */
 export const liveHandlers = (): ClientEventHandler[] => [
   {
     event: 'LiveDropJoin',

@@ -22,12 +22,7 @@ const NotificationViewedData = z
   .strict()
   .nullish();
 
-/**
- * NotificationGet {take?} (1..20, default 20): the caller's newest notifications, each
- * {id, type, payload, createdAt, viewed}. NotificationViewed {ids?} (absent: all): marks the caller's
- * notifications read and acknowledges {viewed: n}, the number newly marked; ids of other users'
- * notifications are never marked. Both need an authenticated socket.
- */
+/** NotificationGet {take?} (1..20, default 20): the caller's newest notifications, each {id, type, payload, createdAt, viewed}. */
 export const notificationHandlers = (deps: NotificationHandlerDeps): ClientEventHandler[] => {
   const notifications = createNotifications({ pool: deps.pool });
   return [

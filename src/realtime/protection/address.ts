@@ -10,11 +10,9 @@ const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
 
 const MAPPED_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
 
-/**
- * One textual form per address: IPv6 compressed and lower-case (the URL parser's serialisation),
- * IPv4-mapped IPv6 as plain IPv4 (`::ffff:1.2.3.4` -> `1.2.3.4`), an optional port or brackets
- * dropped (`1.2.3.4:5678`, `[::1]:80`). Undefined for anything that is not an IP address.
- */
+/** One textual form per address: IPv6 compressed and lower-case (the URL parser's serialisation), IPv4-mapped IPv6 as plain IPv4
+ * (`::ffff:1.2.3.4` -> `1.2.3.4`), an optional port or brackets dropped (`1.2.3.4:5678`, `[::1]:80`). Undefined for anything that is not
+ * an IP address. */
 export const normalizeAddress = (raw: string): string | undefined => {
   let text = raw.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
@@ -73,12 +71,9 @@ export const validateTrustProxy = (entries: readonly string[]): void => {
   trustOf(entries);
 };
 
-/**
- * The client address of a request: the socket's remote address; when that is a trusted proxy, the
- * X-Forwarded-For hops are walked from the right (each was written by the hop after it) and the first
- * one that is not a trusted proxy is the client. Hops left of it were written by the client and are
- * never read. A hop that is not an IP address stops the walk at the proxy that wrote it.
- */
+/** The client address of a request: the socket's remote address; when that is a trusted proxy, the X-Forwarded-For hops are walked from the
+ * right (each was written by the hop after it) and the first one that is not a trusted proxy is the client. Hops left of it were written
+ * by the client and are never read. A hop that is not an IP address stops the walk at the proxy that wrote it. */
 export const clientAddress = (req: IncomingMessage, trustProxy: readonly string[]): string => {
   const remote = req.socket.remoteAddress;
   let current = (remote === undefined ? undefined : normalizeAddress(remote)) ?? remote ?? 'unknown';

@@ -2,11 +2,9 @@ import type { Redis } from 'ioredis';
 import { luaScript, runScript } from './redis-script.js';
 import { DEFAULT_CONNECTION_SLOT_TTL_MS, DEFAULT_KEY_PREFIX, type ConnectionLimiter, type ProtectionSettings } from './types.js';
 
-/**
- * A slot for one connection: expired slots (a gateway that died stopped refreshing them) are dropped,
- * then the slot is taken when the address holds fewer than `max` (or already holds this one).
- * KEYS: the address's slots (sorted set of connection ids scored by expiry). ARGV: max, ttl, id.
- */
+/** A slot for one connection: expired slots (a gateway that died stopped refreshing them) are dropped, then the slot is taken when the
+ * address holds fewer than `max` (or already holds this one). KEYS: the address's slots (sorted set of connection ids scored by expiry).
+ * ARGV: max, ttl, id. */
 const ACQUIRE = luaScript(`
 local max, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -16,11 +14,7 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `);
 
-/**
- * The heartbeat of one address's slots held by this gateway: pushes their expiry `ttl` ahead. A slot
- * that already expired (Redis unreachable for longer than the ttl) is put back: its connection is live.
- * KEYS: the address's slots. ARGV: ttl, id...
- */
+/** The heartbeat of one address's slots held by this gateway: pushes their expiry `ttl` ahead. */
 const REFRESH = luaScript(`
 local ttl = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -29,12 +23,7 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `);
 
-/**
- * At most `maxConnectionsPerIp` parallel connections per client address, checked in engine.io's
- * allowRequest before the socket exists. With Redis the slots are shared by every gateway and each
- * gateway keeps its own alive with a heartbeat, so the slots of a gateway that dies expire by
- * themselves (after `connectionSlotTtlMs`); in-process otherwise.
- */
+/** At most `maxConnectionsPerIp` parallel connections per client address, checked in engine.io's allowRequest before the socket exists. */
 export const createConnectionLimiter = (settings: ProtectionSettings, redis?: Redis): ConnectionLimiter =>
   redis ? redisLimiter(settings, redis) : memoryLimiter(settings);
 

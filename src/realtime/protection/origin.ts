@@ -15,11 +15,8 @@ export const canonicalOrigin = (value: string): string | undefined => {
   }
 };
 
-/**
- * True when the request's Origin header is exactly one of `allowed` (scheme, host and port; letter
- * case and an explicit default port do not matter). A missing, `null` or malformed Origin is refused:
- * the gateway decides what a request without Origin may do.
- */
+/** True when the request's Origin header is exactly one of `allowed` (scheme, host and port; letter case and an explicit default port do
+ * not matter). A missing, `null` or malformed Origin is refused: the gateway decides what a request without Origin may do. */
 export const originAllowed = (req: IncomingMessage, allowed: readonly string[]): boolean => {
   const header = req.headers.origin;
   if (typeof header !== 'string') return false;

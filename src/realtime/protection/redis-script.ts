@@ -3,10 +3,8 @@ import type { Redis } from 'ioredis';
 
 export type LuaScript = Readonly<{ source: string; sha: string }>;
 
-/**
- * Every script starts here: effects replication (implicit from Redis 7, needed on 5 and 6 before a
- * write that follows TIME) and `now`, the Redis server's clock in ms, so every gateway counts on one clock.
- */
+/** Every script starts here: effects replication (implicit from Redis 7, needed on 5 and 6 before a write that follows TIME) and `now`, the
+ * Redis server's clock in ms, so every gateway counts on one clock. */
 const PRELUDE = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local clock = redis.call('TIME')

@@ -5,12 +5,9 @@ import { DEFAULT_KEY_PREFIX, type MessageThrottle, type ProtectionSettings, type
 
 const ALLOWED: ThrottleVerdict = { allowed: true };
 
-/**
- * One message: refused while the block key lives; otherwise the window (a sorted set of accepted
- * messages scored by Redis time) is trimmed to the last `ttl` ms, and a full window refuses the
- * message and starts the block. Both keys expire on their own.
- * KEYS: window, block. ARGV: ttl, limit, block, member. Returns 0 (accepted) or the ms left of the block.
- */
+/** One message: refused while the block key lives; otherwise the window (a sorted set of accepted messages scored by Redis time) is trimmed
+ * to the last `ttl` ms, and a full window refuses the message and starts the block. Both keys expire on their own. KEYS: window, block.
+ * ARGV: ttl, limit, block, member. Returns 0 (accepted) or the ms left of the block. */
 const HIT = luaScript(`
 local ttl, limit, block = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local left = redis.call('PTTL', KEYS[2])
@@ -28,12 +25,9 @@ return 0
 /** The accepted messages of one address: the last `limit` timestamps in a ring, oldest at `head`. */
 type Window = { times: number[]; head: number; last: number; blockedUntil: number };
 
-/**
- * A sliding-window log per client address: at most `throttlerLimit` accepted messages in any
- * `throttlerTtlMs` span (no fixed buckets, so no burst of twice the limit around a bucket boundary).
- * The message over the limit is refused and blocks the address for `throttlerBlockDurationMs`.
- * Shared through Redis when given one (one Lua script per message, Redis time); in-process otherwise.
- */
+/** A sliding-window log per client address: at most `throttlerLimit` accepted messages in any `throttlerTtlMs` span (no fixed buckets, so
+ * no burst of twice the limit around a bucket boundary). The message over the limit is refused and blocks the address for
+ * `throttlerBlockDurationMs`. Shared through Redis when given one (one Lua script per message, Redis time); in-process otherwise. */
 export const createMessageThrottle = (settings: ProtectionSettings, redis?: Redis): MessageThrottle => {
   if (settings.throttlerDisabled) return { hit: async () => ALLOWED };
   return redis ? redisThrottle(settings, redis) : createMemoryMessageThrottle(settings);

@@ -8,17 +8,12 @@ export type ServerEventBus = Readonly<{
   publish: (eventName: string, message: Readonly<Record<string, unknown>>) => Promise<void>;
   /** Every message on any server channel; returns an unsubscribe function. */
   subscribe: (handler: (eventName: string, message: Record<string, unknown>) => void) => Promise<() => Promise<void>>;
-  /**
-   * Calls `handler` each time the subscription is back after its connection was lost (what was published meanwhile
-   * never reached it); returns a function that stops it. Absent on the in-process bus, which cannot lose messages.
-   */
+  /** Calls `handler` each time the subscription is back after its connection was lost (what was published meanwhile never reached it);
+   * returns a function that stops it. Absent on the in-process bus, which cannot lose messages. */
   onResubscribed?: (handler: () => void) => () => void;
 }>;
 
-/**
- * Across processes through Redis pub/sub; `subscriber` must be a connection of its own (it enters subscriber mode).
- * `prefix` (default none) is put before every channel name: tests isolate parallel files on one Redis with it.
- */
+/** Across processes through Redis pub/sub; `subscriber` must be a connection of its own (it enters subscriber mode). */
 export const createRedisBus = (publisher: Redis, subscriber: Redis, prefix = ''): ServerEventBus => ({
   publish: async (eventName, message) => {
     await publisher.publish(prefix + serverChannel(eventName), JSON.stringify(message));

@@ -1,4 +1,3 @@
-/** A page of a list as the spec answers it. */
 export type PageRequest = Readonly<{ page: number; take: number }>;
 export type Page<T> = Readonly<{ data: T[]; take: number; page: number; total: number; totalPages: number }>;
 

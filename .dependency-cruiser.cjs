@@ -1,0 +1,84 @@
+/* global module */
+// Layer rules of src (docs: /work/shared/docs/house-style.md): transports -> use cases and read side -> domain; shared below all.
+const transports = '^src/(http|realtime)/';
+const useCases = '^src/(commands|auth|audit|leaderboards)/';
+const readSide = '^src/(read-models|projections)/';
+const application = '^src/(commands|auth|audit|leaderboards|read-models|projections|http|realtime|domain)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle ties its modules into one unit: break it by moving the shared piece below both.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'src/domain imports only domain and shared code.',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/', pathNot: '^src/(domain|shared)/' },
+    },
+    {
+      name: 'shared-is-below-all',
+      severity: 'error',
+      comment: 'src/shared is imported by every layer, so it imports none of them.',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'infra-imports-no-application-code',
+      severity: 'error',
+      comment: 'Adapters know nothing of use cases, read models or transports; the composition root wires them.',
+      from: { path: '^src/infra/' },
+      to: { path: [application, '^src/(main|schema)\\.ts$'] },
+    },
+    {
+      name: 'use-cases-know-no-transport',
+      severity: 'error',
+      comment: 'Use cases answer transport-neutral values; HTTP and sockets map them.',
+      from: { path: useCases },
+      to: { path: transports },
+    },
+    {
+      name: 'read-side-knows-no-transport',
+      severity: 'error',
+      from: { path: readSide },
+      to: { path: transports },
+    },
+    {
+      name: 'read-side-knows-no-use-case',
+      severity: 'error',
+      comment: 'Projections and queries depend on the domain events, not on the code that writes them.',
+      from: { path: readSide },
+      to: { path: useCases },
+    },
+    {
+      name: 'transports-apart',
+      severity: 'error',
+      comment: 'src/http and src/realtime do not import each other: what both need lives below both.',
+      from: { path: '^src/(http|realtime)/' },
+      to: { path: '^src/(http|realtime)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'only-the-root-imports-the-root',
+      severity: 'error',
+      comment: 'main.ts and schema.ts compose everything; nothing in src depends on them.',
+      from: { path: '^src/', pathNot: '^src/(main|schema)\\.ts$' },
+      to: { path: '^src/(main|schema)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};
