@@ -13,7 +13,7 @@ import express, { type Express } from 'express';
 import pg from 'pg';
 import { createAuthKit } from '../src/auth/auth-kit.js';
 import { hashPassword } from '../src/auth/passwords.js';
-import { generateKeys } from '../src/auth/tokens.js';
+import { generateKeys } from '../src/auth/sessions.js';
 import { createLedger } from '../src/commands/ledger.js';
 import { createUsers } from '../src/commands/users.js';
 import { requireAuth } from '../src/http/auth.adapter.js';

@@ -29,7 +29,7 @@ import pg from 'pg';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import { createAuthKit } from '../src/auth/auth-kit.js';
 import { hashPassword } from '../src/auth/passwords.js';
-import { loadKeys } from '../src/auth/tokens.js';
+import { loadKeys } from '../src/auth/sessions.js';
 import { createLedger } from '../src/commands/ledger.js';
 import { createUsers } from '../src/commands/users.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';

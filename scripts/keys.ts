@@ -6,7 +6,7 @@
  * the compose stack runs it as a one-shot service that fills the key volume every other service mounts read-only.
  * Prints which files exist, never a key.
  */
-import { loadKeys } from '../src/auth/tokens.js';
+import { loadKeys } from '../src/auth/sessions.js';
 import { loadSymmetricKey } from '../src/auth/secrets.js';
 import { SEAL_KEY_NAME } from '../src/audit/cli/ledger-cli.js';
 import { jwtKeyFile, keyFile, MFA_KEY_NAME } from '../src/infra/required-secrets.js';

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { createAuthKit } from './auth/auth-kit.js';
 import { bootstrapSuperAdmin } from './auth/bootstrap.js';
 import { loadSymmetricKey } from './auth/secrets.js';
-import { loadKeys } from './auth/tokens.js';
+import { loadKeys } from './auth/sessions.js';
 import { createLedger } from './commands/ledger.js';
 import { createLimits } from './commands/limits.js';
 import { createUsers } from './commands/users.js';

@@ -12,7 +12,7 @@ import { createCaptcha, createThrottle, type CaptchaCheck, type CaptchaConfig, t
 import { createMfa, type Mfa } from './mfa.js';
 import { createPasswordVerifier, type PasswordVerifier } from './passwords.js';
 import { createSessions, type Sessions } from './sessions.js';
-import { createTokens, type KeyPair, type Tokens } from './tokens.js';
+import { createTokens, type KeyPair, type Tokens } from './sessions.js';
 
 export type AuthSettings = Readonly<{
   keys: KeyPair;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { RegisteredUser } from '../domain/user/user.state.js';
 import { authError, SESSION_ENDED, TOKEN_EXPIRED } from './auth.errors.js';
 import { sha256 } from './sessions.js';
-import type { Tokens } from './tokens.js';
+import type { Tokens } from './sessions.js';
 
 export { SESSION_ENDED, TOKEN_EXPIRED };
 

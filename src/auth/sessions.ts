@@ -1,5 +1,21 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { jwtKeyFile } from '../infra/required-secrets.js';
+import { MissingKeyError } from './secrets.js';
+import {
+  SignJWT,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+  importSPKI,
+  jwtVerify,
+  errors as joseErrors,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 
 export const sha256 = (value: string): string => createHash('sha256').update(value, 'utf8').digest('base64url');
 const newRefreshToken = (): string => randomBytes(32).toString('base64url');
@@ -75,3 +91,127 @@ export const createSessions = (deps: Readonly<{ pool: pg.Pool; refreshTtlSeconds
     ]);
   },
 });
+
+/** Signing is pinned to one asymmetric algorithm; verification accepts only it (no `none`, no HMAC confusion). */
+export const JWT_ALG = 'EdDSA';
+const ISSUER = 'casino-ledger';
+/** Header `typ` keeps access and MFA challenge tokens apart: neither can pass as the other. */
+export const ACCESS_TYP = 'at+jwt';
+export const MFA_TYP = 'mfa-challenge+jwt';
+/** The cookie browsers carry the access token in, on the HTTP APIs and the realtime gateway alike. */
+export const ACCESS_COOKIE = 'access_token';
+
+export type KeyPair = Readonly<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
+export type AccessClaims = Readonly<{ userId: number; sessionId: string }>;
+export type MfaClaims = Readonly<{ userId: number; jti: string; expiresAt: Date }>;
+
+/** Why a token was refused; `mfa` = an MFA challenge token where an access token was expected. */
+export type TokenRefusal = 'invalid' | 'expired' | 'mfa';
+
+export type Tokens = Readonly<{
+  signAccess(claims: AccessClaims): Promise<string>;
+  verifyAccess(token: string): Promise<AccessClaims | TokenRefusal>;
+  signMfaChallenge(userId: number): Promise<string>;
+  verifyMfaChallenge(token: string): Promise<MfaClaims | TokenRefusal>;
+  accessTtlSeconds: number;
+}>;
+
+export const generateKeys = async (): Promise<KeyPair> => generateKeyPair(JWT_ALG, { crv: 'Ed25519', extractable: true });
+
+/** The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once and kept there; with
+ * `generate: false` a missing file throws MissingKeyError. */
+export const loadKeys = async (
+  opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>,
+): Promise<KeyPair> => {
+  if (opts.privatePem && opts.publicPem) {
+    return { privateKey: await importPKCS8(opts.privatePem, JWT_ALG), publicKey: await importSPKI(opts.publicPem, JWT_ALG) };
+  }
+  const dir = join(opts.dataDir, 'keys');
+  const file = jwtKeyFile(opts.dataDir);
+  const read = async (): Promise<KeyPair> => {
+    const jwk = JSON.parse(await readFile(file, 'utf8')) as JWK;
+    const { d: _d, ...pub } = jwk;
+    return { privateKey: (await importJWK(jwk, JWT_ALG)) as CryptoKey, publicKey: (await importJWK(pub, JWT_ALG)) as CryptoKey };
+  };
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (opts.generate === false) throw new MissingKeyError(`no JWT key pair given and ${file} does not exist`);
+  const keys = await generateKeys();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    await writeFile(file, JSON.stringify(await exportJWK(keys.privateKey)), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process generated it first: everyone uses that one.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return read();
+  }
+  return keys;
+};
+
+const refusal = (error: unknown): TokenRefusal => (error instanceof joseErrors.JWTExpired ? 'expired' : 'invalid');
+
+export const createTokens = (deps: Readonly<{ keys: KeyPair; accessTtlSeconds: number; mfaTtlSeconds: number }>): Tokens => {
+  const sign = (typ: string, sub: number, ttl: number, extra: Record<string, unknown>, jti: string = randomUUID()) =>
+    new SignJWT(extra)
+      .setProtectedHeader({ alg: JWT_ALG, typ })
+      .setSubject(String(sub))
+      .setIssuer(ISSUER)
+      .setIssuedAt()
+      .setExpirationTime(`${ttl}s`)
+      .setJti(jti)
+      .sign(deps.keys.privateKey);
+
+  const verify = async (token: string, typ: string) =>
+    jwtVerify(token, deps.keys.publicKey, { algorithms: [JWT_ALG], issuer: ISSUER, typ, requiredClaims: ['sub', 'exp', 'jti'] });
+
+  const subject = (sub: string | undefined): number | undefined => {
+    const n = Number(sub);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  };
+
+  // A signature check of the same bytes always gives the same answer: verified access tokens are
+  // remembered until they expire (the session is still read on every request).
+  const verified = new Map<string, AccessClaims & { exp: number }>();
+  const remember = (token: string, claims: AccessClaims & { exp: number }) => {
+    if (verified.size >= 20_000) verified.delete(verified.keys().next().value!);
+    verified.set(token, claims);
+  };
+
+  return {
+    accessTtlSeconds: deps.accessTtlSeconds,
+    signAccess: ({ userId, sessionId }) => sign(ACCESS_TYP, userId, deps.accessTtlSeconds, { sid: sessionId }),
+    verifyAccess: async (token) => {
+      const known = verified.get(token);
+      if (known && known.exp * 1000 > Date.now()) return { userId: known.userId, sessionId: known.sessionId };
+      try {
+        const { payload } = await verify(token, ACCESS_TYP);
+        const userId = subject(payload.sub);
+        if (userId === undefined || typeof payload.sid !== 'string') return 'invalid';
+        remember(token, { userId, sessionId: payload.sid, exp: payload.exp! });
+        return { userId, sessionId: payload.sid };
+      } catch (error) {
+        // Right signature, wrong type: the caller presented the challenge token as an access token.
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'typ') {
+          return await verify(token, MFA_TYP).then(
+            () => 'mfa' as const,
+            () => 'invalid' as const,
+          );
+        }
+        return refusal(error);
+      }
+    },
+    signMfaChallenge: (userId) => sign(MFA_TYP, userId, deps.mfaTtlSeconds, {}),
+    verifyMfaChallenge: async (token) => {
+      try {
+        const { payload } = await verify(token, MFA_TYP);
+        const userId = subject(payload.sub);
+        return userId !== undefined ? { userId, jti: payload.jti!, expiresAt: new Date(payload.exp! * 1000) } : 'invalid';
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+};

@@ -4,7 +4,7 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { AuthSettings, Client } from '../auth/auth-kit.js';
 import { authError } from '../auth/auth.errors.js';
 import type { AuthContext, Authenticator } from '../auth/authenticator.js';
-import { ACCESS_COOKIE } from '../auth/tokens.js';
+import { ACCESS_COOKIE } from '../auth/sessions.js';
 import type { UserError } from '../domain/user/user.errors.js';
 import { AppError } from '../shared/app-error.js';
 import { userErrorToHttp } from './errors.js';

@@ -1,7 +1,7 @@
 import { parseCookie } from 'cookie';
 import { SESSION_ENDED, TOKEN_EXPIRED } from '../auth/auth.errors.js';
 import type { AuthContext } from '../auth/authenticator.js';
-import { ACCESS_COOKIE } from '../auth/tokens.js';
+import { ACCESS_COOKIE } from '../auth/sessions.js';
 import { AppError } from '../shared/app-error.js';
 import type { SocketUser } from './protocol.js';
 

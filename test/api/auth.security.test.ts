@@ -1,6 +1,6 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokens } from '../../src/auth/tokens.js';
+import { createTokens } from '../../src/auth/sessions.js';
 import { bearer, call, createAuthEnv, FRONTEND, GOOD_CAPTCHA, signIn, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;

@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSymmetricKey } from '../../src/auth/secrets.js';
-import { loadKeys } from '../../src/auth/tokens.js';
+import { loadKeys } from '../../src/auth/sessions.js';
 import { SEAL_KEY_NAME } from '../../src/audit/cli/ledger-cli.js';
 import { loadConfig, ROLES } from '../../src/infra/config.js';
 import { MFA_KEY_NAME, missingSecrets } from '../../src/infra/required-secrets.js';

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createAuthKit, type AuthKit, type AuthSettings } from '../../src/auth/auth-kit.js';
 import { createSignInWithIdentity, type ExternalIdentity } from '../../src/http/identity-providers/index.js';
 import { hashPassword } from '../../src/auth/passwords.js';
-import { generateKeys } from '../../src/auth/tokens.js';
+import { generateKeys } from '../../src/auth/sessions.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import { createLimits } from '../../src/commands/limits.js';
 import { createUsers, type Users } from '../../src/commands/users.js';
