@@ -231,9 +231,10 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       config.adminPort,
     );
     cleanups.push({ name: 'admin-api', run: () => closeServer(server) });
+    const internalApiNote = config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)';
     logger.info(
       { role: 'admin-api', url: `http://localhost:${portOf(server)}`, internalApi: Boolean(config.internalApiToken) },
-      `admin-api: listening on http://localhost:${portOf(server)}${config.internalApiToken ? ' (internal API on)' : ' (internal API off: INTERNAL_API_TOKEN unset)'}`,
+      `admin-api: listening on http://localhost:${portOf(server)}${internalApiNote}`,
     );
   }
   if (!roles.has('admin-api') && config.metricsPort !== undefined) {

@@ -1,6 +1,14 @@
 import type { Migration } from '../infra/migrate.js';
 
 /** Leaderboard tables. */
+/** The seeded schedules' prize tables (JSON), kept out of the SQL only for line length: the SQL text is unchanged. */
+const WEEKLY_PRIZES =
+  '[{"position":1,"usdPrize":1000},{"position":2,"usdPrize":500},{"position":3,"usdPrize":250},' +
+  '{"position":4,"usdPrize":100},{"position":5,"usdPrize":50}]';
+const MONTHLY_PRIZES =
+  '[{"position":1,"usdPrize":5000},{"position":2,"usdPrize":2500},{"position":3,"usdPrize":1000},' +
+  '{"position":4,"usdPrize":500},{"position":5,"usdPrize":250}]';
+
 export const leaderboardMigrations: readonly Migration[] = [
   {
     id: '0140_leaderboards',
@@ -19,9 +27,9 @@ export const leaderboardMigrations: readonly Migration[] = [
         (gen_random_uuid()::text, 'DAILY', false, 'Daily race', 'Wager the most in a UTC day',
           '[{"position":1,"usdPrize":100},{"position":2,"usdPrize":50},{"position":3,"usdPrize":25}]'),
         (gen_random_uuid()::text, 'WEEKLY', false, 'Weekly race', 'Wager the most from Monday to Sunday (UTC)',
-          '[{"position":1,"usdPrize":1000},{"position":2,"usdPrize":500},{"position":3,"usdPrize":250},{"position":4,"usdPrize":100},{"position":5,"usdPrize":50}]'),
+          '${WEEKLY_PRIZES}'),
         (gen_random_uuid()::text, 'MONTHLY', false, 'Monthly race', 'Wager the most in a calendar month (UTC)',
-          '[{"position":1,"usdPrize":5000},{"position":2,"usdPrize":2500},{"position":3,"usdPrize":1000},{"position":4,"usdPrize":500},{"position":5,"usdPrize":250}]');
+          '${MONTHLY_PRIZES}');
 
       CREATE TABLE leaderboards (
         id text PRIMARY KEY,

@@ -99,7 +99,7 @@ const liveOf = async (pool: pg.Pool): Promise<Live> => {
   return { schema: rows[0]!.schema, path: rows[0]!.path };
 };
 
-/** What makes a live table unsafe to replace by a copy: a copy has no foreign keys, triggers or owned sequences, and dropping it would break dependents. */
+/** What makes a live table unsafe to replace by a copy: a copy lacks foreign keys, triggers and owned sequences. */
 const REPLACEABLE_SQL = `
   SELECT c.relname AS name,
     EXISTS (SELECT 1 FROM pg_constraint k WHERE (k.confrelid = c.oid OR k.conrelid = c.oid) AND k.contype = 'f') AS foreign_keys,
@@ -166,7 +166,8 @@ const register = async (
       }
       logger.warn({ rebuild: r.id, projections: r.projections }, 'blue/green: aborting a stale rebuild');
       await holder.query(
-        `UPDATE projection_rebuilds SET state = 'aborted', error = 'stale: replaced by a new rebuild', finished_at = now(), updated_at = now() WHERE id = $1`,
+        `UPDATE projection_rebuilds SET state = 'aborted', error = 'stale: replaced by a new rebuild',
+           finished_at = now(), updated_at = now() WHERE id = $1`,
         [r.id],
       );
       await dropShadow(holder, r.shadowSchema);
@@ -185,7 +186,8 @@ const register = async (
         await holder.query(`SET LOCAL search_path TO ${pathSql(live.path)}`);
       }
       await holder.query(
-        `INSERT INTO projection_rebuilds (id, projections, versions, shadow_schema, state, position) VALUES ($1, $2, $3, $4, 'running', $5)`,
+        `INSERT INTO projection_rebuilds (id, projections, versions, shadow_schema, state, position)
+         VALUES ($1, $2, $3, $4, 'running', $5)`,
         [id, names, versions, shadow, formatPosition(START)],
       );
       registration = { id, shadow, position: START, eventsApplied: 0, resumed: false };
@@ -215,7 +217,8 @@ type IndexRow = { table_name: string; index_name: string; def: string };
 const INDEXES_SQL = `
   SELECT t.relname AS table_name, i.relname AS index_name,
     regexp_replace(pg_get_indexdef(i.oid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', '\\1') AS def
-  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+  JOIN pg_namespace n ON n.oid = t.relnamespace
   WHERE n.nspname = $1 AND t.relname = ANY($2::text[]) ORDER BY t.relname, i.relname`;
 
 /**
@@ -296,7 +299,8 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
           await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; SET LOCAL search_path TO ${shadowPath}`);
           await applyEvents(client, projections, events);
           const marked = await client.query(
-            `UPDATE ${rebuilds} SET position = $2, events_applied = events_applied + $3, updated_at = now() WHERE id = $1 AND state = 'running'`,
+            `UPDATE ${rebuilds} SET position = $2, events_applied = events_applied + $3, updated_at = now()
+             WHERE id = $1 AND state = 'running'`,
             [id, formatPosition(last), events.length],
           );
           if (marked.rowCount !== 1) throw new RebuildAborted(id);
@@ -356,7 +360,8 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
           [names, projections.map((p) => p.version), formatPosition(at)],
         );
         const marked = await client.query(
-          `UPDATE ${rebuilds} SET state = 'switched', position = $2, events_applied = events_applied + $3, finished_at = now(), updated_at = now()
+          `UPDATE ${rebuilds} SET state = 'switched', position = $2, events_applied = events_applied + $3,
+             finished_at = now(), updated_at = now()
            WHERE id = $1 AND state = 'running'`,
           [id, formatPosition(at), tail.length],
         );
@@ -398,7 +403,8 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
       const message = (error as Error).message.slice(0, 1_000);
       await pool
         .query(
-          `UPDATE projection_rebuilds SET state = 'failed', error = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'`,
+          `UPDATE projection_rebuilds SET state = 'failed', error = $2, finished_at = now(), updated_at = now()
+           WHERE id = $1 AND state = 'running'`,
           [reg.id, message],
         )
         .catch(() => undefined);
@@ -432,7 +438,8 @@ export const abortRebuild = async (pool: pg.Pool, id: string): Promise<AbortOutc
       return 'not-running';
     }
     await client.query(
-      `UPDATE projection_rebuilds SET state = 'aborted', error = 'aborted by an operator', finished_at = now(), updated_at = now() WHERE id = $1`,
+      `UPDATE projection_rebuilds SET state = 'aborted', error = 'aborted by an operator', finished_at = now(), updated_at = now()
+       WHERE id = $1`,
       [id],
     );
     if (!row.alive) await dropShadow(client, row.shadowSchema);

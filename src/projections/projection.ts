@@ -58,7 +58,8 @@ export const patchRows = (table: string, key: string, columns: readonly string[]
     ? []
     : [
         {
-          text: `UPDATE ${table} AS t SET (${columns.join(', ')}) = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
+          text: `UPDATE ${table} AS t SET (${columns.join(', ')})
+          = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
         FROM jsonb_array_elements($1::jsonb) AS u(p) WHERE t.${key} = u.p->>'${key}'`,
           values: [JSON.stringify(patches)],
         },

@@ -35,7 +35,8 @@ const HEAD_AND_CHECKPOINTS_SQL = `
   SELECT (SELECT e.transaction_id::text || '/' || e.global_position FROM events e
           ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS head,
          coalesce((SELECT json_object_agg(name, position) FROM projection_checkpoints WHERE name = ANY($1::text[])), '{}') AS positions`;
-const CHECKPOINTS_SQL = `SELECT coalesce(json_object_agg(name, position), '{}') AS positions FROM projection_checkpoints WHERE name = ANY($1::text[])`;
+const CHECKPOINTS_SQL = `SELECT coalesce(json_object_agg(name, position), '{}') AS positions
+  FROM projection_checkpoints WHERE name = ANY($1::text[])`;
 
 const max = (a: Position | undefined, b: Position | undefined): Position | undefined =>
   !a ? b : !b ? a : comparePositions(a, b) >= 0 ? a : b;

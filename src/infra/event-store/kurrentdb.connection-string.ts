@@ -21,7 +21,8 @@ export const connectionStringProblem = (value: string): string | undefined => {
     return undefined;
   } catch (error) {
     const at = /position (\d+)/.exec((error as Error).message)?.[1];
-    return `the KurrentDB client refuses it${at === undefined ? '' : ` (at character ${at})`}: use kurrentdb://host:port[,host:port...]?options or kurrentdb+discover://`;
+    const where = at === undefined ? '' : ` (at character ${at})`;
+    return `the KurrentDB client refuses it${where}: use kurrentdb://host:port[,host:port...]?options or kurrentdb+discover://`;
   } finally {
     console.warn = warn;
   }
