@@ -8,8 +8,7 @@ export type AdminActionRecord = Readonly<{
   details: Readonly<Record<string, unknown>>;
 }>;
 
-/** Records an admin change that is not an event, on the connection (and so in the transaction) that makes the change: both commit or
- * neither does. The time is the database's clock at the write. */
+/** Written on the connection that makes the change, so both commit or neither. */
 export const recordAdminAction = async (db: Pick<pg.ClientBase, 'query'>, record: AdminActionRecord): Promise<void> => {
   await db.query('INSERT INTO admin_audit_records (admin_user_id, action, target_user_id, details) VALUES ($1, $2, $3, $4)', [
     record.adminUserId,

@@ -1,6 +1,5 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Ledger seals and checkpoints: ids 0400_... */
 export const auditMigrations: Migration[] = [
   {
     id: '0400_ledger_seals',

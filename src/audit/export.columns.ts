@@ -1,15 +1,11 @@
-/** What each export kind reads: the read-model table, its columns (named as the back-office lists name them), their order and the SELECT.
- * Timestamps are formatted by PostgreSQL as ISO 8601 UTC with milliseconds (the read models hold the events' `at`, which has millisecond
- * precision, so nothing is cut); numeric and bigint columns are sent as PostgreSQL prints them: the stored decimal, untouched. */
+/** Per export kind: table, columns (back-office names), order and SELECT; values go out as PostgreSQL prints them. */
 
 export const EXPORT_KINDS = ['transactions', 'deposits', 'withdrawals', 'bets', 'tips'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** How a value is written: `text` may hold anything (quoted in CSV when needed, a JSON string); `int` and `decimal` are digits, sign and
- * point only; `timestamp` is ISO 8601. NDJSON writes `int` as a JSON number (its digits verbatim, never through a JS number) and
- * everything else as a string. */
+/** NDJSON writes `int` as a JSON number (digits verbatim, never through a JS number), everything else as a string. */
 export type ColumnType = 'text' | 'int' | 'decimal' | 'timestamp';
 export type ExportColumn = Readonly<{ name: string; sql: string; type: ColumnType }>;
 
@@ -42,7 +38,6 @@ const KINDS: Readonly<Record<ExportKind, KindSpec>> = {
       c('createdAt', 'created_at', 'timestamp'),
       c('updatedAt', 'updated_at', 'timestamp'),
     ],
-    // The ledger's own order: time, then the events' global position.
     orderBy: 'created_at, position_commit, position_prepare',
   },
   deposits: {
@@ -148,7 +143,6 @@ export const exportColumns = (kind: ExportKind): readonly ExportColumn[] => KIND
 /** Half-open [from, to) on created_at; either end may be open. */
 export type ExportRange = Readonly<{ from?: Date | undefined; to?: Date | undefined }>;
 
-/** The export's SELECT with its bind values: the columns in order, the range, the order. */
 export const exportQuery = (kind: ExportKind, range: ExportRange = {}): Readonly<{ text: string; values: string[] }> => {
   const spec = KINDS[kind];
   const values: string[] = [];

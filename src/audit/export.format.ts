@@ -1,14 +1,11 @@
 import type { ExportColumn, ExportFormat } from './export.columns.js';
 
-/** One row as PostgreSQL sent it: every value as its text form, or null. */
 export type RawRow = (string | null)[];
 
-/** Turns one row into one line (without its terminator): CSV or NDJSON. */
 export type RowFormatter = Readonly<{
   format: ExportFormat;
   contentType: string;
   extension: string;
-  /** What comes before the first row: the CSV header line with its terminator; nothing for NDJSON. */
   header: string;
   /** Line terminator: CRLF for CSV (RFC 4180), LF for NDJSON. */
   newline: string;
@@ -17,7 +14,6 @@ export type RowFormatter = Readonly<{
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTE = /"/g;
-/** What JSON must escape in a string: a quote, a backslash, a control character. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
 const JSON_ESCAPES = /["\\\u0000-\u001f]/;
 
@@ -51,7 +47,6 @@ const csv = (columns: readonly ExportColumn[]): RowFormatter => {
 
 const ndjson = (columns: readonly ExportColumn[]): RowFormatter => {
   const n = columns.length;
-  // One reusable array: [`{"id":`, value, `,"userId":`, value, ..., '}'], joined per row.
   const parts = new Array<string>(2 * n + 1);
   columns.forEach((col, i) => {
     parts[2 * i] = `${i === 0 ? '{' : ','}${JSON.stringify(col.name)}:`;

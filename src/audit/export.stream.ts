@@ -3,17 +3,14 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import type { RawRow, RowFormatter } from './export.format.js';
 
-/** About this many characters of lines go into one chunk. */
 const CHUNK_CHARS = 64 * 1024;
 
-/** One SELECT streamed as the bytes of a file, as a pg `Submittable` (the interface pg-cursor and pg-copy-streams build on) that is also a
- * Readable. */
+/** A pg `Submittable` that is also a Readable. */
 export class ExportStream extends Readable implements pg.Submittable {
   rows = 0;
   bytes = 0;
   /** The server answered ReadyForQuery: every row was read and the connection is reusable. */
   finished = false;
-  /** Settles when the statement has started (its row description arrived), or failed before. */
   readonly started: Promise<void>;
   private readonly hash = createHash('sha256');
   private lines: string[] = [];
@@ -39,7 +36,6 @@ export class ExportStream extends Readable implements pg.Submittable {
     this.started.catch(() => undefined); // awaited by the owner; never an unhandled rejection
   }
 
-  /** SHA-256 (hex) of every byte pushed; final once the stream has ended. */
   sha256(): string {
     return this.hash.copy().digest('hex');
   }

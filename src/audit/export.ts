@@ -18,7 +18,6 @@ export type ExportOptions = Readonly<{
   to?: Date | string | undefined;
   /** How long a reader may take nothing (a stalled download) before the export ends with an error (default 60 s). */
   stallTimeoutMs?: number;
-  /** At most this many rows per chunk handed to the output (default: chunks of about 64 KiB, whatever the rows). */
   batchSize?: number;
 }>;
 
@@ -30,13 +29,10 @@ export type OpenedExport = Readonly<{
   columns: readonly string[];
   contentType: string;
   extension: string;
-  /** Streams every row into `output` with backpressure and gives the connection back. */
   pipeTo(output: Writable, options?: Readonly<{ end?: boolean }>): Promise<ExportResult>;
-  /** Gives the connection back when `pipeTo` is never called. */
   close(): Promise<void>;
 }>;
 
-/** A bad range: `field` is 'from' or 'to'. */
 export class ExportRangeError extends Error {
   override readonly name = 'ExportRangeError';
   constructor(
@@ -54,7 +50,6 @@ const toDate = (value: Date | string | undefined, field: 'from' | 'to'): Date | 
   return date;
 };
 
-/** The validated range; `from` must come before `to`. */
 export const exportRange = (from: Date | string | undefined, to: Date | string | undefined): Readonly<{ from?: Date; to?: Date }> => {
   const range = { from: toDate(from, 'from'), to: toDate(to, 'to') };
   if (range.from && range.to && range.from.getTime() >= range.to.getTime()) throw new ExportRangeError('to', 'to must be later than from');
@@ -72,9 +67,7 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
     maxRows: options.batchSize,
   });
 
-  // A statement that fails (a value the server refuses, a dropped connection) destroys the stream with an error,
-  // possibly before anyone pipes it: without a listener that 'error' event would end the process. The failure
-  // still reaches the caller through `started` or the pipeline, which listens on its own.
+  // Without a listener, a statement failing before anyone pipes would end the process; the caller still sees it.
   rows.on('error', () => undefined);
   const client = await options.pool.connect();
   // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
@@ -84,8 +77,7 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
   const release = (): void => {
     if (released) return;
     released = true;
-    // Unfinished, the statement may still be running (or the socket paused): the connection is destroyed,
-    // and keeps its listener for the errors of its last moments.
+    // Unfinished, the statement may still be running: the connection is destroyed, keeping its listener.
     if (rows.finished) client.off('error', onConnectionError);
     client.release(!rows.finished);
   };
@@ -124,7 +116,6 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
   };
 };
 
-/** Streams the export into `output`: see the file comment. */
 export const runExport = async (options: ExportOptions & Readonly<{ output: Writable; end?: boolean }>): Promise<ExportResult> => {
   const opened = await openExport(options);
   return opened.pipeTo(options.output, { end: options.end ?? true });
@@ -145,7 +136,6 @@ export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestF
 
 export const manifestPathOf = (file: string): string => `${file}.manifest.json`;
 
-/** Writes the export to `file` and its manifest beside it. */
 export const exportToFile = async (options: ExportOptions & Readonly<{ file: string; now?: () => Date }>): Promise<ExportFileResult> => {
   const range = exportRange(options.from, options.to);
   const opened = await openExport(options);

@@ -2,11 +2,9 @@ import { isCurrencyId, scaleOf, type CurrencyId } from '../domain/money/currency
 import { isParseError, parseDecimal, type Minor } from '../domain/money/money.js';
 import { comparePositions, formatPosition, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 
-/** One posting leg as read back from a stored event, already in minor units. */
 export type StoredLeg = Readonly<{ account: string; currencyId: CurrencyId; amount: Minor }>;
 
-/** The legs of a stored event, checked without trusting the event: the audit tools read tampered data too, and must name the problem
- * instead of throwing. `undefined` when the event carries no postings. */
+/** Checked without trusting the event: the audit tools read tampered data and must name the problem, not throw. */
 export const readLegs = (event: RecordedEvent): { legs: StoredLeg[] } | { problem: string } | undefined => {
   const raw = (event.data as { postings?: unknown }).postings;
   if (raw === undefined) return undefined;
@@ -25,7 +23,6 @@ export const readLegs = (event: RecordedEvent): { legs: StoredLeg[] } | { proble
   return { legs };
 };
 
-/** Sum of legs per currency (all zero for a balanced event). */
 export const legSums = (legs: readonly StoredLeg[]): Map<CurrencyId, Minor> => {
   const sums = new Map<CurrencyId, Minor>();
   for (const l of legs) sums.set(l.currencyId, (sums.get(l.currencyId) ?? 0n) + l.amount);
@@ -36,5 +33,4 @@ export const legSums = (legs: readonly StoredLeg[]): Map<CurrencyId, Minor> => {
 export const placeOf = (e: RecordedEvent): string =>
   `stream ${e.streamId} revision ${e.revision} position ${formatPosition(e.position)} (${e.type}, event ${e.id})`;
 
-/** The later of two positions (either may be undefined). */
 export const laterOf = (a: Position | undefined, b: Position): Position => (a && comparePositions(a, b) >= 0 ? a : b);

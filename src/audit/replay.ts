@@ -16,7 +16,6 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { laterOf, legSums, placeOf, readLegs } from './postings.js';
 
-/** A point in the ledger's history. */
 export type PointInTime = Readonly<{ kind: 'now' }> | Readonly<{ kind: 'time'; at: Date }> | Readonly<{ kind: 'position'; at: Position }>;
 
 export const NOW: PointInTime = Object.freeze({ kind: 'now' });
@@ -25,7 +24,6 @@ const POSITION = /^\d{1,20}\/\d{1,20}$/;
 /** A full timestamp with its zone: a bare date or a local time would mean different instants on different machines. */
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
-/** Parses `--at` / `?at=`: an ISO 8601 timestamp with a zone, or a global position "commit/prepare". */
 export const parsePointInTime = (input: string | undefined): PointInTime | { error: string } => {
   if (input === undefined || input === '') return NOW;
   if (POSITION.test(input)) return { kind: 'position', at: parsePosition(input) };
@@ -39,7 +37,6 @@ export const parsePointInTime = (input: string | undefined): PointInTime | { err
 export const formatPointInTime = (p: PointInTime): string | null =>
   p.kind === 'now' ? null : p.kind === 'time' ? p.at.toISOString() : formatPosition(p.at);
 
-/** Whether an event lies at or before the point. */
 export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
   point.kind === 'now'
     ? true
@@ -49,12 +46,10 @@ export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
 
 export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>;
 
-/** One change of the user's own balance in one currency, with the balance right after it. */
 export type Movement = Readonly<{
   position: string;
   revision: string;
   recordedAt: string;
-  /** When the command was decided (`data.at`). */
   decidedAt: string | null;
   type: string;
   transactionId: string | null;
@@ -66,9 +61,7 @@ export type Movement = Readonly<{
 
 export type UserReplay = Readonly<{
   userId: number;
-  /** The point asked for (null: now). */
   at: string | null;
-  /** Position of the last event included (null: none). */
   position: string | null;
   events: number;
   balances: readonly Amount[];
@@ -82,8 +75,7 @@ const sortedAmounts = (balances: Iterable<[CurrencyId, Minor]>): Amount[] =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
 
-/** A user's balance per currency at a point in time, folded from the wallet stream alone (never a read model) with the domain's own
- * `evolve`, and every movement of the user's balance that led there. */
+/** Folded from the wallet stream alone (never a read model) with the domain's own `evolve`. */
 export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: number, point: PointInTime = NOW): Promise<UserReplay> => {
   const streamId = walletStream(userId);
   const own = userAccount(userId);
@@ -140,7 +132,6 @@ export type HouseBalances = Readonly<{
   at: string | null;
   position: string | null;
   events: number;
-  /** Every account (house and user) per currency. */
   accounts: readonly AccountBalance[];
   /** Per currency, the sum over all accounts: zero in a sound ledger. */
   trial: readonly Amount[];
@@ -151,12 +142,10 @@ export type HouseBalances = Readonly<{
 
 export type HouseBalancesOptions = Readonly<{
   batchSize?: number;
-  /** After each batch read: events read so far and the global position reached. */
   onProgress?: (read: number, position: Position) => void;
 }>;
 
-/** Every account's balance per currency at a point in time and the trial balance, from the postings of every event in the store (read in
- * global order, up to the head as it was when the read started). */
+/** Read in global order, up to the head as it was when the read started. */
 export const houseBalances = async (
   deps: Readonly<{ store: EventStore }>,
   point: PointInTime = NOW,

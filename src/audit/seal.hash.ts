@@ -4,9 +4,7 @@ import type { RecordedEvent } from '../infra/event-store/event-store.port.js';
 /** The `prev_hash` of the first event of every stream, and the chain hash before the first seal. */
 export const GENESIS = Buffer.alloc(32);
 
-/** JSON with object keys sorted (UTF-16 code unit order) and no whitespace. jsonb (and KurrentDB's JSON) keeps neither key order nor
- * spacing, so events are canonicalised after they are read back, and the sealer and the verifier read them the same way. Keys whose value
- * is undefined are left out, as in JSON. */
+/** jsonb keeps neither key order nor spacing, so sealer and verifier canonicalise events the same way after reading. */
 export const canonicalJson = (value: unknown): string => {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? value.toString() : (JSON.stringify(value) ?? 'null');

@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { formatPosition, START, type Position } from '../infra/event-store/event-store.port.js';
 import { checkpointMac, GENESIS } from './seal.hash.js';
 
-/** One event's seal: its place in the global order (`seq`, `position`) and its links in both chains. */
 export type SealRow = Readonly<{
   seq: bigint;
   position: Position;
@@ -14,10 +13,8 @@ export type SealRow = Readonly<{
   chainHash: Buffer;
 }>;
 
-/** The global chain at `sealedCount`, authenticated with the seal key. */
 export type SealCheckpoint = Readonly<{ sealedCount: bigint; position: string; chainHash: Buffer; mac: Buffer; createdAt?: Date }>;
 
-/** The last seal: where the sealer resumes. */
 export type SealHead = Readonly<{ seq: bigint; position: Position; chainHash: Buffer }>;
 export const EMPTY_HEAD: SealHead = Object.freeze({ seq: 0n, position: START, chainHash: GENESIS });
 
@@ -55,7 +52,6 @@ export const readHead = async (client: pg.ClientBase): Promise<SealHead> => {
   return r ? toSeal(r) : EMPTY_HEAD;
 };
 
-/** The hash of each stream's last seal (streams never sealed are absent). One index probe per stream. */
 export const streamHeads = async (client: pg.ClientBase, streamIds: readonly string[]): Promise<Map<string, Buffer>> => {
   const { rows } = await client.query<{ stream_id: string; hash: Buffer }>(
     `SELECT u.stream_id, s.hash FROM unnest($1::text[]) AS u(stream_id)
@@ -117,7 +113,6 @@ export const lastCheckpointCount = async (client: pg.ClientBase): Promise<bigint
   return BigInt(rows[0]?.n ?? '0');
 };
 
-/** Seals with `afterSeq < seq <= upTo`, in sealing order. */
 export const readSeals = async (pool: pg.Pool, afterSeq: bigint, upTo: bigint, limit: number): Promise<SealRow[]> => {
   const { rows } = await pool.query<SealDbRow>(
     `SELECT ${SEAL_COLUMNS} FROM event_seals WHERE seq > $1 AND seq <= $2 ORDER BY event_seals.seq LIMIT $3`,

@@ -21,7 +21,6 @@ export type { SealAnchor, SealDifference, Sealer, SealerDeps, SealReport, Verify
 export type { SealCheckpoint } from './seal.store.js';
 export { inspectSeals, verifySeals } from './seal.verify.js';
 
-/** Runs `fn` in a transaction holding the seal lock. */
 const withSealLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
   withLockedTransaction(pool, SEAL_LOCK_SQL, fn);
 
@@ -32,9 +31,7 @@ class HeadBehind extends Error {
 
 type Sealed = Readonly<{ head: SealHead; sealed: number; checkpoints: SealCheckpoint[] }>;
 
-/** Seals one batch under the lock: re-reads the head (another process may have sealed part of the batch), links each new event to its
- * stream's last seal and to the global chain, and writes the seals, the checkpoints at every multiple of `every` and (with them) the new
- * head, in one transaction. */
+/** Re-reads the head under the lock: another process may have sealed part of the batch. */
 const sealBatch = (pool: pg.Pool, key: Buffer, every: bigint, from: Position, events: readonly RecordedEvent[]): Promise<Sealed> =>
   withSealLock(pool, async (client) => {
     const head = await readHead(client);
@@ -70,10 +67,7 @@ const checkpointHead = (pool: pg.Pool, key: Buffer): Promise<SealCheckpoint[]> =
     return insertCheckpoints(client, [checkpointOf(key, head)]);
   });
 
-/** Follows the event store from the last seal and seals every event into its stream's hash chain and the global one, off the
- * append path: group commit stays as it is, and it works the same for the KurrentDB store. Each batch commits with its checkpoints; a
- * crash neither loses nor doubles a seal. On any failure: back off and restart from the stored head. Several sealers may run: they take
- * turns. */
+/** Seals off the append path (group commit untouched, works for KurrentDB); a crash neither loses nor doubles a seal. */
 export const startSealer = (deps: SealerDeps): Sealer => {
   assertSealKey(deps.key);
   if (!Number.isSafeInteger(deps.checkpointEvery) || deps.checkpointEvery < 1)

@@ -36,7 +36,6 @@ const ahead = <T>(read: Promise<T>): Promise<T> => {
   return read;
 };
 
-/** Events in global order up to `until`, the next batch read while this one is checked. */
 async function* eventsOf(store: EventStore, until: Position, batchSize: number): AsyncGenerator<RecordedEvent> {
   let next = ahead(store.readAll({ after: START, maxCount: batchSize }));
   for (;;) {
@@ -51,7 +50,6 @@ async function* eventsOf(store: EventStore, until: Position, batchSize: number):
   }
 }
 
-/** Committed events past the head the check read up to. */
 const heldBack = async (pool: pg.Pool, after: Position): Promise<RecordedEvent[]> => {
   const [commit, prepare] = after.commit < 0n ? ['0', '-1'] : [after.commit.toString(), after.prepare.toString()];
   const { rows } = await pool.query<Parameters<typeof toRecordedEvent>[0]>(
@@ -63,7 +61,6 @@ const heldBack = async (pool: pg.Pool, after: Position): Promise<RecordedEvent[]
   return rows.map(toRecordedEvent);
 };
 
-/** Seals with seq <= upTo in sealing order, read ahead like the events. */
 async function* sealsOf(pool: pg.Pool, upTo: bigint, batchSize: number): AsyncGenerator<SealRow> {
   let next = ahead(readSeals(pool, 0n, upTo, batchSize));
   for (;;) {
@@ -86,7 +83,6 @@ const where = (s: Pick<SealRow, 'streamId' | 'revision' | 'position'>) => ({
 /** A checkpoint to hold the chain against: from the table (MAC checked) or an off-box anchor (trusted). */
 type Anchor = Readonly<{ sealedCount: bigint; position: string; chainHash: Buffer; source: string; macOk: boolean }>;
 
-/** Recomputes every chain from the stored events and lists each difference with its place. */
 export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> => {
   assertSealKey(deps.key);
   const { store, pool, key, batchSize = 2000 } = deps;
@@ -158,7 +154,6 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
     }
   };
 
-  // Seals, in sealing order: each links to its stream's previous seal and to the previous seal globally.
   const streamLast = new Map<string, Buffer>();
   let prevChain: Buffer = GENESIS;
   let prevPosition = START;
@@ -301,5 +296,4 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
   };
 };
 
-/** Recomputes every chain from the stored events and lists each difference (empty = intact). */
 export const verifySeals = async (deps: VerifySealsDeps): Promise<SealDifference[]> => (await inspectSeals(deps)).differences;

@@ -8,13 +8,11 @@ import { TRANSACTION_TYPES } from '../read-models/transactions/transactions.proj
 import { legSums, placeOf, readLegs, type StoredLeg } from './postings.js';
 
 export type DifferenceKind =
-  /** A stream's revisions are not contiguous from 0. */
   | 'stream-gap'
   /** The `streams` table's head revision is not the stream's last event (PostgreSQL store). */
   | 'stream-head'
   /** Postings that cannot be read: not an array, unknown currency or account, malformed amount. */
   | 'postings-invalid'
-  /** An event's postings do not sum to zero in some currency. */
   | 'postings-unbalanced'
   /** The user's legs disagree with the amount the event states (amount, payout, balance − previousBalance). */
   | 'amount-mismatch'
@@ -22,11 +20,9 @@ export type DifferenceKind =
   | 'balance-after'
   /** Two events carry the same accounting transactionId (PostgreSQL store): a copied or replayed movement. */
   | 'duplicate-transaction'
-  /** All accounts together do not sum to zero in some currency. */
   | 'trial-balance'
   /** A read model differs from the fold of the events it has applied. */
   | 'read-model'
-  /** The seals (hash chains and checkpoints) disagree with the stored events (src/audit/seal.ts). */
   | 'seal';
 
 /** One place where the ledger is not what its events say. `where` names it in words; the other fields are for machines. */
@@ -65,8 +61,7 @@ const decimalField = (d: Data, field: string, c: CurrencyId): Minor | string => 
   return isParseError(m) ? `${field} "${v}": ${m.message}` : m;
 };
 
-/** What the user's own legs must add up to, from the amounts the event states (see the wallet deciders): a credit of `amount`, a debit of
- * it, the payout, or the difference a SetBalance made. */
+/** What the user's own legs must add up to, from the amounts the event states. */
 const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string => {
   const plus = (field: string): Minor | string => decimalField(d, field, c);
   const minus = (field: string): Minor | string => {
@@ -104,20 +99,16 @@ const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string =
 /** Per-stream revision bookkeeping: contiguous from 0 iff min = 0 and count = max + 1 (revisions are unique). */
 type StreamStats = { count: bigint; min: bigint; max: bigint };
 
-/** A read model's expected content, folded from the events it has applied (up to its checkpoint). */
 export type Expectation = Readonly<{
   projection: string;
   observe: (e: RecordedEvent, userId: number | undefined, legs: readonly StoredLeg[] | undefined) => void;
 }>;
 
-/** Folds every event once, in global order: per-event checks (postings readable and balanced, the user's legs matching the stated amount,
- * balanceAfter matching the stream's own fold), per-stream revision stats, the trial balance, and each read-model expectation up to its
- * own cutoff. */
+/** Folds every event once, in global order; each read-model expectation stops at its own checkpoint. */
 export class LedgerFold {
   readonly differences: Difference[] = [];
   readonly streams = new Map<string, StreamStats>();
   readonly trial = new Map<CurrencyId, Minor>();
-  /** Per wallet and currency: the folded balance and how far the events' balanceAfter was from it at the last event. */
   private readonly running = new Map<string, { balance: Minor; offset: Minor }>();
   events = 0;
 
@@ -150,7 +141,6 @@ export class LedgerFold {
     }
   }
 
-  /** A wallet money event: its legs against its stated amount and its balanceAfter against the stream's fold. */
   private checkMovement(e: RecordedEvent, userId: number, legs: readonly StoredLeg[]): void {
     const own = userAccount(userId);
     const d = e.data as Data;
@@ -205,7 +195,6 @@ export class LedgerFold {
     this.running.set(k, { balance, offset });
   }
 
-  /** Streams whose revisions are not contiguous from 0 (to be located with a read of the stream). */
   gappedStreams(): { streamId: string; stats: StreamStats }[] {
     return [...this.streams].filter(([, s]) => s.min !== 0n || s.count !== s.max + 1n).map(([streamId, stats]) => ({ streamId, stats }));
   }
@@ -220,8 +209,6 @@ export class LedgerFold {
       }));
   }
 }
-
-// Read-model expectations: what each projection's table must hold after the events up to its checkpoint.
 
 /** wallet_balances: per user and currency, the balance folded from the user's legs (a row once the user had a leg in it). */
 export const walletBalancesExpectation = () => {
@@ -245,7 +232,6 @@ export const walletBalancesExpectation = () => {
   return { expectation, rows };
 };
 
-/** account_balances: per account and currency, the sum of every leg of the wallet money events. */
 export const accountBalancesExpectation = () => {
   const rows = new Map<string, { account: string; currencyId: CurrencyId; balance: Minor }>();
   const expectation: Expectation = {
@@ -292,7 +278,6 @@ export const transactionsExpectation = () => {
   return { expectation, groups };
 };
 
-/** admin_tips: rows and the sum of `amount` per type (ADD_BALANCE / DEDUCT_BALANCE) and currency. */
 export const adminTipsExpectation = () => {
   const groups = new Map<string, Tally & { group: string; currencyId: CurrencyId }>();
   const expectation: Expectation = {

@@ -32,7 +32,6 @@ export type VerifyOptions = Readonly<{
   store: EventStore;
   /** The PostgreSQL holding the read models (and, for the default store, the events). */
   pool: pg.Pool;
-  /** Seal verification (src/audit/seal.ts); `false` leaves it out (the report says so). */
   seals: Readonly<{ key: Buffer; checkpointEvery?: number; anchors?: readonly SealAnchor[] }> | false;
   batchSize?: number;
   onProgress?: (progress: VerifyProgress) => void;
@@ -44,7 +43,6 @@ export type VerifyReport = Readonly<{
   head: string;
   events: number;
   streams: number;
-  /** Per read model: the checkpoint its table was compared at. */
   readModels: Readonly<Record<string, string>>;
   sealsChecked: boolean;
   differences: readonly Difference[];
@@ -71,7 +69,6 @@ const rowDiff = (table: string, row: string, detail: string): Difference => ({
   row,
 });
 
-/** Rows keyed by `k`, each with a balance: missing, unexpected and different rows. */
 const compareBalances = <R extends { currencyId: CurrencyId; balance: Minor }>(
   table: string,
   expected: ReadonlyMap<string, R>,
@@ -100,7 +97,6 @@ const compareBalances = <R extends { currencyId: CurrencyId; balance: Minor }>(
   return out;
 };
 
-/** Grouped counts (and sums) of a table against the fold's. */
 const compareTallies = (
   table: string,
   column: string,
@@ -139,7 +135,6 @@ const compareTallies = (
   return out;
 };
 
-/** Each read model checked, with its expectation and how to compare its table in the snapshot. */
 type ReadModelCheck = Readonly<{ expectation: Expectation; compare: (client: Client) => Promise<Difference[]> }>;
 
 const readModelChecks = (): ReadModelCheck[] => {
@@ -235,7 +230,6 @@ const readModelChecks = (): ReadModelCheck[] => {
   ];
 };
 
-/** The missing revisions of a stream whose stats showed a gap, read from the stream itself (no visibility filter). */
 const locateGaps = async (store: EventStore, streamId: string): Promise<Difference[]> => {
   const out: Difference[] = [];
   let expected = 0n;
@@ -261,7 +255,6 @@ const locateGaps = async (store: EventStore, streamId: string): Promise<Differen
   return out;
 };
 
-/** PostgreSQL store: each `streams` row's head against the stream's last event, in one statement (one snapshot). */
 const streamHeads = async (client: Client): Promise<Difference[]> => {
   const { rows } = await client.query<{ stream_id: string; head: string | null; last: string | null }>(`
     SELECT coalesce(s.stream_id, e.stream_id) AS stream_id, s.revision::text AS head, e.last::text AS last
@@ -296,11 +289,7 @@ const duplicateTransactions = async (client: Client): Promise<Difference[]> => {
   }));
 };
 
-/** Folds the whole event store (readAll in global order, in batches, up to the head as it was at the start) and lists every difference: per
- * event (postings readable and summing to zero, the user's legs matching the stated amount, balanceAfter matching the stream's fold), per
- * stream (revisions contiguous from 0; for the PostgreSQL store the `streams` head equals the last revision), the trial balance (all
- * accounts sum to zero per currency), the read models (each compared with the fold of the events up to its own checkpoint, in one
- * REPEATABLE READ snapshot so that a running projector does not cause false alarms) and the seals. */
+/** Read models are compared in one REPEATABLE READ snapshot, so a running projector causes no false alarms. */
 export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport> => {
   const { store, pool } = options;
   const checks = readModelChecks();

@@ -18,7 +18,6 @@ const view = (r: Row) => ({
 });
 export type ApiKeyView = ReturnType<typeof view>;
 
-/** A user's API key for the public API (`x-api-key`). */
 export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore }>) => {
   const audit = (userId: number, type: 'ApiKeyIssued' | 'ApiKeysRevoked', data: Record<string, unknown>) =>
     deps.store.append({

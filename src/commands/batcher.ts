@@ -1,8 +1,4 @@
-/**
- * Natural batching: items that arrive while a flush is in flight wait and leave together in the
- * next flush. Under no load an item is flushed at once (no timer, no added latency); under load
- * one round trip (and one WAL flush) serves many callers. This is how the ledger group-commits.
- */
+/** Natural batching: items arriving during a flush leave together in the next; no timer, so no added latency. */
 export type Batcher<I, O> = Readonly<{ submit: (item: I) => Promise<O>; pending: () => number }>;
 
 export type BatcherOptions = Readonly<{

@@ -1,7 +1,6 @@
 import { AppError, type ErrorClass } from '../shared/app-error.js';
 import type { ChatError } from './chat.js';
 
-/** Chat refusals: class and stable code. */
 export const CHAT_ERRORS = {
   ChatRoomNotFound: ['not-found', 'CHAT_ROOM_NOT_FOUND'],
   ChatMessageNotFound: ['not-found', 'CHAT_MESSAGE_NOT_FOUND'],
@@ -34,5 +33,5 @@ const chatMessage = (e: ChatError): string => {
   }
 };
 
-/** The transport-neutral refusal; no Retry-After, as before (the message names the wait). */
+/** No Retry-After: the message names the wait. */
 export const chatError = (e: ChatError): AppError => new AppError(CHAT_ERRORS[e._tag][0], CHAT_ERRORS[e._tag][1], chatMessage(e));

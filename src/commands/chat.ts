@@ -33,10 +33,8 @@ export type ChatError =
   | Readonly<{ _tag: 'ChatUsernameRequired'; userId: number }>
   | Readonly<{ _tag: 'ChatRateLimited'; roomId: string; messagesPerMinute: number; retryAfterSeconds: number }>;
 
-/** Pushes a ChatMessageUpdate to the room's sockets. */
 export type ChatPublish = (message: ChatMessage) => Promise<void>;
 
-/** ChatMessageUpdate through the server event bus. */
 export const chatPublisher =
   (bus: ServerEventBus, logger?: Logger): ChatPublish =>
   async (message) => {
@@ -85,7 +83,6 @@ export const findRoom = async (db: Queryable, roomId: string): Promise<ChatRoom 
   return row && roomOf(row);
 };
 
-/** Marks a message deleted by an admin (inside the caller's transaction); refused when unknown or already deleted. */
 export const deleteMessageIn = async (
   c: Queryable,
   messageId: string,
@@ -113,11 +110,8 @@ export const deleteMessageIn = async (
 export type SendInput = Readonly<{ roomId: string; userId: number; text: string }>;
 export type HistoryInput = Readonly<{ roomId: string; take: number; before?: string | undefined }>;
 
-/** The chat's command and query side over PostgreSQL; `publish` pushes each new message to the room. */
 export const createChat = ({ pool, publish }: Readonly<{ pool: pg.Pool; publish: ChatPublish }>) => {
-  /** Posts a message when the room exists and the sender may chat (read live: not banned, chat not disabled on the profile, a username set)
-   * and is under the room's limit. The count and the insert run under a per-(room, user) advisory lock at one clock reading, so the limit
-   * is exact even for parallel sends. */
+  /** Count and insert share a per-(room, user) advisory lock and one clock reading: exact under parallel sends. */
   const send = async (input: SendInput): Promise<Either<ChatError, ChatMessage>> => {
     const sent = await inTransaction(pool, async (c): Promise<Either<ChatError, ChatMessage>> => {
       const room = await findRoom(c, input.roomId);

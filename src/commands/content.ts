@@ -14,7 +14,6 @@ const LOCK_FAQ = 'LOCK TABLE faq IN SHARE ROW EXCLUSIVE MODE';
 export const listFaq = async (pool: pg.Pool): Promise<Faq[]> =>
   (await pool.query<FaqRow>(`SELECT ${FAQ_COLUMNS} FROM faq ORDER BY "order", id`)).rows;
 
-/** A new FAQ goes last. */
 export const createFaq = (pool: pg.Pool, input: { title: string; text: string }, adminUserId: number): Promise<Faq> =>
   inTransaction(pool, async (c) => {
     await c.query(LOCK_FAQ);
@@ -60,7 +59,6 @@ export const updateFaq = (
     return faq;
   });
 
-/** Deletes an FAQ and closes the gap in `order`. Undefined when the id is unknown. */
 export const deleteFaq = (pool: pg.Pool, id: number, adminUserId: number): Promise<Faq | undefined> =>
   inTransaction(pool, async (c) => {
     await c.query(LOCK_FAQ);
@@ -85,9 +83,7 @@ export type ChatModeration = Readonly<{
   appliedAt: string;
 }>;
 
-/** Applies a chat moderation and records it, in one transaction: `delete_message` marks the message deleted (its text is no longer served)
- * and then pushes the deleted message as ChatMessageUpdate to its room; `set_rate_limit` becomes the room's per-user limit in
- * `chat_room_limits`. Refused, with nothing recorded, for an unknown or already deleted message and an unknown room. */
+/** Applies a chat moderation and records it in one transaction; refused, with nothing recorded, for unknown targets. */
 export const recordChatAdminAction = async (
   pool: pg.Pool,
   input: ChatAdminAction,

@@ -13,12 +13,7 @@ export type EntityKeys = Readonly<{
 
 type Claim = Readonly<{ kind: EntityKind; key: string; userId: number }>;
 
-/**
- * The ledger_keys registry with an in-process cache. On PostgreSQL the wallet's append claims its keys in its own
- * statement; `claim` serves stores that cannot (KurrentDB). Claims are batched into one statement; give it a pool
- * with synchronous_commit off: the event append that follows a claim commits synchronously and so makes the claim
- * durable with it.
- */
+/** Give it a synchronous_commit-off pool: the synchronous append that follows a claim makes it durable. */
 export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): EntityKeys => {
   const cacheSize = deps.cacheSize ?? 200_000;
   const cache = new Map<string, number>();
@@ -45,8 +40,7 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
         [items.map((c) => c.kind), items.map((c) => c.key), items.map((c) => c.userId)],
       );
       const owners = rows.map((r) => (r.owner === null ? undefined : Number(r.owner)));
-      // A key inserted by a concurrent batch that committed after this statement's snapshot was taken:
-      // ON CONFLICT waited for it but the join cannot see it. A new statement (new snapshot) can.
+      // Committed by a concurrent batch after this snapshot: ON CONFLICT waited for it but the join cannot see it.
       const unseen = items.filter((_, i) => owners[i] === undefined);
       if (unseen.length > 0) {
         const { rows: later } = await deps.pool.query<{ kind: string; key: string; user_id: string }>(

@@ -27,7 +27,6 @@ type Untimed = Exclude<keyof Ledger, (typeof LEDGER_COMMANDS)[number] | 'balance
 const everyCommandTimed: [Untimed] extends [never] ? true : Untimed = true;
 void everyCommandTimed;
 
-/** The ledger with each command timed into ledger_command_duration_seconds (other members are kept as they are). */
 export const instrumentLedger = <L extends Ledger>(ledger: L, metrics: Metrics): L => {
   const timed: Record<string, unknown> = { ...(ledger as object) };
   for (const name of LEDGER_COMMANDS) {

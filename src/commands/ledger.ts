@@ -28,10 +28,7 @@ export type LedgerDeps = Readonly<{
   handler?: WalletHandler;
 }>;
 
-/**
- * The bet guard. `inAppend`: it reads user_access and user_limits, so a store that checks in its append (PostgreSQL)
- * checks the same there and the guard is only called to name a refusal: a bet costs one statement.
- */
+/** The bet guard; a store that checks in its append (PostgreSQL) calls it only to name a refusal. */
 export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
 
 export type LedgerInternals = Readonly<{ handler: WalletHandler; keys: EntityKeys; rates: Rates }>;
@@ -47,10 +44,6 @@ const amountOf = (currencyId: CurrencyId, value: string, field: string, positive
   return right(minor);
 };
 
-/**
- * The command side of the ledger: validates amounts, resolves which wallet an id belongs to,
- * prices in USD, and runs the wallet decider through the handler. Results are values.
- */
 export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInternals } => {
   const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
   const handler =
@@ -89,7 +82,6 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     return right(usd);
   };
 
-  /** Runs a command for an existing user; the view is read from the wallet right after the command's events. */
   const run = async <T>(
     userId: number,
     command: WalletCommand,

@@ -4,7 +4,6 @@ import type { DecimalString } from '../domain/money/money.js';
 import type { WalletError } from '../domain/wallet/wallet.errors.js';
 import type { AdminTipTag, BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from '../domain/wallet/wallet.events.js';
 
-/** Records as the APIs show them (spec field names; money as decimal strings). */
 export type DepositView = Readonly<{
   id: string;
   userId: number;
@@ -76,13 +75,11 @@ export type TipView = Readonly<{
 }>;
 export type BalanceView = Readonly<{ userId: number; currencyId: CurrencyId; balance: DecimalString }>;
 
-/** Errors beyond the decider's: the user does not exist, an id owned by another wallet. */
 export type LedgerError =
   | WalletError
   | Readonly<{ _tag: 'UserNotFound'; userId: number }>
   /** Identity-provider users must set a username before they bet or withdraw. */
   | Readonly<{ _tag: 'UsernameRequired'; userId: number }>
-  /** Bets refused by the user's limits or ban (decisions.md, Money and ledger). */
   | Readonly<{ _tag: 'UserSelfExcluded'; userId: number; expiresAt: string }>
   | Readonly<{ _tag: 'BetLimitExceeded'; userId: number; betLimit: string }>
   | Readonly<{ _tag: 'UserBanned'; userId: number }>;
@@ -141,7 +138,6 @@ export type AffiliateClaimInput = Readonly<{
   amount: string;
   usdAmount?: string | undefined;
 }>;
-/** A claim as first paid, with the wallet's balance in that currency right after it (a repeat answers the same). */
 export type AffiliateClaimView = Readonly<{
   claimId: string;
   userId: number;
@@ -152,7 +148,6 @@ export type AffiliateClaimView = Readonly<{
   balance: DecimalString;
 }>;
 
-/** The ledger's command side: every balance change of the platform goes through here. */
 export interface Ledger {
   /** `created` is false on a repeat of the same providerId + externalId (the first deposit is returned). */
   requestDeposit(input: DepositInput): LedgerResult<{ deposit: DepositView; created: boolean }>;
@@ -192,10 +187,7 @@ export interface Ledger {
     operationKey?: string | undefined;
   }): LedgerResult<BalanceView>;
 
-  /**
-   * An affiliate commission claimed by its earner (house:affiliate -> user). Idempotent on `claimId`:
-   * a repeat returns the first claim with `created` false; the same id for another user or amount is a conflict.
-   */
+  /** Idempotent on `claimId`: a repeat returns the first claim, `created` false; another user or amount is a conflict. */
   claimAffiliateCommission(input: AffiliateClaimInput): LedgerResult<{ claim: AffiliateClaimView; created: boolean }>;
 
   /** Balances straight from the wallet stream (not a read model). */

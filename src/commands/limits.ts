@@ -11,7 +11,6 @@ import type { BetGuard } from './ledger.js';
 import type { LedgerError } from './ledger.types.js';
 import { createStreamHandler } from './stream.handler.js';
 
-/** Spec resources "Self-exclusion" and "Gambling limits". */
 export const exclusionView = (userId: number, e: Exclusion) => ({
   id: e.id,
   userId,
@@ -38,7 +37,6 @@ export type Limits = Readonly<{
   setBetLimit(userId: number, betLimit: string, adminUserId: number): Result<BetLimitView>;
   load(userId: number): Promise<LimitsState>;
   activeExclusion(userId: number): Promise<ExclusionView | undefined>;
-  /** The ledger's check of a bet: ban, active self-exclusion, bet limit. */
   betGuard: BetGuard;
 }>;
 

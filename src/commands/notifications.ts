@@ -1,13 +1,10 @@
 import type pg from 'pg';
 
-/** Spec "NotificationGet": one in-app notification as the user sees it. */
 export type NotificationView = Readonly<{ id: string; type: string; payload: unknown; createdAt: string; viewed: boolean }>;
 
 export type Notifications = Readonly<{
-  /** The user's newest notifications first (ledger order), with their read marks. */
   list(userId: number, take: number): Promise<NotificationView[]>;
-  /** Marks the user's notifications as viewed: those of `ids` (ids of other users' notifications, or unknown ones, are ignored), or all of
-   * them when `ids` is undefined. Returns how many were newly marked. */
+  /** Other users' or unknown ids are ignored; undefined `ids` marks all. Returns how many were newly marked. */
   markViewed(userId: number, ids: readonly string[] | undefined): Promise<number>;
 }>;
 

@@ -13,9 +13,7 @@ export type StoredConfig = Readonly<{
   updatedAt: string;
 }>;
 
-/** Replaces a config section: the event in `config-<code>` is the record (with the acting admin); the `site_config` row and, for
- * COMMON.rates, `currency_rates` are applied right after, guarded by the stream revision so that a late or repeated apply never overwrites
- * a newer section. */
+/** Guarded by the stream revision, so a late or repeated apply never overwrites a newer section. */
 export const putSiteConfig = async (
   deps: { pool: pg.Pool; store: EventStore; invalidateRates?: () => void },
   command: SiteConfigChanged['data'],

@@ -17,11 +17,7 @@ export class StreamConflictRetriesExhausted extends Error {
   override readonly name = 'StreamConflictRetriesExhausted';
 }
 
-/**
- * The generic command path for low-traffic streams (users): read -> evolve -> decide -> append with
- * the expected revision; a concurrent writer makes us re-read and decide again. No cache: reads are
- * always current, which access decisions need.
- */
+/** No cache: reads are always current, which access decisions need. */
 export const createStreamHandler = <S, E extends AnyEvent, C extends { type: string }, M, Err>(
   store: EventStore,
   decider: StreamDecider<S, E, C, M, Err>,

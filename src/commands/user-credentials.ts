@@ -9,8 +9,7 @@ export type Credentials = Readonly<{
   passwordHash(userId: number): Promise<string | null | undefined>;
   mfaSecrets(userId: number): Promise<MfaSecrets | undefined>;
   savePendingMfa(userId: number, sealedSecret: string): Promise<void>;
-  /** Records the step only if it is newer than the last one, so two concurrent uses of one code cannot both pass; `promote` makes the
-   * pending secret the active one in the same statement. */
+  /** Records the step only if newer than the last, so two concurrent uses of one code cannot both pass. */
   acceptStep(userId: number, step: number, secret: 'active' | 'pending', promote: boolean): Promise<boolean>;
   clearMfa(userId: number): Promise<void>;
 }>;

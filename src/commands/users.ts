@@ -47,7 +47,6 @@ export type Users = Readonly<{
   load(userId: number): Promise<UserState>;
   access(userId: number): Promise<UserAccess | undefined>;
   idByKey(kind: UserKeyKind, key: string): Promise<number | undefined>;
-  /** Links an external identity to an existing user. */
   linkIdentity(userId: number, identity: LinkedIdentity): Promise<Either<UserError, number>>;
   exists(userId: number): Promise<boolean>;
   /** Users without a username (identity-provider sign-ups) may not bet or withdraw. */

@@ -22,14 +22,9 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { createBatcher } from './batcher.js';
 
-/**
- * Checks that go with an accepted command's append. `claims`: keys (bet id, deposit id, ...) the command takes for
- * this wallet. `guards`: the bet's ban and limits check, done in the append where the store can (else the caller
- * checks first); a refusal rejects the command with GuardRefused, for the caller to name the reason.
- */
+/** A refused guard rejects the command with GuardRefused, for the caller to name the reason. */
 export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly BetGuardCheck[] }>;
 
-/** What one command did: its decision and the wallet right after its own events. */
 export type Handled = Readonly<{
   decision: Either<WalletError, readonly WalletEvent[]>;
   state: WalletState;
@@ -40,13 +35,11 @@ export type Handled = Readonly<{
 export type WalletHandler = Readonly<{
   /** Claims are taken only when the command is accepted; a key owned by another wallet refuses it (IdempotencyConflict). */
   handle: (userId: number, command: WalletCommand, actor?: Readonly<Record<string, unknown>>, checks?: Checks) => Promise<Handled>;
-  /** The wallet as this process knows it, caught up with the store. */
   load: (userId: number) => Promise<WalletState>;
   /** The cached wallet if this process has one (may trail other processes; fine for immutable facts). */
   peek: (userId: number) => WalletState | undefined;
   /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
   lastPosition: () => Position;
-  /** Drop cached state (tests, or after a conflict storm). */
   evict: (userId?: number) => void;
 }>;
 
@@ -57,15 +50,10 @@ export type WalletHandlerDeps = Readonly<{
   maxCommandsPerAppend?: number;
   /** Conflicts with another process are retried this many times before failing. */
   maxConflictRetries?: number;
-  /** Wallet states kept in memory. */
   cacheSize?: number;
   appendConcurrency?: number;
-  /**
-   * For stores that cannot claim keys in the append (claimsKeys false): claims them first and returns those
-   * owned by someone else. Without it, such a store's commands are appended without claims.
-   */
+  /** For stores that cannot claim keys in the append: claims first, returns keys owned by someone else. */
   claimKeys?: (claims: readonly KeyClaim[]) => Promise<readonly KeyClaim[]>;
-  /** Told of keys now owned by a wallet (after its append committed). */
   onClaimed?: (claims: readonly KeyClaim[]) => void;
 }>;
 
@@ -86,12 +74,7 @@ export class ConcurrencyRetriesExhausted extends Error {
   override readonly name = 'ConcurrencyRetriesExhausted';
 }
 
-/**
- * Runs wallet commands: read stream -> evolve -> decide -> append with the expected revision.
- * Each wallet is an actor in this process (its commands are decided in order against cached state,
- * so they never conflict with each other here); appends of all wallets are group-committed.
- * Another process writing the same wallet is caught by the expected revision: reload and retry.
- */
+/** One actor per wallet here, so its commands never conflict in-process; another process is caught by the expected revision. */
 export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   const clock = deps.clock ?? (() => new Date());
   const maxPerAppend = deps.maxCommandsPerAppend ?? 64;
@@ -122,7 +105,6 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     return slot;
   };
 
-  /** Folds the events appended since the slot's revision (all of them on first load). */
   const catchUp = async (slot: Slot): Promise<void> => {
     const stream = walletStream(slot.userId);
     for (;;) {
@@ -156,7 +138,6 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     }
   };
 
-  /** Consecutive commands (or consecutive reads) leave the queue together. */
   const takeBatch = (queue: Pending[]): Pending[] => {
     const isRead = queue[0]!.command === null;
     let n = 0;
@@ -215,8 +196,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       const untouched = (): Handled[] =>
         answer(new Map(decided.map((d) => [d.pending, { decision: d.decision, state: d.state, position: undefined }])));
       if (events.length === 0) {
-        // Nothing to append, so no expected revision catches a stale cache: another process (a second API) may have
-        // appended what this refusal says is missing (a deposit it created, funds it credited). Refuse only on fresh state.
+        // Nothing appended, so no expected revision catches a stale cache: refuse only on fresh state.
         if (decided.some((d) => isLeft(d.decision)) && attempt === 0) {
           const cached = slot.revision;
           await catchUp(slot);
@@ -287,10 +267,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     }
   };
 
-  /**
-   * The store refused data of one of these commands: each is decided and appended alone, so that only the culprit
-   * fails. A command that fails here is rejected at once; run() then resolves it too, which a settled promise ignores.
-   */
+  /** Decided and appended one by one so only the culprit fails; run() resolving it again is ignored. */
   const oneByOne = async (slot: Slot, live: readonly Pending[]): Promise<Map<Pending, Handled>> => {
     const handled = new Map<Pending, Handled>();
     for (const p of live) {

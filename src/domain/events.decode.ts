@@ -1,7 +1,6 @@
 import { isUserEventType, type UserEvent } from './user/user.events.js';
 import { isWalletEventType, type WalletEvent } from './wallet/wallet.events.js';
 
-/** An event as the store hands it back: a type name and parsed JSON. */
 export type StoredEvent = Readonly<{ type: string; data: unknown }>;
 
 /** The one place a stored wallet event becomes a domain event; undefined for any other type. The decider wrote the data. */

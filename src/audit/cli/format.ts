@@ -1,7 +1,6 @@
 import type { HouseBalances, UserReplay } from '../replay.js';
 import { formatDifference, type VerifyReport } from '../verify.js';
 
-/** Left-aligned columns, two spaces apart. */
 export const table = (rows: readonly (readonly string[])[]): string[] => {
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) =>

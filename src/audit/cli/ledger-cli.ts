@@ -50,10 +50,8 @@ exit codes: 0 clean, 1 differences (verify) or a trial balance off zero (balance
 
 export type CliIo = Readonly<{
   out: (line: string) => void;
-  /** Raw output (export without --out); left open. */
   stdout: Writable;
   err: (line: string) => void;
-  /** Where the progress bar goes, and whether it is a terminal. */
   progressStream: NodeJS.WritableStream & { isTTY?: boolean };
 }>;
 
@@ -96,7 +94,6 @@ const sealKey = async (env: NodeJS.ProcessEnv): Promise<Buffer> => {
   }
 };
 
-/** A progress bar on the given stream; inert when not wanted. */
 const progressBar = (io: CliIo, wanted: boolean) => {
   if (!wanted) return { update: (_p: VerifyProgress) => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
@@ -138,7 +135,6 @@ const describe = (error: unknown): string => {
 
 const json = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
 
-/** `npm run ledger -- <command>`: the audit tools over the event store. */
 export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> => {
   let parsed;
   try {

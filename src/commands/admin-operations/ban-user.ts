@@ -17,7 +17,6 @@ export const guardSuperAdminTarget = async (users: Pick<Users, 'load'>, actorId:
   if (!isSuperAdmin(await users.load(actorId))) throw authError('forbidden', 'Only a SuperAdmin may change a SuperAdmin');
 };
 
-/** PATCH /user/{id}/ban (the id from the path) and the UserBanUser event: the ban body plus `userId`. */
 export const UserBanCommand = BanBody.extend({ userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 export const banUser: AdminOperation<
   Readonly<{ users: Users; pool: pg.Pool }>,

@@ -20,7 +20,6 @@ const ChatAdminActionCommand = ChatAdminActionBody.pipe(
 /** Without a bus (a back office with no gateway), a deletion applies but nothing is pushed. */
 export type ChatAdminDeps = Readonly<{ pool: pg.Pool; bus?: ServerEventBus | undefined; logger?: Logger | undefined }>;
 
-/** POST /chat/admin-action and the ChatAdminAction event. */
 export const chatAdminAction: AdminOperation<ChatAdminDeps, typeof ChatAdminActionCommand, ChatModeration> = {
   permission: 'chat.admin-action',
   schema: ChatAdminActionCommand,

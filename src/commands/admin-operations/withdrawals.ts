@@ -19,7 +19,6 @@ const shortUser = async ({ auth, pool }: AdminOperationDeps, id: number | null):
   });
 };
 
-/** A withdrawal as the back office answers it: the ledger's view with the short users. */
 export const withdrawalRecord = async (deps: AdminOperationDeps, w: WithdrawalView) => ({
   ...w,
   user: await shortUser(deps, w.userId),

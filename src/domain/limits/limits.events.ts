@@ -9,7 +9,6 @@ export type SelfExclusionSet = Readonly<{
   type: 'SelfExclusionSet';
   data: Readonly<{ exclusionId: number; excludeUntil: string }> & At & ByAdmin;
 }>;
-/** The active exclusion ends now. */
 export type SelfExclusionLifted = Readonly<{ type: 'SelfExclusionLifted'; data: Readonly<{ exclusionId: number }> & At & ByAdmin }>;
 /** Largest stake allowed per bet, in USD (decimal string, 8 decimals). */
 export type BetLimitSet = Readonly<{ type: 'BetLimitSet'; data: Readonly<{ limitId: number; betLimit: string }> & At & ByAdmin }>;

@@ -14,5 +14,4 @@ export type SiteConfigChanged = Readonly<{
 
 export const configStream = (code: ConfigCode): string => `config-${code}`;
 
-/** The command is already validated by the section's schema; the decision is the event that records it. */
 export const changeSiteConfig = (command: SiteConfigChanged['data']): SiteConfigChanged => ({ type: 'SiteConfigChanged', data: command });

@@ -10,7 +10,6 @@ export const userStreamUserId = (streamId: string): number | undefined => {
 export const IDENTITY_PROVIDERS = ['password', 'google', 'steam'] as const;
 export type IdentityProvider = (typeof IDENTITY_PROVIDERS)[number];
 
-/** Where a sign-up came from, as the request showed it. */
 export type RegistrationInfo = Readonly<{ ip: string | null; userAgent: string | null; country: string | null; referrer: string | null }>;
 
 type At = Readonly<{ at: string }>;

@@ -4,7 +4,6 @@ import type { Minor } from '../money/money.js';
 import type { BetTerms, DepositTerms, WithdrawalTerms } from './wallet.commands.js';
 import type { BetStatus, DepositStatus, WithdrawalStatus } from './wallet.events.js';
 
-/** A deposit as the wallet knows it; enough to render the spec's Deposit record. */
 export type DepositEntry = DepositTerms &
   Readonly<{
     id: string;
