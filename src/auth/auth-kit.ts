@@ -27,7 +27,6 @@ export type AuthSettings = Readonly<{
   allowedOrigins: readonly string[];
   /** Secure cookies everywhere but APP_ENV=local. */
   secureCookies: boolean;
-  /** Where identity-provider sign-ins land. */
   frontendOrigin: string;
 }>;
 
@@ -42,7 +41,6 @@ export type Client = Readonly<{
 
 export type SessionTokens = Readonly<{ accessToken: string; refreshToken: string }>;
 
-/** The auth services the use cases, the transports and the back office share. */
 export type AuthKit = Readonly<{
   users: Users;
   pool: pg.Pool;
@@ -55,11 +53,8 @@ export type AuthKit = Readonly<{
   captcha: CaptchaCheck;
   authenticator: Authenticator;
   settings: AuthSettings;
-  /** The refusal when the client's region is blocked. */
   geoRefusal(client: Client): AppError | undefined;
-  /** Creates a session and signs its access token. */
   startSession(userId: number, client: Client): Promise<SessionTokens>;
-  /** The registered user, refused when unknown or banned. */
   activeUser(userId: number): Promise<AppResult<RegisteredUser>>;
 }>;
 
@@ -104,7 +99,6 @@ export const createAuthKit = async (deps: AuthKitDeps): Promise<AuthKit> => {
   };
 };
 
-/** The user as the public API shows it to its owner. */
 export const publicUser = (u: RegisteredUser) => ({
   id: u.userId,
   email: u.email,

@@ -1,6 +1,5 @@
 import { AppError, type ErrorClass } from '../shared/app-error.js';
 
-/** Authentication and access refusals (platform spec, Errors; decisions.md). */
 export const AUTH_ERRORS = {
   captchaMissing: ['invalid', 'AUTH_RECAPTCHA_TOKEN_MISSING', 'The x-captcha-token header is required'],
   captchaInvalid: ['invalid', 'AUTH_INVALID_CAPTCHA', 'The captcha token was rejected'],
@@ -23,7 +22,6 @@ export const authError = (kind: AuthErrorKind, message?: string): AppError => {
   return new AppError(errorClass, code, message ?? fallback);
 };
 
-/** Too many failed attempts for the account or the address. */
 export const tooManyAttempts = (retryAfterSeconds: number): AppError =>
   new AppError('rate-limited', 'TOO_MANY_REQUESTS', 'Too many attempts; try again later', undefined, retryAfterSeconds);
 

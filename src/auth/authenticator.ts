@@ -31,7 +31,6 @@ type AccessRow = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Turns a credential into the caller, for every transport. */
 export const createAuthenticator = (deps: AuthenticatorDeps) => {
   const fromSession = async (userId: number, sessionId: string): Promise<AccessRow | undefined> => {
     if (!UUID.test(sessionId)) return undefined;

@@ -4,8 +4,6 @@ import type { Redis } from '../infra/redis.js';
 import type { AppError } from '../shared/app-error.js';
 import { authError, tooManyAttempts } from './auth.errors.js';
 
-// The guards in front of sign-up and sign-in: a captcha against bots, a throttle against brute force.
-
 export type CaptchaConfig = Readonly<{
   verifyUrl: string;
   secret: string | undefined;
@@ -14,12 +12,9 @@ export type CaptchaConfig = Readonly<{
   timeoutMs?: number;
 }>;
 
-/** The refusal, or undefined when the token passed. */
 export type CaptchaCheck = (token: string | undefined, ip: string | null, log?: Pick<Logger, 'warn'>) => Promise<AppError | undefined>;
 
-/** A captcha token checked against a siteverify-style endpoint (Turnstile, hCaptcha, reCAPTCHA): form POST of secret, response, remoteip;
- * JSON `{success}`. The bypass literal passes only when APP_ENV=local. Any failure to get a clear yes, including a timeout, refuses (fail
- * closed). */
+/** Siteverify-style captcha check; the bypass literal passes only when APP_ENV=local; any failure refuses (fail closed). */
 export const createCaptcha =
   (config: CaptchaConfig): CaptchaCheck =>
   async (token, ip, log) => {
@@ -39,14 +34,12 @@ export const createCaptcha =
   };
 
 export type ThrottleConfig = Readonly<{
-  /** Failed attempts per account (e-mail or user) within the window before it is blocked. */
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
   windowSeconds: number;
 }>;
 
 export type Throttle = Readonly<{
-  /** The refusal (with its Retry-After) when the account or the address is blocked. */
   check(account: string, address: string): Promise<AppError | undefined>;
   fail(account: string, address: string): Promise<void>;
   succeed(account: string): Promise<void>;

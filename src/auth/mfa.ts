@@ -22,9 +22,7 @@ export const createSealer = (key: Buffer) => {
 };
 
 export type Mfa = Readonly<{
-  /** Starts enrolment: a new secret kept pending until enabled. */
   setup(userId: number, label: string): Promise<{ secret: string; otpauthUrl: string }>;
-  /** Checks a code against the pending secret and makes it the active one. */
   confirmPending(userId: number, code: string): Promise<boolean>;
   /** Checks a code against the active secret; each time step is accepted once. */
   check(userId: number, code: string): Promise<boolean>;
@@ -32,7 +30,6 @@ export type Mfa = Readonly<{
 }>;
 
 const ISSUER = 'Casino';
-/** One step (30 s) of clock drift either way. */
 const TOLERANCE = 30;
 
 export const createMfa = (deps: Readonly<{ credentials: Credentials; key: Buffer; now?: () => number }>): Mfa => {

@@ -10,7 +10,6 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 let common: ReadonlySet<string> | undefined;
-/** The shipped list of breached / most common passwords, compared case-insensitively. */
 const commonPasswords = (): ReadonlySet<string> => {
   common ??= new Set(
     readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')

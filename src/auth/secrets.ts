@@ -8,8 +8,7 @@ export class MissingKeyError extends Error {
   override readonly name = 'MissingKeyError';
 }
 
-/** A 32-byte key: from the given hex / base64 value, else from `dataDir/keys/<name>.key`, else (when `generate`, the default) generated
- * once and kept there; with `generate: false` a missing file throws MissingKeyError. */
+/** A 32-byte key: given value, else `dataDir/keys/<name>.key`, else generated once there (unless `generate: false`). */
 export const loadSymmetricKey = async (
   given: string | undefined,
   dataDir: string,

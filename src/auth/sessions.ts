@@ -28,7 +28,6 @@ export type RefreshOutcome = Session | 'unknown' | 'reused';
 export type Sessions = Readonly<{
   create(userId: number, meta: Readonly<{ ip: string | null; userAgent: string | null }>): Promise<Session>;
   rotate(refreshToken: string): Promise<RefreshOutcome>;
-  /** True when the session exists, is not revoked and has not expired. */
   isActive(sessionId: string, userId: number): Promise<boolean>;
   delete(sessionId: string): Promise<void>;
   revokeAllOf(userId: number, reason: string): Promise<void>;
@@ -98,7 +97,6 @@ const ISSUER = 'casino-ledger';
 /** Header `typ` keeps access and MFA challenge tokens apart: neither can pass as the other. */
 export const ACCESS_TYP = 'at+jwt';
 export const MFA_TYP = 'mfa-challenge+jwt';
-/** The cookie browsers carry the access token in, on the HTTP APIs and the realtime gateway alike. */
 export const ACCESS_COOKIE = 'access_token';
 
 export type KeyPair = Readonly<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
@@ -118,8 +116,7 @@ export type Tokens = Readonly<{
 
 export const generateKeys = async (): Promise<KeyPair> => generateKeyPair(JWT_ALG, { crv: 'Ed25519', extractable: true });
 
-/** The signing pair: from the given PEMs, else from `dataDir/keys`, else (when `generate`, the default) generated once and kept there; with
- * `generate: false` a missing file throws MissingKeyError. */
+/** The signing pair: given PEMs, else `dataDir/keys`, else generated once there (unless `generate: false`). */
 export const loadKeys = async (
   opts: Readonly<{ privatePem?: string | undefined; publicPem?: string | undefined; dataDir: string; generate?: boolean }>,
 ): Promise<KeyPair> => {
@@ -172,8 +169,7 @@ export const createTokens = (deps: Readonly<{ keys: KeyPair; accessTtlSeconds: n
     return Number.isSafeInteger(n) && n > 0 ? n : undefined;
   };
 
-  // A signature check of the same bytes always gives the same answer: verified access tokens are
-  // remembered until they expire (the session is still read on every request).
+  // Same bytes, same verdict: verified access tokens are cached until expiry (the session is still read per request).
   const verified = new Map<string, AccessClaims & { exp: number }>();
   const remember = (token: string, claims: AccessClaims & { exp: number }) => {
     if (verified.size >= 20_000) verified.delete(verified.keys().next().value!);
@@ -193,7 +189,6 @@ export const createTokens = (deps: Readonly<{ keys: KeyPair; accessTtlSeconds: n
         remember(token, { userId, sessionId: payload.sid, exp: payload.exp! });
         return { userId, sessionId: payload.sid };
       } catch (error) {
-        // Right signature, wrong type: the caller presented the challenge token as an access token.
         if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'typ') {
           return await verify(token, MFA_TYP).then(
             () => 'mfa' as const,

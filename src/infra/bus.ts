@@ -6,10 +6,8 @@ export const serverChannel = (eventName: string): string => `server_channel_even
 
 export type ServerEventBus = Readonly<{
   publish: (eventName: string, message: Readonly<Record<string, unknown>>) => Promise<void>;
-  /** Every message on any server channel; returns an unsubscribe function. */
   subscribe: (handler: (eventName: string, message: Record<string, unknown>) => void) => Promise<() => Promise<void>>;
-  /** Calls `handler` each time the subscription is back after its connection was lost (what was published meanwhile never reached it);
-   * returns a function that stops it. Absent on the in-process bus, which cannot lose messages. */
+  /** Runs `handler` after a lost connection is back (messages meanwhile were missed); absent on the in-process bus. */
   onResubscribed?: (handler: () => void) => () => void;
 }>;
 

@@ -42,7 +42,6 @@ export type Config = Readonly<{
     /** Most per-user events replayed to a reconnecting client; beyond that it is told to reload. */
     replayMaxEvents: number;
   }>;
-  /** Ranking rules of the public bet feeds (docs/realtime.md). */
   feeds: Readonly<{
     /** BigWins: payout in USD at least this (decimal string). */
     bigWinMinUsd: string;
@@ -55,15 +54,13 @@ export type Config = Readonly<{
   audit: Readonly<{
     /** 32 bytes (hex or base64) keying the HMAC of ledger seal checkpoints; unset = generated once under DATA_DIR/keys. */
     sealKey: string | undefined;
-    /** A checkpoint of the global hash chain every this many events. */
     sealCheckpointEvery: number;
   }>;
   /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
   readConsistencyTimeoutMs: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
-  /** Set: a process that does not run admin-api (a scaled-out gateway or projector) serves GET /metrics and GET /health on this port; a
-   * process with admin-api serves them on ADMIN_PORT and ignores it. */
+  /** Metrics/health port for a process without admin-api (which serves them on ADMIN_PORT). */
   metricsPort: number | undefined;
   frontendOrigin: string;
   adminToolOrigin: string | undefined;
@@ -89,9 +86,7 @@ export type AuthConfig = Readonly<{
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
   failureWindowSeconds: number;
-  /** Public origin of the public API (Steam realm, redirect URIs). */
   publicBaseUrl: string;
-  /** Google sign-in; undefined when GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET are unset. */
   google: Readonly<{ issuerUrl: string; clientId: string; clientSecret: string }> | undefined;
   steam: Readonly<{ openIdEndpoint: string; claimedIdHost: string }>;
   superAdmin: Readonly<{ email: string; username: string; password: string }> | undefined;
@@ -237,7 +232,6 @@ const portClashes = (env: Readonly<{ PUBLIC_PORT: number; ADMIN_PORT: number; WS
 const shown = (value: string | undefined, name: string): string =>
   value === undefined ? '' : /TOKEN|PASSWORD|SECRET|URL|CONNECTION_STRING/.test(name) ? ' (value hidden)' : ` (got "${value}")`;
 
-/** Parses and checks every setting; throws ConfigError listing all problems at once. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   // An empty variable (FOO= in a compose file) means "unset".
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));

@@ -1,5 +1,4 @@
-/** Recognises "a dependency is down" among errors (PostgreSQL, Redis, KurrentDB), so that the HTTP layer answers 503 with a clear code
- * instead of a 500, and callers can retry. The cause chain is followed. */
+/** Recognises "a dependency is down" (following the cause chain), so HTTP answers 503 rather than 500. */
 export type Dependency = 'database' | 'redis' | 'eventStore';
 
 const NETWORK_CODES = new Set([
@@ -32,13 +31,11 @@ const classify = (error: unknown): Dependency | undefined => {
   const name = typeof e.name === 'string' ? e.name : (e.constructor?.name ?? '');
   if (REDIS_NAMES.has(name) || REDIS_MESSAGES.some((m) => message.includes(m))) return 'redis';
   if (PG_CODES.has(code) || code.startsWith('08') || PG_MESSAGES.some((m) => message.includes(m))) return 'database';
-  // KurrentDB client: UnavailableError / NotLeaderError and gRPC "UNAVAILABLE".
   if (/^(Unavailable|NotLeader|DeadlineExceeded)Error$/.test(name) || /\bUNAVAILABLE\b/.test(message)) return 'eventStore';
   if (NETWORK_CODES.has(code)) return 'database';
   return undefined;
 };
 
-/** The dependency an error says is down, or undefined when it is not such an error. */
 export const unavailableDependency = (error: unknown): Dependency | undefined => {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {

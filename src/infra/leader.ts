@@ -3,14 +3,10 @@ import type { Logger } from './logger.js';
 
 export type Leadership = Readonly<{ stop: () => Promise<void> }>;
 
-/** Runs a worker in one process at a time among replicas: the process holding a session advisory lock (on a connection of its own) runs it;
- * the others try again every `retryMs`. When the lock's connection is lost (server restart, terminated backend) the worker is stopped and
- * the lock contended for again, so a killed leader is replaced within about `retryMs`. For work whose copies would repeat visible effects
- * (public feed messages). */
+/** One process among replicas runs the worker (session advisory lock); a lost lock connection stops it and re-contends. */
 export const runWhileLeader = async (
   o: Readonly<{
     pool: pg.Pool;
-    /** Lock name, scoped to the current schema. */
     name: string;
     start: () => Promise<Readonly<{ stop: () => Promise<void> }>>;
     logger: Logger;

@@ -32,15 +32,12 @@ export const REDACT_PATHS: readonly string[] = [
 export type LoggerOptions = Readonly<{
   level?: LogLevel;
   name?: string;
-  /** Where lines go (stdout by default); tests pass a stream to inspect them. */
   destination?: DestinationStream;
 }>;
 
-/** Stdout, written asynchronously: lines logged while a write is in flight leave together in the next one, so a busy process does not pay
- * one blocking write per request line, and an idle one writes at once. pino flushes what is buffered when the process exits. */
+/** Async stdout: lines logged during a write leave together, so a busy process pays no blocking write per line. */
 const stdout = (): DestinationStream => pino.destination({ dest: 1, sync: false });
 
-/** Structured JSON logs (pino): one object per line, ISO time, secrets redacted. */
 export const createLogger = (options: LoggerOptions = {}): Logger =>
   pino(
     {

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventStore } from './event-store/event-store.port.js';
 
-/** One projection's figures at scrape time (see projectionReadings in src/projections/projection-status.ts). */
 export type ProjectionReading = Readonly<{
   projection: string;
   /** The checkpoint's event sequence (PostgreSQL: the global position of the last applied event). */
@@ -13,16 +12,13 @@ export type ProjectionReading = Readonly<{
 
 export type MetricsLogger = Readonly<{ warn(obj: object, msg?: string): void }>;
 
-/** The process's Prometheus registry (`GET /metrics` on the back-office port). */
 export type Metrics = Readonly<{
   registry: Registry;
   eventsAppended: Counter<'type'>;
   commandDuration: Histogram<'command' | 'outcome'>;
   /** Times `run` as command `name`: outcome `ok`, `rejected` (an fp-ts Left) or `error` (thrown). */
   timeCommand<T>(name: string, run: () => Promise<T>): Promise<T>;
-  /** Where the projection gauges come from; read once per scrape, never between. */
   watchProjections(read: () => Promise<readonly ProjectionReading[]>): void;
-  /** The gateway's connected sockets, read at scrape time (several sources add up). */
   setSocketCount(read: () => number): void;
   /** Counts one throttled socket message (the address is not a label: unbounded, and personal). */
   onThrottled(address?: string): void;
@@ -31,7 +27,6 @@ export type Metrics = Readonly<{
 }>;
 
 export type MetricsOptions = Readonly<{
-  /** prom-client's process metrics (CPU, memory, event loop lag, GC); on unless false. */
   defaultMetrics?: boolean;
   logger?: MetricsLogger;
 }>;
@@ -142,7 +137,6 @@ export const createMetrics = (options: MetricsOptions = {}): Metrics => {
   };
 };
 
-/** The store, counting what it appends: every event of a write that was not an idempotent repeat. */
 export const instrumentStore = (store: EventStore, metrics: Metrics): EventStore => {
   const count = (events: readonly { type: string }[]): void => {
     for (const e of events) metrics.eventsAppended.inc({ type: e.type });
@@ -159,8 +153,7 @@ export const instrumentStore = (store: EventStore, metrics: Metrics): EventStore
     });
     return outcomes;
   };
-  // A proxy rather than a copy: every other member (present or added to the port later) goes to the store
-  // itself, bound to it, so adapters that are class instances keep their `this`.
+  // A proxy, not a copy: every other member goes to the store itself, bound, so class instances keep their `this`.
   return new Proxy(store, {
     get(target, property) {
       if (property === 'append') return append;

@@ -4,8 +4,7 @@ import { inTransaction } from './pg.js';
 /** A forward-only schema change. Ids sort in application order; applied ids are never edited. */
 export type Migration = Readonly<{ id: string; sql: string }>;
 
-/** Applies pending migrations in id order, each in its own transaction, under an advisory lock so that several processes starting at once
- * do not race. */
+/** Applies pending migrations, each in its own transaction, under an advisory lock so concurrent starts do not race. */
 export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): Promise<string[]> => {
   const client = await pool.connect();
   const applied: string[] = [];

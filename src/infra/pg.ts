@@ -10,13 +10,11 @@ export type PoolClient = pg.PoolClient;
 export type PoolOptions = Readonly<{
   connectionString: string;
   max?: number;
-  /** Schema to put first on the search_path (tests use one schema per file). */
   schema?: string;
   applicationName?: string;
   /** A writer that holds a transaction open stalls every catch-up reader; PostgreSQL ends it after this long. */
   idleInTransactionTimeoutMs?: number;
-  /** Off only for writes whose durability may trail the next synchronous commit (WAL is flushed in order, so a later synchronous commit
-   * makes them durable too); losing them in a crash is harmless. */
+  /** Off only for writes a later synchronous commit makes durable too (WAL flushes in order); losing them in a crash is harmless. */
   synchronousCommit?: boolean;
   /** Longest wait for a connection (pool full, or server unreachable) before the query fails; default none. */
   connectionTimeoutMs?: number;
@@ -33,8 +31,7 @@ export const createPool = (o: PoolOptions): pg.Pool => {
     options: settings.join(' '),
     ...(o.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMillis: o.connectionTimeoutMs }),
   });
-  // An idle connection the server ended (restart, pg_terminate_backend) is dropped by the pool and replaced on
-  // the next checkout; without a listener its 'error' event would end the process. Owners may add a logging one.
+  // Without an 'error' listener an idle connection the server ended would crash the process.
   pool.on('error', () => undefined);
   return pool;
 };
@@ -46,7 +43,6 @@ export type TransactionOptions = Readonly<{
   client?: pg.PoolClient;
   /** Taken first and held until COMMIT/ROLLBACK: serialises this transaction per schema across processes. */
   advisoryLock?: string;
-  /** Off where the rows can be derived again from durable events (see PoolOptions.synchronousCommit). */
   synchronousCommit?: boolean;
 }>;
 
@@ -56,7 +52,6 @@ const beginSql = (o: TransactionOptions): string =>
     ...(o.synchronousCommit === false ? ['SET LOCAL synchronous_commit TO off'] : []),
   ].join('; ');
 
-/** Runs `fn` in a transaction on one connection; rolls back on any error. */
 export const inTransaction = async <T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,

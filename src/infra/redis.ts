@@ -3,7 +3,6 @@ import type { Logger } from './logger.js';
 
 export type { Redis };
 
-/** Optional Redis client (cross-process pub/sub, socket.io adapter, throttler). */
 export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis => {
   const client = new Redis(url, {
     lazyConnect: true,
@@ -13,7 +12,6 @@ export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis 
     // Capped at 1 s: a command issued during an outage waits at most two reconnect attempts (maxRetriesPerRequest), then fails.
     retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 1_000),
   });
-  // Log state changes, not every failed reconnect attempt.
   let healthy = true;
   client.on('error', (error: Error) => {
     if (healthy) logger.warn({ err: error, client: name }, 'redis connection error');
@@ -26,7 +24,6 @@ export const createRedis = (url: string, logger: Logger, name = 'redis'): Redis 
   return client;
 };
 
-/** Throws when Redis does not answer PONG. */
 export const pingRedis = async (client: Redis): Promise<void> => {
   const answer = await client.ping();
   if (answer !== 'PONG') throw new Error(`unexpected PING answer: ${answer}`);

@@ -14,15 +14,11 @@ const exists = (file: string): Promise<boolean> =>
 /** Key file names under DATA_DIR/keys, shared with the `keys` tool that fills a deployment's key volume. */
 export const MFA_KEY_NAME = 'mfa-secrets';
 
-/** Where a generated key named `name` is kept. */
 export const keyFile = (dataDir: string, name: string): string => join(dataDir, 'keys', `${name}.key`);
 
-/** Where a generated signing key pair is kept. */
 export const jwtKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'jwt-ed25519.jwk.json');
 
-/** In staging and production every process must use the same keys, so none is generated: each key is given in the environment or found
- * under DATA_DIR/keys (a volume filled once by `node dist/scripts/keys.js`). Returns the missing ones as one line (empty when nothing is
- * missing); a public API there also needs CAPTCHA_SECRET, or nobody can sign in. */
+/** Staging and production generate no keys (every process must share them): returns the missing ones as one line. */
 export const missingSecrets = async (config: Config, sealKeyName: string): Promise<string> => {
   if (mayGenerateKeys(config)) return '';
   const { dataDir } = config;

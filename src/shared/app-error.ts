@@ -1,6 +1,5 @@
 import { left, type Either } from 'fp-ts/lib/Either.js';
 
-/** How a refusal is classed, whatever carries it. */
 export type ErrorClass =
   'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
 
@@ -14,14 +13,12 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details?: readonly ErrorDetail[],
-    /** Set on `rate-limited`: when a retry may succeed. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 }
 
-/** What a refusal says on every transport; each puts its own status beside it. */
 export const refusalFields = (error: AppError): Readonly<{ code: string; message: string; details?: readonly ErrorDetail[] }> => ({
   code: error.code,
   message: error.message,

@@ -8,7 +8,6 @@ export type { ExternalIdentity, IdentitySignedIn } from './identity-sign-in.js';
 export type { PasswordSignIn, SignedIn, SignUp } from './sign-in.js';
 export type { RefreshRefusal } from './session.js';
 
-/** Every auth use case, answering values; transports only translate them. */
 export const authUseCases = (kit: AuthKit) => ({
   ...signInUseCases(kit),
   ...sessionUseCases(kit),

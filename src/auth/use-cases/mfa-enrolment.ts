@@ -9,7 +9,6 @@ const invalidCode = () => new AppError('invalid', 'AUTH_INVALID_MFA_CODE', 'The 
 
 type Enrolment = Either<AppError | UserError, RegisteredUser>;
 
-/** Turning two-factor authentication on and off for the signed-in user (`user` as the authenticator read it). */
 export const mfaEnrolmentUseCases = (kit: AuthKit) => ({
   setup: async (user: RegisteredUser): Promise<Either<UserError, { secret: string; otpauthUrl: string }>> => {
     if (user.mfaEnabled) return left({ _tag: 'MfaAlreadyEnabled', userId: user.userId });

@@ -6,7 +6,6 @@ import type { AuthKit, SessionTokens } from '../auth-kit.js';
 /** `ended`: the refresh token is dead (unknown or reused), so the transport forgets the session's credentials. */
 export type RefreshRefusal = Readonly<{ error: AppError; ended: boolean }>;
 
-/** Refresh (rotating the refresh token) and log-out of the current session. */
 export const sessionUseCases = (kit: AuthKit) => ({
   refresh: async (refreshToken: string): Promise<Either<RefreshRefusal, SessionTokens>> => {
     const session = await kit.sessions.rotate(refreshToken);

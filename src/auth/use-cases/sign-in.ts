@@ -18,7 +18,6 @@ export type SignedIn = Readonly<{ user: RegisteredUser; tokens: SessionTokens }>
 /** A password sign-in either opens a session or, with MFA on, hands out a challenge token for the second step. */
 export type PasswordSignIn = SignedIn | Readonly<{ user: RegisteredUser; mfaToken: string }>;
 
-/** Sign-up, sign-in and its MFA step: each answers the user and the new session's tokens, or the refusal. */
 export const signInUseCases = (kit: AuthKit) => {
   /** What every sign-up and password sign-in passes first, before its body is even read: region, then captcha. */
   const admit = async (client: Client, captchaToken: string | undefined): Promise<AppError | undefined> =>

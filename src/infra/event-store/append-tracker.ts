@@ -1,15 +1,11 @@
 import { comparePositions, START, type EventStore, type Position } from './event-store.port.js';
 
-/** An event store that remembers the highest position any append of this process reached. */
 export type TrackedEventStore = EventStore & Readonly<{ lastAppended: () => Position }>;
 
 export const isTracked = (store: EventStore): store is TrackedEventStore =>
   typeof (store as Partial<TrackedEventStore>).lastAppended === 'function';
 
-/**
- * Wraps a store so that `lastAppended()` answers the highest position an append through it reached. A command
- * answered after its append holds a position at most this: waiting for it makes a read see that command.
- */
+/** A command answered after its append holds a position at most `lastAppended()`: waiting for it makes a read see it. */
 export const trackAppends = (store: EventStore): TrackedEventStore => {
   if (isTracked(store)) return store;
   let last: Position = START;

@@ -1,19 +1,9 @@
-/**
- * The event store port. Two adapters implement it: PostgreSQL (default, also embedded)
- * and KurrentDB / EventStoreDB. Commands and projections only ever see this interface.
- */
-
 /** Revision of the last event of a stream (0-based), or a rule for a stream's expected state. */
 export type ExpectedRevision = bigint | 'no_stream' | 'any';
 
-/**
- * A position in the global order of all events. Opaque to callers but totally ordered.
- * PostgreSQL: (writing transaction id, global sequence); KurrentDB: (commit, prepare).
- * Both are two unsigned 64-bit numbers compared lexicographically.
- */
+/** Totally ordered: PostgreSQL (xid, global sequence), KurrentDB (commit, prepare); u64 pairs compared lexicographically. */
 export type Position = Readonly<{ commit: bigint; prepare: bigint }>;
 
-/** Before every event: reading "after START" reads from the very beginning. */
 export const START: Position = Object.freeze({ commit: -1n, prepare: -1n });
 
 export const comparePositions = (a: Position, b: Position): number =>
@@ -56,26 +46,18 @@ export type AppendRequest = Readonly<{
   streamId: string;
   events: readonly NewEvent[];
   expectedRevision: ExpectedRevision;
-  /**
-   * Keys claimed in the append's own transaction, only by stores whose `claimsKeys` is true: the events are
-   * written only if every key is free or already the owner's (else the outcome is KeyOwnedElsewhere).
-   */
+  /** Claimed in the append's own transaction (`claimsKeys` stores only): written only if every key is free or already the owner's. */
   claims?: readonly KeyClaim[];
   /** Bet guards checked in the append's own snapshot, only by stores whose `claimsKeys` is true (else GuardRefused). */
   guards?: readonly BetGuardCheck[];
 }>;
 
-/**
- * A bet's guard: the user is not banned (user_access), not self-excluded at `at`, and `usdAmount` (a USD decimal)
- * is within the bet limit (user_limits). Checked in the append so that a bet costs one statement.
- */
+/** Bet guard: not banned, not self-excluded at `at`, `usdAmount` (USD decimal) within the bet limit; checked in the append. */
 export type BetGuardCheck = Readonly<{ userId: number; usdAmount: string; at: Date }>;
 
 export type AppendResult = Readonly<{
   streamId: string;
-  /** Revision of the stream's last event after the append. */
   nextExpectedRevision: bigint;
-  /** Position of the last appended event. */
   position: Position;
   /** True when every event id was already stored in this stream: nothing was written. */
   idempotent: boolean;
@@ -123,10 +105,7 @@ export class GuardRefused extends Error {
   }
 }
 
-/**
- * The store refused this request's own data (a value it cannot store, a constraint): nothing of it was written,
- * and the other requests of the same group commit were written without it. `sqlState` when the store has one.
- */
+/** The store refused this request's own data: nothing of it was written; the rest of the group commit was. */
 export class AppendRefused extends Error {
   override readonly name = 'AppendRefused';
   readonly statusCode = 400;
@@ -158,9 +137,9 @@ export type ReadStreamBackwardOptions = Readonly<{ fromRevision?: bigint; maxCou
 export type ReadAllOptions = Readonly<{ after?: Position; maxCount?: number }>;
 
 export type SubscriptionOptions = Readonly<{
-  /** Deliver events strictly after this position. */
+  /** Strictly after this position. */
   after: Position;
-  /** Called with each batch in global order; the next batch waits for the promise. */
+  /** The next batch waits for the promise (backpressure). */
   onEvents: (events: readonly RecordedEvent[]) => Promise<void>;
   batchSize?: number;
   signal?: AbortSignal;
@@ -168,10 +147,7 @@ export type SubscriptionOptions = Readonly<{
 }>;
 
 export type Subscription = Readonly<{
-  /**
-   * Resolves when the subscription has been stopped or aborted; rejects with the error when onEvents
-   * threw (onError is called first). A rejection nobody awaits does not crash the process.
-   */
+  /** Settles when stopped; rejects with the error when onEvents threw (after onError). An unawaited rejection does not crash. */
   done: Promise<void>;
   stop: () => Promise<void>;
 }>;
@@ -181,10 +157,7 @@ export interface EventStore {
   /** True when appends honour `AppendRequest.claims` and `guards` atomically (else callers claim and check before appending). */
   readonly claimsKeys: boolean;
   append(request: AppendRequest): Promise<AppendResult>;
-  /**
-   * Group commit: append to several distinct streams at once. Each request succeeds or fails
-   * on its own (a conflict on one stream does not fail the others). Stream ids must be distinct.
-   */
+  /** Group commit over distinct streams: each request succeeds or fails on its own. */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** A stream newest first: revisions `fromRevision` (default the last), `fromRevision - 1`, ... at most `maxCount`. Unknown stream: []. */
@@ -195,7 +168,6 @@ export interface EventStore {
   headPosition(): Promise<Position>;
   /** Catch-up subscription: reads from `after`, then follows live appends, never skipping one. */
   subscribe(options: SubscriptionOptions): Subscription;
-  /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

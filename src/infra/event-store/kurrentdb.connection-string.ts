@@ -3,11 +3,7 @@ import { createRequire } from 'node:module';
 type ConnectionOptions = Readonly<{ dnsDiscover: boolean; hosts: readonly Readonly<{ address: string; port: number }>[] }>;
 const require = createRequire(import.meta.url);
 
-/**
- * Checks a connection string with the KurrentDB client's own parser (every scheme, several gossip seeds, options),
- * loaded only here so that the default PostgreSQL setup does not load the client. Returns a problem or undefined;
- * the message never repeats the string (it may hold credentials).
- */
+/** Checked by the client's own parser, loaded only here; the message never repeats the string (it may hold credentials). */
 export const connectionStringProblem = (value: string): string | undefined => {
   // The parser is not exported from the package's index; it is the one KurrentDBClient.connectionString calls.
   const { parseConnectionString } = require('@kurrent/kurrentdb-client/dist/Client/parseConnectionString.js') as {

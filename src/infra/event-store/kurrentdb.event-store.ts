@@ -59,11 +59,7 @@ export type KurrentDbEventStoreDeps = Readonly<{
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * KurrentDB / EventStoreDB adapter: a thin mapping onto @kurrent/kurrentdb-client. Differences from
- * PostgreSQL: appendMany is parallel single appends (no cross-stream transaction, no key claims), and event ids
- * are checked for duplicates only where the server looks (the window an append would have written).
- */
+/** KurrentDB adapter: appendMany is parallel single appends (no cross-stream transaction, no key claims). */
 export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventStore => {
   const retryWindowMs = deps.appendRetryWindowMs ?? 5_000;
   const attemptDeadlineMs = deps.attemptDeadlineMs ?? 2_000;
@@ -94,7 +90,6 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
     return read;
   };
 
-  /** Where the request's events would be if an earlier attempt had written them: idempotent, duplicate, or neither. */
   const earlierAttempt = async (r: AppendRequest, lastRevision?: bigint): Promise<AppendResult | DuplicateEventId | undefined> => {
     const n = BigInt(r.events.length);
     const from = lastRevision !== undefined ? lastRevision - n + 1n : typeof r.expectedRevision === 'bigint' ? r.expectedRevision + 1n : 0n;
@@ -134,11 +129,7 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
     }
   };
 
-  /**
-   * Retries through a leader change (NotLeader, Unavailable, a deadline) within a short window: the event ids make
-   * the next attempt safe, and it finds the first attempt's events if they were written. Past the window the
-   * append fails with StoreUnavailable (503), never waiting on the client's own retries.
-   */
+  /** Retries a leader change within a short window (event ids make it safe), then fails with StoreUnavailable (503). */
   const appendOutcome = async (r: AppendRequest): Promise<AppendOutcome> => {
     if (r.events.length === 0) throw new TypeError(`append to ${r.streamId}: no events`);
     const started = Date.now();

@@ -6,11 +6,7 @@ export class AttemptTimedOut extends Error {
   override readonly name = 'AttemptTimedOut';
 }
 
-/**
- * What the adapter does with an error from an append: `retry` (a leader change, a server not ready yet, an attempt
- * past its deadline: the append's event ids make a second attempt safe), `unavailable` (the client found no node
- * at all: answer 503 at once), or `fail` (anything else, thrown as it is).
- */
+/** `retry` (leader change, not ready, deadline: event ids make it safe), `unavailable` (no node: 503 at once), or `fail`. */
 export type AppendFailure = 'retry' | 'unavailable' | 'fail';
 
 export const classifyAppendFailure = (error: unknown): AppendFailure => {
@@ -21,7 +17,6 @@ export const classifyAppendFailure = (error: unknown): AppendFailure => {
   return 'fail';
 };
 
-/** `promise`, or AttemptTimedOut after `ms`. */
 export const withinDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -31,11 +26,7 @@ export const withinDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> =
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
 
-/**
- * The outcome of a successful answer. A server that answers an idempotent write with the first write's position
- * (EventStoreDB 23.10 and later) looks exactly like a fresh write; what tells them apart is whether the stream
- * already held this request's events before the append (`storedBefore`, read by the adapter first).
- */
+/** An idempotent write answers the first write's position, like a fresh one: `storedBefore` tells them apart. */
 export const answerOutcome = (
   request: AppendRequest,
   answer: Readonly<{ nextExpectedRevision: bigint; position?: Position | undefined }>,

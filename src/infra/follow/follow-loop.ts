@@ -6,7 +6,6 @@ export type FollowRun = Readonly<{
   signal: AbortSignal;
   /** Reports the position everything up to which is applied (resolves waiters). */
   advance: (position: Position) => void;
-  /** Called after a batch went through: the next failure backs off from the first delay again. */
   succeeded: () => void;
 }>;
 
@@ -18,21 +17,17 @@ export type FollowLoopOptions = Readonly<{
   maxRetryDelayMs?: number;
   logger?: FollowLogger;
   onFailure?: (error: unknown) => void;
-  /** A planned restart (a rebuild moved a checkpoint) is logged as a warning, not an error. */
   planned?: (error: unknown) => boolean;
 }>;
 
 export type FollowLoop = Readonly<{
   done: Promise<void>;
   stop: () => Promise<void>;
-  /** The last position reported by advance, or undefined before the first run has read its start. */
   position: () => Position | undefined;
-  /** Resolves once advance reached `position`; rejects when the loop stops first. */
   waitFor: (position: Position) => Promise<void>;
   signal: AbortSignal;
 }>;
 
-/** Sleeps `ms`, or less when `signal` aborts. */
 export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -47,11 +42,7 @@ export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', onAbort, { once: true });
   });
 
-/**
- * The follow-the-store loop shared by the projector's workers, the sealer and the publisher: runs `run`
- * again after any failure with a doubling backoff (restarting from the stored checkpoint), and lets callers
- * wait for a position.
- */
+/** Shared follow-the-store loop: reruns `run` from the stored checkpoint after any failure, with doubling backoff. */
 export const startFollowLoop = (o: FollowLoopOptions): FollowLoop => {
   const firstDelay = o.retryDelayMs ?? 100;
   const maxDelay = o.maxRetryDelayMs ?? 5_000;

@@ -1,10 +1,6 @@
 import type pg from 'pg';
 
-/**
- * Runs `fn` in a transaction that first takes `lockSql` (transaction-scoped advisory locks, released at
- * COMMIT/ROLLBACK). Asynchronous commit: followers write derived state with its checkpoint, so a batch lost
- * in a crash is applied again from the durable events. A connection that cannot even roll back is destroyed.
- */
+/** Asynchronous commit: derived state is written with its checkpoint, so a batch lost in a crash is applied again. */
 export const withLockedTransaction = async <T>(pool: pg.Pool, lockSql: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
   const client = await pool.connect();
   let destroy = false;

@@ -17,13 +17,11 @@ type Feed = {
   subscription: Subscription;
   controller: AbortController;
   ready: Promise<void>;
-  /** Every event after `base` up to the last one read, in global order. */
   base: Position | undefined;
   buffer: RecordedEvent[];
   grew: Set<() => void>;
 };
 
-/** Index of the first buffered event after `after` (buffer.length when none). */
 const firstAfter = (buffer: readonly RecordedEvent[], after: Position): number => {
   let lo = 0;
   let hi = buffer.length;
@@ -35,12 +33,7 @@ const firstAfter = (buffer: readonly RecordedEvent[], after: Position): number =
   return lo;
 };
 
-/**
- * One read of new events for every follower of a process (the projector's read models, the publisher, the
- * sealer): a single store subscription fills a buffer of recent events, and each follower's subscription is
- * served from it at its own pace. A follower behind the buffer (a rebuild, a long stop) reads the store itself
- * until it reaches the buffer. The returned store is the given one with `subscribe` shared.
- */
+/** One store subscription per process fills a buffer of recent events; followers behind it read the store until they reach it. */
 export const shareSubscriptions = (store: EventStore, options: SharedSubscriptionsOptions = {}): EventStore => {
   const maxBuffered = options.maxBuffered ?? 20_000;
   let feed: Feed | undefined;
@@ -111,7 +104,6 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
     feed ??= openFeed();
     const f = feed;
 
-    /** Waits until the feed has events after `after`, or the follower stops. */
     const grown = (after: Position): Promise<void> =>
       new Promise((resolve) => {
         const last = f.buffer.at(-1)?.position ?? f.base;

@@ -1,16 +1,4 @@
-/**
- * ledger_append: one call appends to many distinct streams (group commit). Its statements are short and planned once
- * per connection (PL/pgSQL caches their plans), where one statement of many CTEs was planned on every call. Every
- * table is reached by its key: no sequential scans, so that a plan made while a table was still small (a new
- * database) does not scan it once it has grown.
- *
- * Per request (ordinal in the p_ arrays): left out when one of its event ids is stored already (the caller resolves
- * it: idempotent retry or duplicate id); refused 'guard' when its user is banned, self-excluded or over the bet limit;
- * refused 'key' when a key it claims belongs to another owner, or to a writer the claims' snapshot cannot see yet.
- * Only then is the stream's head moved with a compare-and-set (a concurrent writer at the same revision loses) and
- * the winners' events are inserted in input order. A guarded or stored request claims nothing; claims are inserted
- * in (kind, key) order so that concurrent batches take their locks in one order.
- */
+/** ledger_append: group commit in short PL/pgSQL statements (plans cached), every table by key; claims in (kind, key) order. */
 export const LEDGER_APPEND_FUNCTION = `
 CREATE FUNCTION ledger_append(
   p_stream text[], p_kind text[], p_expected bigint[], p_n int[],

@@ -34,7 +34,6 @@ const validate = (requests: readonly AppendRequest[]): void => {
   }
 };
 
-/** The request's events as JSON text; throws (for this request alone) on a value JSON cannot carry. */
 type Serialised = readonly (readonly [string, string])[];
 const serialise = (r: AppendRequest): Serialised =>
   r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
@@ -93,7 +92,6 @@ type WinnerRow = {
 };
 type StoredRow = { event_id: string; stream_id: string; stream_revision: string; global_position: string; transaction_id: string };
 
-/** A request that did not win: an idempotent retry, a duplicate id, or a concurrency conflict. */
 const resolveLosers = async (pool: pg.Pool, losers: readonly AppendRequest[]): Promise<Map<AppendRequest, AppendOutcome>> => {
   const [stored, heads] = await Promise.all([
     pool.query<StoredRow>(
@@ -185,11 +183,7 @@ const sqlState = (error: unknown): string | undefined => (error as { code?: stri
 const UNIQUE_VIOLATION = '23505';
 const DEADLOCK = '40P01';
 
-/**
- * Failures that belong to one request's data, not to the database: data exceptions (22xxx: a NUL byte, a value
- * out of range, malformed JSON text), integrity violations (23xxx), program limits (54xxx: a value too large),
- * a deadlock (40P01, retried). A connection or server failure is everyone's and fails the whole batch.
- */
+/** One request's data failures (22xxx, 23xxx, 54xxx, deadlock 40P01); a connection or server failure fails the whole batch. */
 const belongsToOneRequest = (error: unknown): boolean => {
   const state = sqlState(error);
   return state !== undefined && (state.startsWith('22') || state.startsWith('23') || state.startsWith('54') || state === DEADLOCK);

@@ -7,19 +7,14 @@ import { createNotifier, createWakeSignal, type Logger } from './postgres.wake-u
 
 export type PostgresEventStoreDeps = Readonly<{
   pool: pg.Pool;
-  /** How long a caught-up subscription waits when nothing wakes it. */
   pollIntervalMs?: number;
-  /** LISTEN/NOTIFY channel shared by every process on this database. */
   notifyChannel?: string;
   logger?: Logger;
 }>;
 
 const isFailure = (o: AppendOutcome): o is Exclude<AppendOutcome, AppendResult> => o instanceof Error;
 
-/**
- * The PostgreSQL event store (tables from postgres.migrations.ts, on the pool's search_path).
- * close() stops its subscriptions and its LISTEN connection; the pool stays the caller's.
- */
+/** close() stops subscriptions and the LISTEN connection; the pool stays the caller's. */
 export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventStore => {
   const { pool, logger } = deps;
   const signal = createWakeSignal();

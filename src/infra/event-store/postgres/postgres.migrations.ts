@@ -2,11 +2,7 @@ import type pg from 'pg';
 import { migrate, type Migration } from '../../migrate.js';
 import { LEDGER_APPEND_FUNCTION } from './postgres.append.sql.js';
 
-/**
- * `streams` holds each stream's head revision: the row every writer of that stream locks, so that
- * exactly one append wins per revision. `events.transaction_id` is the writer's xid8: readers order by
- * (transaction_id, global_position) and only read below the oldest running transaction (see readAll).
- */
+/** Writers lock the `streams` head row (one wins per revision); readers order by (xid8, position) below the oldest running xid. */
 export const eventStoreMigrations: Migration[] = [
   {
     id: '0001_event_store_tables',

@@ -73,10 +73,7 @@ export const headPosition = async (pool: pg.Pool): Promise<Position> => {
   return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;
 };
 
-/**
- * The next readable events after `after` and, in the same statement, whether a committed event after it is still held
- * back by an older open transaction (a follower that finds one reads again soon instead of waiting for a wake-up).
- */
+/** Next readable events, plus whether a committed event is still held back by an older open transaction. */
 export const readAllFollowing = async (
   pool: pg.Pool,
   after: Position,

@@ -17,12 +17,7 @@ const MAX_READ_BACKOFF_MS = 5_000;
 /** Held-back events are committed already: they are looked for at least this often, whatever the poll interval. */
 const MAX_HELD_BACK_WAIT_MS = 100;
 
-/**
- * Catch-up loop: read a batch after the last delivered position, hand it over, advance; when caught up,
- * wait for a wake-up or the poll interval. Events held back by an older open transaction are polled for
- * soon (5 ms, doubling up to 100 ms or the poll interval when shorter). A failing read is retried with backoff; a failing
- * onEvents ends the subscription: `done` rejects with that error and `onError` is called.
- */
+/** Catch-up loop; events held back by an older open transaction are polled for soon (5 ms, doubling to 100 ms). */
 export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionOptions): Subscription => {
   const { pool, signal, notifier, pollIntervalMs, logger } = deps;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;

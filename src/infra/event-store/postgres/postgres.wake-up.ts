@@ -2,10 +2,7 @@ import pg from 'pg';
 
 export type Logger = { warn(obj: object, msg?: string): void };
 
-/**
- * Wakes waiting subscriptions. A waiter passes the generation it saw before its last read, so a wake-up
- * that lands between that read and the wait is never lost.
- */
+/** Waiters pass the generation seen before their last read, so a wake-up between that read and the wait is never lost. */
 export type WakeSignal = Readonly<{
   generation: () => number;
   wake: () => void;
@@ -40,11 +37,7 @@ export const createWakeSignal = (): WakeSignal => {
 const NOTIFY_EVERY_MS = 10;
 const RELISTEN_AFTER_MS = 1_000;
 
-/**
- * Cross-process wake-ups without a pg_notify in every append transaction: after appends commit, one
- * NOTIFY per process at most every 10 ms; subscriptions LISTEN on one dedicated connection, held only
- * while some subscription runs. Notifications only shorten the wait: the poll decides.
- */
+/** At most one NOTIFY per process every 10 ms after commits, no pg_notify per append; notifications only shorten the poll. */
 export const createNotifier = (deps: { pool: pg.Pool; channel: string; signal: WakeSignal; logger?: Logger }) => {
   const { pool, channel, signal, logger } = deps;
   let closed = false;
@@ -113,7 +106,6 @@ export const createNotifier = (deps: { pool: pg.Pool; channel: string; signal: W
 
   return {
     announce,
-    /** A subscription starts waiting for appends. */
     acquire: (): void => {
       users += 1;
       if (users === 1 && !closed && !listener) listener = connect();
