@@ -15,14 +15,10 @@ import { PROJECTION_READS } from './projection-reads.js';
 export { PROJECTION_READS } from './projection-reads.js';
 import { lockRebuildSql, REGISTRY_LOCK_SQL, runningRebuilds, unlockRebuildSql } from './rebuild-registry.js';
 
-/**
- * A projection as a blue/green rebuild deploys it. `ddl`: the table changes of this version (e.g.
- * `ALTER TABLE wallet_balances ADD COLUMN ...`, unqualified names), run against the copies of the live
- * tables in the shadow schema; a fresh database gets the same change from a migration.
- */
+/** `ddl`: this version's table changes (unqualified names), run on the shadow copies; fresh databases get them by migration. */
 export type BlueGreenProjection = Projection & Readonly<{ ddl?: readonly string[] }>;
 
-/** `names` plus everything they read (transitively), in the order of `all` (the application order). */
+/** `names` plus everything they read (transitively), in application order. */
 export const withDependencies = <P extends Projection>(names: readonly string[], all: readonly P[]): P[] => {
   const wanted = new Set<string>();
   const visit = (name: string): void => {
@@ -37,32 +33,26 @@ export const withDependencies = <P extends Projection>(names: readonly string[],
 
 export type BlueGreenOptions = Readonly<{
   store: EventStore;
-  /** A pool on the live schema (the one the API reads). */
   pool: pg.Pool;
-  /** Rebuilt together in one shadow schema, in this (application) order. */
   projections: readonly BlueGreenProjection[];
   batchSize?: number;
   logger?: ProjectorLogger;
-  /** How long the switch waits for queries on the live tables before it backs off and tries again. */
+  /** How long the switch waits for queries on the live tables before backing off and retrying. */
   switchLockTimeoutMs?: number;
   switchAttempts?: number;
-  /** A rebuild of the same projections and versions whose process died is continued (default) instead of restarted. */
+  /** Continue (default) a dead process's rebuild of the same projections and versions instead of restarting. */
   resume?: boolean;
   onProgress?: (progress: Readonly<{ applied: number; position: Position; head: Position }>) => void;
-  /** After the shadow has caught up, before the first switch attempt (tests hold the switch here). */
   beforeSwitch?: () => Promise<void>;
 }>;
 
 export type BlueGreenResult = Readonly<{
   id: string;
-  /** Events applied to the shadow tables (all runs of a resumed rebuild). */
   events: number;
-  /** Where the switched-in tables and their checkpoints stand. */
   position: Position;
   /** Events applied inside the switch transaction, while the live projector waited. */
   tail: number;
   switchAttempts: number;
-  /** Duration of the switch transaction that committed. */
   switchMs: number;
   resumed: boolean;
 }>;
@@ -99,7 +89,7 @@ const liveOf = async (pool: pg.Pool): Promise<Live> => {
   return { schema: rows[0]!.schema, path: rows[0]!.path };
 };
 
-/** What makes a live table unsafe to replace by a copy: a copy lacks foreign keys, triggers and owned sequences. */
+/** A copy lacks foreign keys, triggers and owned sequences, so such live tables cannot be replaced. */
 const REPLACEABLE_SQL = `
   SELECT c.relname AS name,
     EXISTS (SELECT 1 FROM pg_constraint k WHERE (k.confrelid = c.oid OR k.conrelid = c.oid) AND k.contype = 'f') AS foreign_keys,
@@ -125,14 +115,9 @@ const checkReplaceable = async (client: pg.ClientBase, schema: string, tables: r
 };
 
 const dropShadow = (client: pg.ClientBase | pg.Pool, shadow: string): Promise<unknown> =>
-  // Our own schema (prb_<random>): only the copies live there.
   client.query(`DROP SCHEMA IF EXISTS ${ident(shadow)} CASCADE`);
 
-/**
- * Registers the rebuild and creates its shadow schema (copies of the live tables, then the new version's
- * DDL) in one transaction, and takes the rebuild's session lock on `holder`. A stale rebuild of the same
- * projections and versions is resumed; any other stale one overlapping these projections is aborted.
- */
+/** A stale rebuild of the same projections and versions is resumed; any other overlapping stale one is aborted. */
 const register = async (
   holder: pg.PoolClient,
   live: Live,
@@ -204,7 +189,7 @@ const register = async (
   }
 };
 
-/** Applies events to whatever tables the connection's search_path resolves first (the shadow ones here). */
+/** Applies to whatever tables search_path resolves first (the shadow ones here). */
 const applyEvents = async (client: pg.ClientBase, projections: readonly Projection[], events: readonly RecordedEvent[]): Promise<void> => {
   for (const p of projections) {
     const mine = events.filter((e) => p.handles.includes(e.type));
@@ -213,7 +198,7 @@ const applyEvents = async (client: pg.ClientBase, projections: readonly Projecti
 };
 
 type IndexRow = { table_name: string; index_name: string; def: string };
-/** Index definitions without their name and table, so that a live index and its copy compare equal. */
+/** Without name and table, so a live index and its copy compare equal. */
 const INDEXES_SQL = `
   SELECT t.relname AS table_name, i.relname AS index_name,
     regexp_replace(pg_get_indexdef(i.oid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', '\\1') AS def
@@ -221,11 +206,7 @@ const INDEXES_SQL = `
   JOIN pg_namespace n ON n.oid = t.relnamespace
   WHERE n.nspname = $1 AND t.relname = ANY($2::text[]) ORDER BY t.relname, i.relname`;
 
-/**
- * LIKE names the copies' indexes after their columns; migrations name them. Returns [copy name, live name]
- * pairs so that after the switch every index keeps the name later migrations expect (a primary key or
- * unique constraint follows its index's name).
- */
+/** LIKE names copies' indexes after their columns; rename them so later migrations find the names they expect. */
 const indexRenames = async (
   client: pg.ClientBase,
   live: string,
@@ -246,18 +227,7 @@ const indexRenames = async (
 
 const isLockTimeout = (error: unknown): boolean => (error as { code?: string }).code === '55P03';
 
-/**
- * Rebuilds projections into new tables while the live ones keep serving, then switches atomically:
- *
- * 1. Copies each live table's definition (`LIKE ... INCLUDING ALL`) into a new schema `prb_<id>`, applies
- *    the new version's DDL, and replays every event from START into the copies (search_path: the shadow
- *    schema first), recording progress in `projection_rebuilds` in each batch's transaction.
- * 2. Once caught up: one transaction takes the projection lock (the live projector pauses between two
- *    batches), applies the last events, locks the live tables, drops them, moves the copies in with
- *    SET SCHEMA, renames their indexes to the live names and moves the checkpoints to the copies'
- *    position and version. Queries in flight finish on the old tables; the ones queued behind the lock
- *    see the new ones. If queries hold the tables beyond `switchLockTimeoutMs`, it backs off and retries.
- */
+/** Replays into shadow copies while live tables serve, then swaps them in one transaction under the projection lock. */
 export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueGreenResult> => {
   const { store, pool, projections, logger = noopLogger } = options;
   const batchSize = options.batchSize ?? 2000;
@@ -347,7 +317,7 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
           const renames = await indexRenames(client, live.schema, shadow, tables);
           await client.query(`DROP TABLE ${liveTables}`);
           for (const t of tables) await client.query(`ALTER TABLE ${ident(shadow)}.${ident(t)} SET SCHEMA ${ident(live.schema)}`);
-          // Through temporary names, so that no rename collides with an index still waiting for its own.
+          // Through temporary names, so no rename collides with an index still waiting for its own.
           for (const [i, [from]] of renames.entries())
             await client.query(`ALTER INDEX ${ident(live.schema)}.${ident(from)} RENAME TO ${ident(`${shadow}_${i}`)}`);
           for (const [i, [, to]] of renames.entries())
@@ -423,10 +393,7 @@ export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueG
 
 export type AbortOutcome = 'aborted' | 'signalled' | 'not-running';
 
-/**
- * Aborts a running rebuild: marks it aborted; a stale one's shadow schema is dropped here, a live one's
- * process notices at its next batch and drops its own.
- */
+/** A live rebuild's process notices at its next batch and drops its own shadow schema. */
 export const abortRebuild = async (pool: pg.Pool, id: string): Promise<AbortOutcome> => {
   const client = await pool.connect();
   try {

@@ -18,7 +18,7 @@ export type { Projection, Sql } from './projection.js';
 export { startProjector, type Projector, type ProjectorOptions } from './projection-runner.js';
 export { rebuildProjections } from './rebuild.js';
 
-/** Every read model, in the order the runner applies their statements within a batch. */
+/** In the order the runner applies their statements within a batch. */
 export const allProjections: readonly Projection[] = [
   walletBalancesProjection,
   accountBalancesProjection,

@@ -1,13 +1,9 @@
-/**
- * Projections whose statements read tables of other projections: a shadow must build those too, in
- * the same batches, or it would read today's rows while replaying old events; the projector applies
- * them in one group (one transaction per batch) for the same reason.
- */
+/** A shadow builds these too and the projector groups them, or old events would be replayed against today's rows. */
 export const PROJECTION_READS: Readonly<Record<string, readonly string[]>> = {
   'affiliate-commission': ['users', 'sign-up-effects'],
 };
 
-/** The projections split into groups that must advance together (connected by PROJECTION_READS), in their order. */
+/** Groups connected by PROJECTION_READS must advance together. */
 export const readGroups = <P extends { name: string }>(all: readonly P[]): P[][] => {
   const root = new Map<string, string>(all.map((p) => [p.name, p.name]));
   const find = (n: string): string => {

@@ -26,25 +26,16 @@ export type ProjectorOptions = Readonly<{
   store: EventStore;
   pool: pg.Pool;
   projections: readonly Projection[];
-  /**
-   * true (default): every read model follows the store on its own, with its own lock and checkpoint, so a slow
-   * one never holds back the others; those caught up to the same events commit them in one transaction.
-   * false: all of them in one transaction per batch (rebuilds, seeding).
-   */
+  /** Default true: each read model has its own lock and checkpoint, so a slow one never holds back the others. */
   independent?: boolean;
   batchSize?: number;
-  /**
-   * Batch transactions of this projector running at once (default 3): each holds a pool connection, and one waiting
-   * on a lock must not starve the pool that a rebuild's switch (or the API) needs.
-   */
+  /** Default 3: each batch holds a pool connection, and a rebuild's switch (or the API) must still get one. */
   maxConcurrentBatches?: number;
   logger?: ProjectorLogger;
   /** Backoff after a failure: first delay, doubling up to maxRetryDelayMs. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
-  /** Called after each committed batch of a group of read models (tests, progress bars). */
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
-  /** Called on each failure before the projector backs off and restarts. */
   onFailure?: (error: unknown) => void;
 }>;
 
@@ -53,18 +44,16 @@ export type ProjectionCost = Readonly<{ name: string; events: number; statements
 
 export type Projector = Readonly<{
   stop(): Promise<void>;
-  /** Resolves once every projection has applied the event at `position` (read-your-writes); rejects if stopped first. */
+  /** Read-your-writes: resolves once every projection has applied `position`; rejects if stopped first. */
   waitFor(position: Position): Promise<void>;
-  /** The position each read model has applied up to, as this process knows it (undefined before it started). */
+  /** Undefined before this process started it. */
   progress(name: string): Position | undefined;
-  /** Resolves once the named read models have applied `position`. */
   waitForModels(names: readonly string[], position: Position): Promise<void>;
   costs(): ProjectionCost[];
-  /** Resolves when the projector has stopped. */
   done: Promise<void>;
 }>;
 
-/** The global projection lock: rebuilds and blue/green switches take it exclusively, every batch shares it. */
+/** Rebuilds and blue/green switches take it exclusively; every batch shares it. */
 const GLOBAL_LOCK = `hashtext(current_schema() || ':projections')`;
 export const PROJECTION_LOCK_SQL = `SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`;
 
@@ -73,11 +62,7 @@ const modelLock = (name: string): string => {
   return `pg_advisory_xact_lock(hashtext(current_schema() || ':projection:${name}'))`;
 };
 
-/**
- * A batch shares the global lock and holds each of its read models' locks: two projector processes take turns
- * per read model (the second re-reads the checkpoint and skips what the first applied), and a rebuild or a
- * blue/green switch excludes every batch. Locks are taken in name order, so groups never deadlock.
- */
+/** Read-model locks are taken in name order, so groups never deadlock. */
 const batchLockSql = (projections: readonly Projection[]): string =>
   `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${[...projections]
     .map((p) => p.name)
@@ -97,21 +82,12 @@ export const readCheckpoints = async (client: pg.ClientBase, names?: readonly st
   return new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }]));
 };
 
-/** Runs `fn` in a transaction holding the global projection lock exclusively (rebuilds, preparing checkpoints). */
 export const withProjectionLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
   withLockedTransaction(pool, PROJECTION_LOCK_SQL, fn);
 
-/**
- * What one run of a group applies. `retired`: the stored checkpoint has a newer version (a blue/green
- * switch deployed it; this older process leaves it alone). `waiting`: an alive blue/green rebuild is building
- * exactly this version, so the projector waits for the switch instead of truncating the live tables.
- */
+/** `retired`: a newer version was switched in; `waiting`: a blue/green rebuild of this version runs, so wait, don't truncate. */
 type Plan = Readonly<{ positions: Map<string, Position>; retired: ReadonlySet<string>; waiting: ReadonlySet<string> }>;
 
-/**
- * Creates missing checkpoints at START; a projection without a checkpoint, or whose stored version is
- * older, is truncated and replayed, unless a blue/green rebuild of its version is running (it waits).
- */
 const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: ProjectorLogger): Promise<Plan> =>
   withProjectionLock(pool, async (client) => {
     const stored = await readCheckpoints(
@@ -141,7 +117,6 @@ const prepare = (pool: pg.Pool, projections: readonly Projection[], logger: Proj
         waiting.add(p.name);
         continue;
       }
-      // No checkpoint (or another version) means "replay from zero": start from empty tables.
       if (p.tables.length > 0) await client.query(`TRUNCATE ${p.tables.join(', ')}`);
       await client.query(
         `INSERT INTO projection_checkpoints (name, version, position) VALUES ($1, $2, $3)
@@ -159,12 +134,12 @@ const minPosition = (positions: Iterable<Position>): Position => {
   return min ?? START;
 };
 
-/** A checkpoint is behind what this run wrote (a rebuild reset it): restart. */
+/** A rebuild reset a checkpoint behind what this run wrote: restart. */
 class CheckpointBehind extends Error {
   override readonly name = 'CheckpointBehind';
 }
 
-/** A waited-for switch happened (or its rebuild ended without one): restart, so that prepare decides again. */
+/** A waited-for switch happened (or its rebuild ended): restart, so prepare decides again. */
 const checkWaiting = async (
   client: pg.ClientBase,
   projections: readonly Projection[],
@@ -183,13 +158,10 @@ const checkWaiting = async (
 
 type Costs = Map<string, { events: number; statements: number; ms: number }>;
 
-/** Names and positions are ours (checked names, digit positions): safe as literals, which saves round trips. */
+/** Names and positions are ours (checked), so literals are safe and save round trips. */
 const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-/**
- * Runs one batch of a group in two round trips plus its statements: BEGIN, the locks and the checkpoints in one
- * simple query; then the statements; then the checkpoint move and COMMIT in one. A connection that fails is destroyed.
- */
+/** Two round trips plus statements: BEGIN+locks+checkpoints, then statements, then checkpoint move+COMMIT. */
 const inBatchTransaction = async (
   pool: pg.Pool,
   projections: readonly Projection[],
@@ -223,7 +195,6 @@ const inBatchTransaction = async (
   }
 };
 
-/** One group's share of a batch: its read models, their plan, what it last committed, the events it has seen. */
 type Part = Readonly<{
   projections: readonly Projection[];
   plan: Plan;
@@ -231,12 +202,7 @@ type Part = Readonly<{
   events: readonly RecordedEvent[];
 }>;
 
-/**
- * Applies one batch to one or more groups that have seen the same events: under their locks, reads their checkpoints
- * and, for each projection, runs its statements for the events after its own checkpoint, then moves the checkpoints
- * to the batch's end, all in one transaction. `committed`: what a group last wrote (a stored checkpoint behind it was
- * reset).
- */
+/** Each projection runs only events after its own checkpoint; `committed` catches a checkpoint reset behind it. */
 const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
   inBatchTransaction(
     pool,
@@ -267,7 +233,7 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
           moved.push(p);
         }
       }
-      // Counted once the batch is sure to commit: a batch retried alone is not counted twice.
+      // Counted once sure to commit, so a batch retried alone is not counted twice.
       const count = (): void => {
         for (const [name, events, statements, ms] of spent) {
           const cost = costs.get(name)!;
@@ -285,27 +251,20 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
     },
   );
 
-/** Up to this many events a batch is one transaction for all; a bigger one is shared out to run in parallel. */
 const SMALL_BATCH = 64;
 
 type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
 
-/**
- * Batches of groups that are caught up to the same place arrive in the same turn of the event loop (one read serves
- * them all): they commit in one transaction. A group whose batch differs (it fell behind, or is slow) goes alone, and
- * so does every group of a shared batch that failed, so one failing read model cannot hold back the others. An
- * optional part (a group with no event in the batch, moving its checkpoint) only rides along with others.
- */
+/** Groups caught up to the same place commit in one transaction; a failed shared batch retries each group alone. */
 const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: number) => {
   let pending: Submission[] = [];
   const alone = (s: Submission): Promise<void> => limit(() => applyBatch(pool, [s], costs)).then(() => s.done(true), s.failed);
-  /** Estimated time of a part: events times what its read models have cost per event so far. */
   const weight = (s: Submission): number =>
     s.projections.reduce((sum, p) => {
       const c = costs.get(p.name)!;
       return sum + (c.events > 0 ? c.ms / c.events : 0.1) * s.events.length;
     }, 0);
-  /** A big batch is shared out over the transactions that may run at once (heaviest first, to the lightest share). */
+  /** Heaviest first, to the lightest share. */
   const shares = (subs: Submission[]): Submission[][] => {
     const n = Math.min(maxShares, subs.length, Math.ceil(subs[0]!.events.length / SMALL_BATCH));
     if (n <= 1) return [subs];
@@ -339,7 +298,6 @@ const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: num
     pending = [];
     for (const subs of byRange.values()) for (const share of shares(subs)) void together(share);
   };
-  /** Resolves true once the part committed, false when an optional part found no batch to ride along with. */
   return (part: Part, optional: boolean): Promise<boolean> =>
     new Promise((resolve, reject) => {
       if (pending.length === 0) setImmediate(flush);
@@ -348,18 +306,14 @@ const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: num
 };
 type Combiner = ReturnType<typeof batchCombiner>;
 
-/**
- * A batch without an event for the group moves the stored checkpoint at most this often: the in-process
- * progress moves at once, and a reader in another process waits at most this long for an idle read model.
- */
+/** Bounds how long a reader in another process waits on an idle read model. */
 const IDLE_CHECKPOINT_MS = 20;
 
-/** After every position: a retired read model is "caught up" as far as this process is concerned. */
+/** A retired read model is "caught up" as far as this process is concerned. */
 const BEYOND_ALL: Position = Object.freeze({ commit: 2n ** 64n, prepare: 2n ** 63n });
 
 type Group = Readonly<{ loop: FollowLoop; projections: readonly Projection[] }>;
 
-/** At most `n` holders at once; the others wait in order. */
 const semaphore = (n: number) => {
   let free = n;
   const queue: (() => void)[] = [];
@@ -392,12 +346,12 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
       const plan = await limit(() => prepare(pool, projections, logger));
       const live = projections.filter((p) => !plan.retired.has(p.name));
       if (live.length === 0) {
-        // Nothing here for this process to apply: whoever waits for these read models must not wait on it.
+        // Whoever waits for these read models must not wait on this process.
         advance(BEYOND_ALL);
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         return;
       }
-      // Nothing to apply (every projection waiting): follow from the head, only to notice a switch.
+      // Every projection waiting: follow from the head only to notice a switch.
       let committed = plan.positions.size > 0 ? minPosition(plan.positions.values()) : await store.headPosition();
       let seen = committed;
       advance(committed);
@@ -407,7 +361,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
       let ended = false;
       let lastWrite = 0;
       let failed: unknown;
-      /** Serialised: batches and checkpoint moves of one group never overlap. Resolves false when an optional one did not run. */
+      /** Serialised: a group's batches and checkpoint moves never overlap. */
       const write = (events: readonly RecordedEvent[], optional = false): Promise<boolean> => {
         const step = chain.then(async () => {
           if (failed !== undefined) throw failed;
@@ -426,11 +380,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
         );
         return step;
       };
-      /**
-       * Moves the stored checkpoint to wherever this group has seen by then. At most one such move waits at a time:
-       * arming one per batch while earlier ones still waited for a transaction slot queued them up without bound
-       * under a steady stream of other events (seconds behind, and the busy groups' batches starved behind them).
-       */
+      /** At most one move waits at a time: one per batch queued without bound and starved the busy groups. */
       const armIdleMove = (): void => {
         if (idleTimer || idleWriting) return;
         idleTimer = setTimeout(
@@ -441,7 +391,6 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
               .catch(() => false)
               .finally(() => {
                 idleWriting = false;
-                // What was seen while this move waited for its turn is stored by the next one.
                 if (!ended && failed === undefined && comparePositions(seen, committed) > 0) armIdleMove();
               });
           },
@@ -462,7 +411,6 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
             idleTimer = undefined;
             await write(events);
           } else if (!idleTimer && !idleWriting) {
-            // Rides along with the batch of the groups that had events in it, if any; else a later move stores it.
             idleWriting = true;
             void write(events, true)
               .catch(() => false)
@@ -483,7 +431,7 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
       } finally {
         ended = true;
         clearTimeout(idleTimer);
-        // A stopping group stores how far it has seen: the next follower resumes there, and no reader waits on a pending move.
+        // Stores how far it has seen, so the next follower resumes there and no reader waits on a pending move.
         if (failed === undefined && comparePositions(seen, committed) > 0) write([{ position: seen } as RecordedEvent]).catch(() => false);
         await chain.catch(() => undefined);
       }
@@ -495,19 +443,13 @@ const startGroup = (o: ProjectorOptions, projections: readonly Projection[], com
 
 const noopLogger: ProjectorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/**
- * Follows the event store into the read models. By default each read model is its own follower (its own lock and
- * checkpoint; batches of followers at the same place share a transaction; events come from the store's subscription,
- * shared when the store is wrapped by shareSubscriptions). Each batch commits with its checkpoints, so a crash at any point neither
- * loses nor double-applies an event. On any failure: log, back off, restart from the stored checkpoints.
- */
+/** Each batch commits with its checkpoints, so a crash neither loses nor double-applies an event. */
 export const startProjector = (options: ProjectorOptions): Projector => {
   const { projections, independent = true } = options;
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
   const concurrent = Math.max(1, options.maxConcurrentBatches ?? 3);
   const limit = semaphore(concurrent);
   const combine = batchCombiner(options.pool, costs, limit, concurrent);
-  // The groups read new events once between them (one subscription, not one per read model).
   const shared = independent ? shareSubscriptions(options.store) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent

@@ -13,18 +13,17 @@ import { runningRebuilds } from './rebuild-registry.js';
 import type { ProjectionReading } from '../infra/metrics.js';
 
 export type Lag = Readonly<{
-  /** Events after the position (at most the cap; `capped` when there are more). */
+  /** At most the cap; `capped` when there are more. */
   events: number;
   capped: boolean;
-  /** How long the oldest event not yet applied has been stored (0 when none is waiting). */
+  /** Age of the oldest event not yet applied (0 when none waits). */
   seconds: number;
 }>;
 
 export type ProjectionStatus = Readonly<{
   name: string;
-  /** The version this code runs. */
   version: number;
-  /** The version of the live tables (from the checkpoint); null before the first run. */
+  /** From the checkpoint; null before the first run. */
   storedVersion: number | null;
   position: Position | null;
   head: Position;
@@ -44,7 +43,7 @@ export type StatusOptions = Readonly<{
   pool: pg.Pool;
   store: EventStore;
   projections: readonly Projection[];
-  /** Counting stops here so that a status call stays cheap when a projection is far behind. */
+  /** Keeps a status call cheap when a projection is far behind. */
   lagCap?: number;
   now?: () => Date;
 }>;
@@ -71,7 +70,7 @@ const lagAfter = async (o: StatusOptions, after: Position, head: Position, cap: 
   return { events: Math.min(count, cap), capped: count > cap, seconds };
 };
 
-/** Position, lag and rebuild state of every projection; positions shared by several projections are measured once. */
+/** Positions shared by several projections are measured once. */
 export const projectionStatus = async (o: StatusOptions): Promise<ProjectionStatus[]> => {
   const cap = o.lagCap ?? 100_000;
   const client = await o.pool.connect();
@@ -120,7 +119,6 @@ export const projectionStatus = async (o: StatusOptions): Promise<ProjectionStat
   );
 };
 
-/** The status as metric readings (src/infra/metrics.ts watchProjections). */
 export const projectionReadings = async (o: StatusOptions): Promise<ProjectionReading[]> =>
   (await projectionStatus(o)).map((s) => ({
     projection: s.name,

@@ -6,26 +6,21 @@ import { toMinor, type Minor } from '../domain/money/money.js';
 /** One parameterised statement. Values are strings, numbers or JSON text: never a JS number for money. */
 export type Sql = Readonly<{ text: string; values: unknown[] }>;
 
-/**
- * A read model: a pure function from a batch of events (global order) to a few set-based statements.
- * The runner applies the statements of every projection for one batch, and each projection's
- * checkpoint, in one database transaction.
- */
+/** A read model: a pure function from a batch of events to a few set-based statements, applied with its checkpoint. */
 export type Projection = Readonly<{
   name: string;
   /** Bump to rebuild: a stored checkpoint with another version makes the runner truncate `tables` and replay. */
   version: number;
-  /** Event types it reads (documentation and a filter; events of other types are never passed). */
+  /** Events of other types are never passed. */
   handles: readonly string[];
-  /** Tables it owns (truncated on rebuild), including private helper tables. */
+  /** Truncated on rebuild, including private helper tables. */
   tables: readonly string[];
   project(events: readonly RecordedEvent[]): readonly Sql[];
 }>;
 
-/** A wallet event as recorded, with the user it belongs to (from the `wallet-<userId>` stream id). */
+/** A wallet event with its user (from the `wallet-<userId>` stream id). */
 export type WalletRecord = Readonly<{ userId: number; event: WalletEvent; recorded: RecordedEvent }>;
 
-/** The wallet events of a batch, in order, narrowed to the types in `handles`. */
 export const walletRecords = (events: readonly RecordedEvent[], handles: readonly string[]): WalletRecord[] => {
   const out: WalletRecord[] = [];
   for (const e of events) {
@@ -38,7 +33,7 @@ export const walletRecords = (events: readonly RecordedEvent[], handles: readonl
 
 export type Row = Readonly<Record<string, unknown>>;
 
-/** INSERT of whole rows given as JSON objects keyed by column name (every column present). */
+/** Every column present in each row. */
 export const insertRows = (table: string, rows: readonly Row[], onConflict = ''): Sql[] =>
   rows.length === 0
     ? []
@@ -49,10 +44,7 @@ export const insertRows = (table: string, rows: readonly Row[], onConflict = '')
         },
       ];
 
-/**
- * UPDATE of existing rows by key with partial patches: a column missing from a patch keeps its value,
- * a column present (even null) is overwritten. One patch per row: fold a batch's changes first.
- */
+/** A column missing from a patch keeps its value; present (even null) overwrites it. One patch per row. */
 export const patchRows = (table: string, key: string, columns: readonly string[], patches: readonly Row[]): Sql[] =>
   patches.length === 0
     ? []
@@ -65,10 +57,7 @@ export const patchRows = (table: string, key: string, columns: readonly string[]
         },
       ];
 
-/**
- * Folds a batch's changes per entity, keeping causal (batch) order: an entity created in the batch
- * ends as one full row to insert; an entity created earlier ends as one merged patch.
- */
+/** Created in the batch: one full row to insert; created earlier: one merged patch. Keeps batch order. */
 export class EntityFold {
   private readonly created = new Map<string, Record<string, unknown>>();
   private readonly patched = new Map<string, Record<string, unknown>>();
@@ -92,13 +81,13 @@ export class EntityFold {
   }
 }
 
-/** All statements for an entity table: the inserts, then the patches of rows created in earlier batches. */
+/** Inserts first, then the patches of rows created in earlier batches. */
 export const entityStatements = (table: string, key: string, fold: EntityFold, patchable: readonly string[]): Sql[] => [
   ...insertRows(table, fold.inserts()),
   ...patchRows(table, key, patchable, fold.patches(key)),
 ];
 
-/** Events that carry postings (a Movement). */
+/** Events that carry postings. */
 export const MOVEMENT_EVENT_TYPES = [
   'DepositCompleted',
   'BetPlaced',
@@ -115,10 +104,7 @@ export const MOVEMENT_EVENT_TYPES = [
   'AffiliateCommissionClaimed',
 ] as const satisfies readonly WalletEvent['type'][];
 
-/**
- * What the event adds to the user's own balance (sum of the user's legs, signed), or undefined when
- * it has no user leg (WithdrawalCompleted moves held funds to the house; a zero payout has no legs).
- */
+/** The user's own balance change, or undefined with no user leg (e.g. WithdrawalCompleted, a zero payout). */
 export const userLegAmount = (userId: number, event: WalletEvent): Minor | undefined => {
   if (!hasMovement(event)) return undefined;
   const account = userAccount(userId);

@@ -1,6 +1,5 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** The projector's own bookkeeping: each read model's checkpoint and version, and the blue/green rebuilds. */
 export const projectorMigrations: readonly Migration[] = [
   {
     id: '0100_projection_checkpoints',
@@ -13,9 +12,7 @@ export const projectorMigrations: readonly Migration[] = [
       );`,
   },
   {
-    // One row per blue/green rebuild (src/projections/blue-green.ts). A `running` row whose process still
-    // holds its advisory lock makes projectors of the same new version wait for the switch instead of
-    // truncating the live tables; the rows stay afterwards as the history of rebuilds.
+    // A `running` row whose process holds its lock makes projectors of the new version wait for the switch, not truncate.
     id: '0420_projection_rebuilds',
     sql: `
       CREATE TABLE projection_rebuilds (

@@ -2,18 +2,15 @@ import type pg from 'pg';
 import { comparePositions, parsePosition, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import { sleep } from '../infra/follow/follow-loop.js';
 
-/** What a consistent read found: where its read models stand, and whether they reached the target in time. */
+/** Where the read models stand, and whether they reached the target in time. */
 export type ReadModelsReached = Readonly<{ target: Position; position: Position; stale: boolean }>;
 
 export type ReadModelWaiter = Readonly<{
-  /**
-   * Waits (at most `timeoutMs`) until every named read model has applied `target`, or, without a target,
-   * every event committed when the call began. Answers where they stand; `stale` when the bound was hit.
-   */
+  /** Waits at most `timeoutMs` for `target` (default: every event committed at the call); `stale` when the bound was hit. */
   reach(names: readonly string[], target: Position | undefined, timeoutMs: number): Promise<ReadModelsReached>;
 }>;
 
-/** In-process progress of a projector running here (optional: without it the stored checkpoints decide). */
+/** Optional: without it the stored checkpoints decide. */
 export type LocalProgress = Readonly<{
   progress(name: string): Position | undefined;
   waitForModels(names: readonly string[], position: Position): Promise<void>;
@@ -23,14 +20,11 @@ export type ReadModelWaiterDeps = Readonly<{
   pool: pg.Pool;
   store: EventStore;
   local?: LocalProgress | undefined;
-  /** How often the stored checkpoints are looked at while a read waits (only then). */
+  /** Polled only while a read waits. */
   pollMs?: number;
 }>;
 
-/**
- * The last committed event, including one an older open transaction still holds back from readers: a command
- * acknowledged before the read began is at or before it. One index probe, with the read models' checkpoints.
- */
+/** Includes an event an older open transaction still hides, so a command acknowledged before the read is at or before it. */
 const HEAD_AND_CHECKPOINTS_SQL = `
   SELECT (SELECT e.transaction_id::text || '/' || e.global_position FROM events e
           ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS head,
@@ -44,7 +38,7 @@ const max = (a: Position | undefined, b: Position | undefined): Position | undef
 export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaiter => {
   const pollMs = deps.pollMs ?? 5;
 
-  /** The lowest position among the named read models (the stored checkpoint or, when ahead, this process's progress). */
+  /** The stored checkpoint or, when ahead, this process's progress. */
   const lowest = (names: readonly string[], stored: Record<string, string>): Position => {
     let low: Position | undefined;
     for (const n of names) {
@@ -74,12 +68,12 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       }
       const goal = target;
       let position = lowest(names, stored);
-      // A read model without a checkpoint has never been built by any projector: waiting cannot help.
+      // Never built by any projector: waiting cannot help.
       if (names.some((n) => stored[n] === undefined && deps.local?.progress(n) === undefined)) {
         return { target: goal, position, stale: comparePositions(position, goal) < 0 };
       }
       const stop = new AbortController();
-      // A projector in this process says at once when its read models moved; the poll covers the others.
+      // A local projector says at once when its read models moved; the poll covers the others.
       void deps.local?.waitForModels(names, goal).then(
         () => stop.abort(),
         () => undefined,

@@ -1,20 +1,12 @@
 import type pg from 'pg';
 
-/**
- * The registry of blue/green rebuilds (table `projection_rebuilds`), shared by the rebuild itself, the
- * projector (which waits for a pending switch instead of truncating) and `projections status`.
- *
- * A rebuild's process holds a session advisory lock (two int4 keys: the live schema, the rebuild id) for
- * its whole run, so "running and its lock is held" means alive; a `running` row without the lock was
- * left by a process that died (stale: the next rebuild of the same projections resumes it).
- * Every statement here must run on a connection whose current schema is the live one.
- */
+/** An alive rebuild's process holds a session advisory lock; a `running` row without it is stale. Run on the live schema. */
 const LOCK_CLASS = `hashtext(current_schema() || ':projection-rebuild')`;
 
 export const lockRebuildSql = `SELECT pg_advisory_lock(${LOCK_CLASS}, hashtext($1))`;
 export const tryLockRebuildSql = `SELECT pg_try_advisory_lock(${LOCK_CLASS}, hashtext($1)) AS ok`;
 export const unlockRebuildSql = `SELECT pg_advisory_unlock(${LOCK_CLASS}, hashtext($1))`;
-/** Serialises starting and aborting rebuilds (transaction-scoped). */
+/** Serialises starting and aborting rebuilds. */
 export const REGISTRY_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':projection-rebuilds'))`;
 
 const ALIVE = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
@@ -33,7 +25,6 @@ export type RebuildRow = Readonly<{
   alive: boolean;
 }>;
 
-/** Rebuilds in state `running`, with whether their process is alive. */
 export const runningRebuilds = async (client: pg.ClientBase | pg.Pool): Promise<RebuildRow[]> => {
   const { rows } = await client.query<{
     id: string;
@@ -60,7 +51,6 @@ export const runningRebuilds = async (client: pg.ClientBase | pg.Pool): Promise<
   }));
 };
 
-/** Projection name -> the version an alive blue/green rebuild is building for it. */
 export const pendingSwitches = async (client: pg.ClientBase): Promise<Map<string, number>> => {
   const { rows } = await client.query<{ name: string; version: number }>(
     `SELECT u.name, u.version FROM projection_rebuilds r CROSS JOIN LATERAL unnest(r.projections, r.versions) AS u(name, version)

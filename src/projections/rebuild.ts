@@ -10,17 +10,12 @@ export type RebuildOptions = Readonly<{
   projections: readonly Projection[];
   batchSize?: number;
   logger?: ProjectorLogger;
-  /** After each batch: events applied so far, the batch's last position, and the head being replayed to. */
   onProgress?: (progress: Readonly<{ applied: number; position: Position; head: Position }>) => void;
 }>;
 
 export type RebuildResult = Readonly<{ events: number; head: Position }>;
 
-/**
- * Truncates the projections' tables and checkpoints (under the projection lock, so a running projector
- * notices and restarts from the reset checkpoints) and replays every event from START up to the head
- * as it was when the rebuild began. Fails on the first error instead of retrying.
- */
+/** Under the projection lock, so a running projector notices the reset and restarts; fails on the first error. */
 export const rebuildProjections = async (options: RebuildOptions): Promise<RebuildResult> => {
   const { store, pool, projections } = options;
   await withProjectionLock(pool, async (client) => {

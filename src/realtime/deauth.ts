@@ -5,7 +5,7 @@ import type { Logger } from '../infra/logger.js';
 /** A user's sockets (or one session's) must stop being that user's. */
 export type Deauth = Readonly<{ userId: number; sessionId?: string; reason: 'SESSION_ENDED' | 'BANNED' }>;
 
-/** The NOTIFY channel of gateway_migrations' triggers: per schema, so parallel test schemas never cross. */
+/** Per schema, so parallel test schemas never cross. */
 export const deauthChannel = (schema: string): string => `deauth:${schema}`;
 
 const Notification = z.object({
@@ -18,11 +18,11 @@ export type DeauthListenerDeps = Readonly<{
   pool: pg.Pool;
   logger: Logger;
   onDeauth: (d: Deauth) => void;
-  /** Called after every (re)connection of the listener: notifications sent while it was down are lost, so sweep. */
+  /** Notifications sent while the listener was down are lost, so sweep. */
   onReconnect: () => void;
 }>;
 
-/** LISTENs on a connection of its own for the triggers on `sessions` (deleted, or revoked_at set) and `user_access` (is_banned set). */
+/** On its own connection. */
 export const startDeauthListener = async (deps: DeauthListenerDeps): Promise<{ close: () => Promise<void> }> => {
   let client: pg.PoolClient | undefined;
   let closed = false;

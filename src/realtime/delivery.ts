@@ -5,17 +5,16 @@ import type { ReplayResult } from './replay.js';
 import { type BusMessage, type SocketUser } from './protocol.js';
 import { userRoom } from '../shared/rooms.js';
 
-/** What a positioned per-user event carries as its second argument: `socket.on(name, (payload, meta) => ...)`. */
+/** The second argument: `socket.on(name, (payload, meta) => ...)`. */
 export type EventMeta = Readonly<{ position: string; replayed?: true }>;
 
 type Pending = Readonly<{ name: string; payload: unknown; position: string | undefined }>;
 
-/** Per-socket delivery state. */
 export type DeliveryState = {
   recovering: boolean;
   buffer: Pending[];
   last: { position: Position; names: Set<string> | 'all' } | undefined;
-  /** Bumped whenever the socket's identity changes: a recovery in flight for an old identity is dropped. */
+  /** Bumped on identity change: a recovery in flight for an old identity is dropped. */
   generation: number;
 };
 
@@ -54,7 +53,7 @@ export const acceptPositioned = (state: DeliveryState, name: string, position: s
   return true;
 };
 
-/** Everything at or before `position` counts as delivered (a replay went up to it). */
+/** A replay went up to `position`. */
 export const markCovered = (state: DeliveryState, position: Position): void => {
   if (!state.last || comparePositions(position, state.last.position) >= 0) state.last = { position, names: 'all' };
 };
@@ -76,13 +75,12 @@ export type DeliveryDeps = Readonly<{
   logger: Logger;
 }>;
 
-/** Local delivery of bus messages. */
 export const createDelivery = (deps: DeliveryDeps) => {
   const log = deps.logger;
 
-  /** Drops a socket that cannot keep up; true when it was dropped. */
+  /** Drops a socket that cannot keep up. */
   const guard = (socket: GatewaySocket): boolean => {
-    // engine.io keeps packets in writeBuffer while the transport is not writable (the client is not reading).
+    // engine.io keeps packets in writeBuffer while the client is not reading.
     const queued = (socket.conn as unknown as { writeBuffer: readonly unknown[] }).writeBuffer.length;
     if (queued <= deps.maxQueuedPackets) return false;
     log.warn({ socketId: socket.id, address: socket.data.address, queued }, 'slow consumer dropped');
@@ -95,7 +93,7 @@ export const createDelivery = (deps: DeliveryDeps) => {
     else socket.emit(name, payload);
   };
 
-  /** One per-user event to one socket: buffered while the socket recovers, deduplicated by position. */
+  /** Buffered while the socket recovers, deduplicated by position. */
   const toUserSocket = (socket: GatewaySocket, name: string, payload: unknown, position: string | undefined): void => {
     const state = socket.data.delivery;
     if (state.recovering) {
@@ -122,7 +120,6 @@ export const createDelivery = (deps: DeliveryDeps) => {
     for (const s of sockets) guard(s);
   };
 
-  /** A bus message to this gateway's sockets: one user's, one room's, or everyone's. */
   const deliver = (name: string, message: BusMessage): void => {
     const position = typeof message.position === 'string' ? message.position : undefined;
     if (typeof message.userId === 'number') {
@@ -141,9 +138,7 @@ export const createDelivery = (deps: DeliveryDeps) => {
     guardAll(deps.events.sockets.values() as Iterable<GatewaySocket>);
   };
 
-  /** Catches a reconnecting socket up: live per-user events are buffered while the store is read, the missed events go out in ledger order
-   * marked `replayed`, then the buffer without what the replay covered, then RecoveryResult. When recovery is impossible the client is
-   * told to reload. */
+  /** Buffers live events while the store is read, replays the missed ones, then sends the buffer minus what the replay covered. */
   const recover = async (
     socket: GatewaySocket,
     since: unknown,
@@ -169,7 +164,7 @@ export const createDelivery = (deps: DeliveryDeps) => {
       log.error({ err: error, socketId: socket.id, userId: user.userId }, 'replay failed');
       result = { recovered: false, reason: 'REPLAY_FAILED' };
     }
-    // The socket changed identity (or left) while the store was read: what was read is not for it.
+    // Identity changed (or left) while the store was read: what was read is not for it.
     if (state.generation !== generation || !socket.connected) return { recovered: false, reason: 'SUPERSEDED' };
     let outcome: RecoveryResult;
     if (result.recovered) {

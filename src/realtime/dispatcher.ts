@@ -10,14 +10,12 @@ import type { MessageThrottle } from './protection/index.js';
 import type { Ack, ClientEventContext, ClientEventHandler, SocketUser } from './protocol.js';
 import type { AuthErrorCode, AuthOutcome } from './socket-auth.js';
 
-/** What the user's access looks like right now (read before every permission-gated event). */
+/** Read before every permission-gated event. */
 export type LiveAccess =
   Readonly<{ state: 'active'; roles: readonly string[]; permissions: readonly string[] }> | Readonly<{ state: 'ended' | 'banned' }>;
 
 export type Identity = Readonly<{
-  /** Makes the socket this user's (joins the user room, leaves another user's), emits AuthSuccess. */
   signIn: (socket: GatewaySocket, user: SocketUser) => Promise<void>;
-  /** Makes the socket anonymous, emits AuthError with this code. */
   signOut: (socket: GatewaySocket, code: AuthErrorCode) => Promise<void>;
 }>;
 
@@ -35,7 +33,6 @@ export type DispatcherDeps = Readonly<{
 type Reply = ((ack: Ack) => void) | undefined;
 type ErrorAck = Extract<Ack, { code: string }> & Readonly<{ requestId?: string }>;
 
-/** Events the gateway answers itself, before the feature handlers. */
 export const AUTHORIZATION_EVENT = 'Authorization';
 export const RECOVER_EVENT = 'Recover';
 export const GENERIC_EVENT = 'message';
@@ -58,7 +55,7 @@ const fail = (status: number, code: string, message: string, details?: ErrorAck[
   ...(details ? { details } : {}),
 });
 
-/** zod issues named like the HTTP APIs name body fields: `data.<path>`. */
+/** Named like the HTTP APIs name body fields: `data.<path>`. */
 export const zodDetails = (error: ZodError, root = 'data'): { field: string; message: string }[] =>
   error.issues.map((issue) => ({ field: [root, ...issue.path.map(String)].join('.'), message: issue.message }));
 
@@ -75,9 +72,7 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 };
 
-/** Routes one client message: throttle first, then the gateway's own events (Authorization, Recover), then the feature handler by name with
- * its access rule, its zod schema and a time limit. Every outcome is an acknowledgement envelope (when the client asked for one); faults
- * the client must see even without an acknowledgement are emitted as events (exception, Unauthorized, TimeoutError, ServerError). */
+/** Faults the client must see even without an acknowledgement are emitted as events. */
 export const createDispatcher = (deps: DispatcherDeps) => {
   const byName = new Map(deps.handlers.map((h) => [h.event, h]));
   const log = deps.logger;
@@ -89,8 +84,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     reply?.({ ...fail(500, 'INTERNAL_ERROR', 'Internal server error'), requestId } as ErrorAck);
   };
 
-  /** A message that fails validation: the acknowledgement says so; a fire-and-forget message (no acknowledgement asked for) gets the spec's
-   * ValidationErrors event instead, so the client still learns which fields were wrong. */
+  /** A fire-and-forget message gets the spec's ValidationErrors event instead, so the client still learns which fields were wrong. */
   const invalid = (socket: GatewaySocket, answer: ErrorAck, reply: Reply): void => {
     if (reply) return reply(answer);
     socket.emit('ValidationErrors', answer.details ?? [{ field: 'data', message: answer.message }]);
@@ -110,7 +104,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
       reply?.({ status: 200, data: { user: { id: userId, username, roles } } });
       return;
     }
-    // A refused re-authentication leaves the socket anonymous: it asked to be someone we cannot verify.
+    // It asked to be someone we cannot verify.
     await deps.identity.signOut(socket, outcome.error);
     reply?.(fail(401, outcome.error, outcome.message));
   };
@@ -138,7 +132,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     let user = socket.data.user;
     if (handler.access !== 'optional' && !user) return unauthorized(socket, reply);
     if (typeof handler.access === 'object' && user) {
-      // Permissions are read live: a revoked permission, session or a ban counts on the next event.
+      // Read live: a revoked permission, session or a ban counts on the next event.
       const live = await deps.liveAccess(user);
       if (live.state !== 'active') {
         await deps.identity.signOut(socket, live.state === 'banned' ? 'BANNED' : 'SESSION_ENDED');
@@ -178,7 +172,6 @@ export const createDispatcher = (deps: DispatcherDeps) => {
     return runHandler(socket, handler, data, reply);
   };
 
-  /** One incoming socket.io event: `args` as socket.io passes them, the acknowledgement function last when given. */
   const dispatch = async (socket: GatewaySocket, event: unknown, args: unknown[]): Promise<void> => {
     const last = args.at(-1);
     const ack = typeof last === 'function' ? (last as (a: Ack) => void) : undefined;
@@ -189,7 +182,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
       try {
         verdict = await deps.throttle.hit(socket.data.address);
       } catch (error) {
-        // The throttle's store is down: let the message through rather than take the gateway down with it.
+        // Let the message through rather than take the gateway down with the throttle's store.
         log.warn({ err: error }, 'message throttle unavailable');
         verdict = { allowed: true as const };
       }
@@ -198,7 +191,7 @@ export const createDispatcher = (deps: DispatcherDeps) => {
         ack?.(fail(429, 'TOO_MANY_REQUESTS', TOO_MANY_REQUESTS));
         return;
       }
-      // The HTTP edge's input policy, for messages: the event name and the payload, before any handler sees them.
+      // The HTTP edge's input policy, applied to messages before any handler sees them.
       const problem = inspectInput(name, 'event') ?? inspectInput(payload, name === GENERIC_EVENT ? 'message' : 'data');
       if (problem) return invalid(socket, fail(400, 'VALIDATION_FAILED', 'Validation failed', [problem]), ack);
       if (name !== GENERIC_EVENT) return await route(socket, name, payload, ack);

@@ -1,7 +1,5 @@
 import { LIVE_BETS_ROOM, liveDropRoom } from '../shared/rooms.js';
 
-/** The public bet feeds (docs/realtime.md "Public feeds"), pure. */
-
 export type FeedSettings = Readonly<{
   bigWinMinUsd: string;
   highRollerMinUsd: string;
@@ -9,7 +7,7 @@ export type FeedSettings = Readonly<{
   luckyWinMinStakeUsd: string;
 }>;
 
-/** The same values as config.feeds' defaults (FEED_* unset): callers that pass nothing rank like production. */
+/** Same as config.feeds' defaults, so callers that pass nothing rank like production. */
 export const DEFAULT_FEED_SETTINGS: FeedSettings = Object.freeze({
   bigWinMinUsd: '100',
   highRollerMinUsd: '100',
@@ -17,13 +15,12 @@ export const DEFAULT_FEED_SETTINGS: FeedSettings = Object.freeze({
   luckyWinMinStakeUsd: '1',
 });
 
-/** Most bets in one feed array. */
 export const FEED_MAX = 20;
 
 export const FEED_EVENTS = ['LatestBets', 'BigWins', 'HighRollers', 'LuckyWins'] as const;
 export type FeedEventName = (typeof FEED_EVENTS)[number];
 
-/** Spec "Short user" as the public sees it: a private user shows neither name, id nor avatar. */
+/** A private user shows neither name, id nor avatar. */
 export type PublicShortUser = Readonly<{
   id: number | null;
   username: string | null;
@@ -33,7 +30,6 @@ export type PublicShortUser = Readonly<{
   isBanned: boolean;
 }>;
 
-/** The fields of a bet the feeds rank on (the spec's Bet record carries them). */
 export type RankableBet = Readonly<{
   amount: string;
   payout: string;
@@ -44,7 +40,6 @@ export type RankableBet = Readonly<{
 
 export type FeedEvent<B> = Readonly<{ name: FeedEventName; room: string; payload: B[] }>;
 
-/** A non-negative or negative decimal string as n / 10^scale. */
 type Scaled = Readonly<{ n: bigint; scale: number }>;
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
@@ -58,7 +53,6 @@ export const scaled = (s: string): Scaled => {
 
 const pow10 = (k: number): bigint => 10n ** BigInt(k);
 
-/** Exact comparison of two decimal strings: -1, 0 or 1. */
 export const compareDecimal = (a: string, b: string): number => {
   const x = scaled(a);
   const y = scaled(b);
@@ -67,10 +61,9 @@ export const compareDecimal = (a: string, b: string): number => {
   return l === r ? 0 : l < r ? -1 : 1;
 };
 
-/** Exact comparison of the ratios a/b and c/d (b, d > 0). */
+/** Exact comparison of a/b and c/d (b, d > 0). */
 const compareRatios = (a: string, b: string, c: string, d: string): number => {
   const [sa, sb, sc, sd] = [scaled(a), scaled(b), scaled(c), scaled(d)];
-  // a/b vs c/d  <=>  a*d vs c*b, each side brought to one common scale.
   const l = sa.n * sd.n * pow10(sb.scale + sc.scale);
   const r = sc.n * sb.n * pow10(sa.scale + sd.scale);
   return l === r ? 0 : l < r ? -1 : 1;
@@ -78,7 +71,6 @@ const compareRatios = (a: string, b: string, c: string, d: string): number => {
 
 export const isBigWin = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdPayout, s.bigWinMinUsd) >= 0;
 export const isHighRoller = (bet: RankableBet, s: FeedSettings): boolean => compareDecimal(bet.usdAmount, s.highRollerMinUsd) >= 0;
-/** payout / amount >= multiplier (both in the bet's currency), with a stake worth at least luckyWinMinStakeUsd. */
 export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
   scaled(bet.amount).n > 0n &&
   compareDecimal(bet.usdAmount, s.luckyWinMinStakeUsd) >= 0 &&
@@ -86,7 +78,7 @@ export const isLuckyWin = (bet: RankableBet, s: FeedSettings): boolean =>
 
 type Indexed<B> = Readonly<{ bet: B; i: number }>;
 
-/** Best first by `key`, ties newest (later in ledger order) first; at most FEED_MAX. */
+/** Ties: newest (later in ledger order) first. */
 const ranked = <B extends RankableBet>(bets: readonly Indexed<B>[], key: (a: B, b: B) => number, max: number): B[] =>
   [...bets]
     .sort((a, b) => key(b.bet, a.bet) || b.i - a.i)
@@ -99,8 +91,7 @@ const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] =>
     .slice(0, max)
     .map((x) => x.bet);
 
-/** The feed arrays of a batch of settled bets (given in ledger order): LatestBets, BigWins, HighRollers and LuckyWins to the live-bets
- * room, and LatestBets of each game to that game's live-drop room. Empty feeds give no event. */
+/** Empty feeds give no event. */
 export const feedEventsOf = <B extends RankableBet>(
   settled: readonly B[],
   settings: FeedSettings = DEFAULT_FEED_SETTINGS,
@@ -146,8 +137,7 @@ export const feedEventsOf = <B extends RankableBet>(
   return out;
 };
 
-/** A bet as the public feeds show it: never an e-mail or anything beyond the spec's Bet fields; the bet of a private user (or of a user the
- * read model does not know yet: privacy by default) carries no user id, name or avatar. */
+/** Privacy by default: a private or not-yet-known user carries no id, name or avatar. */
 export const publicBetOf = <B extends Readonly<{ userId: number | null }>>(
   bet: B,
   user: PublicShortUser | undefined,

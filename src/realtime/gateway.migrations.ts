@@ -1,6 +1,5 @@
 import type { Migration } from '../infra/migrate.js';
 
-/** Gateway tables and triggers: ids 0300_... */
 export const gatewayMigrations: Migration[] = [
   {
     id: '0300_gateway_deauth_notify',

@@ -21,7 +21,6 @@ import { AUTH_ERROR_MESSAGES, authenticateSocketToken, tokenFromHandshake, type 
 
 export type Gateway = Readonly<{
   io: Server;
-  /** The `/events` namespace, the only websocket surface. */
   events: Namespace;
   http: HttpServer;
   port: number;
@@ -41,25 +40,22 @@ export type GatewayDeps = Readonly<{
   redis?: Redis | undefined;
   handlers: readonly ClientEventHandler[];
   replay: (userId: number, since: Position) => Promise<ReplayResult>;
-  /** A handler slower than this answers TimeoutError / 504 (default 10 s). */
+  /** Default 10 s; slower handlers answer TimeoutError / 504. */
   handlerTimeoutMs?: number;
   gatewayId?: string;
   onThrottled?: (address: string) => void;
   /** Backstop check of every authenticated socket's session (default 60 s). */
   deauthSweepMs?: number;
-  /** Redis hash of the gateways' online counts (tests give each file its own). */
   onlineKey?: string;
-  /** Prefix of the throttle's and the connection limiter's Redis keys (default `ws:`; tests give each file its own). */
   protectionKeyPrefix?: string;
 }>;
 
-/** `refused`: accepted only to tell the client why (no slot taken, no authentication, no handler, closed at once). */
+/** `refused`: accepted only to tell the client why (no slot, no auth, no handler, closed at once). */
 type Admission = { address: string; cookiesAllowed: boolean; refused?: string };
 
 const TOO_MANY_CONNECTIONS = 'Too many connections';
 const ORIGIN_REFUSED = 'Origin not allowed';
 
-/** The realtime gateway: socket.io on its own port, namespace `/events`, websocket transport only. */
 export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
   const { config } = deps;
   const log = deps.logger.child({ component: 'gateway' });
@@ -85,9 +81,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     res.end(JSON.stringify({ statusCode: 404, code: 'NOT_FOUND', message: 'Not found' }));
   });
 
-  /** Before the websocket exists: the Origin (socket.io's cors option does not cover upgrades; with cookie authentication a missing check
-   * is cross-site websocket hijacking), then a connection slot for the client address. A foreign Origin is refused on the upgrade (HTTP
-   * 400, the reason as its body); an address out of slots is admitted without one and told by the namespace middleware (`refuse`). */
+  /** Origin check here: socket.io's cors does not cover upgrades, and with cookie auth that is cross-site websocket hijacking. */
   const allowRequest = (req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void => {
     const admit = async (): Promise<string | undefined> => {
       const origin = req.headers.origin;
@@ -95,8 +89,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       const address = clientAddress(req, config.trustProxy);
       const connectionId = randomUUID();
       if (!(await limiter.acquire(address, connectionId))) {
-        // Accepted without a slot, so that the client receives the reason (a refused upgrade only shows it 'websocket error');
-        // the namespace middleware answers it and closes the connection.
+        // Accepted without a slot so the client sees the reason (a refused upgrade only shows 'websocket error').
         admissions.set(req, { address, cookiesAllowed: false, refused: TOO_MANY_CONNECTIONS });
         log.info({ reason: TOO_MANY_CONNECTIONS, address }, 'connection refused');
         return undefined;
@@ -107,7 +100,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
         released = true;
         limiter.release(address, connectionId).catch((error: unknown) => log.warn({ err: error }, 'connection slot release failed'));
       };
-      // The TCP connection carries the websocket: its end frees the slot, also when the handshake fails.
+      // Its end frees the slot, also when the handshake fails.
       req.socket.once('close', release);
       admissions.set(req, { address, cookiesAllowed: origin !== undefined });
       return undefined;
@@ -183,18 +176,16 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     recover,
   });
 
-  /** The client gets `connect_error` with the reason as its message (and `data` {status: 'error', message}), then the connection is closed:
-   * engine.io sends what is queued before it closes. A client that never asks for a namespace is closed by the timer below. */
   const refuse = (socket: GatewaySocket, reason: string, next: (err?: Error) => void): void => {
     next(Object.assign(new Error(reason), { data: { status: 'error', message: reason } }));
-    // socket.io writes the error on the next tick, and drops it once the connection is closing: close after that.
+    // socket.io writes the error on the next tick and drops it once the connection is closing: close after that.
     setImmediate(() => socket.conn.close());
   };
   io.engine.on('connection', (conn: { request: IncomingMessage; close: () => void }) => {
     if (admissions.get(conn.request)?.refused) setTimeout(() => conn.close(), 1_000).unref();
   });
 
-  // Authentication before 'connection': the first message a client sends already finds its identity.
+  // Before 'connection', so the client's first message already finds its identity.
   const handshakeAuth = new WeakMap<GatewaySocket, AuthOutcome | Error>();
   events.use((raw, next) => {
     const socket = raw as GatewaySocket;
@@ -239,7 +230,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
         socket.emit('ServerError', { message: 'Internal server error', code: 'INTERNAL_ERROR', requestId });
       } else if (outcome.ok) {
         await identity.signIn(socket, outcome.user);
-        // Nothing awaited between joining the user room and the start of recovery: no live event slips past the buffer.
+        // Nothing awaited between joining the user room and recovery: no live event slips past the buffer.
         if (since !== undefined) await recover(socket, since);
       } else {
         socket.emit('AuthError', { error: outcome.error, message: outcome.message });
@@ -256,7 +247,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     }
   };
 
-  /** Backstop for missed notifications and sessions that simply expired: one query for every session here. */
+  /** Backstop for missed notifications and expired sessions. */
   const sweep = async (): Promise<void> => {
     const bySession = new Map<string, GatewaySocket[]>();
     for (const s of events.sockets.values() as Iterable<GatewaySocket>) {
@@ -293,8 +284,7 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
     }
   });
 
-  // Pub/sub keeps nothing for a subscriber that was away: when the subscription is back, every signed-in socket is
-  // caught up from the store after the last event it got (as a reconnecting client is; repeats are dropped by position).
+  // Pub/sub keeps nothing for an absent subscriber: catch every signed-in socket up from the store (repeats dropped by position).
   const stopResync = deps.bus.onResubscribed?.(() => {
     for (const s of events.sockets.values()) {
       const socket = s as GatewaySocket;
@@ -336,7 +326,6 @@ export const startGateway = async (deps: GatewayDeps): Promise<Gateway> => {
       await online.stop();
       await unsubscribe();
       await listener.close();
-      // io.close() disconnects every socket (freeing their slots) and closes the HTTP server.
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

@@ -24,7 +24,7 @@ export const USER_SERVER_EVENTS = [
 ] as const;
 export type UserServerEventName = (typeof USER_SERVER_EVENTS)[number];
 
-/** A server-to-client event for one user's sockets, tagged with the ledger position it came from. */
+/** Tagged with the ledger position it came from. */
 export type UserServerEvent = Readonly<{
   name: UserServerEventName;
   userId: number;
@@ -33,7 +33,7 @@ export type UserServerEvent = Readonly<{
   payload: unknown;
 }>;
 
-/** What a bet's later events need to know of its placement (BetPlaced). */
+/** What a bet's later events need of its BetPlaced. */
 export type BetPlacement = Readonly<{
   betId: string;
   userId: number;
@@ -46,7 +46,7 @@ export type BetPlacement = Readonly<{
   placedAt: string;
 }>;
 
-/** Spec "Bet" (without `user`; the public feeds add it). Decimal strings for money, ISO 8601 times. */
+/** Spec "Bet" without `user`. Decimal strings for money, ISO 8601 times. */
 export type BetRecord = Readonly<{
   id: string;
   userId: number;
@@ -68,14 +68,14 @@ export type BetRecord = Readonly<{
   settledAt: string | null;
 }>;
 
-/** Everything a mapping needs beyond the event itself; the caller reads it beforehand (see ledger-lookups.ts). */
+/** Read by the caller beforehand (see ledger-lookups.ts). */
 export type EventLookups = Readonly<{
   usdRate: (currencyId: string) => DecimalString;
-  /** The username of the admin who made this AdminTipCredited event (as it stood then), by event id. */
+  /** The admin's username as it stood then, by event id. */
   tipperUsername: (eventId: string) => string | null;
-  /** The placement of a bet; undefined when unknown (the bet's MyBets is then left out). */
+  /** Undefined when unknown: the bet's MyBets is then left out. */
   placement?: (betId: string) => BetPlacement | undefined;
-  /** USD staked on the user's SETTLED bets strictly before this (BetSettled) event, by event id; undefined: VIP levels are not followed. */
+  /** USD staked on SETTLED bets strictly before this event; undefined: VIP levels are not followed. */
   wageredBefore?: (eventId: string) => DecimalString | undefined;
 }>;
 
@@ -101,7 +101,6 @@ const BET_EVENTS = ['BetPlaced', 'BetSettled', 'BetRolledBack', 'BetErrored'] as
 type BetEvent = WalletEventOf<(typeof BET_EVENTS)[number]>;
 const isBetEvent = (e: WalletEvent): e is BetEvent => (BET_EVENTS as readonly string[]).includes(e.type);
 
-/** The bet as it stands after this event (its placement supplies game, round and stake). */
 export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
   const base = {
     id: p.betId,
@@ -151,7 +150,6 @@ export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
   }
 };
 
-/** The bet a BetSettled event completes, for the public feeds; undefined for any other event or an unknown placement. */
 export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups, 'placement'>): BetRecord | undefined => {
   const event = walletEventOf(recorded);
   if (event?.type !== 'BetSettled' || walletStreamUserId(recorded.streamId) === undefined) return undefined;
@@ -159,7 +157,7 @@ export const settledBetOf = (recorded: RecordedEvent, lookups: Pick<EventLookups
   return placement ? betRecordOf(event, placement) : undefined;
 };
 
-/** Profile keys the user's own public record shows (the admin-only flags isTest, isBot, isStaff, ... never go out). */
+/** The admin-only flags (isTest, isBot, isStaff, ...) never go out. */
 export const PUBLIC_PROFILE_KEYS = [
   'avatar',
   'isPrivate',
@@ -243,18 +241,7 @@ const walletServerEvents = (recorded: RecordedEvent, userId: number, event: Wall
   return out;
 };
 
-/**
- * What a recorded event tells its user's sockets (pure; the live publisher and the replay both use it):
- *   BalanceUpdated            every change of the user's balance: the new balance (`amount`) in that
- *                             currency, its USD value at the current rate, and `source`, the accounting
- *                             transaction type (DEPOSIT, BET, BET_PAYOUT, ADMIN_TIP, ...)
- *   BalanceTippedSuccess      an admin tip received
- *   AffiliateClaimSuccess     {amount, currencyId} of an affiliate commission claimed (after its BalanceUpdated)
- *   MyBets                    [bet] when a bet is placed (CREATED), settled, rolled back or errored
- *   ProfileUpdated            a patch of the user's public record: username, public profile keys, MFA
- *                             status, or `vipLevel` when a settled bet moves the user to another level
- *   NotificationEventMessage  {id, type, payload} of each notification the event creates (notifications projection)
- */
+/** Pure: the live publisher and the replay both use it, so both send the same events. */
 export const serverEventsOf = (recorded: RecordedEvent, lookups: EventLookups): UserServerEvent[] => {
   const walletUser = walletStreamUserId(recorded.streamId);
   if (walletUser !== undefined) {

@@ -17,11 +17,9 @@ import { userStatsUsdProjection } from '../read-models/user-stats-usd/user-stats
 import type { PublicShortUser } from './feeds.js';
 import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
 
-/** The reads behind the pure mappings of ledger-events.ts, shared by the live publisher and the replay so that both compute the same
- * events: USD rates, tipping admins' usernames, bet placements and VIP totals. */
+/** Shared by the live publisher and the replay so that both compute the same events. */
 export type LookupDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates }>;
 
-/** A Map that forgets its oldest entries past `max` (recently set entries are kept). */
 export class BoundedMap<K, V> {
   private readonly map = new Map<K, V>();
   constructor(private readonly max: number) {}
@@ -38,7 +36,6 @@ export class BoundedMap<K, V> {
   }
 }
 
-/** A stream newest first, page by page, from `fromRevision` (default its end). */
 export async function* scanBackward(
   store: EventStore,
   streamId: string,
@@ -55,10 +52,9 @@ export async function* scanBackward(
   }
 }
 
-/** Most wallet events searched back for a bet's placement before giving up (bets settle soon after they are placed). */
+/** Bets settle soon after they are placed, so the search stops here. */
 export const PLACEMENT_SCAN_LIMIT = 50_000;
 
-/** The BetPlaced of a bet, searched backwards in the user's wallet stream from `beforeRevision` (exclusive). */
 export const findPlacement = async (
   store: EventStore,
   userId: number,
@@ -98,14 +94,13 @@ export const wageredBefore = async (deps: Pick<LookupDeps, 'store' | 'pool'>, us
 
 export type LookupCaches = Readonly<{
   placements: BoundedMap<string, BetPlacement>;
-  /** Per user: USD staked on SETTLED bets up to and including `at`. */
+  /** USD staked on SETTLED bets up to and including `at`. */
   wagered: BoundedMap<number, { at: Position; total: Minor }>;
 }>;
 
 export const newLookupCaches = (max = 100_000): LookupCaches => ({ placements: new BoundedMap(max), wagered: new BoundedMap(max) });
 
-/** A user's username as it stood at `position`, from their user stream (never from a read model, which may lag): the live publisher and a
- * later replay name the same admin on the same tip. */
+/** From the user stream, never a lagging read model: the publisher and a later replay name the same admin. */
 export const usernameAt = async (store: EventStore, userId: number, position: Position): Promise<string | null> => {
   for await (const e of scanBackward(store, userStream(userId), undefined, 32)) {
     if (comparePositions(e.position, position) > 0) continue;
@@ -114,7 +109,6 @@ export const usernameAt = async (store: EventStore, userId: number, position: Po
   return null;
 };
 
-/** Everything the pure mappings need for `events` (in ledger order), read up front. */
 export const prepareLookups = async (deps: LookupDeps, events: readonly RecordedEvent[], caches: LookupCaches): Promise<EventLookups> => {
   const currencies = new Set<CurrencyId>();
   const tippers = new Map<string, string | null>(); // the tipping admin's username, by tip event id
@@ -139,7 +133,7 @@ export const prepareLookups = async (deps: LookupDeps, events: readonly Recorded
     }
     if (e.type === 'BetSettled' && d.usdAmount) {
       const known = caches.wagered.get(userId);
-      // The cache holds the user's total up to an earlier event this caller has followed since: nothing in between is missing.
+      // The cache holds the total up to an earlier followed event: nothing in between is missing.
       const before = known && comparePositions(known.at, e.position) < 0 ? known.total : await wageredBefore(deps, userId, e.position);
       wagered.set(e.id, usdFromMinor(before));
       caches.wagered.set(userId, { at: e.position, total: before + usdToMinor(d.usdAmount) });
@@ -155,7 +149,7 @@ export const prepareLookups = async (deps: LookupDeps, events: readonly Recorded
   };
 };
 
-/** The public short users of bettors (users read model; VIP level from user-stats-usd). Unknown ids are absent. */
+/** VIP level from user-stats-usd. Unknown ids are absent. */
 export const publicUsersOf = async (pool: pg.Pool, ids: readonly number[]): Promise<Map<number, PublicShortUser>> => {
   if (ids.length === 0) return new Map();
   const { rows } = await pool.query<{

@@ -13,7 +13,6 @@ export type LedgerPublisherDeps = Readonly<{
   pool: pg.Pool;
   bus: ServerEventBus;
   rates: Rates;
-  /** Ranking rules of the public feeds (config.feeds); default: the configuration's defaults. */
   feeds?: FeedSettings;
   name?: string;
   logger?: { warn(obj: object, msg?: string): void };
@@ -21,21 +20,12 @@ export type LedgerPublisherDeps = Readonly<{
 
 export type LedgerPublisher = Readonly<{ stop: () => Promise<void> }>;
 
-/**
- * The projection subscriber that pushes the ledger to sockets: follows the event store from its own
- * checkpoint and publishes on `server_channel_event.<EventName>`, in ledger order:
- *   per user (BusMessage {userId, position, payload}): BalanceUpdated, BalanceTippedSuccess, AffiliateClaimSuccess, MyBets,
- *     ProfileUpdated and NotificationEventMessage (ledger-events.ts), each with its event's position;
- *   per room ({room, payload}): LatestBets, BigWins, HighRollers and LuckyWins of the batch's settled
- *     bets (feeds.ts) to the live-bets room, and LatestBets of each game to its live-drop room.
- * The checkpoint moves after a batch is published: delivery is at least once, and the position lets
- * gateways drop repeats.
- */
+/** The checkpoint moves after a batch is published: at-least-once delivery, and gateways drop repeats by position. */
 export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<LedgerPublisher> => {
   const name = deps.name ?? 'realtime';
   const feeds = deps.feeds ?? DEFAULT_FEED_SETTINGS;
   const { rows } = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);
-  // A new publisher starts at the head: sockets care about what happens from now on.
+  // Starts at the head: sockets care about what happens from now on.
   const after = rows[0] ? parsePosition(rows[0].position) : await deps.store.headPosition();
   const caches = newLookupCaches();
 
@@ -56,8 +46,7 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
       ))
         out.push([feed.name, { room: feed.room, payload: feed.payload }]);
     }
-    // Sent back to back, in order, without waiting for each reply: the bus's one publishing connection
-    // keeps their order (Redis pipelines them; the local bus emits synchronously).
+    // Not awaited one by one: the bus's single publishing connection keeps their order.
     await Promise.all(out.map(([eventName, message]) => deps.bus.publish(eventName, message)));
     await deps.pool.query(
       `INSERT INTO publisher_checkpoints (name, position) VALUES ($1, $2)
@@ -77,7 +66,7 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
       const subscription = deps.store.subscribe({
         after: start,
         signal,
-        // A failed publish (Redis down) is retried with backoff: the checkpoint only moves once it went out.
+        // Retried with backoff: the checkpoint only moves once the publish went out.
         onEvents: async (events) => {
           for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
             try {

@@ -3,8 +3,7 @@ import type { Namespace } from 'socket.io';
 import type { Logger } from '../infra/logger.js';
 import type { GatewaySocket } from './delivery.js';
 
-/** Who is online on this gateway: distinct authenticated users plus anonymous sockets (a user with three tabs counts once; every anonymous
- * visitor's socket counts, since nothing tells two apart). */
+/** Distinct users plus anonymous sockets (nothing tells two anonymous visitors apart). */
 export const localOnline = (events: Namespace): number => {
   const users = new Set<number>();
   let anonymous = 0;
@@ -16,7 +15,6 @@ export const localOnline = (events: Namespace): number => {
   return users.size + anonymous;
 };
 
-/** One live gateway's report as stored in the shared hash: `<count>:<epoch ms>`. */
 export const sumReports = (
   reports: Readonly<Record<string, string>>,
   now: number,
@@ -37,14 +35,12 @@ export type OnlineDeps = Readonly<{
   intervalMs: number;
   gatewayId: string;
   redis?: Redis | undefined;
-  /** Redis hash holding every gateway's count. */
   key: string;
   logger: Logger;
-  /** After each broadcast (the gateway checks for slow consumers). */
+  /** The gateway checks for slow consumers here. */
   afterTick?: () => void;
 }>;
 
-/** UsersOnlineUpdated {count} to every local socket each interval. */
 export const startOnlineTicker = (deps: OnlineDeps): { stop: () => Promise<void>; tick: () => Promise<number> } => {
   const tick = async (): Promise<number> => {
     const local = localOnline(deps.events);

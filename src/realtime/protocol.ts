@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 
-/** The gateway's vocabulary: the acknowledgement envelope, and the shape of a client-event handler. */
-
-/** Who is behind an authenticated socket (live roles and permissions, read at authentication). */
+/** Live roles and permissions, read at authentication. */
 export type SocketUser = Readonly<{
   userId: number;
   /** Null for API keys. */
@@ -12,12 +10,11 @@ export type SocketUser = Readonly<{
   permissions: readonly string[];
 }>;
 
-/** What a handler gets besides its validated payload. */
 export type ClientEventContext = Readonly<{
   socketId: string;
   /** Undefined on an anonymous socket. */
   user: SocketUser | undefined;
-  /** The client address the throttler counts (TRUST_PROXY-aware). */
+  /** TRUST_PROXY-aware. */
   address: string;
   join: (room: string) => Promise<void>;
   leave: (room: string) => Promise<void>;
@@ -25,7 +22,6 @@ export type ClientEventContext = Readonly<{
 
 export type HandlerAccess = 'optional' | 'required' | Readonly<{ permission: string }>;
 
-/** One client-to-server event. */
 export type ClientEventHandler = Readonly<{
   event: string;
   access: HandlerAccess;
@@ -38,7 +34,7 @@ export type Ack =
   | Readonly<{ status: 200; data: unknown }>
   | Readonly<{ status: number; code: string; message: string; details?: readonly Readonly<{ field: string; message: string }>[] }>;
 
-/** A server event as it travels on `server_channel_event.<EventName>` between processes. */
+/** Travels on `server_channel_event.<EventName>` between processes. */
 export type BusMessage = Readonly<{
   userId?: number;
   room?: string;

@@ -17,18 +17,17 @@ export type ReplayResult =
   Readonly<{ recovered: true; events: readonly ReplayedEvent[]; position: string }> | Readonly<{ recovered: false; reason: string }>;
 export type ReplayDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates; maxEvents: number }>;
 
-/** Why a replay is refused (the client reloads instead). */
+/** The client reloads instead. */
 export const REPLAY_REFUSALS = {
   /** More than maxEvents per-user events after `since` (or more than READ_FACTOR × maxEvents stored events to read). */
   TOO_MANY_EVENTS: 'TOO_MANY_EVENTS',
-  /** `since` lies after everything the store can show: a position from another store, or made up. */
+  /** A position from another store, or made up. */
   UNKNOWN_POSITION: 'UNKNOWN_POSITION',
 } as const;
 
-/** Stored events read per allowed replayed event at most (some stored events give no per-user event, a tip gives three). */
+/** Some stored events give no per-user event, a tip gives three. */
 export const READ_FACTOR = 2;
 
-/** The user's stored events after `since` and at or before `head`, oldest first; undefined when more than `max`. */
 const eventsAfter = async (
   store: EventStore,
   streamId: string,
@@ -39,7 +38,7 @@ const eventsAfter = async (
   const out: RecordedEvent[] = [];
   for await (const e of scanBackward(store, streamId, undefined, Math.min(256, max + 1))) {
     if (comparePositions(e.position, since) <= 0) break;
-    // Committed after the head was read: not yet visible to the live publisher either; it comes live.
+    // Committed after the head was read: the live publisher sends it.
     if (comparePositions(e.position, head) > 0) continue;
     out.push(e);
     if (out.length > max) return undefined;
@@ -47,8 +46,7 @@ const eventsAfter = async (
   return out.reverse();
 };
 
-/** The per-user events a reconnecting client missed after `since`, recomputed from the event store in ledger order with the same pure
- * mappings as live delivery (ledger-events.ts), or `recovered: false` when that is impossible and the client must reload. */
+/** Same pure mappings as live delivery (ledger-events.ts); `recovered: false` means the client must reload. */
 export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
   const head = await deps.store.headPosition();
   if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };

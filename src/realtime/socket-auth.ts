@@ -10,7 +10,6 @@ export const SOCKET_COOKIE = 'socket_token';
 /** A longer token is refused before any verification (AuthError TOKEN_TOO_LONG). */
 export const MAX_TOKEN_LENGTH = 4096;
 
-/** Why a socket is (or became) anonymous: the `error` field of AuthError. */
 export type AuthErrorCode =
   'TOKEN_MISSING' | 'TOKEN_TOO_LONG' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'MFA_REQUIRED' | 'SESSION_ENDED' | 'BANNED';
 
@@ -28,7 +27,7 @@ export type AuthOutcome = Readonly<{ ok: true; user: SocketUser }> | Readonly<{ 
 
 export type HandshakeLike = Readonly<{ auth: unknown; headers: Readonly<Record<string, string | string[] | undefined>> }>;
 
-/** The access token of a handshake, in the spec's order: auth field `socket_token`, cookie `socket_token`, cookie `access_token`. */
+/** The spec's order: auth field `socket_token`, cookie `socket_token`, cookie `access_token`. */
 export const tokenFromHandshake = (handshake: HandshakeLike, cookiesAllowed: boolean): string | undefined => {
   const auth = handshake.auth as Record<string, unknown> | null | undefined;
   const explicit = auth && typeof auth === 'object' ? auth.socket_token : undefined;
@@ -48,7 +47,7 @@ export const socketUserOf = (auth: AuthContext): SocketUser => ({
   permissions: auth.permissions,
 });
 
-/** Maps the authenticator's refusals to AuthError codes; anything else (database down) is rethrown. */
+/** Anything else (database down) is rethrown. */
 export const refusalCode = (error: unknown): AuthErrorCode => {
   if (!(error instanceof AppError)) throw error;
   if (error.code === 'USER_BANNED') return 'BANNED';
@@ -61,7 +60,7 @@ export const refusalCode = (error: unknown): AuthErrorCode => {
 
 export const refused = (error: AuthErrorCode): AuthOutcome => ({ ok: false, error, message: AUTH_ERROR_MESSAGES[error] });
 
-/** Authenticates one token with the same checks as the HTTP APIs (signature, live session, ban). */
+/** Same checks as the HTTP APIs (signature, live session, ban). */
 export const authenticateSocketToken = async (
   authenticateToken: (token: string) => Promise<AuthContext>,
   token: unknown,

@@ -10,16 +10,15 @@ import type { ClientEventHandler } from '../protocol.js';
 
 export type AdminHandlerDeps = AdminOperationDeps & Readonly<{ bus: ServerEventBus; logger?: Logger }>;
 
-/** An event that runs a back-office operation: the route's permission, the route's schema, the route's work and answer. */
 const adminEvent = <D, S extends z.ZodType, R>(event: string, operation: AdminOperation<D, S, R>, deps: D): ClientEventHandler => ({
   event,
   access: { permission: operation.permission },
   schema: operation.schema,
-  // The gateway has checked the permission (live) and parsed the payload with `schema`; the acting admin is the socket's user.
+  // The gateway has checked the permission (live) and parsed the payload; the acting admin is the socket's user.
   handle: (input: z.output<S>, ctx) => operation.run(deps, input, ctx.user!.userId),
 });
 
-/** Private admin events: the websocket twins of admin REST operations, same handlers, same permissions. */
+/** Websocket twins of admin REST operations: same handlers, same permissions. */
 export const adminHandlers = (deps: AdminHandlerDeps): ClientEventHandler[] => [
   adminEvent('UserBanUser', banUser, { users: deps.auth.users, pool: deps.pool }),
   adminEvent('WithdrawApprove', withdrawApprove, deps),

@@ -32,10 +32,9 @@ const orThrowChat = <T>(result: Either<ChatError, T>): T => {
   return result.right;
 };
 
-/** The access rule 'required' guarantees a user; this narrows the type. */
+/** Access rule 'required' guarantees a user; this narrows the type. */
 const userIdOf = (ctx: ClientEventContext): number => ctx.user!.userId;
 
-/** ChatJoin / ChatLeave / ChatSendMessage / ChatGetMessages / ChatGetRooms. */
 export const chatHandlers = (deps: ChatHandlerDeps): ClientEventHandler[] => {
   const chat = createChat({ pool: deps.pool, publish: chatPublisher(deps.bus, deps.logger) });
   const existingRoom = async (roomId: string): Promise<string> => {

@@ -8,12 +8,12 @@ export const Slug = z
   .max(100)
   .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, 'must be a game slug like "sweet-bonanza"');
 const SlugData = z.object({ slug: Slug });
-/** No payload (undefined, or null as socket.io sends a missing argument), or an object (extra keys are ignored). */
+/** socket.io sends a missing argument as null; extra keys are ignored. */
 const NoData = z.object({}).nullish();
 
 type Room = Readonly<{ room: string }>;
 
-/** LiveDropJoin / LiveDropLeave / LiveBetsJoin / LiveBetsLeave: public feeds, anonymous sockets welcome. */
+/** Public feeds: anonymous sockets welcome. */
 export const liveHandlers = (): ClientEventHandler[] => [
   {
     event: 'LiveDropJoin',

@@ -5,7 +5,6 @@ import type { ClientEventHandler } from '../protocol.js';
 
 export type NotificationHandlerDeps = Readonly<{ pool: pg.Pool }>;
 
-/** Most ids one NotificationViewed may name. */
 export const MAX_VIEWED_IDS = 100;
 
 const NotificationGetData = z
@@ -22,7 +21,6 @@ const NotificationViewedData = z
   .strict()
   .nullish();
 
-/** NotificationGet {take?} (1..20, default 20): the caller's newest notifications, each {id, type, payload, createdAt, viewed}. */
 export const notificationHandlers = (deps: NotificationHandlerDeps): ClientEventHandler[] => {
   const notifications = createNotifications({ pool: deps.pool });
   return [

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 
-/** The names express (proxy-addr) accepts in `trust proxy`, so TRUST_PROXY means the same on every surface. */
+/** The names express (proxy-addr) accepts, so TRUST_PROXY means the same on every surface. */
 const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
   loopback: ['127.0.0.1/8', '::1/128'],
   linklocal: ['169.254.0.0/16', 'fe80::/10'],
@@ -10,9 +10,7 @@ const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
 
 const MAPPED_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
 
-/** One textual form per address: IPv6 compressed and lower-case (the URL parser's serialisation), IPv4-mapped IPv6 as plain IPv4
- * (`::ffff:1.2.3.4` -> `1.2.3.4`), an optional port or brackets dropped (`1.2.3.4:5678`, `[::1]:80`). Undefined for anything that is not
- * an IP address. */
+/** One textual form per address (IPv4-mapped as IPv4, port and brackets dropped); undefined for a non-IP. */
 export const normalizeAddress = (raw: string): string | undefined => {
   let text = raw.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
@@ -66,14 +64,11 @@ const trustOf = (entries: readonly string[]): Trusted => {
   return trusted;
 };
 
-/** Throws when an entry of TRUST_PROXY is neither an address, a CIDR nor loopback / linklocal / uniquelocal. */
 export const validateTrustProxy = (entries: readonly string[]): void => {
   trustOf(entries);
 };
 
-/** The client address of a request: the socket's remote address; when that is a trusted proxy, the X-Forwarded-For hops are walked from the
- * right (each was written by the hop after it) and the first one that is not a trusted proxy is the client. Hops left of it were written
- * by the client and are never read. A hop that is not an IP address stops the walk at the proxy that wrote it. */
+/** X-Forwarded-For is walked from the right through trusted proxies only; hops left of the client were written by it and never read. */
 export const clientAddress = (req: IncomingMessage, trustProxy: readonly string[]): string => {
   const remote = req.socket.remoteAddress;
   let current = (remote === undefined ? undefined : normalizeAddress(remote)) ?? remote ?? 'unknown';

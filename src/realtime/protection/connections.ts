@@ -2,9 +2,7 @@ import type { Redis } from 'ioredis';
 import { luaScript, runScript } from './redis-script.js';
 import { DEFAULT_CONNECTION_SLOT_TTL_MS, DEFAULT_KEY_PREFIX, type ConnectionLimiter, type ProtectionSettings } from './types.js';
 
-/** A slot for one connection: expired slots (a gateway that died stopped refreshing them) are dropped, then the slot is taken when the
- * address holds fewer than `max` (or already holds this one). KEYS: the address's slots (sorted set of connection ids scored by expiry).
- * ARGV: max, ttl, id. */
+/** Drops expired slots (a dead gateway stopped refreshing them) first. KEYS: slots zset by expiry; ARGV: max, ttl, id. */
 const ACQUIRE = luaScript(`
 local max, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -14,7 +12,6 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `);
 
-/** The heartbeat of one address's slots held by this gateway: pushes their expiry `ttl` ahead. */
 const REFRESH = luaScript(`
 local ttl = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -23,11 +20,10 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `);
 
-/** At most `maxConnectionsPerIp` parallel connections per client address, checked in engine.io's allowRequest before the socket exists. */
+/** Checked in engine.io's allowRequest, before the socket exists. */
 export const createConnectionLimiter = (settings: ProtectionSettings, redis?: Redis): ConnectionLimiter =>
   redis ? redisLimiter(settings, redis) : memoryLimiter(settings);
 
-/** address -> connection ids held here. */
 type Held = Map<string, Set<string>>;
 
 const hold = (held: Held, address: string, id: string): void => {
@@ -36,7 +32,6 @@ const hold = (held: Held, address: string, id: string): void => {
   else held.set(address, new Set([id]));
 };
 
-/** True when `id` was held. */
 const drop = (held: Held, address: string, id: string): boolean => {
   const ids = held.get(address);
   if (!ids?.delete(id)) return false;
@@ -71,8 +66,7 @@ const redisLimiter = (settings: ProtectionSettings, redis: Redis): ConnectionLim
   const held: Held = new Map();
 
   const heartbeat = (): void => {
-    // Plain EVAL, written now: a later release of one of these slots (ZREM on the same connection)
-    // reaches Redis after it, so a refresh never brings a released slot back.
+    // Plain EVAL, written now: a later release (ZREM) reaches Redis after it, so a refresh never revives a released slot.
     for (const [address, ids] of held) {
       redis.eval(REFRESH.source, 1, keyOf(address), ttl, ...ids).catch(report);
     }

@@ -3,8 +3,7 @@ import type { Redis } from 'ioredis';
 
 export type LuaScript = Readonly<{ source: string; sha: string }>;
 
-/** Every script starts here: effects replication (implicit from Redis 7, needed on 5 and 6 before a write that follows TIME) and `now`, the
- * Redis server's clock in ms, so every gateway counts on one clock. */
+/** Effects replication (needed on Redis 5/6 before a write after TIME) and `now` from Redis, so every gateway uses one clock. */
 const PRELUDE = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local clock = redis.call('TIME')
@@ -16,7 +15,7 @@ export const luaScript = (body: string): LuaScript => {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 };
 
-/** EVALSHA, falling back to EVAL once when Redis does not know the script yet (new server, SCRIPT FLUSH). */
+/** Falls back to EVAL once when Redis does not know the script yet (new server, SCRIPT FLUSH). */
 export const runScript = async (
   redis: Redis,
   script: LuaScript,

@@ -5,9 +5,7 @@ import { DEFAULT_KEY_PREFIX, type MessageThrottle, type ProtectionSettings, type
 
 const ALLOWED: ThrottleVerdict = { allowed: true };
 
-/** One message: refused while the block key lives; otherwise the window (a sorted set of accepted messages scored by Redis time) is trimmed
- * to the last `ttl` ms, and a full window refuses the message and starts the block. Both keys expire on their own. KEYS: window, block.
- * ARGV: ttl, limit, block, member. Returns 0 (accepted) or the ms left of the block. */
+/** KEYS: window, block. ARGV: ttl, limit, block, member. Returns 0 (accepted) or the ms left of the block. */
 const HIT = luaScript(`
 local ttl, limit, block = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local left = redis.call('PTTL', KEYS[2])
@@ -22,12 +20,9 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 0
 `);
 
-/** The accepted messages of one address: the last `limit` timestamps in a ring, oldest at `head`. */
 type Window = { times: number[]; head: number; last: number; blockedUntil: number };
 
-/** A sliding-window log per client address: at most `throttlerLimit` accepted messages in any `throttlerTtlMs` span (no fixed buckets, so
- * no burst of twice the limit around a bucket boundary). The message over the limit is refused and blocks the address for
- * `throttlerBlockDurationMs`. Shared through Redis when given one (one Lua script per message, Redis time); in-process otherwise. */
+/** Sliding-window log, no fixed buckets, so no burst of twice the limit around a bucket boundary. */
 export const createMessageThrottle = (settings: ProtectionSettings, redis?: Redis): MessageThrottle => {
   if (settings.throttlerDisabled) return { hit: async () => ALLOWED };
   return redis ? redisThrottle(settings, redis) : createMemoryMessageThrottle(settings);
@@ -43,7 +38,7 @@ const refuser =
 const redisThrottle = (settings: ProtectionSettings, redis: Redis): MessageThrottle => {
   const refuse = refuser(settings);
   const prefix = `${settings.keyPrefix ?? DEFAULT_KEY_PREFIX}throttle:`;
-  // Members of the window must be unique across gateways: this instance's id and a counter.
+  // Window members must be unique across gateways: this instance's id and a counter.
   const instance = randomBytes(6).toString('base64url');
   let counter = 0;
   const args = [settings.throttlerTtlMs, settings.throttlerLimit, settings.throttlerBlockDurationMs] as const;
@@ -58,7 +53,7 @@ const redisThrottle = (settings: ProtectionSettings, redis: Redis): MessageThrot
   };
 };
 
-/** The in-process variant (ignores `throttlerDisabled`), with the number of addresses it remembers (tests). */
+/** Ignores `throttlerDisabled`. */
 export const createMemoryMessageThrottle = (settings: ProtectionSettings): MessageThrottle & Readonly<{ tracked: () => number }> => {
   const refuse = refuser(settings);
   const { throttlerTtlMs: ttl, throttlerLimit: limit, throttlerBlockDurationMs: block } = settings;
@@ -66,7 +61,7 @@ export const createMemoryMessageThrottle = (settings: ProtectionSettings): Messa
   const windows = new Map<string, Window>();
   let lastSweep = now();
 
-  /** Forgets addresses with nothing in their window and no block, at most once per window length. */
+  /** At most once per window length. */
   const sweep = (at: number): void => {
     if (at - lastSweep < ttl) return;
     lastSweep = at;
