@@ -20,8 +20,8 @@ const newest = (dir: string): number =>
 export const consoleBuildIsStale = (): boolean => {
   if (!existsSync(built)) return true;
   const lock = path.join(root, 'package-lock.json');
-  // The console bundles the domain's pure lists (permissions, currencies): a change there is a change of the console.
-  const sources = Math.max(newest(consoleDir), newest(path.join(root, 'src', 'domain')));
+  // The console bundles pure lists from src/domain and src/shared: a change there is a change of the console.
+  const sources = Math.max(newest(consoleDir), newest(path.join(root, 'src', 'domain')), newest(path.join(root, 'src', 'shared')));
   return Math.max(sources, existsSync(lock) ? statSync(lock).mtimeMs : 0) > statSync(built).mtimeMs;
 };
 

@@ -1,38 +1,7 @@
 import { Datagrid, DateField, DateTimeInput, FunctionField, SelectInput, TextField, TextInput, type RaRecord } from 'react-admin';
 import { choices } from '../permissions';
 import { ConsoleList } from '../ui';
-
-const ACTIONS = [
-  'tip',
-  'deduct-balance',
-  'set-balance',
-  'leaderboard.give-prize',
-  'withdrawal.approve',
-  'withdrawal.reject',
-  'withdrawal.retry',
-  'user.create',
-  'user.set-username',
-  'user.update-profile',
-  'user.ban',
-  'user.unban',
-  'user.disable-mfa',
-  'role.add',
-  'role.remove',
-  'permission.add',
-  'permission.remove',
-  'limits.set-self-exclusion',
-  'limits.lift-self-exclusion',
-  'limits.set-bet-limit',
-  'api-key.issue',
-  'api-key.revoke',
-  'config.update',
-  'faq.create',
-  'faq.update',
-  'faq.delete',
-  'leaderboard.update-schedule',
-  'chat.delete-message',
-  'chat.set-rate-limit',
-];
+import { ADMIN_AUDIT_ACTIONS as ACTIONS } from '../../../src/shared/admin-actions';
 
 /** GET /admin-audit: who did what to whom, filterable by admin, user, action and time. */
 export const AuditList = () => (
