@@ -84,7 +84,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   let lastPosition: Position = START;
   const committer = createBatcher<AppendRequest, AppendOutcome>((reqs) => deps.store.appendMany(reqs), {
     maxBatch: 256,
-    concurrency: deps.appendConcurrency ?? 3,
+    concurrency: deps.appendConcurrency ?? deps.store.appendConcurrency ?? 3,
     keyOf: (r) => (r as AppendRequest).streamId,
   });
 

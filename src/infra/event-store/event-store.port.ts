@@ -156,6 +156,8 @@ export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
   /** True when appends honour `AppendRequest.claims` and `guards` atomically (else callers claim and check before appending). */
   readonly claimsKeys: boolean;
+  /** Group-commit writes worth having in flight at once: 1 where one appendMany is one transaction (more only contend). */
+  readonly appendConcurrency?: number;
   append(request: AppendRequest): Promise<AppendResult>;
   /** Group commit over distinct streams: each request succeeds or fails on its own. */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;

@@ -216,6 +216,7 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
   return {
     kind: 'eventstoredb',
     claimsKeys: false,
+    appendConcurrency: 3,
     append: async (r) => {
       const outcome = await appendOutcome(r);
       if (outcome instanceof Error) throw outcome;

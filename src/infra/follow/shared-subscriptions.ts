@@ -164,6 +164,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
   return {
     kind: store.kind,
     claimsKeys: store.claimsKeys,
+    appendConcurrency: store.appendConcurrency,
     append: (r) => store.append(r),
     appendMany: (r) => store.appendMany(r),
     readStream: (id, o) => store.readStream(id, o),

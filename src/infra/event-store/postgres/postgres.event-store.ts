@@ -8,6 +8,8 @@ import { createNotifier, createWakeSignal, type Logger } from './postgres.wake-u
 export type PostgresEventStoreDeps = Readonly<{
   pool: pg.Pool;
   pollIntervalMs?: number;
+  /** Default 10: a busy ledger is read at most every 10 ms, in batches; an idle one is read at once when woken. */
+  coalesceMs?: number;
   notifyChannel?: string;
   logger?: Logger;
 }>;
@@ -34,6 +36,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
   return {
     kind: 'postgres',
     claimsKeys: true,
+    appendConcurrency: 1,
     appendMany,
     append: async (request: AppendRequest): Promise<AppendResult> => {
       const [outcome] = await appendMany([request]);
@@ -46,7 +49,10 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
     headPosition: () => headPosition(pool),
     subscribe: (options) => {
       if (closed) throw new Error('event store is closed');
-      const subscription = startSubscription({ pool, signal, notifier, pollIntervalMs: deps.pollIntervalMs ?? 250, logger }, options);
+      const subscription = startSubscription(
+        { pool, signal, notifier, pollIntervalMs: deps.pollIntervalMs ?? 250, coalesceMs: deps.coalesceMs ?? 10, logger },
+        options,
+      );
       subscriptions.add(subscription);
       void subscription.done.catch(() => undefined).finally(() => subscriptions.delete(subscription));
       return subscription;

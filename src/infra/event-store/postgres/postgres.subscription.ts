@@ -8,6 +8,8 @@ export type SubscriptionDeps = Readonly<{
   signal: WakeSignal;
   notifier: Notifier;
   pollIntervalMs: number;
+  /** Reads after a wake-up start at least this long after the previous one, so a busy ledger is read in batches. */
+  coalesceMs?: number;
   logger?: Logger;
 }>;
 
@@ -31,9 +33,14 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
     let after = options.after;
     let retryMs = FIRST_RETRY_MS;
     let failures = 0;
+    let lastRead = 0;
+    const coalesceMs = deps.coalesceMs ?? 0;
     notifier.acquire();
     try {
       while (!abort.aborted) {
+        const wait = lastRead + coalesceMs - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        lastRead = performance.now();
         const seen = signal.generation();
         let events;
         let heldBack: boolean;
