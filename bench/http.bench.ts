@@ -76,10 +76,19 @@ const stopChild = async (child: ChildProcess): Promise<void> => {
 /** A child process that is ready when `isReady(line)` holds for a line of its stdout; every other line is drained. */
 const startChild = (name: string, args: string[], env: Record<string, string>, isReady: (line: string) => boolean): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROFILE_DIR && name === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
+        '--import',
+        'tsx',
+        ...args,
+      ],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (isReady(line)) resolve({ child, stop: () => stopChild(child) });
       if (line.includes('"level":"error"') || line.includes('"level":"fatal"')) process.stderr.write(`[${name}] ${line.slice(0, 400)}\n`);
