@@ -5,7 +5,6 @@ import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js'
 import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { orThrow } from './errors.js';
 import {
   AdminTipBody,
   BalanceUserParams,
@@ -16,6 +15,7 @@ import {
 } from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
+import { orThrow } from '../commands/errors.js';
 
 /** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
 export const moneyRoutes = (deps: BackOfficeDeps): Router => {

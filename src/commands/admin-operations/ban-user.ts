@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { authError } from '../../auth/auth.errors.js';
-import { orThrowUser } from '../../http/errors.js';
 import { BanBody } from '../../http/admin-users.schemas.js';
 import { fullUserOf } from '../../read-models/users/user-record.js';
+import { orThrowUser } from '../errors.js';
 import type { Users } from '../users.js';
 import type { AdminOperation } from './admin-operation.js';
 

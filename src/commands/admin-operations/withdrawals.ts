@@ -1,7 +1,7 @@
 import { shortUserOf, type ShortUser } from '../../domain/user/short-user.js';
-import { orThrow } from '../../http/errors.js';
 import { WithdrawalIdBody, WithdrawalRejectBody } from '../../http/money.schemas.js';
 import { wageredUsd } from '../../read-models/user-stats-usd/user-stats-usd.queries.js';
+import { orThrow } from '../errors.js';
 import type { WithdrawalView } from '../ledger.types.js';
 import type { AdminOperation, AdminOperationDeps } from './admin-operation.js';
 
