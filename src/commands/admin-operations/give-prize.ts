@@ -1,5 +1,4 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { GivePrizeBody, IdempotencyHeaders } from '../../http/leaderboards.schemas.js';
 import type { LeaderboardError } from '../../leaderboards/leaderboard.errors.js';
 import { createPrizes } from '../../leaderboards/leaderboard.prizes.js';
 import { createLeaderboardQueries } from '../../leaderboards/leaderboards.queries.js';
@@ -7,6 +6,7 @@ import { leaderboardError, ledgerError, LEADERBOARD_ERRORS } from '../errors.js'
 import type { LedgerError } from '../ledger.types.js';
 import type { AppError } from '../../shared/app-error.js';
 import type { AdminOperation, AdminOperationDeps } from './admin-operation.js';
+import { GivePrizeBody, IdempotencyHeaders } from './give-prize.schemas.js';
 
 const refusal = (e: LeaderboardError | LedgerError): AppError =>
   e._tag in LEADERBOARD_ERRORS ? leaderboardError(e as LeaderboardError) : ledgerError(e as LedgerError);
