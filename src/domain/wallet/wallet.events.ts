@@ -181,6 +181,16 @@ export type WalletEvent =
 export type WalletEventType = WalletEvent['type'];
 export type WalletEventOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>;
 
+/** A withdrawal's events, from its request on. */
+export const WITHDRAWAL_EVENT_TYPES = [
+  'WithdrawalRequested',
+  'WithdrawalApproved',
+  'WithdrawalRetried',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'WithdrawalFailed',
+] as const satisfies readonly WalletEventType[];
+
 export const WALLET_EVENT_TYPES = [
   'DepositRequested',
   'DepositConfirmed',
@@ -190,12 +200,7 @@ export const WALLET_EVENT_TYPES = [
   'BetSettled',
   'BetRolledBack',
   'BetErrored',
-  'WithdrawalRequested',
-  'WithdrawalApproved',
-  'WithdrawalRetried',
-  'WithdrawalRejected',
-  'WithdrawalCompleted',
-  'WithdrawalFailed',
+  ...WITHDRAWAL_EVENT_TYPES,
   'AdminTipCredited',
   'AdminTipDeducted',
   'BalanceSet',
