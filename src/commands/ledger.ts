@@ -7,9 +7,9 @@ import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
 import { GuardRefused, type BetGuardCheck, type EventStore } from '../infra/event-store/event-store.port.js';
 import { createEntityKeys, type EntityKeys, type EntityKind } from './entity-keys.js';
-import type { Ledger, LedgerError, LedgerResult } from './ledger.types.js';
+import type { BalanceView, Ledger, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
-import { balanceViews, betView, depositView, withdrawalView } from './views.js';
+import { balanceView, balanceViews, betView, depositView, withdrawalView } from './views.js';
 import { createWalletHandler, type Handled, type WalletHandler } from './wallet.handler.js';
 
 export type LedgerDeps = Readonly<{
@@ -97,6 +97,13 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     });
     return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
   };
+
+  /** An admin's command on one currency of a wallet, answered with that currency's balance. */
+  const adminBalanceCommand = (
+    input: Readonly<{ userId: number; currencyId: CurrencyId; adminUserId: number }>,
+    command: WalletCommand,
+  ): LedgerResult<BalanceView> =>
+    run(input.userId, command, (s) => balanceView(input.userId, input.currencyId, s), { adminUserId: input.adminUserId });
 
   const owner = async (kind: EntityKind, id: string, notFound: LedgerError): Promise<Either<LedgerError, number>> => {
     const userId = await keys.ownerOf(kind, id);
@@ -295,19 +302,10 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const balance = amountOf(input.currencyId, input.balance, 'balance', false);
       if (isLeft(balance)) return balance;
       const operationKey = input.operationKey ?? uuidv7();
-      return run(
-        input.userId,
-        {
-          type: 'SetBalance',
-          data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right },
-        },
-        (s) => ({
-          userId: input.userId,
-          currencyId: input.currencyId,
-          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
-        }),
-        { adminUserId: input.adminUserId },
-      );
+      return adminBalanceCommand(input, {
+        type: 'SetBalance',
+        data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right },
+      });
     },
     creditPrize: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');
@@ -315,27 +313,18 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
       const operationKey = input.operationKey ?? uuidv7();
-      return run(
-        input.userId,
-        {
-          type: 'CreditPrize',
-          data: {
-            adminUserId: input.adminUserId,
-            operationKey,
-            leaderboardId: input.leaderboardId,
-            leaderboardUserId: input.leaderboardUserId,
-            currencyId: input.currencyId,
-            amount: amount.right,
-            usdAmount: usdAmount.right,
-          },
-        },
-        (s) => ({
-          userId: input.userId,
+      return adminBalanceCommand(input, {
+        type: 'CreditPrize',
+        data: {
+          adminUserId: input.adminUserId,
+          operationKey,
+          leaderboardId: input.leaderboardId,
+          leaderboardUserId: input.leaderboardUserId,
           currencyId: input.currencyId,
-          balance: fromMinor(input.currencyId, s.balances.get(input.currencyId) ?? 0n),
-        }),
-        { adminUserId: input.adminUserId },
-      );
+          amount: amount.right,
+          usdAmount: usdAmount.right,
+        },
+      });
     },
     claimAffiliateCommission: async (input) => {
       const amount = amountOf(input.currencyId, input.amount, 'amount');

@@ -2,69 +2,47 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import type { DecimalString } from '../domain/money/money.js';
 import type { WalletError } from '../domain/wallet/wallet.errors.js';
-import type { AdminTipTag, BetStatus, DepositStatus, GameIdentity, WithdrawalStatus } from '../domain/wallet/wallet.events.js';
+import type {
+  AdminTipTag,
+  BetStatus,
+  BetTerms,
+  DepositStatus,
+  DepositTerms,
+  GameIdentity,
+  WithdrawalTerms,
+} from '../domain/wallet/wallet.events.js';
+import type { WithdrawalProgress } from '../domain/wallet/wallet.state.js';
 
-export type DepositView = Readonly<{
-  id: string;
-  userId: number;
-  externalId: string;
-  providerId: string;
-  networkId: string;
-  currencyId: CurrencyId;
-  amount: DecimalString;
-  usdAmount: DecimalString;
-  status: DepositStatus;
-  txHash: string | null;
-  payAddress: string | null;
-  payMemo: string | null;
-  transactionId: string | null;
-  affiliateAmount: null;
-  depositBonus: null;
-  affiliateCodeId: null;
-  createdAt: string;
-  updatedAt: string;
-}>;
+export type DepositView = DepositTerms<DecimalString> &
+  Readonly<{
+    id: string;
+    userId: number;
+    status: DepositStatus;
+    transactionId: string | null;
+    affiliateAmount: null;
+    depositBonus: null;
+    affiliateCodeId: null;
+    createdAt: string;
+    updatedAt: string;
+  }>;
 
-export type BetView = Readonly<{
-  id: string;
-  userId: number;
-  roundId: string;
-  gameId: number;
-  gameIdentity: GameIdentity;
-  currencyId: CurrencyId;
-  amount: DecimalString;
-  usdAmount: DecimalString;
-  payout: DecimalString;
-  usdPayout: DecimalString;
-  status: BetStatus;
-  multiplier: number | null;
-  errorDetails: string | null;
-  createdAt: string;
-  updatedAt: string;
-  settledAt: string | null;
-}>;
+export type BetView = BetTerms<DecimalString> &
+  Readonly<{
+    id: string;
+    userId: number;
+    payout: DecimalString;
+    usdPayout: DecimalString;
+    status: BetStatus;
+    multiplier: number | null;
+    errorDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    settledAt: string | null;
+  }>;
 
-export type WithdrawalView = Readonly<{
-  id: string;
-  userId: number;
-  currencyId: CurrencyId;
-  networkId: string;
-  providerId: string;
-  amount: DecimalString;
-  usdAmount: DecimalString;
-  status: WithdrawalStatus;
-  recipientAddress: string;
-  recipientMemo: string | null;
-  transactionId: string;
-  txHash: string | null;
-  rejectReason: string | null;
-  failedReason: string | null;
-  confirmedAt: string | null;
-  confirmedByUserId: number | null;
-  confirmations: number;
-  createdAt: string;
-  updatedAt: string;
-}>;
+export type WithdrawalView = WithdrawalTerms<DecimalString> &
+  WithdrawalProgress &
+  Readonly<{ id: string; userId: number; confirmations: number }>;
 
 export type TipView = Readonly<{
   id: number;

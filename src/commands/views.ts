@@ -1,3 +1,4 @@
+import type { CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, usdFromMinor } from '../domain/money/money.js';
 import type { BetEntry, DepositEntry, WalletState, WithdrawalEntry } from '../domain/wallet/wallet.state.js';
 import type { BalanceView, BetView, DepositView, WithdrawalView } from './ledger.types.js';
@@ -63,6 +64,13 @@ export const withdrawalView = (userId: number, w: WithdrawalEntry): WithdrawalVi
   confirmations: w.status === 'COMPLETE' ? 1 : 0,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
+});
+
+/** One currency's balance; zero when the wallet never held it. */
+export const balanceView = (userId: number, currencyId: CurrencyId, state: WalletState): BalanceView => ({
+  userId,
+  currencyId,
+  balance: fromMinor(currencyId, state.balances.get(currencyId) ?? 0n),
 });
 
 export const balanceViews = (state: WalletState): BalanceView[] =>

@@ -4,11 +4,11 @@ import { mfaEnrolmentUseCases } from '../auth/use-cases/mfa-enrolment.js';
 import { authOf, requireAuth, valueOf } from './auth.adapter.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import { MfaCodeBody, SetupUsernameBody } from './auth.schemas.js';
-import { orThrowUser } from './errors.js';
 import { parseBody } from './validate.js';
 import { documentedRoutes } from './openapi.js';
 import { PublicUser, UserResponse } from './api-docs.js';
 import { UntypedObject } from './openapi.schemas.js';
+import { orThrowUser } from '../commands/errors.js';
 
 export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): Router => {
   const router = Router();

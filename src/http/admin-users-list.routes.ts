@@ -4,12 +4,13 @@ import { hashPassword } from '../auth/passwords.js';
 import { guardedRoutes } from './access.js';
 import { CreateAdminUserBody, UserSearchHit, UserSearchQuery, UsersBody, UsersQuery } from './admin-users-list.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { orThrowUser, zodToHttp } from './errors.js';
+import { zodToHttp } from './errors.js';
 import { nestedQuery } from './filters.js';
 import { parseBody, parseQuery, type z } from './validate.js';
 import { Paginated, UntypedList, UserRecord } from './openapi.schemas.js';
 import { fullUserOf } from '../read-models/users/user-record.js';
 import { adminsWithRoles, listUsers, rolesWithUsers, searchUsers } from '../read-models/users/users.queries.js';
+import { orThrowUser } from '../commands/errors.js';
 
 /** Query strings with nested keys (`where[vipLevel][gte]=1`) or a JSON `where`, validated like parseQuery. */
 const parseNestedQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => {

@@ -20,9 +20,10 @@ import {
   UpdateUserBody,
   UserIdParams,
 } from './admin-users.schemas.js';
-import { authError, HttpError, orThrowUser } from './errors.js';
+import { authError, HttpError } from './errors.js';
 import { parseBody, parseParams } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
+import { orThrowUser } from '../commands/errors.js';
 
 export type AdminUsersDeps = Readonly<{
   users: Users;

@@ -7,7 +7,7 @@ import type { AuthContext, Authenticator } from '../auth/authenticator.js';
 import { ACCESS_COOKIE } from '../auth/sessions.js';
 import type { UserError } from '../domain/user/user.errors.js';
 import { AppError } from '../shared/app-error.js';
-import { userErrorToHttp } from './errors.js';
+import { userError } from '../commands/errors.js';
 
 export { ACCESS_COOKIE };
 export const REFRESH_COOKIE = 'refresh_token';
@@ -112,7 +112,7 @@ export const clientOf = (req: Request, settings: Pick<AuthSettings, 'trustedCoun
 /** The value of a use case's answer, or its refusal thrown for the error handler. */
 export const valueOf = <T>(result: Either<AppError | UserError, T>): T => {
   if (!isLeft(result)) return result.right;
-  throw result.left instanceof AppError ? result.left : userErrorToHttp(result.left);
+  throw result.left instanceof AppError ? result.left : userError(result.left);
 };
 
 export const refuseIf = (refusal: AppError | undefined): void => {

@@ -1,6 +1,8 @@
 import { CONFIG_CODES } from '../domain/site-config/site-config.sections.js';
 import { z } from './validate.js';
 
+export { ChatAdminActionBody } from '../commands/admin-operations/chat-admin-action.schemas.js';
+
 const id = z.number().int().positive().max(2_147_483_647);
 
 export const FaqCreateBody = z
@@ -22,11 +24,3 @@ export const ConfigQuery = z.object({ code: z.enum(CONFIG_CODES) });
 export const ConfigEnvelope = z
   .object({ code: z.record(z.string(), z.unknown()), config: z.record(z.string(), z.unknown()) })
   .openapi('SiteConfigBody');
-
-export const ChatAdminActionBody = z
-  .object({ action: z.enum(['delete_message', 'set_rate_limit']), args: z.record(z.string(), z.unknown()) })
-  .openapi('ChatAdminActionBody');
-export const CHAT_ACTION_ARGS = {
-  delete_message: z.strictObject({ messageId: z.string().trim().min(1).max(128) }),
-  set_rate_limit: z.strictObject({ roomId: z.string().trim().min(1).max(128), messagesPerMinute: z.int().min(1).max(600) }),
-} as const;

@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { ExportRangeError, openExport } from '../audit/export.js';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { validationFailed } from './errors.js';
 import { ExportQuery } from './export.schemas.js';
 import { parseQuery } from './validate.js';
+import { validationFailed } from '../commands/errors.js';
 
 export const EXPORT_TRAILERS = { rows: 'X-Export-Rows', bytes: 'X-Export-Bytes', sha256: 'X-Export-Sha256' } as const;
 

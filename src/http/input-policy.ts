@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
-import { validationFailed, type ErrorDetail } from './errors.js';
+import type { ErrorDetail } from './errors.js';
 import { inspectInput, stringProblem } from '../shared/input-policy.js';
+import { validationFailed } from '../commands/errors.js';
 
 /**
  * The one input policy at the edge of every surface (public API, back office, internal API, socket

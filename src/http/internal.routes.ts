@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
-import { HttpError, orThrow } from './errors.js';
+import { HttpError } from './errors.js';
 import {
   AffiliateClaimBody,
   CreateDepositBody,
@@ -19,6 +19,7 @@ import {
   WithdrawalFailBody,
 } from './internal.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
+import { orThrow } from '../commands/errors.js';
 
 export type InternalRoutesDeps = Readonly<{ ledger: Ledger; serviceToken: string }>;
 

@@ -1,5 +1,6 @@
 import { REQUEST_CURRENCY_IDS, scaleOf, USD_SCALE, isCurrencyId } from '../domain/money/currency.js';
 import { isParseError, parseDecimal } from '../domain/money/money.js';
+import { required } from '../shared/zod.js';
 import { MAX_DECIMAL_CHARS, z } from './validate.js';
 
 export const NETWORK_IDS = [
@@ -20,9 +21,6 @@ export const NETWORK_IDS = [
   'NETWORK_X',
 ] as const;
 export const PROVIDER_IDS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'TEST'] as const;
-
-export const required = (expected: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : `must be ${expected}`;
 
 const text = (max = 500) =>
   z

@@ -6,7 +6,6 @@ import type { LeaderboardError } from '../leaderboards/leaderboard.errors.js';
 import { createLeaderboardQueries } from '../leaderboards/leaderboards.queries.js';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { leaderboardErrorToHttp } from './errors.js';
 import {
   GivePrizeBody,
   IdempotencyHeaders,
@@ -19,9 +18,10 @@ import {
 } from './leaderboards.schemas.js';
 import { parseBody, parseHeaders, parseParams, parseQuery } from './validate.js';
 import { Paginated, UntypedList, UntypedObject } from './openapi.schemas.js';
+import { leaderboardError } from '../commands/errors.js';
 
 const notFound = (e: LeaderboardError): never => {
-  throw leaderboardErrorToHttp(e);
+  throw leaderboardError(e);
 };
 
 /** Leaderboards, their schedules and give-prize (decisions.md: leaderboard.view / .edit / .give-prize). */

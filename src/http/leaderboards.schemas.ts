@@ -1,10 +1,9 @@
-import { REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
 import { isParseError, parseDecimal } from '../domain/money/money.js';
 import { LEADERBOARD_STATUSES, LEADERBOARD_TYPES } from '../leaderboards/leaderboard.rules.js';
 import { paginationFields, queryBoolean } from './pagination.js';
-import { MAX_DECIMAL_CHARS, z } from './validate.js';
+import { z } from './validate.js';
 
-const DECIMAL = /^\d+(\.\d+)?$/;
+export { GivePrizeBody, IdempotencyHeaders } from '../commands/admin-operations/give-prize.schemas.js';
 
 /** Spec, Prize entry: position 1 to 50, usdPrize a number >= 0 (at most 8 decimals: USD figures have 8). */
 export const PrizeEntry = z.strictObject({
@@ -59,19 +58,3 @@ export const LeaderboardUsersQuery = z
     ...paginationFields(30),
   })
   .openapi('LeaderboardUsersQuery');
-
-export const GivePrizeBody = z
-  .strictObject({
-    currency: z.enum(REQUEST_CURRENCY_IDS),
-    leaderboardId: z.string().min(1).max(64),
-    userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-    usdAmount: z.string().max(MAX_DECIMAL_CHARS).regex(DECIMAL, 'must be a decimal number like "12.5"').optional(),
-    fullUsdAmount: z.boolean().optional(),
-  })
-  .refine((b) => b.fullUsdAmount === true || b.usdAmount !== undefined, {
-    path: ['usdAmount'],
-    message: 'usdAmount is required unless fullUsdAmount is true',
-  })
-  .openapi('GivePrizeBody');
-
-export const IdempotencyHeaders = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });

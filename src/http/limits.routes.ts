@@ -5,13 +5,13 @@ import { betLimitView, createLimits } from '../commands/limits.js';
 import type { LimitsError } from '../domain/limits/limits.errors.js';
 import { guardedRoutes } from './access.js';
 import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
-import { limitsErrorToHttp } from './errors.js';
 import { BetLimitBody, ExclusionBody, LiftExclusionBody, LimitsUserParams } from './limits.schemas.js';
 import { parseBody, parseParams } from './validate.js';
 import { BetLimitOrNothing, BetLimitRecord, SelfExclusion, SelfExclusionOrNothing } from './openapi.schemas.js';
+import { limitsError } from '../commands/errors.js';
 
 const orThrowLimits = <T>(result: Either<LimitsError, T>): T => {
-  if (isLeft(result)) throw limitsErrorToHttp(result.left);
+  if (isLeft(result)) throw limitsError(result.left);
   return result.right;
 };
 

@@ -1,11 +1,13 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
+import type { Ledger } from '../commands/ledger.types.js';
 import { scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
+import type { Permission } from '../domain/user/permissions.js';
 import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
+import { adminOperationRoute } from './admin-operation-route.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { orThrow } from './errors.js';
 import {
   AdminTipBody,
   BalanceUserParams,
@@ -16,6 +18,7 @@ import {
 } from './money.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
+import { orThrow } from '../commands/errors.js';
 
 /** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
 export const moneyRoutes = (deps: BackOfficeDeps): Router => {
@@ -30,65 +33,44 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
     return key === undefined ? undefined : `adm${admin(req)}:${key}`;
   };
 
-  route(
-    'post',
-    '/admin-tips',
-    { kind: 'perm', permission: 'admin-tips.tip' },
-    {
-      summary: 'Tip a user',
-      request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
-      responses: { 201: { description: 'Tipped', schema: SuccessResponse } },
-    },
-    async (req, res) => {
-      const key = operationKey(req);
-      const body = parseBody(AdminTipBody, req);
-      orThrow(await ledger.tip({ ...body, adminUserId: admin(req), operationKey: key }));
-      res.status(201).json({ success: true });
-    },
-  );
-  route(
-    'post',
+  /** A tip and a deduction take the same body and key and differ only in the ledger command. */
+  const adminTipRoute = (path: string, permission: Permission, summary: string, done: string, command: Ledger['tip']): void =>
+    route(
+      'post',
+      path,
+      { kind: 'perm', permission },
+      {
+        summary,
+        request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
+        responses: { 201: { description: done, schema: SuccessResponse } },
+      },
+      async (req, res) => {
+        const key = operationKey(req);
+        const body = parseBody(AdminTipBody, req);
+        orThrow(await command({ ...body, adminUserId: admin(req), operationKey: key }));
+        res.status(201).json({ success: true });
+      },
+    );
+  adminTipRoute('/admin-tips', 'admin-tips.tip', 'Tip a user', 'Tipped', ledger.tip);
+  adminTipRoute(
     '/admin-tips/deduct-balance',
-    { kind: 'perm', permission: 'admin-tips.deduct-balance' },
-    {
-      summary: "Deduct from a user's balance",
-      request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
-      responses: { 201: { description: 'Deducted', schema: SuccessResponse } },
-    },
-    async (req, res) => {
-      const key = operationKey(req);
-      const body = parseBody(AdminTipBody, req);
-      orThrow(await ledger.deductBalance({ ...body, adminUserId: admin(req), operationKey: key }));
-      res.status(201).json({ success: true });
-    },
+    'admin-tips.deduct-balance',
+    "Deduct from a user's balance",
+    'Deducted',
+    ledger.deductBalance,
   );
 
-  route(
-    'post',
-    '/withdraw/approve',
-    { kind: 'perm', permission: withdrawApprove.permission },
-    {
-      summary: 'Approve a withdrawal',
-      request: { body: WithdrawalIdBody },
-      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-    },
-    async (req, res) => {
-      res.status(201).json(await withdrawApprove.run(deps, parseBody(withdrawApprove.schema, req), admin(req)));
-    },
-  );
-  route(
-    'post',
-    '/withdraw/reject',
-    { kind: 'perm', permission: withdrawReject.permission },
-    {
-      summary: 'Reject a withdrawal',
-      request: { body: WithdrawalRejectBody },
-      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-    },
-    async (req, res) => {
-      res.status(201).json(await withdrawReject.run(deps, parseBody(withdrawReject.schema, req), admin(req)));
-    },
-  );
+  const withdrawal = { description: 'The withdrawal', schema: WithdrawalRecordSchema };
+  adminOperationRoute(route, '/withdraw/approve', withdrawApprove, deps, {
+    summary: 'Approve a withdrawal',
+    body: WithdrawalIdBody,
+    answer: withdrawal,
+  });
+  adminOperationRoute(route, '/withdraw/reject', withdrawReject, deps, {
+    summary: 'Reject a withdrawal',
+    body: WithdrawalRejectBody,
+    answer: withdrawal,
+  });
   route(
     'post',
     '/withdraw/retry',

@@ -1,12 +1,7 @@
 import { ADMIN_TIP_TAGS } from '../domain/wallet/wallet.events.js';
-import { currencyId, DecimalString, required, userId, withScales } from './internal.schemas.js';
+import { required } from '../shared/zod.js';
+import { currencyId, DecimalString, userId, withScales } from './internal.schemas.js';
 import { z } from './validate.js';
-
-const withdrawalId = z
-  .string({ error: required('a string') })
-  .trim()
-  .min(1, 'must not be empty')
-  .max(128, 'must be at most 128 characters');
 
 /** Spec "Admin tip" create body, shared by POST /admin-tips and POST /admin-tips/deduct-balance. */
 export const AdminTipBody = withScales(
@@ -20,17 +15,7 @@ export const AdminTipBody = withScales(
   [{ field: 'amount', scale: 'currency', positive: true }],
 ).openapi('AdminTipCreate');
 
-export const WithdrawalIdBody = z.object({ id: withdrawalId }).openapi('WithdrawalIdBody');
-export const WithdrawalRejectBody = z
-  .object({
-    id: withdrawalId,
-    rejectReason: z
-      .string({ error: required('a string') })
-      .trim()
-      .min(1, 'must not be empty')
-      .max(500, 'must be at most 500 characters'),
-  })
-  .openapi('WithdrawalRejectBody');
+export { WithdrawalIdBody, WithdrawalRejectBody } from '../commands/admin-operations/withdrawals.schemas.js';
 
 /** PUT /user/{id}/balance: the balance to set; zero is allowed, more decimals than the currency has are not. */
 export const SetBalanceBody = withScales(z.object({ balance: DecimalString, currencyId }), [

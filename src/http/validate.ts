@@ -1,12 +1,8 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import type { Request } from 'express';
-import { z } from 'zod';
+import { z } from '../shared/zod.js';
 import { zodToHttp, type Location } from './errors.js';
 
-// `.openapi(...)` on schemas: the same zod schemas validate requests, type handlers and feed the OpenAPI document.
-extendZodWithOpenApi(z);
-
-export { z };
+export { MAX_DECIMAL_CHARS, z } from '../shared/zod.js';
 
 const parseAt = <S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> => {
   const result = schema.safeParse(value);
@@ -37,6 +33,3 @@ export const storableDateTime = z.iso
     (s) => Number.isNaN(Date.parse(s)) || isStorableInstant(Date.parse(s)),
     'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z once the zone is applied',
   );
-
-/** Longest decimal string a filter or amount takes: far beyond any amount, far below PostgreSQL's NUMERIC limits. */
-export const MAX_DECIMAL_CHARS = 64;

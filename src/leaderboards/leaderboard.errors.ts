@@ -1,4 +1,4 @@
-/** Refusals of leaderboard operations; each maps to a status and stable code in src/http/errors.ts. */
+/** Refusals of leaderboard operations; each maps to a class and stable code in src/commands/errors.ts. */
 export type LeaderboardError =
   | Readonly<{ _tag: 'LeaderboardNotFound'; leaderboardId: string }>
   | Readonly<{ _tag: 'ScheduleNotFound'; scheduleId: string }>

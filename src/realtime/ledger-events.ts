@@ -3,13 +3,7 @@ import type { CurrencyId } from '../domain/money/currency.js';
 import { toMinor, toUsdMinor, usdFromMinor, usdToMinor, type DecimalString } from '../domain/money/money.js';
 import { userStreamUserId, type UserEvent } from '../domain/user/user.events.js';
 import { vipLevelOf } from '../domain/user/vip.js';
-import {
-  hasMovement,
-  walletStreamUserId,
-  type GameIdentity,
-  type WalletEvent,
-  type WalletEventOf,
-} from '../domain/wallet/wallet.events.js';
+import { hasMovement, walletStreamUserId, type BetTerms, type WalletEvent, type WalletEventOf } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { notificationsOf } from '../read-models/notifications/notifications.projection.js';
 import { TRANSACTION_TYPES } from '../read-models/transactions/transactions.projection.js';
@@ -34,17 +28,7 @@ export type UserServerEvent = Readonly<{
 }>;
 
 /** What a bet's later events need of its BetPlaced. */
-export type BetPlacement = Readonly<{
-  betId: string;
-  userId: number;
-  roundId: string;
-  gameId: number;
-  gameIdentity: GameIdentity;
-  currencyId: CurrencyId;
-  amount: DecimalString;
-  usdAmount: DecimalString;
-  placedAt: string;
-}>;
+export type BetPlacement = BetTerms<DecimalString> & Readonly<{ betId: string; userId: number; placedAt: string }>;
 
 /** Spec "Bet" without `user`. Decimal strings for money, ISO 8601 times. */
 export type BetRecord = Readonly<{

@@ -3,6 +3,19 @@ import { left, type Either } from 'fp-ts/lib/Either.js';
 export type ErrorClass =
   'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'too-large' | 'unprocessable' | 'rate-limited' | 'unavailable';
 
+/** The one table from an AppError's class to its status: HTTP answers with it, acknowledgements carry it, so clients learn one set. */
+export const ERROR_STATUS = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'too-large': 413,
+  unprocessable: 422,
+  'rate-limited': 429,
+  unavailable: 503,
+} as const satisfies Record<ErrorClass, number>;
+
 export type ErrorDetail = Readonly<{ field: string; message: string }>;
 
 /** An expected refusal, transport-neutral: use cases answer it as a Left value or throw it. */

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { authError } from '../../auth/auth.errors.js';
-import { orThrowUser } from '../../http/errors.js';
-import { BanBody } from '../../http/admin-users.schemas.js';
 import { fullUserOf } from '../../read-models/users/user-record.js';
+import { orThrowUser } from '../errors.js';
 import type { Users } from '../users.js';
 import type { AdminOperation } from './admin-operation.js';
+import { BanBody } from './ban-user.schemas.js';
 
 const isSuperAdmin = (state: Awaited<ReturnType<Users['load']>>): boolean =>
   state.status === 'registered' && state.roles.includes('SuperAdmin');

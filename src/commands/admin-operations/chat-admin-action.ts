@@ -1,13 +1,13 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { z } from 'zod';
-import { chatErrorToHttp } from '../../http/errors.js';
-import { CHAT_ACTION_ARGS, ChatAdminActionBody } from '../../http/content.schemas.js';
 import type { Logger } from '../../infra/logger.js';
 import type { ServerEventBus } from '../../infra/bus.js';
 import { chatPublisher } from '../chat.js';
+import { chatError } from '../chat.errors.js';
 import { recordChatAdminAction, type ChatModeration } from '../content.js';
 import type { AdminOperation } from './admin-operation.js';
+import { CHAT_ACTION_ARGS, ChatAdminActionBody } from './chat-admin-action.schemas.js';
 
 /** Checked in two steps, `action` then the `args` it implies, so an error names <root>.action or <root>.args.<field>. */
 const ChatAdminActionCommand = ChatAdminActionBody.pipe(
@@ -25,7 +25,7 @@ export const chatAdminAction: AdminOperation<ChatAdminDeps, typeof ChatAdminActi
   schema: ChatAdminActionCommand,
   run: async ({ pool, bus, logger }, input, adminUserId) => {
     const done = await recordChatAdminAction(pool, input, adminUserId, bus && chatPublisher(bus, logger));
-    if (isLeft(done)) throw chatErrorToHttp(done.left);
+    if (isLeft(done)) throw chatError(done.left);
     return done.right;
   },
 };

@@ -1,14 +1,15 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { leaderboardErrorToHttp, ledgerErrorToHttp, LEADERBOARD_ERROR_HTTP, type HttpError } from '../../http/errors.js';
-import { GivePrizeBody, IdempotencyHeaders } from '../../http/leaderboards.schemas.js';
 import type { LeaderboardError } from '../../leaderboards/leaderboard.errors.js';
 import { createPrizes } from '../../leaderboards/leaderboard.prizes.js';
 import { createLeaderboardQueries } from '../../leaderboards/leaderboards.queries.js';
+import { leaderboardError, ledgerError, LEADERBOARD_ERRORS } from '../errors.js';
 import type { LedgerError } from '../ledger.types.js';
+import type { AppError } from '../../shared/app-error.js';
 import type { AdminOperation, AdminOperationDeps } from './admin-operation.js';
+import { GivePrizeBody, IdempotencyHeaders } from './give-prize.schemas.js';
 
-const refusal = (e: LeaderboardError | LedgerError): HttpError =>
-  e._tag in LEADERBOARD_ERROR_HTTP ? leaderboardErrorToHttp(e as LeaderboardError) : ledgerErrorToHttp(e as LedgerError);
+const refusal = (e: LeaderboardError | LedgerError): AppError =>
+  e._tag in LEADERBOARD_ERRORS ? leaderboardError(e as LeaderboardError) : ledgerError(e as LedgerError);
 
 /** POST /leaderboards/give-prize and the LeaderboardGivePrize event: keys scoped to the admin, so either surface pays once. */
 export const GivePrizeCommand = GivePrizeBody.safeExtend({ idempotencyKey: IdempotencyHeaders.shape['idempotency-key'] });

@@ -1,9 +1,9 @@
 import { shortUserOf, type ShortUser } from '../../domain/user/short-user.js';
-import { orThrow } from '../../http/errors.js';
-import { WithdrawalIdBody, WithdrawalRejectBody } from '../../http/money.schemas.js';
 import { wageredUsd } from '../../read-models/user-stats-usd/user-stats-usd.queries.js';
+import { orThrow } from '../errors.js';
 import type { WithdrawalView } from '../ledger.types.js';
 import type { AdminOperation, AdminOperationDeps } from './admin-operation.js';
+import { WithdrawalIdBody, WithdrawalRejectBody } from './withdrawals.schemas.js';
 
 /** Spec "Short user" from live user state; the VIP level from the user's wagered USD. */
 const shortUser = async ({ auth, pool }: AdminOperationDeps, id: number | null): Promise<ShortUser | null> => {

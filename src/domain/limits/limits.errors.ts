@@ -1,4 +1,4 @@
-/** Expected rejections of limit commands: values, mapped to HTTP once in src/http/errors.ts. */
+/** Expected rejections of limit commands: values, mapped to an AppError once in src/commands/errors.ts. */
 export type LimitsError =
   | Readonly<{ _tag: 'ExclusionNotInFuture'; excludeUntil: string }>
   | Readonly<{ _tag: 'NoActiveExclusion'; userId: number }>

@@ -1,4 +1,4 @@
-/** Expected rejections of user commands: values, mapped to HTTP once in src/http/errors.ts. */
+/** Expected rejections of user commands: values, mapped to an AppError once in src/commands/errors.ts. */
 export type UserError =
   | Readonly<{ _tag: 'UserNotFound'; userId: number }>
   | Readonly<{ _tag: 'UserAlreadyRegistered'; userId: number }>

@@ -1,4 +1,3 @@
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { divRoundHalfEven, formatDecimal, fromMinor, usdFromMinor, type DecimalString, type Minor } from '../money/money.js';
 import type { ErrorBet, PlaceBet, RollbackBet, SettleBet } from './wallet.commands.js';
@@ -6,7 +5,7 @@ import {
   accept,
   alreadyDone,
   amountsOf,
-  debitUser,
+  acceptDebit,
   movement,
   mustBeValidAmounts,
   mustNotBeNegative,
@@ -34,12 +33,10 @@ export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
   if (existing) {
     return repeatOrConflict(samePlacement(existing, data), data.betId, `bet ${data.betId} was already placed with different values`);
   }
-  const postings = debitUser(ctx, 'house:bets', data.currencyId, data.amount);
-  if (isLeft(postings)) return postings;
-  return accept({
+  return acceptDebit(ctx, 'house:bets', data, `bet_${data.betId}`, (accounting) => ({
     type: 'BetPlaced',
     data: {
-      ...movement(ctx, data.currencyId, `bet_${data.betId}`, postings.right),
+      ...accounting,
       betId: data.betId,
       roundId: data.roundId,
       gameId: data.gameId,
@@ -47,7 +44,7 @@ export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
       ...amountsOf(data),
       at: ctx.at,
     },
-  });
+  }));
 };
 
 type Found = Readonly<{ bet: BetEntry }> | Readonly<{ error: Decision }>;

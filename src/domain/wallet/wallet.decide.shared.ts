@@ -1,4 +1,4 @@
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { transfer, userAccount, type HouseAccount, type Posting, type UserAccount } from '../ledger/posting.js';
 import type { CurrencyId } from '../money/currency.js';
 import { fromMinor, toMinor, usdFromMinor, type Minor } from '../money/money.js';
@@ -59,6 +59,18 @@ export const movement = (ctx: DecideContext, currencyId: CurrencyId, transaction
     .filter((p) => p.account === ctx.user && p.currencyId === currencyId)
     .reduce((sum, p) => sum + toMinor(currencyId, p.amount), 0n);
   return { transactionId, currencyId, postings, balanceAfter: fromMinor(currencyId, balanceOf(ctx.state, currencyId) + delta) };
+};
+
+/** The event that debits the command's amount to `to`, built on its accounting fields; refused when the balance does not cover it. */
+export const acceptDebit = (
+  ctx: DecideContext,
+  to: HouseAccount,
+  data: Readonly<{ currencyId: CurrencyId; amount: Minor }>,
+  transactionId: string,
+  eventOf: (accounting: ReturnType<typeof movement>) => WalletEvent,
+): Decision => {
+  const postings = debitUser(ctx, to, data.currencyId, data.amount);
+  return isLeft(postings) ? postings : accept(eventOf(movement(ctx, data.currencyId, transactionId, postings.right)));
 };
 
 /** An idempotency key: 'new' when unused, 'repeat' for the same command type and main fields, otherwise a conflict. */

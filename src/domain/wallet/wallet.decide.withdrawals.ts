@@ -1,4 +1,3 @@
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { transfer } from '../ledger/posting.js';
 import { fromMinor } from '../money/money.js';
 import type {
@@ -13,7 +12,7 @@ import {
   accept,
   alreadyDone,
   amountsOf,
-  debitUser,
+  acceptDebit,
   movement,
   mustBeValidAmounts,
   precheck,
@@ -38,12 +37,10 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
       `withdrawal ${data.withdrawalId} was already requested with different values`,
     );
   }
-  const postings = debitUser(ctx, 'house:withdrawals-held', data.currencyId, data.amount);
-  if (isLeft(postings)) return postings;
-  return accept({
+  return acceptDebit(ctx, 'house:withdrawals-held', data, `wd_${data.withdrawalId}`, (accounting) => ({
     type: 'WithdrawalRequested',
     data: {
-      ...movement(ctx, data.currencyId, `wd_${data.withdrawalId}`, postings.right),
+      ...accounting,
       withdrawalId: data.withdrawalId,
       operationKey: data.operationKey,
       ...amountsOf(data),
@@ -53,7 +50,7 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
       recipientMemo: data.recipientMemo,
       at: ctx.at,
     },
-  });
+  }));
 };
 
 /** The withdrawal, when in one of `from`: admin transitions are not idempotent, so a repeat is refused too. */

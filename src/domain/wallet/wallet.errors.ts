@@ -1,7 +1,7 @@
 import type { CurrencyId } from '../money/currency.js';
 import type { BetStatus, DepositStatus, WithdrawalStatus } from './wallet.events.js';
 
-/** Expected rejections of wallet commands: values, not exceptions. Mapped to HTTP once, in src/http/errors.ts. */
+/** Expected rejections of wallet commands: values, not exceptions. Mapped to an AppError once, in src/commands/errors.ts. */
 export type WalletError =
   | Readonly<{ _tag: 'InvalidAmount'; field: string; message: string }>
   | Readonly<{ _tag: 'InsufficientFunds'; currencyId: CurrencyId; balance: string; required: string }>

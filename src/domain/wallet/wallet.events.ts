@@ -33,6 +33,36 @@ export type AdminTipTag = (typeof ADMIN_TIP_TAGS)[number];
 
 export type GameIdentity = Readonly<{ name: string; slug: string; type: string; provider: Readonly<{ name: string }> }>;
 
+// What a request states, kept as sent: in minor units in commands and wallet state, as decimal strings in events and views.
+export type DepositTerms<Amount> = Readonly<{
+  externalId: string;
+  providerId: string;
+  networkId: string;
+  currencyId: CurrencyId;
+  amount: Amount;
+  usdAmount: Amount;
+  txHash: string | null;
+  payAddress: string | null;
+  payMemo: string | null;
+}>;
+export type BetTerms<Amount> = Readonly<{
+  roundId: string;
+  gameId: number;
+  gameIdentity: GameIdentity;
+  currencyId: CurrencyId;
+  amount: Amount;
+  usdAmount: Amount;
+}>;
+export type WithdrawalTerms<Amount> = Readonly<{
+  currencyId: CurrencyId;
+  networkId: string;
+  providerId: string;
+  amount: Amount;
+  usdAmount: Amount;
+  recipientAddress: string;
+  recipientMemo: string | null;
+}>;
+
 /** What every balance-changing event carries: its unique accounting transaction, its double-entry legs and the balance after. */
 type Movement = Readonly<{
   transactionId: string;
@@ -48,21 +78,7 @@ type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
 
 type E<T extends string, D> = Readonly<{ type: T; data: Readonly<D & At> }>;
 
-export type DepositRequested = E<
-  'DepositRequested',
-  {
-    depositId: string;
-    externalId: string;
-    providerId: string;
-    networkId: string;
-    currencyId: CurrencyId;
-    amount: DecimalString;
-    usdAmount: DecimalString;
-    txHash: string | null;
-    payAddress: string | null;
-    payMemo: string | null;
-  }
->;
+export type DepositRequested = E<'DepositRequested', { depositId: string } & DepositTerms<DecimalString>>;
 export type DepositConfirmed = E<'DepositConfirmed', { depositId: string; txHash: string | null }>;
 /** Credits the wallet: house:deposits -> user. */
 export type DepositCompleted = E<
@@ -72,17 +88,7 @@ export type DepositCompleted = E<
 export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
 
 /** Debits the stake: user -> house:bets. */
-export type BetPlaced = E<
-  'BetPlaced',
-  Movement & {
-    betId: string;
-    roundId: string;
-    gameId: number;
-    gameIdentity: GameIdentity;
-    amount: DecimalString;
-    usdAmount: DecimalString;
-  }
->;
+export type BetPlaced = E<'BetPlaced', Movement & { betId: string } & BetTerms<DecimalString>>;
 /** Credits the payout (house:payouts -> user; no legs when zero), repeating the stake and placement time: consumers keep no open bets. */
 export type BetSettled = E<
   'BetSettled',
@@ -104,16 +110,7 @@ export type BetErrored = E<'BetErrored', Movement & { betId: string; amount: Dec
 /** Holds the funds: user -> house:withdrawals-held. */
 export type WithdrawalRequested = E<
   'WithdrawalRequested',
-  Movement & {
-    withdrawalId: string;
-    operationKey: string;
-    amount: DecimalString;
-    usdAmount: DecimalString;
-    networkId: string;
-    providerId: string;
-    recipientAddress: string;
-    recipientMemo: string | null;
-  }
+  Movement & { withdrawalId: string; operationKey: string } & WithdrawalTerms<DecimalString>
 >;
 export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string; adminUserId: number }>;
 export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;
@@ -184,6 +181,16 @@ export type WalletEvent =
 export type WalletEventType = WalletEvent['type'];
 export type WalletEventOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>;
 
+/** A withdrawal's events, from its request on. */
+export const WITHDRAWAL_EVENT_TYPES = [
+  'WithdrawalRequested',
+  'WithdrawalApproved',
+  'WithdrawalRetried',
+  'WithdrawalRejected',
+  'WithdrawalCompleted',
+  'WithdrawalFailed',
+] as const satisfies readonly WalletEventType[];
+
 export const WALLET_EVENT_TYPES = [
   'DepositRequested',
   'DepositConfirmed',
@@ -193,12 +200,7 @@ export const WALLET_EVENT_TYPES = [
   'BetSettled',
   'BetRolledBack',
   'BetErrored',
-  'WithdrawalRequested',
-  'WithdrawalApproved',
-  'WithdrawalRetried',
-  'WithdrawalRejected',
-  'WithdrawalCompleted',
-  'WithdrawalFailed',
+  ...WITHDRAWAL_EVENT_TYPES,
   'AdminTipCredited',
   'AdminTipDeducted',
   'BalanceSet',

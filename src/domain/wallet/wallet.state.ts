@@ -1,10 +1,9 @@
 import { Map as IMap } from 'immutable';
 import type { CurrencyId } from '../money/currency.js';
 import type { Minor } from '../money/money.js';
-import type { BetTerms, DepositTerms, WithdrawalTerms } from './wallet.commands.js';
-import type { BetStatus, DepositStatus, WithdrawalStatus } from './wallet.events.js';
+import type { BetStatus, BetTerms, DepositStatus, DepositTerms, WithdrawalStatus, WithdrawalTerms } from './wallet.events.js';
 
-export type DepositEntry = DepositTerms &
+export type DepositEntry = DepositTerms<Minor> &
   Readonly<{
     id: string;
     status: DepositStatus;
@@ -15,7 +14,7 @@ export type DepositEntry = DepositTerms &
     updatedAt: string;
   }>;
 
-export type BetEntry = BetTerms &
+export type BetEntry = BetTerms<Minor> &
   Readonly<{
     id: string;
     status: BetStatus;
@@ -30,19 +29,20 @@ export type BetEntry = BetTerms &
     settledAt: string | null;
   }>;
 
-export type WithdrawalEntry = WithdrawalTerms &
-  Readonly<{
-    id: string;
-    status: WithdrawalStatus;
-    transactionId: string;
-    txHash: string | null;
-    rejectReason: string | null;
-    failedReason: string | null;
-    confirmedAt: string | null;
-    confirmedByUserId: number | null;
-    createdAt: string;
-    updatedAt: string;
-  }>;
+/** Where a withdrawal stands since its request; the ledger's WithdrawalView shows it as is. */
+export type WithdrawalProgress = Readonly<{
+  status: WithdrawalStatus;
+  transactionId: string;
+  txHash: string | null;
+  rejectReason: string | null;
+  failedReason: string | null;
+  confirmedAt: string | null;
+  confirmedByUserId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}>;
+
+export type WithdrawalEntry = WithdrawalTerms<Minor> & WithdrawalProgress & Readonly<{ id: string }>;
 
 /** What an idempotency key was used for, so a repeat can return the first result. */
 export type OperationEntry = Readonly<{

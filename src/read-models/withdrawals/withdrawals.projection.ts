@@ -1,14 +1,7 @@
 import { WITHDRAWALS_COUNTS, counted } from '../list-counts/list-counts.js';
 import { EntityFold, entityStatements, walletRecords, type Projection } from '../../projections/projection.js';
+import { WITHDRAWAL_EVENT_TYPES as HANDLES } from '../../domain/wallet/wallet.events.js';
 
-const HANDLES: readonly string[] = [
-  'WithdrawalRequested',
-  'WithdrawalApproved',
-  'WithdrawalRetried',
-  'WithdrawalRejected',
-  'WithdrawalCompleted',
-  'WithdrawalFailed',
-];
 const PATCHABLE = [
   'status',
   'tx_hash',
