@@ -160,9 +160,21 @@ const balancesCheck = <R extends { currencyId: CurrencyId; balance: Minor }>(
   },
 });
 
+/** Rows per type and currency, and their summed amount, against the fold's tallies. */
+const typeTalliesCheck = (
+  table: string,
+  expected: Readonly<{ expectation: Expectation; groups: ReadonlyMap<string, Tally & { group: string; currencyId: CurrencyId }> }>,
+): ReadModelCheck => ({
+  expectation: expected.expectation,
+  compare: async (client) => {
+    const { rows } = await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
+      `SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM ${table} GROUP BY 1, 2`,
+    );
+    return compareTallies(table, 'type', expected.groups, rows);
+  },
+});
+
 const readModelChecks = (): ReadModelCheck[] => {
-  const transactions = transactionsExpectation();
-  const tips = adminTipsExpectation();
   const statuses = STATUS_TABLES.map((table) => ({ table, ...statusExpectation(table) }));
   return [
     balancesCheck(
@@ -173,34 +185,8 @@ const readModelChecks = (): ReadModelCheck[] => {
       Number,
     ),
     balancesCheck('account_balances', 'account', accountBalancesExpectation(), (a) => `account=${a.account}, currency_id=${a.currencyId}`),
-    {
-      expectation: transactions.expectation,
-      compare: async (client) =>
-        compareTallies(
-          'transactions',
-          'type',
-          transactions.groups,
-          (
-            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM transactions GROUP BY 1, 2',
-            )
-          ).rows,
-        ),
-    },
-    {
-      expectation: tips.expectation,
-      compare: async (client) =>
-        compareTallies(
-          'admin_tips',
-          'type',
-          tips.groups,
-          (
-            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM admin_tips GROUP BY 1, 2',
-            )
-          ).rows,
-        ),
-    },
+    typeTalliesCheck('transactions', transactionsExpectation()),
+    typeTalliesCheck('admin_tips', adminTipsExpectation()),
     ...statuses.map(({ table, expectation, counts }): ReadModelCheck => ({
       expectation,
       compare: async (client) => {
