@@ -17,10 +17,7 @@ type AnyRows = Readonly<Partial<Record<string, (data: unknown, record: WalletRec
 
 type ListProjection = Readonly<{ name: string; version: number; list: CountedList }>;
 
-/**
- * A list of entities (bets, deposits, withdrawals): the `create` event inserts the row, each `patch` event changes
- * `patchable` columns of it; the list's counts follow.
- */
+/** A list of entities (bets, deposits, withdrawals): `create` events insert rows, `patch` events change `patchable` columns. */
 export const entityProjection = <C extends WalletEventType, P extends WalletEventType>(
   spec: ListProjection &
     Readonly<{ patchable: readonly string[]; id: (data: DataOf<C | P>) => string; create: RowsOf<C>; patch: RowsOf<P> }>,

@@ -1,12 +1,10 @@
 import type { Subscription, SubscriptionOptions } from './event-store.port.js';
 
-/**
- * A subscription of the loop `run`, aborted by `stop` or the caller's signal; a failure goes to onError, then rejects `done`.
- * `onErrorThrew` hears of an onError that throws, which must not hide the failure.
- */
+/** The loop `run` as a subscription: aborted by stop or the caller's signal; a failure reaches onError, then `done`. */
 export const runSubscription = (
   options: Pick<SubscriptionOptions, 'signal' | 'onError'>,
   run: (abort: AbortSignal) => Promise<void>,
+  // An onError that throws must not hide the failure: it is only reported here.
   onErrorThrew: (error: unknown) => void = () => undefined,
 ): Subscription => {
   const controller = new AbortController();
