@@ -12,128 +12,64 @@ export type ExportColumn = Readonly<{ name: string; sql: string; type: ColumnTyp
 type KindSpec = Readonly<{ table: string; columns: readonly ExportColumn[]; orderBy: string }>;
 
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const c = (name: string, column: string, type: ColumnType = 'text'): ExportColumn => ({
-  name,
-  type,
-  sql: type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC})` : column,
-});
+const TYPES: readonly ColumnType[] = ['text', 'int', 'decimal', 'timestamp'];
+
+/** `column[:type]` words in export order (type text unless given); each is exported under its column's camelCase name. */
+const columns = (...lines: readonly string[]): readonly ExportColumn[] =>
+  lines
+    .flatMap((line) => line.split(' '))
+    .map((word) => {
+      const [column = '', type = 'text'] = word.split(':');
+      if (!TYPES.includes(type as ColumnType)) throw new TypeError(`unknown export column type: ${word}`);
+      return {
+        name: column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+        type: type as ColumnType,
+        sql: type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC})` : column,
+      };
+    });
 
 const KINDS: Readonly<Record<ExportKind, KindSpec>> = {
   transactions: {
     table: 'transactions',
-    columns: [
-      c('id', 'id'),
-      c('userId', 'user_id', 'int'),
-      c('currencyId', 'currency_id'),
-      c('type', 'type'),
-      c('amount', 'amount', 'decimal'),
-      c('beforeBalance', 'before_balance', 'decimal'),
-      c('afterBalance', 'after_balance', 'decimal'),
-      c('usdAmount', 'usd_amount', 'decimal'),
-      c('originalId', 'original_id'),
-      c('adminUserId', 'admin_user_id', 'int'),
-      c('referenceId', 'reference_id'),
-      c('eventId', 'event_id'),
-      c('position', 'position'),
-      c('createdAt', 'created_at', 'timestamp'),
-      c('updatedAt', 'updated_at', 'timestamp'),
-    ],
+    columns: columns(
+      'id user_id:int currency_id type amount:decimal before_balance:decimal after_balance:decimal usd_amount:decimal original_id',
+      'admin_user_id:int reference_id event_id position created_at:timestamp updated_at:timestamp',
+    ),
     orderBy: 'created_at, position_commit, position_prepare',
   },
   deposits: {
     table: 'deposits',
-    columns: [
-      c('id', 'id'),
-      c('userId', 'user_id', 'int'),
-      c('externalId', 'external_id'),
-      c('providerId', 'provider_id'),
-      c('networkId', 'network_id'),
-      c('currencyId', 'currency_id'),
-      c('amount', 'amount', 'decimal'),
-      c('usdAmount', 'usd_amount', 'decimal'),
-      c('status', 'status'),
-      c('txHash', 'tx_hash'),
-      c('payAddress', 'pay_address'),
-      c('payMemo', 'pay_memo'),
-      c('transactionId', 'transaction_id'),
-      c('failedReason', 'failed_reason'),
-      c('affiliateAmount', 'affiliate_amount', 'decimal'),
-      c('depositBonus', 'deposit_bonus', 'decimal'),
-      c('affiliateCodeId', 'affiliate_code_id'),
-      c('createdAt', 'created_at', 'timestamp'),
-      c('updatedAt', 'updated_at', 'timestamp'),
-      c('confirmedAt', 'confirmed_at', 'timestamp'),
-      c('completedAt', 'completed_at', 'timestamp'),
-    ],
+    columns: columns(
+      'id user_id:int external_id provider_id network_id currency_id amount:decimal usd_amount:decimal status tx_hash pay_address',
+      'pay_memo transaction_id failed_reason affiliate_amount:decimal deposit_bonus:decimal affiliate_code_id created_at:timestamp',
+      'updated_at:timestamp confirmed_at:timestamp completed_at:timestamp',
+    ),
     orderBy: 'created_at, id',
   },
   withdrawals: {
     table: 'withdrawals',
-    columns: [
-      c('id', 'id'),
-      c('userId', 'user_id', 'int'),
-      c('currencyId', 'currency_id'),
-      c('networkId', 'network_id'),
-      c('providerId', 'provider_id'),
-      c('amount', 'amount', 'decimal'),
-      c('usdAmount', 'usd_amount', 'decimal'),
-      c('status', 'status'),
-      c('recipientAddress', 'recipient_address'),
-      c('recipientMemo', 'recipient_memo'),
-      c('transactionId', 'transaction_id'),
-      c('txHash', 'tx_hash'),
-      c('rejectReason', 'reject_reason'),
-      c('failedReason', 'failed_reason'),
-      c('confirmations', 'confirmations', 'int'),
-      c('confirmedByUserId', 'confirmed_by_user_id', 'int'),
-      c('confirmedAt', 'confirmed_at', 'timestamp'),
-      c('createdAt', 'created_at', 'timestamp'),
-      c('updatedAt', 'updated_at', 'timestamp'),
-      c('completedAt', 'completed_at', 'timestamp'),
-    ],
+    columns: columns(
+      'id user_id:int currency_id network_id provider_id amount:decimal usd_amount:decimal status recipient_address recipient_memo',
+      'transaction_id tx_hash reject_reason failed_reason confirmations:int confirmed_by_user_id:int confirmed_at:timestamp',
+      'created_at:timestamp updated_at:timestamp completed_at:timestamp',
+    ),
     orderBy: 'created_at, id',
   },
   bets: {
     table: 'bets',
-    columns: [
-      c('id', 'id'),
-      c('userId', 'user_id', 'int'),
-      c('roundId', 'round_id'),
-      c('gameId', 'game_id', 'int'),
-      c('gameName', 'game_name'),
-      c('gameSlug', 'game_slug'),
-      c('gameType', 'game_type'),
-      c('gameProvider', 'game_provider'),
-      c('currencyId', 'currency_id'),
-      c('amount', 'amount', 'decimal'),
-      c('usdAmount', 'usd_amount', 'decimal'),
-      c('payout', 'payout', 'decimal'),
-      c('usdPayout', 'usd_payout', 'decimal'),
-      c('multiplier', 'multiplier', 'decimal'),
-      c('status', 'status'),
-      c('errorDetails', 'error_details'),
-      c('transactionId', 'transaction_id'),
-      c('createdAt', 'created_at', 'timestamp'),
-      c('updatedAt', 'updated_at', 'timestamp'),
-      c('settledAt', 'settled_at', 'timestamp'),
-    ],
+    columns: columns(
+      'id user_id:int round_id game_id:int game_name game_slug game_type game_provider currency_id amount:decimal usd_amount:decimal',
+      'payout:decimal usd_payout:decimal multiplier:decimal status error_details transaction_id created_at:timestamp updated_at:timestamp',
+      'settled_at:timestamp',
+    ),
     orderBy: 'created_at, id',
   },
   tips: {
     table: 'admin_tips',
-    columns: [
-      c('id', 'id', 'int'),
-      c('type', 'type'),
-      c('currencyId', 'currency_id'),
-      c('amount', 'amount', 'decimal'),
-      c('usdAmount', 'usd_amount', 'decimal'),
-      c('tag', 'tag'),
-      c('notes', 'notes'),
-      c('senderUserId', 'sender_user_id', 'int'),
-      c('recipientUserId', 'recipient_user_id', 'int'),
-      c('transactionId', 'transaction_id'),
-      c('createdAt', 'created_at', 'timestamp'),
-    ],
+    columns: columns(
+      'id:int type currency_id amount:decimal usd_amount:decimal tag notes sender_user_id:int recipient_user_id:int transaction_id',
+      'created_at:timestamp',
+    ),
     orderBy: 'created_at, id',
   },
 };

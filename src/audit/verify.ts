@@ -137,79 +137,56 @@ const compareTallies = (
 
 type ReadModelCheck = Readonly<{ expectation: Expectation; compare: (client: Client) => Promise<Difference[]> }>;
 
+/** A balances table against the fold's rows, keyed by `keyColumn` (read back with `keyOf`) and currency. */
+const balancesCheck = <R extends { currencyId: CurrencyId; balance: Minor }>(
+  table: string,
+  keyColumn: string,
+  expected: Readonly<{ expectation: Expectation; rows: ReadonlyMap<string, R> }>,
+  rowOf: (r: R) => string,
+  keyOf: (value: string) => string | number = (value) => value,
+): ReadModelCheck => ({
+  expectation: expected.expectation,
+  compare: async (client) => {
+    const { rows } = await client.query<{ k: string; currency_id: string; balance: string | null }>(
+      `SELECT ${keyColumn} AS k, currency_id, balance FROM ${table}`,
+    );
+    const actual = rows.map((r) => ({
+      k: key(keyOf(r.k), r.currency_id),
+      row: `${keyColumn}=${r.k}, currency_id=${r.currency_id}`,
+      currencyId: r.currency_id,
+      balance: r.balance,
+    }));
+    return compareBalances(table, expected.rows, actual, rowOf);
+  },
+});
+
+/** Rows per type and currency, and their summed amount, against the fold's tallies. */
+const typeTalliesCheck = (
+  table: string,
+  expected: Readonly<{ expectation: Expectation; groups: ReadonlyMap<string, Tally & { group: string; currencyId: CurrencyId }> }>,
+): ReadModelCheck => ({
+  expectation: expected.expectation,
+  compare: async (client) => {
+    const { rows } = await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
+      `SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM ${table} GROUP BY 1, 2`,
+    );
+    return compareTallies(table, 'type', expected.groups, rows);
+  },
+});
+
 const readModelChecks = (): ReadModelCheck[] => {
-  const wallets = walletBalancesExpectation();
-  const accounts = accountBalancesExpectation();
-  const transactions = transactionsExpectation();
-  const tips = adminTipsExpectation();
   const statuses = STATUS_TABLES.map((table) => ({ table, ...statusExpectation(table) }));
   return [
-    {
-      expectation: wallets.expectation,
-      compare: async (client) => {
-        const { rows } = await client.query<{ user_id: string; currency_id: string; balance: string | null }>(
-          'SELECT user_id, currency_id, balance FROM wallet_balances',
-        );
-        return compareBalances(
-          'wallet_balances',
-          wallets.rows,
-          rows.map((r) => ({
-            k: key(Number(r.user_id), r.currency_id),
-            row: `user_id=${r.user_id}, currency_id=${r.currency_id}`,
-            currencyId: r.currency_id,
-            balance: r.balance,
-          })),
-          (w) => `user_id=${w.userId}, currency_id=${w.currencyId}`,
-        );
-      },
-    },
-    {
-      expectation: accounts.expectation,
-      compare: async (client) => {
-        const { rows } = await client.query<{ account: string; currency_id: string; balance: string | null }>(
-          'SELECT account, currency_id, balance FROM account_balances',
-        );
-        return compareBalances(
-          'account_balances',
-          accounts.rows,
-          rows.map((r) => ({
-            k: key(r.account, r.currency_id),
-            row: `account=${r.account}, currency_id=${r.currency_id}`,
-            currencyId: r.currency_id,
-            balance: r.balance,
-          })),
-          (a) => `account=${a.account}, currency_id=${a.currencyId}`,
-        );
-      },
-    },
-    {
-      expectation: transactions.expectation,
-      compare: async (client) =>
-        compareTallies(
-          'transactions',
-          'type',
-          transactions.groups,
-          (
-            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM transactions GROUP BY 1, 2',
-            )
-          ).rows,
-        ),
-    },
-    {
-      expectation: tips.expectation,
-      compare: async (client) =>
-        compareTallies(
-          'admin_tips',
-          'type',
-          tips.groups,
-          (
-            await client.query<{ grp: string; currency_id: string; n: string; total: string | null }>(
-              'SELECT type AS grp, currency_id, count(*)::text AS n, sum(amount)::text AS total FROM admin_tips GROUP BY 1, 2',
-            )
-          ).rows,
-        ),
-    },
+    balancesCheck(
+      'wallet_balances',
+      'user_id',
+      walletBalancesExpectation(),
+      (w) => `user_id=${w.userId}, currency_id=${w.currencyId}`,
+      Number,
+    ),
+    balancesCheck('account_balances', 'account', accountBalancesExpectation(), (a) => `account=${a.account}, currency_id=${a.currencyId}`),
+    typeTalliesCheck('transactions', transactionsExpectation()),
+    typeTalliesCheck('admin_tips', adminTipsExpectation()),
     ...statuses.map(({ table, expectation, counts }): ReadModelCheck => ({
       expectation,
       compare: async (client) => {

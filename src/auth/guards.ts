@@ -33,11 +33,7 @@ export const createCaptcha =
     return success ? undefined : authError('captchaInvalid');
   };
 
-export type ThrottleConfig = Readonly<{
-  maxFailuresPerAccount: number;
-  maxFailuresPerAddress: number;
-  windowSeconds: number;
-}>;
+export type ThrottleConfig = Readonly<{ maxFailuresPerAccount: number; maxFailuresPerAddress: number; windowSeconds: number }>;
 
 export type Throttle = Readonly<{
   check(account: string, address: string): Promise<AppError | undefined>;

@@ -1,5 +1,6 @@
-import { Router, type Request, type Response } from 'express';
-import { guardedRoutes } from './access.js';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ZodType } from 'zod';
+import { guardedRoutes, type Access, type HttpMethod, type RouteDocs } from './access.js';
 import { consistentRead } from './ledger-position.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError, zodToHttp } from './errors.js';
@@ -17,6 +18,7 @@ import {
 } from './ledger-lists.schemas.js';
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
 import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
+import type { Permission } from '../domain/user/permissions.js';
 import type { Listed } from '../read-models/list-page.js';
 import { listAdminTips } from '../read-models/admin-tips/admin-tips.queries.js';
 import { listBets } from '../read-models/bets/bets.queries.js';
@@ -27,185 +29,131 @@ import { listTransactions } from '../read-models/transactions/transactions.queri
 import { fullStats } from '../read-models/user-stats-usd/user-stats-usd.queries.js';
 import { listWithdrawals } from '../read-models/withdrawals/withdrawals.queries.js';
 
-const PaginatedBets = Paginated('PaginatedBets');
+/** Where a route's input is read from, documented under the same key. */
+type Input<T> = Readonly<{ request: NonNullable<RouteDocs['request']>; parse: (req: Request) => T }>;
 
-/** The read models each list reads (a consistent read waits for these only). */
-const TIPS_READS = ['admin-tips', 'users'];
-const WITHDRAWALS_READS = ['withdrawals', 'users'];
-const DEPOSITS_READS = ['deposits', 'users'];
-const BETS_READS = ['bets', 'users'];
-const TRANSACTIONS_READS = ['transactions'];
-const STATS_READS = ['deposits', 'withdrawals'];
-const RAKEBACK_READS = ['rakeback'];
+const PARSERS = { query: parseQuery, body: parseBody, params: parseParams } as const;
+
+const input = <S extends z.ZodObject>(at: keyof typeof PARSERS, schema: S): Input<z.output<S>> => ({
+  request: { [at]: schema },
+  parse: (req) => PARSERS[at](schema, req),
+});
 
 /** Query strings with nested keys (`where[status]=SETTLED`) or a JSON `where`, validated like parseQuery. */
-const parseNestedQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => {
-  const result = schema.safeParse(nestedQuery(req.originalUrl));
-  if (!result.success) throw zodToHttp(result.error, 'query');
-  return result.data;
+const nested = <S extends z.ZodObject>(schema: S): Input<z.output<S>> => ({
+  request: { query: schema },
+  parse: (req) => {
+    const result = schema.safeParse(nestedQuery(req.originalUrl));
+    if (!result.success) throw zodToHttp(result.error, 'query');
+    return result.data;
+  },
+});
+
+/** How the answer is documented and sent. */
+type Output<R> = Readonly<{ responses: RouteDocs['responses']; send: (res: Response, answer: R) => void }>;
+
+/** The page as the body, where its total came from in `x-total-source`; `declared201`: the spec lists a 201 never sent. */
+const page = (description: string, schema: ZodType, declared201 = false): Output<Listed<unknown>> => ({
+  responses: declared201
+    ? { 200: { description, schema }, 201: { description: 'Declared by the spec; not sent' } }
+    : { 200: { description, schema } },
+  send: (res, { page, totalSource }) => {
+    res.setHeader('x-total-source', totalSource);
+    res.json(page);
+  },
+});
+
+const json = (status: 200 | 201, description: string, schema: ZodType): Output<unknown> => ({
+  responses: { [status]: { description, schema } },
+  send: (res, answer) => void res.status(status).json(answer),
+});
+
+type Pool = BackOfficeDeps['pool'];
+type Route = ReturnType<typeof guardedRoutes>;
+
+/** A read route answered by a read-model query; `reads`: the read models a consistent read waits for (none: at once). */
+const read =
+  <T, R>(
+    method: HttpMethod,
+    path: string,
+    rule: Access,
+    reads: readonly string[],
+    input: Input<T>,
+    answer: (pool: Pool, input: T) => Promise<R>,
+    docs: Readonly<{ summary: string; output: Output<R> }>,
+  ) =>
+  (route: Route, deps: BackOfficeDeps): void => {
+    const handler: RequestHandler = async (req, res) => docs.output.send(res, await answer(deps.pool, input.parse(req)));
+    const documented: RouteDocs = { summary: docs.summary, request: input.request, responses: docs.output.responses };
+    if (reads.length === 0) return route(method, path, rule, documented, handler);
+    route(method, path, rule, { ...documented, readModels: reads }, consistentRead(deps.reads, reads), handler);
+  };
+
+const perm = (permission: Permission): Access => ({ kind: 'perm', permission });
+const SUPERADMIN: Access = { kind: 'superadmin' };
+
+const PaginatedBets = Paginated('PaginatedBets');
+
+const fullStatsOrNotFound = async (pool: Pool, { id }: z.output<typeof FullStatsParams>) => {
+  const stats = await fullStats(pool, id);
+  if (!stats) throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
+  return stats;
 };
 
-/** The page as the body; where its total came from in `x-total-source`. */
-const sendListed = (res: Response, { page, totalSource }: Listed<unknown>, status = 200): void => {
-  res.setHeader('x-total-source', totalSource);
-  res.status(status).json(page);
-};
+const rakebackOf = (pool: Pool, { where }: z.output<typeof RakebackBody>) => rakebackRecords(pool, where.userId, where.currencyId);
+
+/** The routes in registration order, which the OpenAPI document keeps. */
+const READ_ROUTES = [
+  read('get', '/admin-tips', perm('admin-tips.view'), ['admin-tips', 'users'], input('query', AdminTipsQuery), listAdminTips, {
+    summary: 'List admin tips',
+    output: page('Paginated admin tips', Paginated('PaginatedAdminTips')),
+  }),
+  read('get', '/withdraw', perm('withdrawals.view'), ['withdrawals', 'users'], input('query', WithdrawalsQuery), listWithdrawals, {
+    summary: 'List withdrawals',
+    output: page('Paginated withdrawals', Paginated('PaginatedWithdrawals', WithdrawalRecord)),
+  }),
+  read('get', '/deposit', perm('deposits.view'), ['deposits', 'users'], input('query', DepositsQuery), listDeposits, {
+    summary: 'List deposits',
+    output: page('Paginated deposits', Paginated('PaginatedDeposits')),
+  }),
+  read('get', '/bets', perm('user.bets.view'), ['bets', 'users'], nested(BetsQuery), listBets, {
+    summary: 'List bets',
+    output: page('Paginated bets', PaginatedBets),
+  }),
+  read('post', '/bets', perm('user.bets.view'), ['bets', 'users'], input('body', BetsBody), listBets, {
+    summary: 'List bets (filter in the body)',
+    output: page('Paginated bets', PaginatedBets, true),
+  }),
+  read('post', '/accounting/transactions', SUPERADMIN, ['transactions'], input('body', TransactionsBody), listTransactions, {
+    summary: 'List accounting transactions',
+    output: page('Paginated transactions', Paginated('PaginatedTransactions'), true),
+  }),
+  read(
+    'get',
+    '/user/stats/transactions',
+    perm('transaction.view'),
+    ['deposits', 'withdrawals'],
+    input('query', StatsTransactionsQuery),
+    statsTransactions,
+    {
+      summary: 'Deposit or withdrawal totals per period',
+      output: json(200, 'Paginated totals per period', Paginated('PaginatedTransactionBuckets', TransactionBucket)),
+    },
+  ),
+  read('get', '/user/:id/full/stats', SUPERADMIN, [], input('params', FullStatsParams), fullStatsOrNotFound, {
+    summary: "A user's admin stats",
+    output: json(200, 'Admin stats', AdminStats),
+  }),
+  read('post', '/rakeback/find-many', perm('rakebacks.view'), ['rakeback'], input('body', RakebackBody), rakebackOf, {
+    summary: "A user's rakeback records",
+    output: json(201, 'Array of rakeback records', UntypedList),
+  }),
+];
 
 /** Back-office read side of the ledger: admin tips, withdrawals, deposits, bets, accounting log and USD stats. */
 export const ledgerListsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
-  const { pool } = deps;
-
-  route(
-    'get',
-    '/admin-tips',
-    { kind: 'perm', permission: 'admin-tips.view' },
-    {
-      readModels: TIPS_READS,
-      summary: 'List admin tips',
-      request: { query: AdminTipsQuery },
-      responses: { 200: { description: 'Paginated admin tips', schema: Paginated('PaginatedAdminTips') } },
-    },
-    consistentRead(deps.reads, TIPS_READS),
-    async (req, res) => {
-      sendListed(res, await listAdminTips(pool, parseQuery(AdminTipsQuery, req)));
-    },
-  );
-
-  route(
-    'get',
-    '/withdraw',
-    { kind: 'perm', permission: 'withdrawals.view' },
-    {
-      readModels: WITHDRAWALS_READS,
-      summary: 'List withdrawals',
-      request: { query: WithdrawalsQuery },
-      responses: { 200: { description: 'Paginated withdrawals', schema: Paginated('PaginatedWithdrawals', WithdrawalRecord) } },
-    },
-    consistentRead(deps.reads, WITHDRAWALS_READS),
-    async (req, res) => {
-      sendListed(res, await listWithdrawals(pool, parseQuery(WithdrawalsQuery, req)));
-    },
-  );
-
-  route(
-    'get',
-    '/deposit',
-    { kind: 'perm', permission: 'deposits.view' },
-    {
-      readModels: DEPOSITS_READS,
-      summary: 'List deposits',
-      request: { query: DepositsQuery },
-      responses: { 200: { description: 'Paginated deposits', schema: Paginated('PaginatedDeposits') } },
-    },
-    consistentRead(deps.reads, DEPOSITS_READS),
-    async (req, res) => {
-      sendListed(res, await listDeposits(pool, parseQuery(DepositsQuery, req)));
-    },
-  );
-
-  route(
-    'get',
-    '/bets',
-    { kind: 'perm', permission: 'user.bets.view' },
-    {
-      readModels: BETS_READS,
-      summary: 'List bets',
-      request: { query: BetsQuery },
-      responses: { 200: { description: 'Paginated bets', schema: PaginatedBets } },
-    },
-    consistentRead(deps.reads, BETS_READS),
-    async (req, res) => {
-      sendListed(res, await listBets(pool, parseNestedQuery(BetsQuery, req)));
-    },
-  );
-  route(
-    'post',
-    '/bets',
-    { kind: 'perm', permission: 'user.bets.view' },
-    {
-      readModels: BETS_READS,
-      summary: 'List bets (filter in the body)',
-      request: { body: BetsBody },
-      responses: { 200: { description: 'Paginated bets', schema: PaginatedBets }, 201: { description: 'Declared by the spec; not sent' } },
-    },
-    consistentRead(deps.reads, BETS_READS),
-    async (req, res) => {
-      sendListed(res, await listBets(pool, parseBody(BetsBody, req)));
-    },
-  );
-
-  route(
-    'post',
-    '/accounting/transactions',
-    { kind: 'superadmin' },
-    {
-      readModels: TRANSACTIONS_READS,
-      summary: 'List accounting transactions',
-      request: { body: TransactionsBody },
-      responses: {
-        200: { description: 'Paginated transactions', schema: Paginated('PaginatedTransactions') },
-        201: { description: 'Declared by the spec; not sent' },
-      },
-    },
-    consistentRead(deps.reads, TRANSACTIONS_READS),
-    async (req, res) => {
-      sendListed(res, await listTransactions(pool, parseBody(TransactionsBody, req)));
-    },
-  );
-
-  route(
-    'get',
-    '/user/stats/transactions',
-    { kind: 'perm', permission: 'transaction.view' },
-    {
-      readModels: STATS_READS,
-      summary: 'Deposit or withdrawal totals per period',
-      request: { query: StatsTransactionsQuery },
-      responses: {
-        200: { description: 'Paginated totals per period', schema: Paginated('PaginatedTransactionBuckets', TransactionBucket) },
-      },
-    },
-    consistentRead(deps.reads, STATS_READS),
-    async (req, res) => {
-      res.json(await statsTransactions(pool, parseQuery(StatsTransactionsQuery, req)));
-    },
-  );
-
-  route(
-    'get',
-    '/user/:id/full/stats',
-    { kind: 'superadmin' },
-    {
-      summary: "A user's admin stats",
-      request: { params: FullStatsParams },
-      responses: { 200: { description: 'Admin stats', schema: AdminStats } },
-    },
-    async (req, res) => {
-      const { id } = parseParams(FullStatsParams, req);
-      const stats = await fullStats(pool, id);
-      if (!stats) throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
-      res.json(stats);
-    },
-  );
-
-  route(
-    'post',
-    '/rakeback/find-many',
-    { kind: 'perm', permission: 'rakebacks.view' },
-    {
-      readModels: RAKEBACK_READS,
-      summary: "A user's rakeback records",
-      request: { body: RakebackBody },
-      responses: { 201: { description: 'Array of rakeback records', schema: UntypedList } },
-    },
-    consistentRead(deps.reads, RAKEBACK_READS),
-    async (req, res) => {
-      const { where } = parseBody(RakebackBody, req);
-      res.status(201).json(await rakebackRecords(pool, where.userId, where.currencyId));
-    },
-  );
-
+  for (const register of READ_ROUTES) register(route, deps);
   return router;
 };

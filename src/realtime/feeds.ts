@@ -91,6 +91,20 @@ const newestFirst = <B>(bets: readonly Indexed<B>[], max: number): B[] =>
     .slice(0, max)
     .map((x) => x.bet);
 
+/** A feed ranked by `rank` over the settled bets it `takes`. */
+type RankedFeed = Readonly<{
+  name: FeedEventName;
+  takes: (bet: RankableBet, s: FeedSettings) => boolean;
+  rank: (a: RankableBet, b: RankableBet) => number;
+}>;
+
+/** In the order they are sent. */
+const RANKED_FEEDS: readonly RankedFeed[] = [
+  { name: 'BigWins', takes: isBigWin, rank: (a, b) => compareDecimal(a.usdPayout, b.usdPayout) },
+  { name: 'HighRollers', takes: isHighRoller, rank: (a, b) => compareDecimal(a.usdAmount, b.usdAmount) },
+  { name: 'LuckyWins', takes: isLuckyWin, rank: (a, b) => compareRatios(a.payout, a.amount, b.payout, b.amount) },
+];
+
 /** Empty feeds give no event. */
 export const feedEventsOf = <B extends RankableBet>(
   settled: readonly B[],
@@ -100,33 +114,11 @@ export const feedEventsOf = <B extends RankableBet>(
   if (settled.length === 0) return [];
   const all = settled.map((bet, i) => ({ bet, i }));
   const out: FeedEvent<B>[] = [{ name: 'LatestBets', room: LIVE_BETS_ROOM, payload: newestFirst(all, max) }];
-  const push = (name: FeedEventName, payload: B[]): void => {
+  for (const { name, takes, rank } of RANKED_FEEDS) {
+    const taken = all.filter((x) => takes(x.bet, settings));
+    const payload = ranked(taken, rank, max);
     if (payload.length > 0) out.push({ name, room: LIVE_BETS_ROOM, payload });
-  };
-  push(
-    'BigWins',
-    ranked(
-      all.filter((x) => isBigWin(x.bet, settings)),
-      (a, b) => compareDecimal(a.usdPayout, b.usdPayout),
-      max,
-    ),
-  );
-  push(
-    'HighRollers',
-    ranked(
-      all.filter((x) => isHighRoller(x.bet, settings)),
-      (a, b) => compareDecimal(a.usdAmount, b.usdAmount),
-      max,
-    ),
-  );
-  push(
-    'LuckyWins',
-    ranked(
-      all.filter((x) => isLuckyWin(x.bet, settings)),
-      (a, b) => compareRatios(a.payout, a.amount, b.payout, b.amount),
-      max,
-    ),
-  );
+  }
   const bySlug = new Map<string, Indexed<B>[]>();
   for (const x of all) {
     const list = bySlug.get(x.bet.gameIdentity.slug) ?? [];

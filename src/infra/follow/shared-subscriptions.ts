@@ -6,6 +6,7 @@ import {
   type Subscription,
   type SubscriptionOptions,
 } from '../event-store/event-store.port.js';
+import { runSubscription } from '../event-store/run-subscription.js';
 
 export type SharedSubscriptionsOptions = Readonly<{
   /** Recent events kept in memory for the followers; one further behind reads the store on its own until it is back. */
@@ -94,17 +95,12 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
 
   const subscribe = (o: SubscriptionOptions): Subscription => {
     if (closed) throw new Error('event store is closed');
-    const controller = new AbortController();
-    const abort = controller.signal;
-    const onOuterAbort = (): void => controller.abort();
-    o.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    if (o.signal?.aborted) controller.abort();
     const batchSize = o.batchSize ?? 500;
     followers += 1;
     feed ??= openFeed();
     const f = feed;
 
-    const grown = (after: Position): Promise<void> =>
+    const grown = (after: Position, abort: AbortSignal): Promise<void> =>
       new Promise((resolve) => {
         const last = f.buffer.at(-1)?.position ?? f.base;
         if (abort.aborted || f.controller.signal.aborted || (last && comparePositions(last, after) > 0)) return resolve();
@@ -117,7 +113,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
         abort.addEventListener('abort', done, { once: true });
       });
 
-    const run = async (): Promise<void> => {
+    const run = async (abort: AbortSignal): Promise<void> => {
       let after = o.after;
       try {
         await f.ready;
@@ -131,34 +127,18 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
           }
           if (abort.aborted) break;
           if (events.length === 0) {
-            await grown(after);
+            await grown(after, abort);
             continue;
           }
           await o.onEvents(events);
           after = events.at(-1)!.position;
         }
       } finally {
-        o.signal?.removeEventListener('abort', onOuterAbort);
         followers -= 1;
         if (followers === 0 && feed === f) await closeFeed();
       }
     };
-    const done = run().catch((error: unknown) => {
-      try {
-        o.onError?.(error);
-      } catch {
-        /* the caller's callback failing must not hide the error */
-      }
-      throw error;
-    });
-    done.catch(() => undefined);
-    return {
-      done,
-      stop: async () => {
-        controller.abort();
-        await done.catch(() => undefined);
-      },
-    };
+    return runSubscription(o, run);
   };
 
   return {

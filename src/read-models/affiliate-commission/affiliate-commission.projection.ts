@@ -1,4 +1,5 @@
 import { insertRows, walletRecords, type Projection, type Row } from '../../projections/projection.js';
+import { overRows, settledBets } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['BetSettled', 'AffiliateCommissionClaimed'];
 
@@ -40,27 +41,21 @@ export const affiliateCommissionProjection: Projection = {
   handles: HANDLES,
   tables: ['affiliate_earnings', 'affiliate_claims'],
   project(events) {
-    const settled: Row[] = [];
-    const claims: Row[] = [];
-    for (const { userId, event, recorded } of walletRecords(events, HANDLES)) {
-      if (event.type === 'BetSettled') settled.push({ user_id: userId, usd_amount: event.data.usdAmount, at: event.data.at });
-      if (event.type === 'AffiliateCommissionClaimed') {
-        const d = event.data;
-        claims.push({
-          claim_id: d.claimId,
-          owner_id: userId,
-          currency_id: d.currencyId,
-          amount: d.amount,
-          usd_amount: d.usdAmount,
-          transaction_id: d.transactionId,
-          event_id: recorded.id,
-          claimed_at: d.at,
-        });
-      }
-    }
-    return [
-      ...(settled.length === 0 ? [] : [{ text: ACCRUE, values: [JSON.stringify(settled)] }]),
-      ...insertRows('affiliate_claims', claims),
-    ];
+    const settled = settledBets(events, (userId, bet) => ({ user_id: userId, usd_amount: bet.usdAmount, at: bet.at }));
+    const claims = walletRecords(events, HANDLES).flatMap<Row>(({ userId, event, recorded }) => {
+      if (event.type !== 'AffiliateCommissionClaimed') return [];
+      const d = event.data;
+      return {
+        claim_id: d.claimId,
+        owner_id: userId,
+        currency_id: d.currencyId,
+        amount: d.amount,
+        usd_amount: d.usdAmount,
+        transaction_id: d.transactionId,
+        event_id: recorded.id,
+        claimed_at: d.at,
+      };
+    });
+    return [...overRows(ACCRUE, settled), ...insertRows('affiliate_claims', claims)];
   },
 };

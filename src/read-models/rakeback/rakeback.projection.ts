@@ -1,4 +1,5 @@
-import { walletRecords, type Projection, type Row } from '../../projections/projection.js';
+import type { Projection } from '../../projections/projection.js';
+import { overRows, settledBets } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['BetSettled'];
 
@@ -33,14 +34,13 @@ export const rakebackProjection: Projection = {
   handles: HANDLES,
   tables: ['rakebacks'],
   project(events) {
-    const settled: Row[] = [];
-    for (const { userId, event } of walletRecords(events, HANDLES)) {
-      if (event.type === 'BetSettled') {
-        settled.push({ user_id: userId, currency_id: event.data.currencyId, amount: event.data.amount, at: event.data.at });
-      }
-    }
-    if (settled.length === 0) return [];
+    const settled = settledBets(events, (userId, bet) => ({
+      user_id: userId,
+      currency_id: bet.currencyId,
+      amount: bet.amount,
+      at: bet.at,
+    }));
     const { instant, daily, weekly, monthly } = RAKEBACK_RATES;
-    return [{ text: ACCRUE, values: [JSON.stringify(settled), instant, daily, weekly, monthly] }];
+    return overRows(ACCRUE, settled, instant, daily, weekly, monthly);
   },
 };

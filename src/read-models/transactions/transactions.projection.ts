@@ -1,8 +1,9 @@
-import { TRANSACTIONS_COUNTS, counted } from '../list-counts/list-counts.js';
+import { TRANSACTIONS_COUNTS } from '../list-counts/list-counts.js';
+import { rowProjection } from '../list-projections.js';
 import { formatPosition } from '../../infra/event-store/event-store.port.js';
 import { fromMinor, toMinor } from '../../domain/money/money.js';
 import { hasMovement, type WalletEvent } from '../../domain/wallet/wallet.events.js';
-import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from '../../projections/projection.js';
+import { MOVEMENT_EVENT_TYPES, userLegAmount } from '../../projections/projection.js';
 
 type MovementType = (typeof MOVEMENT_EVENT_TYPES)[number];
 
@@ -28,8 +29,6 @@ export type AccountingType = Exclude<(typeof TRANSACTION_TYPES)[MovementType], n
 export const ACCOUNTING_TYPES = Object.values(TRANSACTION_TYPES).filter(
   (t): t is AccountingType => t !== null,
 ) as readonly AccountingType[] as readonly [AccountingType, ...AccountingType[]];
-
-const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
 
 /** Ids and amounts that differ per event type: what the row refers to, the reversed transaction, the USD value. */
 const details = (e: WalletEvent): { reference: string | null; original: string | null; admin: number | null; usd: string | null } => {
@@ -65,39 +64,35 @@ const details = (e: WalletEvent): { reference: string | null; original: string |
  * The accounting log (spec "Transaction"): one row per event that changes the user's own balance.
  * amount is signed from the user's view; beforeBalance = afterBalance − amount.
  */
-export const transactionsProjection: Projection = {
+export const transactionsProjection = rowProjection({
   name: 'transactions',
   version: 2,
-  handles: HANDLES,
-  tables: ['transactions', 'transactions_counts'],
-  project(events) {
-    const rows: Row[] = [];
-    for (const { userId, event, recorded } of walletRecords(events, HANDLES)) {
-      const type = TRANSACTION_TYPES[event.type as MovementType];
-      const amount = userLegAmount(userId, event);
-      if (!type || amount === undefined || !hasMovement(event)) continue;
-      const d = event.data;
-      const x = details(event);
-      rows.push({
-        id: d.transactionId,
-        user_id: userId,
-        currency_id: d.currencyId,
-        amount: fromMinor(d.currencyId, amount),
-        before_balance: fromMinor(d.currencyId, toMinor(d.currencyId, d.balanceAfter) - amount),
-        after_balance: d.balanceAfter,
-        usd_amount: x.usd,
-        type,
-        original_id: x.original,
-        admin_user_id: x.admin,
-        reference_id: x.reference,
-        event_id: recorded.id,
-        position: formatPosition(recorded.position),
-        position_commit: String(recorded.position.commit),
-        position_prepare: String(recorded.position.prepare),
-        created_at: d.at,
-        updated_at: d.at,
-      });
-    }
-    return counted(TRANSACTIONS_COUNTS, rows, [], insertRows('transactions', rows));
+  handles: MOVEMENT_EVENT_TYPES,
+  list: TRANSACTIONS_COUNTS,
+  row: ({ userId, event, recorded }) => {
+    const type = TRANSACTION_TYPES[event.type as MovementType];
+    const amount = userLegAmount(userId, event);
+    if (!type || amount === undefined || !hasMovement(event)) return undefined;
+    const d = event.data;
+    const x = details(event);
+    return {
+      id: d.transactionId,
+      user_id: userId,
+      currency_id: d.currencyId,
+      amount: fromMinor(d.currencyId, amount),
+      before_balance: fromMinor(d.currencyId, toMinor(d.currencyId, d.balanceAfter) - amount),
+      after_balance: d.balanceAfter,
+      usd_amount: x.usd,
+      type,
+      original_id: x.original,
+      admin_user_id: x.admin,
+      reference_id: x.reference,
+      event_id: recorded.id,
+      position: formatPosition(recorded.position),
+      position_commit: String(recorded.position.commit),
+      position_prepare: String(recorded.position.prepare),
+      created_at: d.at,
+      updated_at: d.at,
+    };
   },
-};
+});

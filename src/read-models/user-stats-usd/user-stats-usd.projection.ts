@@ -1,4 +1,5 @@
 import { walletRecords, type Projection, type Row } from '../../projections/projection.js';
+import { overRows } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['DepositCompleted', 'BetSettled', 'WithdrawalCompleted'];
 
@@ -57,7 +58,7 @@ export const userStatsUsdProjection: Projection = {
           break;
       }
     }
-    return outcomes.length === 0 ? [] : [{ text: ACCUMULATE, values: [JSON.stringify(outcomes)] }];
+    return overRows(ACCUMULATE, outcomes);
   },
 };
 

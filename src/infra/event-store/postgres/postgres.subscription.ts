@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Subscription, SubscriptionOptions } from '../event-store.port.js';
 import { readAllFollowing } from './postgres.reads.js';
+import { runSubscription } from '../run-subscription.js';
 import type { Logger, Notifier, WakeSignal } from './postgres.wake-up.js';
 
 export type SubscriptionDeps = Readonly<{
@@ -23,13 +24,8 @@ const MAX_HELD_BACK_WAIT_MS = 100;
 export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionOptions): Subscription => {
   const { pool, signal, notifier, pollIntervalMs, logger } = deps;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const controller = new AbortController();
-  const abort = controller.signal;
-  const onOuterAbort = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  if (options.signal?.aborted) controller.abort();
 
-  const run = async (): Promise<void> => {
+  const run = async (abort: AbortSignal): Promise<void> => {
     let after = options.after;
     let retryMs = FIRST_RETRY_MS;
     let failures = 0;
@@ -73,26 +69,9 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
         }
       }
     } finally {
-      options.signal?.removeEventListener('abort', onOuterAbort);
       await notifier.release();
     }
   };
 
-  const done = run().catch((error: unknown) => {
-    try {
-      options.onError?.(error);
-    } catch (callbackError) {
-      logger?.warn({ err: callbackError }, 'subscription onError threw');
-    }
-    throw error;
-  });
-  // Whoever does not await `done` must not get an unhandled rejection that kills the process.
-  done.catch(() => undefined);
-  return {
-    done,
-    stop: async () => {
-      controller.abort();
-      await done.catch(() => undefined);
-    },
-  };
+  return runSubscription(options, run, (error) => logger?.warn({ err: error }, 'subscription onError threw'));
 };
