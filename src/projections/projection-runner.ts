@@ -29,6 +29,8 @@ export type ProjectorOptions = Readonly<{
   /** Default true: each read model has its own lock and checkpoint, so a slow one never holds back the others. */
   independent?: boolean;
   batchSize?: number;
+  /** A bulk replay from zero: statements marked `derived` are skipped; the caller runs each projection's `rederive` after. */
+  replay?: boolean;
   /** Default 3: each batch holds a pool connection, and a rebuild's switch (or the API) must still get one. */
   maxConcurrentBatches?: number;
   logger?: ProjectorLogger;
@@ -56,6 +58,8 @@ export type Projector = Readonly<{
 /** Rebuilds and blue/green switches take it exclusively; every batch shares it. */
 const GLOBAL_LOCK = `hashtext(current_schema() || ':projections')`;
 export const PROJECTION_LOCK_SQL = `SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`;
+/** Held (session level) by a running bulk replay: while it is, the replay's own recount at its end is still to come. */
+export const REPLAY_LOCK = `hashtext(current_schema() || ':projections-replay')`;
 
 const modelLock = (name: string): string => {
   if (!/^[\w-]+$/.test(name)) throw new Error(`projection name ${name}: letters, digits, _ and - only`);
@@ -70,7 +74,7 @@ const batchLockSql = (projections: readonly Projection[]): string =>
     .map(modelLock)
     .join(', ')}`;
 
-type Checkpoint = Readonly<{ version: number; position: Position }>;
+type Checkpoint = Readonly<{ version: number; position: Position; rederive?: boolean }>;
 
 export const readCheckpoints = async (client: pg.ClientBase, names?: readonly string[]): Promise<Map<string, Checkpoint>> => {
   const { rows } = names
@@ -81,6 +85,19 @@ export const readCheckpoints = async (client: pg.ClientBase, names?: readonly st
     : await client.query<{ name: string; version: number; position: string }>('SELECT name, version, position FROM projection_checkpoints');
   return new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }]));
 };
+
+/** The read model's summaries recounted from its rows, and its replay mark cleared (under its batch lock). */
+export const rederive = async (client: pg.ClientBase, p: Projection): Promise<void> => {
+  for (const s of p.rederive ?? []) await client.query(s.text, s.values);
+  await client.query('DELETE FROM projection_rederive_pending WHERE name = $1', [p.name]);
+};
+
+/** A transaction that excludes every batch of these read models (their locks, shared with rebuilds' exclusion). */
+export const withModelLocks = <T>(
+  pool: pg.Pool,
+  projections: readonly Projection[],
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> => withLockedTransaction(pool, batchLockSql(projections), fn);
 
 export const withProjectionLock = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
   withLockedTransaction(pool, PROJECTION_LOCK_SQL, fn);
@@ -175,12 +192,15 @@ const inBatchTransaction = async (
   client.on('error', onConnectionError);
   try {
     const names = projections.map((p) => literal(p.name)).join(', ');
+    // `rederive`: a replay skipped this read model's counts and is no longer running to recount them (its lock is free).
     const results = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
-      SELECT name, version, position FROM projection_checkpoints WHERE name IN (${names})`)) as unknown as pg.QueryResult[];
-    const rows = results.at(-1)!.rows as { name: string; version: number; position: string }[];
+      SELECT c.name, c.version, c.position, (r.name IS NOT NULL AND pg_try_advisory_xact_lock_shared(${REPLAY_LOCK})) AS rederive
+      FROM projection_checkpoints c LEFT JOIN projection_rederive_pending r ON r.name = c.name
+      WHERE c.name IN (${names})`)) as unknown as pg.QueryResult[];
+    const rows = results.at(-1)!.rows as { name: string; version: number; position: string; rederive: boolean }[];
     const { finish, count } = await fn(
       client,
-      new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }])),
+      new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position), rederive: r.rederive }])),
     );
     await client.query(finish ? `${finish}; COMMIT` : 'COMMIT');
     count();
@@ -203,13 +223,14 @@ type Part = Readonly<{
 }>;
 
 /** Each projection runs only events after its own checkpoint; `committed` catches a checkpoint reset behind it. */
-const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
+const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay: boolean) =>
   inBatchTransaction(
     pool,
     parts.flatMap((part) => part.projections),
     async (client, stored) => {
       const last = parts[0]!.events.at(-1)!.position;
       const moved: Projection[] = [];
+      const skipped: Projection[] = [];
       const spent: [string, number, number, number][] = [];
       for (const { projections, plan, committed, events } of parts) {
         if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
@@ -224,12 +245,13 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
           }
           if (comparePositions(cp.position, last) >= 0) continue;
           const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
-          if (mine.length > 0) {
-            const started = performance.now();
-            const statements = p.project(mine);
-            for (const s of statements) await client.query(s.text, s.values);
-            spent.push([p.name, mine.length, statements.length, performance.now() - started]);
-          }
+          const started = performance.now();
+          const all = mine.length > 0 ? p.project(mine) : [];
+          const statements = replay ? all.filter((st) => !st.derived) : all;
+          for (const s of statements) await client.query(s.text, s.values);
+          if (cp.rederive && !replay) await rederive(client, p);
+          if (mine.length > 0) spent.push([p.name, mine.length, statements.length, performance.now() - started]);
+          if (replay && p.rederive) skipped.push(p);
           moved.push(p);
         }
       }
@@ -243,10 +265,15 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs) =>
         }
       };
       if (moved.length === 0) return { count };
+      const marks =
+        skipped.length === 0
+          ? ''
+          : `; INSERT INTO projection_rederive_pending (name) VALUES ${skipped.map((p) => `(${literal(p.name)})`).join(', ')}
+      ON CONFLICT (name) DO NOTHING`;
       return {
         count,
         finish: `UPDATE projection_checkpoints SET position = ${literal(formatPosition(last))}, updated_at = now()
-      WHERE ${moved.map((p) => `(name = ${literal(p.name)} AND version = ${Number(p.version)})`).join(' OR ')}`,
+      WHERE ${moved.map((p) => `(name = ${literal(p.name)} AND version = ${Number(p.version)})`).join(' OR ')}${marks}`,
       };
     },
   );
@@ -256,9 +283,9 @@ const SMALL_BATCH = 64;
 type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
 
 /** Groups caught up to the same place commit in one transaction; a failed shared batch retries each group alone. */
-const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: number) => {
+const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: number, replay: boolean) => {
   let pending: Submission[] = [];
-  const alone = (s: Submission): Promise<void> => limit(() => applyBatch(pool, [s], costs)).then(() => s.done(true), s.failed);
+  const alone = (s: Submission): Promise<void> => limit(() => applyBatch(pool, [s], costs, replay)).then(() => s.done(true), s.failed);
   const weight = (s: Submission): number =>
     s.projections.reduce((sum, p) => {
       const c = costs.get(p.name)!;
@@ -276,12 +303,23 @@ const batchCombiner = (pool: pg.Pool, costs: Costs, limit: Limit, maxShares: num
     }
     return out.map((x) => x.subs);
   };
+  /** One big batch of many read models (a replay): its read groups in parallel transactions, each with its checkpoints. */
+  const spread = async (s: Submission): Promise<void> => {
+    const units = readGroups(s.projections).map((projections) => ({ ...s, projections }));
+    try {
+      await Promise.all(shares(units).map((share) => limit(() => applyBatch(pool, share, costs, replay))));
+    } catch (error) {
+      return s.failed(error);
+    }
+    s.done(true);
+  };
   const together = async (subs: Submission[]): Promise<void> => {
     const needed = subs.filter((s) => !s.optional);
     if (needed.length === 0) return subs.forEach((s) => s.done(false));
+    if (subs.length === 1 && replay && subs[0]!.events.length > SMALL_BATCH) return spread(subs[0]!);
     if (subs.length === 1) return alone(subs[0]!);
     try {
-      await limit(() => applyBatch(pool, subs, costs));
+      await limit(() => applyBatch(pool, subs, costs, replay));
     } catch {
       for (const s of subs) if (s.optional) s.done(false);
       await Promise.all(needed.map(alone));
@@ -449,7 +487,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const costs: Costs = new Map(projections.map((p) => [p.name, { events: 0, statements: 0, ms: 0 }]));
   const concurrent = Math.max(1, options.maxConcurrentBatches ?? 3);
   const limit = semaphore(concurrent);
-  const combine = batchCombiner(options.pool, costs, limit, concurrent);
+  const combine = batchCombiner(options.pool, costs, limit, concurrent, options.replay === true);
   const shared = independent ? shareSubscriptions(options.store) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent

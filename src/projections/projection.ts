@@ -3,8 +3,11 @@ import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } 
 import { userAccount } from '../domain/ledger/posting.js';
 import { toMinor, type Minor } from '../domain/money/money.js';
 
-/** One parameterised statement. Values are strings, numbers or JSON text: never a JS number for money. */
-export type Sql = Readonly<{ text: string; values: unknown[] }>;
+/**
+ * One parameterised statement. Values are strings, numbers or JSON text: never a JS number for money. `derived`: it keeps
+ * a summary of the rows (a count) that a bulk replay skips and rebuilds once at its end with the projection's `rederive`.
+ */
+export type Sql = Readonly<{ text: string; values: unknown[]; derived?: true }>;
 
 /** A read model: a pure function from a batch of events to a few set-based statements, applied with its checkpoint. */
 export type Projection = Readonly<{
@@ -16,6 +19,8 @@ export type Projection = Readonly<{
   /** Truncated on rebuild, including private helper tables. */
   tables: readonly string[];
   project(events: readonly RecordedEvent[]): readonly Sql[];
+  /** Rebuilds the summaries its `derived` statements keep, from its rows (run once after a bulk replay). */
+  rederive?: readonly Sql[];
 }>;
 
 /** A wallet event with its user (from the `wallet-<userId>` stream id). */

@@ -30,4 +30,13 @@ export const projectorMigrations: readonly Migration[] = [
       );
       CREATE INDEX projection_rebuilds_running ON projection_rebuilds (started_at) WHERE state = 'running';`,
   },
+  {
+    // A bulk replay skips count upkeep and marks its read models here; a recount from the rows clears the mark.
+    id: '0440_projection_rederive_pending',
+    sql: `
+      CREATE TABLE projection_rederive_pending (
+        name text PRIMARY KEY,
+        since timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];

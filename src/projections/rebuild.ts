@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { comparePositions, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { startProjector, withProjectionLock, type ProjectorLogger } from './projection-runner.js';
+import { rederive, REPLAY_LOCK, startProjector, withModelLocks, withProjectionLock, type ProjectorLogger } from './projection-runner.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
 export type RebuildOptions = Readonly<{
@@ -29,17 +29,44 @@ export const rebuildProjections = async (options: RebuildOptions): Promise<Rebui
   });
   const head = await store.headPosition();
   if (comparePositions(head, START) <= 0) return { events: 0, head };
-  let applied = 0;
+  // Held until the counts are recounted: a projector that finds a replay's mark while it is held leaves the counts to us.
+  const replayLock = await pool.connect();
+  let broken = false;
+  // A connection lost while held must not kill the process: the lock goes with it, and the replay's mark stays for a projector.
+  const onError = (): void => {
+    broken = true;
+  };
+  replayLock.on('error', onError);
+  const release = async (): Promise<void> => {
+    await replayLock.query(`SELECT pg_advisory_unlock(${REPLAY_LOCK})`).catch(() => {
+      broken = true;
+    });
+    replayLock.off('error', onError);
+    replayLock.release(broken);
+  };
+  try {
+    await replayLock.query(`SELECT pg_advisory_lock(${REPLAY_LOCK})`);
+    return await replay(options, head);
+  } finally {
+    await release();
+  }
+};
+
+const replay = async (options: RebuildOptions, head: Position): Promise<RebuildResult> => {
+  const { store, pool, projections } = options;
   let failed: (error: unknown) => void = () => undefined;
   const failure = new Promise<never>((_, reject) => {
     failed = reject;
   });
   failure.catch(() => undefined);
+  let applied = 0;
+  // Its read groups' batches run in parallel transactions (as many as the pool allows it, 3 by default).
   const projector = startProjector({
     store,
     pool,
     projections,
     independent: false,
+    replay: true,
     batchSize: options.batchSize ?? 1000,
     logger: options.logger,
     onFailure: (error) => failed(error),
@@ -52,6 +79,12 @@ export const rebuildProjections = async (options: RebuildOptions): Promise<Rebui
     await Promise.race([projector.waitFor(head), failure]);
   } finally {
     await projector.stop();
+  }
+  const rederived = projections.filter((p) => p.rederive && p.rederive.length > 0);
+  if (rederived.length > 0) {
+    await withModelLocks(pool, rederived, async (client) => {
+      for (const p of rederived) await rederive(client, p);
+    });
   }
   return { events: applied, head };
 };

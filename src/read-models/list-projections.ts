@@ -1,5 +1,5 @@
 import type { WalletEvent } from '../domain/wallet/wallet.events.js';
-import { counted, type CountedList } from './list-counts/list-counts.js';
+import { counted, recount, type CountedList } from './list-counts/list-counts.js';
 import {
   EntityFold,
   entityStatements,
@@ -32,6 +32,7 @@ export const entityProjection = <C extends WalletEventType, P extends WalletEven
     version: spec.version,
     handles,
     tables: [table, spec.list.counts],
+    rederive: recount(spec.list),
     project(events) {
       const fold = new EntityFold();
       for (const record of walletRecords(events, handles)) {
@@ -54,6 +55,7 @@ export const rowProjection = (
   version: spec.version,
   handles: spec.handles,
   tables: [spec.list.table, spec.list.counts],
+  rederive: recount(spec.list),
   project(events) {
     const rows = walletRecords(events, spec.handles).flatMap<Row>((record) => spec.row(record) ?? []);
     return counted(spec.list, rows, [], insertRows(spec.list.table, rows));

@@ -43,6 +43,7 @@ export const COUNTED_LISTS: readonly CountedList[] = [
 ];
 
 const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql => ({
+  derived: true,
   text: `INSERT INTO ${list.counts} (key, n)
     SELECT k, ${sign} * count(*) FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k
     ON CONFLICT (key) DO UPDATE SET n = ${list.counts}.n + excluded.n`,
@@ -61,5 +62,19 @@ export const counted = (
   const after = [...created.map((r) => r[id]), ...before];
   if (before.length === 0) return [...statements, ...(after.length > 0 ? [adjust(list, after, 1)] : [])];
   // A key the changed rows all left is dropped (found through the partial index on n = 0): a rebuild leaves none either.
-  return [adjust(list, before, -1), ...statements, adjust(list, after, 1), { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [] }];
+  return [
+    adjust(list, before, -1),
+    ...statements,
+    adjust(list, after, 1),
+    { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [], derived: true },
+  ];
 };
+
+/** The counts from the rows, in one pass: what a bulk replay runs once instead of adjusting them batch by batch. */
+export const recount = (list: CountedList): Sql[] => [
+  { text: `DELETE FROM ${list.counts}`, values: [] },
+  {
+    text: `INSERT INTO ${list.counts} (key, n) SELECT k, count(*) FROM ${list.table} AS r, unnest(${list.keys}) AS k GROUP BY k`,
+    values: [],
+  },
+];

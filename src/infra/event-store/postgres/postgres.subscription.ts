@@ -30,12 +30,14 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
     let retryMs = FIRST_RETRY_MS;
     let failures = 0;
     let lastRead = 0;
+    let atHead = false;
     const coalesceMs = deps.coalesceMs ?? 0;
     notifier.acquire();
     try {
       while (!abort.aborted) {
+        // Only at the head: a follower catching up reads full batches back to back.
         const wait = lastRead + coalesceMs - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (atHead && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         lastRead = performance.now();
         const seen = signal.generation();
         let events;
@@ -51,6 +53,7 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
           continue;
         }
         if (abort.aborted) break;
+        atHead = events.length < batchSize && !heldBack;
         if (events.length > 0) {
           await options.onEvents(events);
           after = events.at(-1)!.position;
