@@ -3,12 +3,7 @@ import type { ErrorDetail } from './errors.js';
 import { inspectInput, stringProblem } from '../shared/input-policy.js';
 import { validationFailed } from '../commands/errors.js';
 
-/**
- * The one input policy at the edge of every surface (public API, back office, internal API, socket
- * messages): values PostgreSQL cannot store or that only serve to exhaust the process are refused before
- * any route sees them, as a 400 naming the field. Per-field rules (dates, decimals) live in the shared
- * schemas of ./validate.ts; this walks what every request carries, whatever the route.
- */
+/** Values PostgreSQL cannot store, or that only exhaust the process, are refused before any route, naming the field. */
 
 /** A query value that is JSON (`where={...}` on list routes) is checked as the value it becomes. */
 const queryValue = (value: string): unknown => {

@@ -25,10 +25,7 @@ export type InternalRoutesDeps = Readonly<{ ledger: Ledger; serviceToken: string
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/**
- * `x-service-token` must equal the configured token. Both sides are hashed first so the
- * constant-time comparison sees equal lengths and the token's length does not leak.
- */
+/** Both tokens hashed first: the constant-time comparison sees equal lengths, so the length does not leak. */
 export const requireServiceToken = (token: string): RequestHandler => {
   const expected = digest(token);
   return (req, _res, next) => {
@@ -41,10 +38,7 @@ export const requireServiceToken = (token: string): RequestHandler => {
   };
 };
 
-/**
- * The internal ledger API that game servers and payment providers call (mounted at `/internal`).
- * Every body is validated before the ledger is called; every call is idempotent on its natural key.
- */
+/** The internal ledger API of game servers and payment providers (`/internal`): validated, idempotent on natural keys. */
 export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Router => {
   const router = Router();
   router.use(requireServiceToken(serviceToken));
@@ -100,10 +94,7 @@ export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Ro
     res.json(orThrow(await ledger.failWithdrawal(id, parseBody(WithdrawalFailBody, req))));
   });
 
-  /**
-   * Addition to decisions.md: the affiliate service pays a claimed commission into the wallet
-   * (house:affiliate -> user; the socket gets BalanceUpdated then AffiliateClaimSuccess).
-   */
+  /** Beyond the spec (decisions.md): a claimed affiliate commission paid into the wallet, house:affiliate -> user. */
   router.post('/affiliate-claims', async (req, res) => {
     const { claim, created } = orThrow(await ledger.claimAffiliateCommission(parseBody(AffiliateClaimBody, req)));
     res.status(created ? 201 : 200).json(claim);

@@ -16,11 +16,7 @@ export const parseParams = <S extends z.ZodType>(schema: S, req: Request): z.out
 export const parseQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.query, 'query');
 export const parseHeaders = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.headers, 'headers');
 
-/**
- * Years PostgreSQL's timestamptz takes in ISO form and JavaScript writes back the same way: 0001 to 9999
- * in UTC, once the zone is applied (`9999-12-31T23:59:59-23:59` is in year 10000). Outside it a filter
- * would fail in the database instead of as a 400.
- */
+/** Years 0001-9999 UTC, zone applied: what timestamptz and JavaScript both round-trip; outside them a filter is a 400. */
 const STORABLE_FROM = Date.parse('0001-01-01T00:00:00Z');
 const STORABLE_UNTIL = Date.parse('+010000-01-01T00:00:00Z');
 export const isStorableInstant = (ms: number): boolean => Number.isFinite(ms) && ms >= STORABLE_FROM && ms < STORABLE_UNTIL;

@@ -3,10 +3,7 @@ import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } 
 import { userAccount } from '../domain/ledger/posting.js';
 import { toMinor, type Minor } from '../domain/money/money.js';
 
-/**
- * One parameterised statement. Values are strings, numbers or JSON text: never a JS number for money. `derived`: it keeps
- * a summary of the rows (a count) that a bulk replay skips and rebuilds once at its end with the projection's `rederive`.
- */
+/** One parameterised statement (money as strings, never JS numbers); `derived`: a count a replay rebuilds at its end instead. */
 export type Sql = Readonly<{ text: string; values: unknown[]; derived?: true }>;
 
 /** A read model: a pure function from a batch of events to a few set-based statements, applied with its checkpoint. */
