@@ -175,10 +175,11 @@ const cases: Case[] = [
   },
 ];
 
-/** The exact count(*) of the page query's rows (what every total cost before the counts): its FROM and WHERE, without LIMIT/OFFSET. */
-/** The exact count(*) the page's filter costs: the page query itself without its order, limit and offset, counted. */
+/** The exact count(*) the page's filter costs (what every total cost before the counts): the query of its keys or rows, unlimited. */
 const countOf = (page: Recorded): Recorded => {
-  const m = /^([\s\S]*?)\s+LIMIT \$\d+ OFFSET \$\d+\s*$/.exec(page.text);
+  const m =
+    /ARRAY\(\s*(SELECT[\s\S]*?)\s+LIMIT \$\d+ OFFSET \$\d+\)\)/.exec(page.text) ??
+    /^([\s\S]*?)\s+LIMIT \$\d+ OFFSET \$\d+\s*$/.exec(page.text);
   if (!m) throw new Error(`cannot derive the count of: ${page.text}`);
   return { text: `SELECT count(*) FROM (${m[1]}) AS page`, values: page.values.slice(0, -2) };
 };

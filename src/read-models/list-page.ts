@@ -30,7 +30,8 @@ export const shortUser = (row: Record<string, unknown>, prefix: string): ShortUs
   });
 };
 
-export type ListQuery = Readonly<{ select: string; from: string; conditions: readonly string[]; orderBy: string }>;
+/** `key`: the main table's unique key; the page finds its keys first, so the skipped rows never join or build a select list. */
+export type ListQuery = Readonly<{ select: string; from: string; conditions: readonly string[]; orderBy: string; key?: string }>;
 
 /** A page of a list and where its total came from (the routes tell it in `x-total-source`). */
 export type Listed<T> = Readonly<{ page: Page<T>; totalSource: TotalPlan['kind'] }>;
@@ -48,10 +49,11 @@ export const listPage = async <R extends pg.QueryResultRow, T>(
   const countValues = [...p.values];
   const limit = p.add(page.take);
   const offset = p.add(offsetOf(page));
-  const [rows, count] = await Promise.all([
-    pool.query<R>(`SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT ${limit} OFFSET ${offset}`, p.values),
-    countTotal(pool, total, q.from, where, countValues),
-  ]);
+  const pageSql = q.key
+    ? `SELECT ${q.select} FROM ${q.from} WHERE ${q.key} = ANY (ARRAY(
+        SELECT ${q.key} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT ${limit} OFFSET ${offset})) ORDER BY ${q.orderBy}`
+    : `SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT ${limit} OFFSET ${offset}`;
+  const [rows, count] = await Promise.all([pool.query<R>(pageSql, p.values), countTotal(pool, total, q.from, where, countValues)]);
   return { page: pageOf(rows.rows.map(map), count, page), totalSource: total.kind };
 };
 

@@ -42,6 +42,7 @@ export const listAdminTips = (pool: pg.Pool, q: AdminTipsFilter): Promise<Listed
       select: `t.id, t.type, t.currency_id, ${dec('t.amount')} AS amount, t.tag, t.notes, t.created_at,
         t.sender_user_id, s.username AS sender_username, t.recipient_user_id, r.username AS recipient_username`,
       from: 'admin_tips t LEFT JOIN users s ON s.id = t.sender_user_id LEFT JOIN users r ON r.id = t.recipient_user_id',
+      key: 't.id',
       conditions,
       orderBy: `${sort} ${dir}, t.id ${dir}`,
     },

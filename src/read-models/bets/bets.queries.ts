@@ -82,6 +82,7 @@ export const listBets = (pool: pg.Pool, q: BetsFilter): Promise<Listed<unknown>>
     {
       select: `b.*, ${DECIMALS.map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
       from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
+      key: 'b.id',
       conditions: compileWhere(BET_FIELDS, q.where, p),
       orderBy: `${BET_SORT[q.sortBy]} ${dir} NULLS LAST, b.id ${dir}`,
     },

@@ -22,6 +22,7 @@ export const listDeposits = (pool: pg.Pool, q: DepositsFilter): Promise<Listed<u
     {
       select: `${paymentColumns('d')}, ${shortUserColumns('u', 'u')}`,
       from: 'deposits d LEFT JOIN users u ON u.id = d.user_id',
+      key: 'd.id',
       conditions,
       // Deposits not yet confirmed or completed have no such time: they come last in both directions.
       orderBy: `${sort} ${dir} NULLS LAST, d.id ${dir}`,

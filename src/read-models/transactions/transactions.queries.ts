@@ -39,6 +39,7 @@ export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<
       select: `t.id, t.user_id, t.currency_id, t.type, t.original_id, t.admin_user_id, t.created_at, t.updated_at,
         ${dec('t.amount')} AS amount, ${dec('t.before_balance')} AS before_balance, ${dec('t.after_balance')} AS after_balance`,
       from: 'transactions t',
+      key: 't.id',
       conditions: compileWhere(TRANSACTION_FIELDS, q.where, p),
       orderBy: `t.created_at ${dir}, t.position_commit ${dir}, t.position_prepare ${dir}`,
     },

@@ -17,6 +17,7 @@ export const listWithdrawals = (pool: pg.Pool, q: WithdrawalsFilter): Promise<Li
     {
       select: `${paymentColumns('w')}, ${shortUserColumns('u', 'u')}, ${shortUserColumns('c', 'c')}`,
       from: 'withdrawals w LEFT JOIN users u ON u.id = w.user_id LEFT JOIN users c ON c.id = w.confirmed_by_user_id',
+      key: 'w.id',
       conditions,
       orderBy: `${q.sortBy === 'USD_AMOUNT' ? 'w.usd_amount' : 'w.created_at'} ${dir}, w.id ${dir}`,
     },
