@@ -179,40 +179,29 @@ type Costs = Map<string, { events: number; statements: number; ms: number }>;
 const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** Two round trips plus statements: BEGIN+locks+checkpoints, then statements, then checkpoint move+COMMIT. */
-const inBatchTransaction = async (
+const inBatchTransaction = (
   pool: pg.Pool,
   projections: readonly Projection[],
   fn: (client: pg.PoolClient, stored: Map<string, Checkpoint>) => Promise<{ finish?: string; count: () => void }>,
 ): Promise<void> => {
-  const client = await pool.connect();
-  let destroy = false;
-  const onConnectionError = (): void => {
-    destroy = true;
-  };
-  client.on('error', onConnectionError);
-  try {
-    const names = projections.map((p) => literal(p.name)).join(', ');
-    // `rederive`: a replay skipped this read model's counts and is no longer running to recount them (its lock is free).
-    const results = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${batchLockSql(projections)};
+  const names = projections.map((p) => literal(p.name)).join(', ');
+  // `rederive`: a replay skipped this read model's counts and is no longer running to recount them (its lock is free).
+  const lockSql = `${batchLockSql(projections)};
       SELECT c.name, c.version, c.position, (r.name IS NOT NULL AND pg_try_advisory_xact_lock_shared(${REPLAY_LOCK})) AS rederive
       FROM projection_checkpoints c LEFT JOIN projection_rederive_pending r ON r.name = c.name
-      WHERE c.name IN (${names})`)) as unknown as pg.QueryResult[];
-    const rows = results.at(-1)!.rows as { name: string; version: number; position: string; rederive: boolean }[];
-    const { finish, count } = await fn(
-      client,
-      new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position), rederive: r.rederive }])),
-    );
-    await client.query(finish ? `${finish}; COMMIT` : 'COMMIT');
-    count();
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      destroy = true;
-    });
-    throw error;
-  } finally {
-    client.off('error', onConnectionError);
-    client.release(destroy);
-  }
+      WHERE c.name IN (${names})`;
+  return withLockedTransaction(
+    pool,
+    lockSql,
+    (client, begun) => {
+      const rows = begun.at(-1)!.rows as { name: string; version: number; position: string; rederive: boolean }[];
+      return fn(
+        client,
+        new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position), rederive: r.rederive }])),
+      );
+    },
+    (done) => done.finish,
+  ).then(({ count }) => count());
 };
 
 type Part = Readonly<{

@@ -1,7 +1,13 @@
 import type pg from 'pg';
 
 /** Asynchronous commit: derived state is written with its checkpoint, so a batch lost in a crash is applied again. */
-export const withLockedTransaction = async <T>(pool: pg.Pool, lockSql: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+/** `lockSql` may carry more statements (their results reach `fn`); `finish` folds a last statement into the COMMIT's round trip. */
+export const withLockedTransaction = async <T>(
+  pool: pg.Pool,
+  lockSql: string,
+  fn: (client: pg.PoolClient, begun: readonly pg.QueryResult[]) => Promise<T>,
+  finish?: (result: T) => string | undefined,
+): Promise<T> => {
   const client = await pool.connect();
   let destroy = false;
   // A connection that dies while checked out emits 'error' on the client: without a listener that kills the process.
@@ -10,9 +16,10 @@ export const withLockedTransaction = async <T>(pool: pg.Pool, lockSql: string, f
   };
   client.on('error', onConnectionError);
   try {
-    await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${lockSql}`);
-    const result = await fn(client);
-    await client.query('COMMIT');
+    const begun = (await client.query(`BEGIN; SET LOCAL synchronous_commit TO off; ${lockSql}`)) as unknown as pg.QueryResult[];
+    const result = await fn(client, begun);
+    const last = finish?.(result);
+    await client.query(last ? `${last}; COMMIT` : 'COMMIT');
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
