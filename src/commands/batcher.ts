@@ -45,7 +45,8 @@ export const createBatcher = <I, O>(flush: (items: readonly I[]) => Promise<read
         .catch((error: unknown) => batch.forEach((w) => w.reject(error)))
         .finally(() => {
           inFlight -= 1;
-          pump();
+          // After the answers' callbacks have run: the callers they released join the next batch instead of the one after.
+          setImmediate(pump);
         });
     }
   };
