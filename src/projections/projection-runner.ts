@@ -12,7 +12,8 @@ import {
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
-import type { Projection } from './projection.js';
+import type { Projection, Sql } from './projection.js';
+import { applyStatements } from './apply-statements.js';
 import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
@@ -87,9 +88,13 @@ export const readCheckpoints = async (client: pg.ClientBase, names?: readonly st
 };
 
 /** The read model's summaries recounted from its rows, and its replay mark cleared (under its batch lock). */
+const rederiveSql = (p: Projection): Sql[] => [
+  ...(p.rederive ?? []),
+  { text: 'DELETE FROM projection_rederive_pending WHERE name = $1::text', values: [p.name] },
+];
+
 export const rederive = async (client: pg.ClientBase, p: Projection): Promise<void> => {
-  for (const s of p.rederive ?? []) await client.query(s.text, s.values);
-  await client.query('DELETE FROM projection_rederive_pending WHERE name = $1', [p.name]);
+  await applyStatements(client, rederiveSql(p));
 };
 
 /** A transaction that excludes every batch of these read models (their locks, shared with rebuilds' exclusion). */
@@ -220,6 +225,7 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay:
       const last = parts[0]!.events.at(-1)!.position;
       const moved: Projection[] = [];
       const skipped: Projection[] = [];
+      const planned: { name: string; events: number; statements: Sql[] }[] = [];
       const spent: [string, number, number, number][] = [];
       for (const { projections, plan, committed, events } of parts) {
         if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
@@ -234,15 +240,21 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay:
           }
           if (comparePositions(cp.position, last) >= 0) continue;
           const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
-          const started = performance.now();
           const all = mine.length > 0 ? p.project(mine) : [];
-          const statements = replay ? all.filter((st) => !st.derived) : all;
-          for (const s of statements) await client.query(s.text, s.values);
-          if (cp.rederive && !replay) await rederive(client, p);
-          if (mine.length > 0) spent.push([p.name, mine.length, statements.length, performance.now() - started]);
+          const statements = [...(replay ? all.filter((st) => !st.derived) : all), ...(cp.rederive && !replay ? rederiveSql(p) : [])];
+          planned.push({ name: p.name, events: mine.length, statements });
           if (replay && p.rederive) skipped.push(p);
           moved.push(p);
         }
+      }
+      const took = await applyStatements(
+        client,
+        planned.flatMap((x) => x.statements),
+      );
+      let at = 0;
+      for (const x of planned) {
+        const ms = took.slice(at, (at += x.statements.length)).reduce((a, b) => a + b, 0);
+        if (x.events > 0) spent.push([x.name, x.events, x.statements.length, ms]);
       }
       // Counted once sure to commit, so a batch retried alone is not counted twice.
       const count = (): void => {

@@ -39,4 +39,25 @@ export const projectorMigrations: readonly Migration[] = [
         since timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    // A batch's statements in one round trip: each bound as text (every parameter carries its cast); time spent per statement back.
+    id: '0441_projection_apply',
+    sql: `
+      CREATE FUNCTION projection_apply(p_sql text[], p_args jsonb) RETURNS float8[] LANGUAGE plpgsql AS $fn$
+      DECLARE
+        spent float8[] := '{}';
+        a text[];
+        started timestamptz;
+      BEGIN
+        FOR i IN 1 .. coalesce(cardinality(p_sql), 0) LOOP
+          started := clock_timestamp();
+          SELECT coalesce(array_agg(v ORDER BY n), '{}') INTO a
+          FROM jsonb_array_elements_text(p_args -> (i - 1)) WITH ORDINALITY AS x(v, n);
+          EXECUTE p_sql[i] USING a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8];
+          spent := spent || (extract(epoch FROM clock_timestamp() - started) * 1000)::float8;
+        END LOOP;
+        RETURN spent;
+      END
+      $fn$;`,
+  },
 ];
