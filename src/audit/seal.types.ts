@@ -19,6 +19,8 @@ export type SealerDeps = Readonly<{
   logger?: { warn(obj: object, msg?: string): void };
   /** Events per batch (one transaction each). Default 2000. */
   batchSize?: number;
+  /** After a batch short of `batchSize`, the next waits this long, so a busy ledger is sealed in batches. Default 100 ms. */
+  paceMs?: number;
   /** The head is checkpointed at least this often when it moved (a quiet ledger is anchored too). Default 10 s. */
   checkpointIntervalMs?: number;
   /** Backoff after a failure: first delay, doubling up to 5 s. Default 100 ms. */
