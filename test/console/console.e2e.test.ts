@@ -61,6 +61,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       .getByRole('dialog')
       .getByRole('button', { name: /Confirm|Reject/ })
       .click();
+  /** The console's notice of a command done; notices queue, so a check for none left must first see this one open. */
+  const notified = (page: Page, text: string) => page.getByText(text, { exact: true }).waitFor();
   const chooseCurrency = async (page: Page, formName: string, currency: string) => {
     await form(page, formName).getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: currency, exact: true }).click();
@@ -160,6 +162,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await form(page, 'Send a tip').getByRole('button', { name: 'Send tip' }).click();
     await expect(page.getByRole('dialog').textContent()).resolves.toContain('2.5 DBC');
     await confirm(page);
+    await notified(page, 'Send a tip: done');
     await balances.getByText('12.5 DBC', { exact: true }).waitFor();
     expect(await balanceOf(env, user.id, 'DBC')).toBe('12.5');
     await expectAccessible(page, 'user');
@@ -177,6 +180,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await form(page, 'Send a tip').getByRole('button', { name: 'Send tip' }).click();
     await expect(page.getByRole('dialog').textContent()).resolves.toContain(`${amount} ETH`);
     await confirm(page);
+    await notified(page, 'Send a tip: done');
     await page.getByRole('table', { name: 'Balances' }).getByText(`${amount} ETH`, { exact: true }).waitFor();
     expect(await balanceOf(env, user.id, 'ETH')).toBe(amount);
     await page.goto(`/admin/#/admin-tips`);
