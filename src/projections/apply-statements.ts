@@ -1,22 +1,25 @@
 import type pg from 'pg';
 import type { Sql } from './projection.js';
 
-/** A parameter as PostgreSQL's text form: what the statement's own cast (`$1::jsonb`, `$1::text[]`) reads back. */
-const asText = (value: unknown): string | null => {
-  if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) return `{${value.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
-  if (value instanceof Date) return value.toISOString();
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
-};
-
 const MAX_PARAMS = 8;
 /** A bigger value would be encoded twice (its JSON inside the call's JSON) to save one round trip among many. */
 const MAX_SHARED_CHARS = 64 * 1024;
 const UNCAST = /\$\d+(?!\d|::)/;
 
+type Scalar = string | number | bigint | boolean | null | undefined;
+const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'bigint', 'boolean', 'undefined'].includes(typeof v);
+
+/** A parameter as PostgreSQL's text form: what the statement's own cast (`$1::jsonb`, `$1::text[]`) reads back. */
+const asText = (value: Scalar | readonly Scalar[]): string | null => {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return `{${value.map((v) => (v == null ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+  return String(value);
+};
+const isBindable = (v: unknown): v is Scalar | readonly Scalar[] =>
+  isScalar(v) ? typeof v !== 'string' || v.length <= MAX_SHARED_CHARS : Array.isArray(v) && v.every(isScalar);
+
 /** Bound as text only when every parameter is cast in the statement; else its types come from the driver, one round trip alone. */
-const sharable = (s: Sql): boolean =>
-  s.values.length <= MAX_PARAMS && !UNCAST.test(s.text) && s.values.every((v) => typeof v !== 'string' || v.length <= MAX_SHARED_CHARS);
+const sharable = (s: Sql): boolean => s.values.length <= MAX_PARAMS && !UNCAST.test(s.text) && s.values.every(isBindable);
 
 /** Runs the statements in order, consecutive sharable ones in one round trip (`projection_apply`); the ms each took. */
 export const applyStatements = async (client: pg.ClientBase, statements: readonly Sql[]): Promise<number[]> => {
@@ -27,7 +30,7 @@ export const applyStatements = async (client: pg.ClientBase, statements: readonl
     if (run.length > 1) {
       const { rows } = await client.query<{ spent: number[] }>('SELECT projection_apply($1::text[], $2::jsonb) AS spent', [
         run.map((s) => s.text),
-        JSON.stringify(run.map((s) => s.values.map(asText))),
+        JSON.stringify(run.map((s) => (s.values as (Scalar | readonly Scalar[])[]).map(asText))),
       ]);
       spent.push(...rows[0]!.spent);
       continue;
