@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { comparePositions, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { rederive, REPLAY_LOCK, startProjector, withModelLocks, withProjectionLock, type ProjectorLogger } from './projection-runner.js';
@@ -29,26 +29,16 @@ export const rebuildProjections = async (options: RebuildOptions): Promise<Rebui
   });
   const head = await store.headPosition();
   if (comparePositions(head, START) <= 0) return { events: 0, head };
-  // Held until the counts are recounted: a projector that finds a replay's mark while it is held leaves the counts to us.
-  const replayLock = await pool.connect();
-  let broken = false;
-  // A connection lost while held must not kill the process: the lock goes with it, and the replay's mark stays for a projector.
-  const onError = (): void => {
-    broken = true;
-  };
-  replayLock.on('error', onError);
-  const release = async (): Promise<void> => {
-    await replayLock.query(`SELECT pg_advisory_unlock(${REPLAY_LOCK})`).catch(() => {
-      broken = true;
-    });
-    replayLock.off('error', onError);
-    replayLock.release(broken);
-  };
+  // Held until the counts are recounted, on a connection of its own (not one of the pool's, which the replay needs): a
+  // projector that finds a replay's mark while it is held leaves the counts to us; if this process dies, the lock goes too.
+  const holder = new pg.Client(pool.options);
+  holder.on('error', () => undefined);
+  await holder.connect();
   try {
-    await replayLock.query(`SELECT pg_advisory_lock(${REPLAY_LOCK})`);
+    await holder.query(`SELECT pg_advisory_lock(${REPLAY_LOCK})`);
     return await replay(options, head);
   } finally {
-    await release();
+    await holder.end().catch(() => undefined);
   }
 };
 
