@@ -33,6 +33,8 @@ export const createPool = (o: PoolOptions): pg.Pool => {
   });
   // Without an 'error' listener an idle connection the server ended would crash the process.
   pool.on('error', () => undefined);
+  // The same for a checked-out one between two statements: its next query fails instead, and release() drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 };
 
