@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { createTestDb, type TestDb } from '../support/db.js';
-import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import type { TestDb } from '../support/db.js';
+import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
 import { allProjections } from '../../src/projections/index.js';
 import type { Projection, Sql } from '../../src/projections/projection.js';
@@ -11,7 +10,6 @@ import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { countKeys, countsMismatches } from '../support/list-counts.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
-import { migrateReadSide } from '../../src/schema.js';
 
 const TABLES = allProjections.flatMap((p) => p.tables);
 const dump = async (pool: pg.Pool): Promise<Record<string, unknown[]>> => {
@@ -45,6 +43,7 @@ const chaos = (rng: () => number, triggerAt: number) => {
 };
 
 describe('projector crashes', () => {
+  let env: LedgerSchema;
   let db: TestDb;
   let pool: pg.Pool;
   let store: EventStore;
@@ -55,25 +54,16 @@ describe('projector crashes', () => {
   let appended = 0;
 
   beforeAll(async () => {
-    db = await createTestDb('projector_crash', { ownCluster: true }); // it kills projectors' backends mid-transaction
-    pool = db.pool();
-    await migrateEventStore(pool);
-    await migrateReadSide(pool);
-    store = createPostgresEventStore({ pool, pollIntervalMs: 20 });
+    env = await ledgerSchema('projector_crash', { ownCluster: true }); // it kills projectors' backends mid-transaction
+    ({ db, pool, store } = env);
   });
   afterAll(async () => {
-    await store?.close();
-    await db?.drop();
+    await env?.close();
   });
 
   const appendSome = async (count: number): Promise<Position> => {
-    let last: Position | undefined;
-    for (let i = 0; i < count; i += 1) {
-      const { streamId, event } = wallets.next();
-      last = (await store.append({ streamId, events: [event], expectedRevision: 'any' })).position;
-      appended += 1;
-    }
-    return last!;
+    appended += count;
+    return appendScripted(store, wallets, count);
   };
 
   it('when the projector is killed mid-batch many times and restarted, then the read models equal a rebuild from zero', async () => {

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { createTestDb, type TestDb } from '../support/db.js';
-import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
 import { allProjections } from '../../src/projections/index.js';
 import { REPLAY_LOCK, startProjector, withProjectionLock } from '../../src/projections/projection-runner.js';
@@ -10,36 +8,24 @@ import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { countKeys, countsMismatches } from '../support/list-counts.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
-import { migrateReadSide } from '../../src/schema.js';
 
 /** A rebuild replays without keeping the lists' counts and recounts them once at its end; these are the cases in between. */
 describe('rebuild: the lists counts', () => {
-  let db: TestDb;
+  let env: LedgerSchema;
   let pool: pg.Pool;
   let store: EventStore;
   const seed = Number(process.env.REBUILD_SEED ?? Date.now() % 1_000_000);
   const wallets = new RandomWallets(new WalletScript(), seeded(seed), 6);
 
   beforeAll(async () => {
-    db = await createTestDb('rebuild_counts');
-    pool = db.pool();
-    await migrateEventStore(pool);
-    await migrateReadSide(pool);
-    store = createPostgresEventStore({ pool, pollIntervalMs: 20 });
+    env = await ledgerSchema('rebuild_counts');
+    ({ pool, store } = env);
   });
   afterAll(async () => {
-    await store?.close();
-    await db?.drop();
+    await env?.close();
   });
 
-  const appendSome = async (count: number): Promise<Position> => {
-    let last: Position | undefined;
-    for (let i = 0; i < count; i += 1) {
-      const { streamId, event } = wallets.next();
-      last = (await store.append({ streamId, events: [event], expectedRevision: 'any' })).position;
-    }
-    return last!;
-  };
+  const appendSome = (count: number): Promise<Position> => appendScripted(store, wallets, count);
   const pending = async (): Promise<string[]> =>
     (await pool.query<{ name: string }>('SELECT name FROM projection_rederive_pending ORDER BY name')).rows.map((r) => r.name);
 
