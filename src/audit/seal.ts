@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { comparePositions, formatPosition, START, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
-import { startFollowLoop } from '../infra/follow/follow-loop.js';
+import { sleep, startFollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { assertSealKey, chainHash, eventHash, GENESIS } from './seal.hash.js';
 import {
@@ -67,17 +67,6 @@ const checkpointHead = (pool: pg.Pool, key: Buffer): Promise<SealCheckpoint[]> =
     return insertCheckpoints(client, [checkpointOf(key, head)]);
   });
 
-const pause = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /** Seals off the append path (group commit untouched, works for KurrentDB); a crash neither loses nor doubles a seal. */
 export const startSealer = (deps: SealerDeps): Sealer => {
   assertSealKey(deps.key);
@@ -113,7 +102,7 @@ export const startSealer = (deps: SealerDeps): Sealer => {
           shipped(result.checkpoints);
           if (result.sealed > 0) deps.onBatch?.({ sealed: result.sealed, sealedCount: result.head.seq, position: result.head.position });
           // Seals are evidence, not answers: waiting lets the next batch gather events instead of costing a transaction each.
-          if (events.length < batchSize && paceMs > 0) await pause(paceMs, signal);
+          if (events.length < batchSize && paceMs > 0) await sleep(paceMs, signal);
         },
       });
       await subscription.done;

@@ -20,18 +20,24 @@ export type Projection = Readonly<{
   rederive?: readonly Sql[];
 }>;
 
-/** A wallet event with its user (from the `wallet-<userId>` stream id). */
-export type WalletRecord = Readonly<{ userId: number; event: WalletEvent; recorded: RecordedEvent }>;
+/** An event of one stream type with its user (from the stream id), narrowed to the projection's `handles`. */
+export type StreamRecord<E> = Readonly<{ userId: number; event: E; recorded: RecordedEvent }>;
 
-export const walletRecords = (events: readonly RecordedEvent[], handles: readonly string[]): WalletRecord[] => {
-  const out: WalletRecord[] = [];
-  for (const e of events) {
-    const userId = walletStreamUserId(e.streamId);
-    if (userId === undefined || !isWalletEventType(e.type) || !handles.includes(e.type)) continue;
-    out.push({ userId, event: { type: e.type, data: e.data } as WalletEvent, recorded: e });
-  }
-  return out;
-};
+export const streamRecords =
+  <E>(userIdOf: (streamId: string) => number | undefined, isType: (type: string) => boolean) =>
+  (events: readonly RecordedEvent[], handles: readonly string[]): StreamRecord<E>[] => {
+    const out: StreamRecord<E>[] = [];
+    for (const e of events) {
+      const userId = userIdOf(e.streamId);
+      if (userId === undefined || !isType(e.type) || !handles.includes(e.type)) continue;
+      out.push({ userId, event: { type: e.type, data: e.data } as E, recorded: e });
+    }
+    return out;
+  };
+
+/** A wallet event with its user (from the `wallet-<userId>` stream id). */
+export type WalletRecord = StreamRecord<WalletEvent>;
+export const walletRecords = streamRecords<WalletEvent>(walletStreamUserId, isWalletEventType);
 
 export type Row = Readonly<Record<string, unknown>>;
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Subscription, SubscriptionOptions } from '../event-store.port.js';
+import { sleep } from '../../follow/follow-loop.js';
 import { readAllFollowing } from './postgres.reads.js';
 import { runSubscription } from '../run-subscription.js';
 import type { Logger, Notifier, WakeSignal } from './postgres.wake-up.js';
@@ -37,7 +38,7 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
       while (!abort.aborted) {
         // Only at the head: a follower catching up reads full batches back to back.
         const wait = lastRead + coalesceMs - performance.now();
-        if (atHead && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (atHead && wait > 0) await sleep(wait, abort);
         lastRead = performance.now();
         const seen = signal.generation();
         let events;
