@@ -43,11 +43,14 @@ export const createBatcher = <I, O>(flush: (items: readonly I[]) => Promise<read
           batch.forEach((w, i) => w.resolve(outputs[i]!));
         })
         .catch((error: unknown) => batch.forEach((w) => w.reject(error)))
-        .finally(() => {
-          inFlight -= 1;
-          // After the answers' callbacks have run: the callers they released join the next batch instead of the one after.
-          setImmediate(pump);
-        });
+        .finally(() =>
+          // The slot stays taken until the answers' callbacks have run, so the callers they release leave together in the next
+          // batch instead of one by one in flushes of their own.
+          setImmediate(() => {
+            inFlight -= 1;
+            pump();
+          }),
+        );
     }
   };
 

@@ -38,6 +38,27 @@ describe('createBatcher (group commit)', () => {
     expect(flushes).toEqual([[0], [1, 2, 3, 4]]);
   });
 
+  it('when a flush answers callers that submit again after several awaits, then they leave together in the next batch', async () => {
+    const flushes: number[][] = [];
+    const b = createBatcher<number, number>(
+      async (items) => {
+        flushes.push([...items]);
+        await new Promise((r) => setTimeout(r, 1));
+        return items;
+      },
+      { concurrency: 1 },
+    );
+    // What a command's caller does: a few async layers between one answer and its next submit.
+    const layered = async (n: number): Promise<number> => b.submit(await Promise.resolve(await Promise.resolve(n)));
+    const loop = async (client: number): Promise<void> => {
+      for (let i = 0; i < 5; i += 1) await layered(client * 10 + i);
+    };
+    await Promise.all([0, 1, 2, 3].map(loop));
+    // The first flush takes whoever came first and the last one whoever is left; every one between holds all four callers.
+    expect(flushes.slice(1, -1).map((f) => f.length)).toEqual([4, 4, 4, 4]);
+    expect(flushes.flat()).toHaveLength(20);
+  });
+
   it('when two items share a key, then they never share a batch', async () => {
     const gate = deferred();
     const flushes: string[][] = [];
