@@ -3,6 +3,7 @@
  * next to two baselines measured in the same run on the same server:
  *   1. raw single-row INSERTs of an event-sized row from Node (same driver, same pool size);
  *   2. pgbench doing the same INSERT (the server's own limit).
+ * The command path is measured alone first (no read model following), then with every read model following in-process.
  * Also projection lag: from a command's append to its effect being visible in the read models, per read model and
  * for all of them; each read model's cost per event; and "command acknowledged -> visible in a consistent read".
  * Writes bench/results/ledger-<timestamp>.json. Not a test: nothing here asserts a timing.
@@ -110,7 +111,7 @@ const main = async (): Promise<void> => {
 
     // Baseline 1: raw single-row INSERTs from Node, same driver and pool size.
     console.log('baseline: raw INSERT from Node (pg, pool of %d)', POOL_SIZE);
-    const raw = [];
+    const raw: Awaited<ReturnType<typeof drive>>[] = [];
     for (const c of LEVELS) {
       const r = await drive(c, SECONDS, async (client, i) => {
         await pool.query('INSERT INTO raw_events (stream_id, type, data) VALUES ($1, $2, $3)', [
@@ -167,9 +168,78 @@ const main = async (): Promise<void> => {
     // The ledger: place bet + settle through createLedger (validation, keys, decide, group commit).
     const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });
     const ledger = createLedger({ store, pool, keysPool });
+    console.log('funding %d wallets...', WALLETS);
+    for (let u = 1; u <= WALLETS; u += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, k) => {
+          const d = await ledger.requestDeposit({
+            externalId: `fund-${u + k}`,
+            userId: u + k,
+            providerId: 'TEST',
+            networkId: 'ETH',
+            currencyId: 'USDT',
+            amount: '1000000',
+          });
+          if (isLeft(d)) throw new Error(JSON.stringify(d.left));
+          await ledger.completeDeposit(d.right.deposit.id, {});
+        }),
+      );
+    }
+
+    let betSeq = 0;
+    /** One place bet + settle pair per iteration, on `c` loops; p50 of each command. */
+    const pairs = async (c: number, onPair: () => void = () => undefined) => {
+      const placeMs: number[] = [];
+      const settleMs: number[] = [];
+      const r = await drive(c, SECONDS, async (client) => {
+        const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
+        const id = `b${(betSeq += 1)}`;
+        const t0 = performance.now();
+        const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
+        if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
+        const t1 = performance.now();
+        const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
+        if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
+        placeMs.push(t1 - t0);
+        settleMs.push(performance.now() - t1);
+        onPair();
+        return 2;
+      });
+      placeMs.sort((a, b) => a - b);
+      settleMs.sort((a, b) => a - b);
+      const rawAtC = raw.find((x) => x.concurrency === c);
+      return {
+        ...r,
+        ratio: rawAtC ? round(r.opsPerSec / rawAtC.opsPerSec) : undefined,
+        rawAtC,
+        placeP50Ms: round(percentile(placeMs, 50), 3),
+        settleP50Ms: round(percentile(settleMs, 50), 3),
+      };
+    };
+
+    // The command path on its own: what the append costs next to the raw INSERT, with no read model following.
+    console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
+    const alone = [];
+    for (const c of LEVELS) {
+      const r = await pairs(c);
+      alone.push({ concurrency: c, opsPerSec: r.opsPerSec, ratioToRawInsertsAtSameConcurrency: r.ratio, p50Ms: r.p50Ms, p99Ms: r.p99Ms });
+      console.log(
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms',
+        c,
+        r.opsPerSec,
+        r.ratio ?? '?',
+        c,
+        r.rawAtC?.opsPerSec ?? '?',
+        r.p50Ms,
+        r.placeP50Ms,
+        r.settleP50Ms,
+      );
+    }
+    report.ledgerCommandsAlone = alone;
+
     const batches: number[] = [];
     const batchTimes: number[] = [];
-    // As in production: every read model follows on its own, from one shared read of new events.
+    // Then as in production: every read model follows on its own, from one shared read of new events.
     const followed = shareSubscriptions(store);
     const projector = startProjector({
       store: followed,
@@ -189,74 +259,37 @@ const main = async (): Promise<void> => {
       for (const [name, samples] of lagPerModel) void projector.waitForModels([name], at).then(() => samples.push(performance.now() - t0));
       void projector.waitFor(at).then(() => overall.push(performance.now() - t0));
     };
-    console.log('funding %d wallets...', WALLETS);
-    for (let u = 1; u <= WALLETS; u += 100) {
-      await Promise.all(
-        Array.from({ length: 100 }, async (_, k) => {
-          const d = await ledger.requestDeposit({
-            externalId: `fund-${u + k}`,
-            userId: u + k,
-            providerId: 'TEST',
-            networkId: 'ETH',
-            currencyId: 'USDT',
-            amount: '1000000',
-          });
-          if (isLeft(d)) throw new Error(JSON.stringify(d.left));
-          await ledger.completeDeposit(d.right.deposit.id, {});
-        }),
-      );
-    }
     await projector.waitFor(ledger.internals.handler.lastPosition());
 
-    console.log('ledger: place bet + settle (2 commands per iteration)');
+    console.log('ledger with every read model following in this process: place bet + settle (2 commands per iteration)');
     const commands = [];
     const perCommand: { concurrency: number; placeP50Ms: number; settleP50Ms: number; rawInsertP50Ms: number | undefined }[] = [];
     const lag: number[] = [];
-    let betSeq = 0;
     for (const c of LEVELS) {
       let sampling = 0;
-      const placeMs: number[] = [];
-      const settleMs: number[] = [];
-      const r = await drive(c, SECONDS, async (client) => {
-        const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
-        const id = `b${(betSeq += 1)}`;
-        const t0 = performance.now();
-        const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
-        if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
-        const t1 = performance.now();
-        const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
-        if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
-        placeMs.push(t1 - t0);
-        settleMs.push(performance.now() - t1);
-        // Projection lag: from the append being acknowledged to the read models having applied it.
+      // Projection lag: from the append being acknowledged to the read models having applied it.
+      const r = await pairs(c, () => {
         if ((sampling += 1) % 25 === 0) sampleLag(lag);
-        return 2;
       });
-      placeMs.sort((a, b) => a - b);
-      settleMs.sort((a, b) => a - b);
-      const rawAtC = raw.find((x) => x.concurrency === c);
-      const ratio = rawAtC ? round(r.opsPerSec / rawAtC.opsPerSec) : undefined;
-      const each = {
-        concurrency: c,
-        placeP50Ms: round(percentile(placeMs, 50), 3),
-        settleP50Ms: round(percentile(settleMs, 50), 3),
-        rawInsertP50Ms: rawAtC?.p50Ms,
-      };
+      const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
       perCommand.push(each);
       commands.push({
-        ...r,
-        ratioToRawInsertsAtSameConcurrency: ratio,
+        concurrency: c,
+        opsPerSec: r.opsPerSec,
+        p50Ms: r.p50Ms,
+        p99Ms: r.p99Ms,
+        ratioToRawInsertsAtSameConcurrency: r.ratio,
         placeP50Ms: each.placeP50Ms,
         settleP50Ms: each.settleP50Ms,
         note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
       });
       console.log(
         '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms  p99 %s ms',
-        r.concurrency,
-        r.opsPerSec,
-        ratio ?? '?',
         c,
-        rawAtC?.opsPerSec ?? '?',
+        r.opsPerSec,
+        r.ratio ?? '?',
+        c,
+        r.rawAtC?.opsPerSec ?? '?',
         r.p50Ms,
         r.p99Ms,
       );
@@ -265,7 +298,7 @@ const main = async (): Promise<void> => {
         each.placeP50Ms,
         each.settleP50Ms,
         c,
-        rawAtC?.p50Ms ?? '?',
+        r.rawAtC?.p50Ms ?? '?',
       );
     }
     /** Prints and returns p50/p99 of each read model's lag samples. */
