@@ -21,6 +21,31 @@ const isBindable = (v: unknown): v is Scalar | readonly Scalar[] =>
 /** Bound as text only when every parameter is cast in the statement; else its types come from the driver, one round trip alone. */
 const sharable = (s: Sql): boolean => s.values.length <= MAX_PARAMS && !UNCAST.test(s.text) && s.values.every(isBindable);
 
+const argsOf = (run: readonly Sql[]): string => JSON.stringify(run.map((s) => (s.values as (Scalar | readonly Scalar[])[]).map(asText)));
+
+export type CheckedBatch = Readonly<{
+  /** Sorted: the order batches take the read models' locks in. */
+  names: readonly string[];
+  versions: readonly number[];
+  /** Each read model's stored checkpoint as this process believes it to be. */
+  expected: readonly string[];
+  to: string;
+}>;
+
+/**
+ * A live batch in one round trip (`projection_batch`): locks, checkpoints checked against `expected`, statements, checkpoints
+ * moved to `to`, committed asynchronously. Undefined, with nothing written, when a statement cannot share the call or a
+ * checkpoint is not the expected one (another process moved it, a rebuild reset it): the caller takes the long way.
+ */
+export const applyCheckedBatch = async (pool: pg.Pool, batch: CheckedBatch, statements: readonly Sql[]): Promise<number[] | undefined> => {
+  if (!statements.every(sharable)) return undefined;
+  const { rows } = await pool.query<{ spent: number[] | null }>(
+    'SELECT projection_batch($1::text[], $2::int[], $3::text[], $4::text, $5::text[], $6::jsonb) AS spent',
+    [batch.names, batch.versions, batch.expected, batch.to, statements.map((st) => st.text), argsOf(statements)],
+  );
+  return rows[0]?.spent ?? undefined;
+};
+
 /** Runs the statements in order, consecutive sharable ones in one round trip (`projection_apply`); the ms each took. */
 export const applyStatements = async (client: pg.ClientBase, statements: readonly Sql[]): Promise<number[]> => {
   const spent: number[] = [];
@@ -30,7 +55,7 @@ export const applyStatements = async (client: pg.ClientBase, statements: readonl
     if (run.length > 1) {
       const { rows } = await client.query<{ spent: number[] }>('SELECT projection_apply($1::text[], $2::jsonb) AS spent', [
         run.map((s) => s.text),
-        JSON.stringify(run.map((s) => (s.values as (Scalar | readonly Scalar[])[]).map(asText))),
+        argsOf(run),
       ]);
       spent.push(...rows[0]!.spent);
       continue;

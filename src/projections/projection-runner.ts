@@ -13,7 +13,7 @@ import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
 import type { Projection, Sql } from './projection.js';
-import { applyStatements } from './apply-statements.js';
+import { applyCheckedBatch, applyStatements } from './apply-statements.js';
 import { readGroups } from './projection-reads.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
@@ -216,8 +216,55 @@ type Part = Readonly<{
   events: readonly RecordedEvent[];
 }>;
 
+type Planned = Readonly<{ name: string; events: number; statements: readonly Sql[] }>;
+
+const addCosts = (costs: Costs, planned: readonly Planned[], took: readonly number[]): void => {
+  let at = 0;
+  for (const x of planned) {
+    const ms = took.slice(at, (at += x.statements.length)).reduce((a, b) => a + b, 0);
+    if (x.events === 0) continue;
+    const cost = costs.get(x.name)!;
+    cost.events += x.events;
+    cost.statements += x.statements.length;
+    cost.ms += ms;
+  }
+};
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The common case in one round trip: every read model's stored checkpoint is the one this process wrote last. */
+const applyChecked = async (pool: pg.Pool, parts: readonly Part[], costs: Costs): Promise<boolean> => {
+  if (parts.some((part) => part.plan.waiting.size > 0)) return false;
+  const last = parts[0]!.events.at(-1)!.position;
+  const models = parts.flatMap((part) => part.projections.filter((p) => !part.plan.retired.has(p.name)).map((p) => ({ p, part })));
+  const planned: Planned[] = models.map(({ p, part }) => {
+    const mine = part.events.filter((e) => comparePositions(e.position, part.committed) > 0 && p.handles.includes(e.type));
+    return { name: p.name, events: mine.length, statements: mine.length > 0 ? p.project(mine) : [] };
+  });
+  const locked = [...models].sort((a, b) => byName(a.p.name, b.p.name));
+  const took = await applyCheckedBatch(
+    pool,
+    {
+      names: locked.map(({ p }) => p.name),
+      versions: locked.map(({ p }) => p.version),
+      expected: locked.map(({ part }) => formatPosition(part.committed)),
+      to: formatPosition(last),
+    },
+    planned.flatMap((x) => x.statements),
+  );
+  if (!took) return false;
+  addCosts(costs, planned, took);
+  return true;
+};
+
 /** Each projection runs only events after its own checkpoint; `committed` catches a checkpoint reset behind it. */
-const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay: boolean) =>
+const applyBatch = async (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay: boolean): Promise<void> => {
+  if (!replay && (await applyChecked(pool, parts, costs))) return;
+  return applyLocked(pool, parts, costs, replay);
+};
+
+/** The long way: locks and stored checkpoints read first, each read model's events filtered by its own checkpoint. */
+const applyLocked = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay: boolean) =>
   inBatchTransaction(
     pool,
     parts.flatMap((part) => part.projections),
@@ -225,8 +272,7 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay:
       const last = parts[0]!.events.at(-1)!.position;
       const moved: Projection[] = [];
       const skipped: Projection[] = [];
-      const planned: { name: string; events: number; statements: Sql[] }[] = [];
-      const spent: [string, number, number, number][] = [];
+      const planned: Planned[] = [];
       for (const { projections, plan, committed, events } of parts) {
         if (plan.waiting.size > 0) await checkWaiting(client, projections, plan, stored);
         for (const p of projections) {
@@ -251,20 +297,8 @@ const applyBatch = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay:
         client,
         planned.flatMap((x) => x.statements),
       );
-      let at = 0;
-      for (const x of planned) {
-        const ms = took.slice(at, (at += x.statements.length)).reduce((a, b) => a + b, 0);
-        if (x.events > 0) spent.push([x.name, x.events, x.statements.length, ms]);
-      }
       // Counted once sure to commit, so a batch retried alone is not counted twice.
-      const count = (): void => {
-        for (const [name, events, statements, ms] of spent) {
-          const cost = costs.get(name)!;
-          cost.events += events;
-          cost.statements += statements;
-          cost.ms += ms;
-        }
-      };
+      const count = (): void => addCosts(costs, planned, took);
       if (moved.length === 0) return { count };
       const marks =
         skipped.length === 0

@@ -60,4 +60,33 @@ export const projectorMigrations: readonly Migration[] = [
       END
       $fn$;`,
   },
+  {
+    // A live batch in one round trip when this process's checkpoints are the stored ones: the batch locks, the check, the
+    // statements and the checkpoint move in one statement. NULL (nothing written) sends the caller the long way round.
+    id: '0442_projection_batch',
+    sql: `
+      CREATE FUNCTION projection_batch(p_names text[], p_versions integer[], p_expected text[], p_to text, p_sql text[], p_args jsonb)
+      RETURNS float8[] LANGUAGE plpgsql AS $fn$
+      DECLARE
+        n text;
+        spent float8[];
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        PERFORM pg_advisory_xact_lock_shared(hashtext(current_schema() || ':projections'));
+        -- p_names comes sorted, the order every batch takes these locks in
+        FOREACH n IN ARRAY p_names LOOP
+          PERFORM pg_advisory_xact_lock(hashtext(current_schema() || ':projection:' || n));
+        END LOOP;
+        IF EXISTS (SELECT 1 FROM projection_rederive_pending WHERE name = ANY (p_names))
+          OR (SELECT count(*) FROM projection_checkpoints c
+              JOIN unnest(p_names, p_versions, p_expected) AS x(name, version, position)
+              ON c.name = x.name AND c.version = x.version AND c.position = x.position) <> cardinality(p_names) THEN
+          RETURN NULL;
+        END IF;
+        spent := projection_apply(p_sql, p_args);
+        UPDATE projection_checkpoints SET position = p_to, updated_at = now() WHERE name = ANY (p_names);
+        RETURN spent;
+      END
+      $fn$;`,
+  },
 ];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createTestDb, type TestDb } from '../support/db.js';
-import { applyStatements } from '../../src/projections/apply-statements.js';
+import { applyCheckedBatch, applyStatements } from '../../src/projections/apply-statements.js';
 import { migrateReadSide } from '../../src/schema.js';
 
 describe("a projector batch's statements in one round trip", () => {
@@ -55,5 +55,80 @@ describe("a projector batch's statements in one round trip", () => {
       client.release();
     }
     expect((await pool.query("SELECT count(*)::int AS n FROM applied WHERE label = 'doomed'")).rows[0].n).toBe(0);
+  });
+  describe('a live batch in one call (projection_batch)', () => {
+    const checkpoint = async (name: string): Promise<string | undefined> =>
+      (await pool.query<{ position: string }>('SELECT position FROM projection_checkpoints WHERE name = $1', [name])).rows[0]?.position;
+    const labelled = async (label: string): Promise<number> =>
+      (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM applied WHERE label = $1', [label])).rows[0]!.n;
+
+    beforeAll(async () => {
+      await pool.query(
+        `INSERT INTO projection_checkpoints (name, version, position) VALUES ('model-a', 1, '10/10'), ('model-b', 2, '10/10')`,
+      );
+    });
+
+    it('when every checkpoint is the expected one, then the statements run and the checkpoints move, in one call', async () => {
+      const took = await applyCheckedBatch(
+        pool,
+        { names: ['model-a', 'model-b'], versions: [1, 2], expected: ['10/10', '10/10'], to: '12/12' },
+        [
+          { text: 'INSERT INTO applied (label, tags) VALUES ($1::text, $2::text[])', values: ['checked', ['x"y']] },
+          { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['checked'] },
+        ],
+      );
+      expect(took).toHaveLength(2);
+      expect(await labelled('checked')).toBe(2);
+      expect([await checkpoint('model-a'), await checkpoint('model-b')]).toEqual(['12/12', '12/12']);
+    });
+
+    it('when a checkpoint is not the expected one, then nothing is written and the caller is told to take the long way', async () => {
+      // Another process moved model-b on to 15/15 meanwhile.
+      await pool.query(`UPDATE projection_checkpoints SET position = '15/15' WHERE name = 'model-b'`);
+      const took = await applyCheckedBatch(
+        pool,
+        { names: ['model-a', 'model-b'], versions: [1, 2], expected: ['12/12', '12/12'], to: '14/14' },
+        [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['stale'] }],
+      );
+      expect(took).toBeUndefined();
+      expect(await labelled('stale')).toBe(0);
+      expect([await checkpoint('model-a'), await checkpoint('model-b')]).toEqual(['12/12', '15/15']);
+    });
+
+    it('when the version differs or a replay mark is pending, then nothing is written', async () => {
+      const stale = { names: ['model-a'], versions: [2], expected: ['12/12'], to: '13/13' };
+      expect(
+        await applyCheckedBatch(pool, stale, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
+      ).toBeUndefined();
+      await pool.query(`INSERT INTO projection_rederive_pending (name) VALUES ('model-a')`);
+      const marked = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      expect(
+        await applyCheckedBatch(pool, marked, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
+      ).toBeUndefined();
+      await pool.query(`DELETE FROM projection_rederive_pending WHERE name = 'model-a'`);
+      expect(await labelled('v')).toBe(0);
+      expect(await checkpoint('model-a')).toBe('12/12');
+    });
+
+    it('when a statement cannot share the call (uncast), then nothing is sent and nothing is written', async () => {
+      const batch = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      expect(
+        await applyCheckedBatch(pool, batch, [{ text: 'INSERT INTO applied (label) VALUES ($1)', values: ['uncast'] }]),
+      ).toBeUndefined();
+      expect(await labelled('uncast')).toBe(0);
+      expect(await checkpoint('model-a')).toBe('12/12');
+    });
+
+    it('when a statement fails, then the error reaches the caller and neither the rows nor the checkpoints move', async () => {
+      const batch = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      await expect(
+        applyCheckedBatch(pool, batch, [
+          { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['failed'] },
+          { text: 'SELECT 1 / $1::int', values: [0] },
+        ]),
+      ).rejects.toThrow(/division by zero/);
+      expect(await labelled('failed')).toBe(0);
+      expect(await checkpoint('model-a')).toBe('12/12');
+    });
   });
 });
