@@ -3,12 +3,14 @@
  * next to two baselines measured in the same run on the same server:
  *   1. raw single-row INSERTs of an event-sized row from Node (same driver, same pool size);
  *   2. pgbench doing the same INSERT (the server's own limit).
- * The command path is measured alone first (no read model following), then with every read model following in-process.
+ * The command path is measured alone first (no read model following), then with every read model following in-process,
+ * then with them following in a process of their own (as docker-compose.yml deploys them).
  * Also projection lag: from a command's append to its effect being visible in the read models, per read model and
  * for all of them; each read model's cost per event; and "command acknowledged -> visible in a consistent read".
  * Writes bench/results/ledger-<timestamp>.json. Not a test: nothing here asserts a timing.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.mi
 import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/projections/index.js';
 import { startProjector } from '../src/projections/projection-runner.js';
+import { comparePositions, parsePosition, START } from '../src/infra/event-store/event-store.port.js';
 import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { COUNTED_LISTS } from '../src/read-models/list-counts/list-counts.js';
@@ -456,6 +459,60 @@ const main = async (): Promise<void> => {
     report.summary = { bestRawInsertsPerSec: bestRaw, bestLedgerCommandsPerSec: bestLedger, ratio: round(bestLedger / bestRaw) };
     console.log('summary: ledger %d commands/s = %d x raw Node inserts (%d/s)', bestLedger, round(bestLedger / bestRaw), bestRaw);
     await projector.stop();
+
+    // As docker-compose.yml deploys it: the read models followed by a process of their own, on the same machine.
+    const followers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'ledger.followers.ts')], {
+      env: { ...process.env, DATABASE_URL, BENCH_SCHEMA: schema },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((r) => followers.once('exit', r));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: followers.stdout! }).on('line', (line) => line === 'following' && resolve());
+        followers.once('exit', (code) => reject(new Error(`the followers' process exited with code ${code}`)));
+      });
+      /** Until every read model's stored checkpoint has passed the ledger's last append. */
+      const caughtUp = async (): Promise<void> => {
+        const head = ledger.internals.handler.lastPosition();
+        for (;;) {
+          const { rows } = await pool.query<{ name: string; position: string }>('SELECT name, position FROM projection_checkpoints');
+          const stored = new Map(rows.map((r) => [r.name, parsePosition(r.position)]));
+          if (allProjections.every((p) => comparePositions(stored.get(p.name) ?? START, head) >= 0)) return;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      await caughtUp();
+      console.log('ledger with every read model following in a process of its own: place bet + settle (2 commands per iteration)');
+      const separate = [];
+      for (const c of LEVELS) {
+        const r = await pairs(c);
+        const caughtStart = performance.now();
+        await caughtUp();
+        const catchUpMs = round(performance.now() - caughtStart);
+        separate.push({
+          concurrency: c,
+          opsPerSec: r.opsPerSec,
+          ratioToRawInsertsAtSameConcurrency: r.ratio,
+          p50Ms: r.p50Ms,
+          p99Ms: r.p99Ms,
+          catchUpMs,
+        });
+        console.log(
+          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; read models caught up %d ms after the load',
+          c,
+          r.opsPerSec,
+          r.ratio ?? '?',
+          c,
+          r.rawAtC?.opsPerSec ?? '?',
+          r.p50Ms,
+          catchUpMs,
+        );
+      }
+      report.ledgerCommandsFollowersApart = separate;
+    } finally {
+      followers.kill('SIGTERM');
+      await exited;
+    }
 
     // A rebuild of every read model from the events of this run (truncate, replay to the head), and its counts checked.
     const rebuildStart = performance.now();
