@@ -52,7 +52,11 @@ export const insertRows = (table: string, rows: readonly Row[], onConflict = '')
         },
       ];
 
-/** A column missing from a patch keeps its value; present (even null) overwrites it. One patch per row. */
+/**
+ * A column missing from a patch keeps its value; present (even null) overwrites it. One patch per row; `key` is a text column.
+ * The keys also go as an array: the planner counts its elements, where it guesses 100 rows for `jsonb_array_elements` and
+ * then prefers a scan of the whole table while its statistics still call it small (12 ms for 2 rows at 30,000 bets).
+ */
 export const patchRows = (table: string, key: string, columns: readonly string[], patches: readonly Row[]): Sql[] =>
   patches.length === 0
     ? []
@@ -60,8 +64,8 @@ export const patchRows = (table: string, key: string, columns: readonly string[]
         {
           text: `UPDATE ${table} AS t SET (${columns.join(', ')})
           = (SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM jsonb_populate_record(t, u.p) AS r)
-        FROM jsonb_array_elements($1::jsonb) AS u(p) WHERE t.${key} = u.p->>'${key}'`,
-          values: [JSON.stringify(patches)],
+        FROM jsonb_array_elements($1::jsonb) AS u(p) WHERE t.${key} = ANY ($2::text[]) AND t.${key} = u.p->>'${key}'`,
+          values: [JSON.stringify(patches), patches.map((p) => String(p[key]))],
         },
       ];
 
