@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { validationFailed } from '../commands/errors.js';
-import type { Logger } from '../infra/logger.js';
+import { unredacted, type Logger } from '../infra/logger.js';
 import { unavailableDependency } from '../infra/dependency-errors.js';
 import { AppendRefused, StoreUnavailable } from '../infra/event-store/event-store.port.js';
 import { AppError, ERROR_STATUS, refusalFields, type ErrorClass, type ErrorDetail } from '../shared/app-error.js';
@@ -79,15 +79,19 @@ export const requestId =
     next();
   };
 
-export const requestLogger: RequestHandler = (req, res, next) => {
-  const started = process.hrtime.bigint();
-  res.on('finish', () => {
-    const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
-    const line = { method: req.method, url: req.originalUrl, statusCode: res.statusCode, durationMs };
-    if (res.statusCode >= 500) req.log.error(line, 'request failed');
-    else req.log.info(line, 'request completed');
-  });
-  next();
+/** One line per request, of fields chosen here: none is a redaction path (they match keys, never text inside the URL). */
+export const requestLogger = (logger: Logger): RequestHandler => {
+  const access = unredacted(logger);
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
+      const line = { reqId: req.id, method: req.method, url: req.originalUrl, statusCode: res.statusCode, durationMs };
+      if (res.statusCode >= 500) access.error(line, 'request failed');
+      else access.info(line, 'request completed');
+    });
+    next();
+  };
 };
 
 export const notFound: RequestHandler = (req, _res, next) => {

@@ -30,7 +30,7 @@ export const createBaseApp = (deps: AppDeps): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
-  app.use(requestId(deps.logger), requestLogger, ledgerPositionHeader(deps.store));
+  app.use(requestId(deps.logger), requestLogger(deps.logger), ledgerPositionHeader(deps.store));
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
   app.use(inputPolicy);
   app.use(

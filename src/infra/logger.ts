@@ -38,15 +38,29 @@ export type LoggerOptions = Readonly<{
 /** Async stdout: lines logged during a write leave together, so a busy process pays no blocking write per line. */
 const stdout = (): DestinationStream => pino.destination({ dest: 1, sync: false });
 
+const lineShape = {
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label: string) => ({ level: label }) },
+  serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+};
+
 export const createLogger = (options: LoggerOptions = {}): Logger =>
   pino(
     {
+      ...lineShape,
       name: options.name ?? 'casino-ledger',
       level: options.level ?? 'info',
-      timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
-      formatters: { level: (label) => ({ level: label }) },
-      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
     },
     options.destination ?? stdout(),
+  );
+
+/**
+ * The same lines to the same destination, at the same level and with the same bindings, without redaction: only for
+ * lines whose every field the code chooses (the request log line), where walking the redaction paths cost about 6% of
+ * a request's CPU.
+ */
+export const unredacted = (logger: Logger): Logger =>
+  pino({ ...lineShape, level: logger.level }, (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!).child(
+    logger.bindings(),
   );
