@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { newId } from '../shared/ids.js';
 import { sha256 } from '../auth/sessions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { inTransaction } from '../infra/pg.js';
@@ -23,7 +23,7 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
     deps.store.append({
       streamId: apiKeysStream(userId),
       expectedRevision: 'any',
-      events: [{ id: uuidv7(), type, data, metadata: { adminUserId: data['adminUserId'] } }],
+      events: [{ id: newId(), type, data, metadata: { adminUserId: data['adminUserId'] } }],
     });
 
   const revokeAll = async (client: pg.Pool | pg.PoolClient, userId: number, adminUserId: number): Promise<string[]> =>
@@ -38,7 +38,7 @@ export const createApiKeys = (deps: Readonly<{ pool: pg.Pool; store: EventStore 
   return {
     issue: async (userId: number, adminUserId: number): Promise<ApiKeyView & { key: string }> => {
       const key = `ck_${randomBytes(32).toString('base64url')}`;
-      const id = uuidv7();
+      const id = newId();
       const { row, revoked } = await inTransaction(deps.pool, async (client) => {
         const revoked = await revokeAll(client, userId, adminUserId);
         const { rows } = await client.query<Row>(

@@ -1,6 +1,6 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { newId } from '../shared/ids.js';
 import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, toUsdMinor, usdFromMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
@@ -155,7 +155,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
-      const depositId = uuidv7();
+      const depositId = newId();
       return run(
         input.userId,
         {
@@ -256,7 +256,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const withdrawalId = uuidv7();
+      const withdrawalId = newId();
       const operationKey = input.operationKey ?? withdrawalId;
       const refused = await mayTransact(input.userId);
       if (refused) return left(refused);
@@ -301,7 +301,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     setBalance: async (input) => {
       const balance = amountOf(input.currencyId, input.balance, 'balance', false);
       if (isLeft(balance)) return balance;
-      const operationKey = input.operationKey ?? uuidv7();
+      const operationKey = input.operationKey ?? newId();
       return adminBalanceCommand(input, {
         type: 'SetBalance',
         data: { adminUserId: input.adminUserId, operationKey, currencyId: input.currencyId, balance: balance.right },
@@ -312,7 +312,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
       if (isLeft(amount)) return amount;
       const usdAmount = await usdOf(input.currencyId, amount.right, input.usdAmount, 'usdAmount');
       if (isLeft(usdAmount)) return usdAmount;
-      const operationKey = input.operationKey ?? uuidv7();
+      const operationKey = input.operationKey ?? newId();
       return adminBalanceCommand(input, {
         type: 'CreditPrize',
         data: {

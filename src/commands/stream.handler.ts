@@ -1,5 +1,5 @@
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
-import { v7 as uuidv7 } from 'uuid';
+import { newId } from '../shared/ids.js';
 import { WrongExpectedRevision, type EventStore } from '../infra/event-store/event-store.port.js';
 
 type AnyEvent = Readonly<{ type: string; data: Readonly<Record<string, unknown>> }>;
@@ -51,7 +51,7 @@ export const createStreamHandler = <S, E extends AnyEvent, C extends { type: str
           streamId: decider.streamOf(id),
           expectedRevision: revision < 0n ? 'no_stream' : revision,
           events: decision.right.map((e) => ({
-            id: uuidv7(),
+            id: newId(),
             type: e.type,
             data: e.data,
             metadata: { command: command.type, ...metadata },

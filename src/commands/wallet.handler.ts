@@ -1,5 +1,5 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { v7 as uuidv7 } from 'uuid';
+import { newId } from '../shared/ids.js';
 import { decide } from '../domain/wallet/wallet.decide.js';
 import { evolve } from '../domain/wallet/wallet.evolve.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
@@ -217,7 +217,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         streamId: walletStream(slot.userId),
         expectedRevision: slot.revision < 0n ? 'no_stream' : slot.revision,
         events: events.map(({ event, actor, command }) => ({
-          id: uuidv7(),
+          id: newId(),
           type: event.type,
           data: event.data,
           metadata: { userId: slot.userId, command, ...(actor ?? {}) },

@@ -1,6 +1,6 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { newId } from '../shared/ids.js';
 import type { Ledger, LedgerError } from '../commands/ledger.types.js';
 import { USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, usdFromMinor, type Minor } from '../domain/money/money.js';
@@ -99,7 +99,7 @@ export const createPrizes = ({ pool, ledger }: { pool: pg.Pool; ledger: Ledger }
           exists.rowCount ? { _tag: 'LeaderboardUserNotFound', leaderboardId, userId } : { _tag: 'LeaderboardNotFound', leaderboardId },
         );
       }
-      const operationKey = `lbp:${lu.id}:${input.idempotencyKey ?? uuidv7()}`;
+      const operationKey = `lbp:${lu.id}:${input.idempotencyKey ?? newId()}`;
       const {
         rows: [previous],
       } = await c.query<PaymentRow>(
