@@ -24,7 +24,9 @@ const sharable = (s: Sql): boolean => s.values.length <= MAX_PARAMS && !UNCAST.t
 const argsOf = (run: readonly Sql[]): string => JSON.stringify(run.map((s) => (s.values as (Scalar | readonly Scalar[])[]).map(asText)));
 
 export type CheckedBatch = Readonly<{
-  /** Sorted: the order batches take the read models' locks in. */
+  /** The projector's lock keys (hashed with the schema): the global one, shared, then each read model's, in lock order. */
+  globalKey: string;
+  modelKeys: readonly string[];
   names: readonly string[];
   versions: readonly number[];
   /** Each read model's stored checkpoint as this process believes it to be. */
@@ -40,8 +42,17 @@ export type CheckedBatch = Readonly<{
 export const applyCheckedBatch = async (pool: pg.Pool, batch: CheckedBatch, statements: readonly Sql[]): Promise<number[] | undefined> => {
   if (!statements.every(sharable)) return undefined;
   const { rows } = await pool.query<{ spent: number[] | null }>(
-    'SELECT projection_batch($1::text[], $2::int[], $3::text[], $4::text, $5::text[], $6::jsonb) AS spent',
-    [batch.names, batch.versions, batch.expected, batch.to, statements.map((st) => st.text), argsOf(statements)],
+    'SELECT projection_batch($1::text, $2::text[], $3::text[], $4::int[], $5::text[], $6::text, $7::text[], $8::jsonb) AS spent',
+    [
+      batch.globalKey,
+      batch.modelKeys,
+      batch.names,
+      batch.versions,
+      batch.expected,
+      batch.to,
+      statements.map((st) => st.text),
+      argsOf(statements),
+    ],
   );
   return rows[0]?.spent ?? undefined;
 };

@@ -57,21 +57,26 @@ export type Projector = Readonly<{
 }>;
 
 /** Rebuilds and blue/green switches take it exclusively; every batch shares it. */
-const GLOBAL_LOCK = `hashtext(current_schema() || ':projections')`;
+const GLOBAL_KEY = ':projections';
+const GLOBAL_LOCK = `hashtext(current_schema() || '${GLOBAL_KEY}')`;
 export const PROJECTION_LOCK_SQL = `SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`;
 /** Held (session level) by a running bulk replay: while it is, the replay's own recount at its end is still to come. */
 export const REPLAY_LOCK = `hashtext(current_schema() || ':projections-replay')`;
 
-const modelLock = (name: string): string => {
+/** A read model's lock key, hashed with the schema as the global one is (here and in `projection_batch`). */
+const modelKey = (name: string): string => {
   if (!/^[\w-]+$/.test(name)) throw new Error(`projection name ${name}: letters, digits, _ and - only`);
-  return `pg_advisory_xact_lock(hashtext(current_schema() || ':projection:${name}'))`;
+  return `:projection:${name}`;
 };
+const modelLock = (name: string): string => `pg_advisory_xact_lock(hashtext(current_schema() || '${modelKey(name)}'))`;
 
-/** Read-model locks are taken in name order, so groups never deadlock. */
+/** Code-unit order, the one every batch takes the read models' locks in, so batches never deadlock. */
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const batchLockSql = (projections: readonly Projection[]): string =>
-  `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${[...projections]
+  `SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${projections
     .map((p) => p.name)
-    .sort()
+    .sort(byName)
     .map(modelLock)
     .join(', ')}`;
 
@@ -230,8 +235,6 @@ const addCosts = (costs: Costs, planned: readonly Planned[], took: readonly numb
   }
 };
 
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The common case in one round trip: every read model's stored checkpoint is the one this process wrote last. */
 const applyChecked = async (pool: pg.Pool, parts: readonly Part[], costs: Costs): Promise<boolean> => {
   if (parts.some((part) => part.plan.waiting.size > 0)) return false;
@@ -245,6 +248,8 @@ const applyChecked = async (pool: pg.Pool, parts: readonly Part[], costs: Costs)
   const took = await applyCheckedBatch(
     pool,
     {
+      globalKey: GLOBAL_KEY,
+      modelKeys: locked.map(({ p }) => modelKey(p.name)),
       names: locked.map(({ p }) => p.name),
       versions: locked.map(({ p }) => p.version),
       expected: locked.map(({ part }) => formatPosition(part.committed)),

@@ -65,17 +65,18 @@ export const projectorMigrations: readonly Migration[] = [
     // statements and the checkpoint move in one statement. NULL (nothing written) sends the caller the long way round.
     id: '0442_projection_batch',
     sql: `
-      CREATE FUNCTION projection_batch(p_names text[], p_versions integer[], p_expected text[], p_to text, p_sql text[], p_args jsonb)
+      -- The lock keys come from the projector (projection-runner.ts), the model keys in the order every batch takes them.
+      CREATE FUNCTION projection_batch(p_global_key text, p_model_keys text[], p_names text[], p_versions integer[],
+        p_expected text[], p_to text, p_sql text[], p_args jsonb)
       RETURNS float8[] LANGUAGE plpgsql AS $fn$
       DECLARE
-        n text;
+        k text;
         spent float8[];
       BEGIN
         PERFORM set_config('synchronous_commit', 'off', true);
-        PERFORM pg_advisory_xact_lock_shared(hashtext(current_schema() || ':projections'));
-        -- p_names comes sorted, the order every batch takes these locks in
-        FOREACH n IN ARRAY p_names LOOP
-          PERFORM pg_advisory_xact_lock(hashtext(current_schema() || ':projection:' || n));
+        PERFORM pg_advisory_xact_lock_shared(hashtext(current_schema() || p_global_key));
+        FOREACH k IN ARRAY p_model_keys LOOP
+          PERFORM pg_advisory_xact_lock(hashtext(current_schema() || k));
         END LOOP;
         IF EXISTS (SELECT 1 FROM projection_rederive_pending WHERE name = ANY (p_names))
           OR (SELECT count(*) FROM projection_checkpoints c

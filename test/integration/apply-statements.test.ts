@@ -99,7 +99,14 @@ describe("a projector batch's statements in one round trip", () => {
     it('when every checkpoint is the expected one, then the statements run and the checkpoints move, in one call', async () => {
       const took = await applyCheckedBatch(
         pool,
-        { names: ['model-a', 'model-b'], versions: [1, 2], expected: ['10/10', '10/10'], to: '12/12' },
+        {
+          globalKey: ':projections',
+          modelKeys: [':projection:model-a', ':projection:model-b'],
+          names: ['model-a', 'model-b'],
+          versions: [1, 2],
+          expected: ['10/10', '10/10'],
+          to: '12/12',
+        },
         [
           { text: 'INSERT INTO applied (label, tags) VALUES ($1::text, $2::text[])', values: ['checked', ['x"y']] },
           { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['checked'] },
@@ -115,7 +122,14 @@ describe("a projector batch's statements in one round trip", () => {
       await pool.query(`UPDATE projection_checkpoints SET position = '15/15' WHERE name = 'model-b'`);
       const took = await applyCheckedBatch(
         pool,
-        { names: ['model-a', 'model-b'], versions: [1, 2], expected: ['12/12', '12/12'], to: '14/14' },
+        {
+          globalKey: ':projections',
+          modelKeys: [':projection:model-a', ':projection:model-b'],
+          names: ['model-a', 'model-b'],
+          versions: [1, 2],
+          expected: ['12/12', '12/12'],
+          to: '14/14',
+        },
         [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['stale'] }],
       );
       expect(took).toBeUndefined();
@@ -124,12 +138,26 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when the version differs or a replay mark is pending, then nothing is written', async () => {
-      const stale = { names: ['model-a'], versions: [2], expected: ['12/12'], to: '13/13' };
+      const stale = {
+        globalKey: ':projections',
+        modelKeys: [':projection:model-a'],
+        names: ['model-a'],
+        versions: [2],
+        expected: ['12/12'],
+        to: '13/13',
+      };
       expect(
         await applyCheckedBatch(pool, stale, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
       ).toBeUndefined();
       await pool.query(`INSERT INTO projection_rederive_pending (name) VALUES ('model-a')`);
-      const marked = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      const marked = {
+        globalKey: ':projections',
+        modelKeys: [':projection:model-a'],
+        names: ['model-a'],
+        versions: [1],
+        expected: ['12/12'],
+        to: '13/13',
+      };
       expect(
         await applyCheckedBatch(pool, marked, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
       ).toBeUndefined();
@@ -139,7 +167,14 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when a statement cannot share the call (uncast), then nothing is sent and nothing is written', async () => {
-      const batch = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      const batch = {
+        globalKey: ':projections',
+        modelKeys: [':projection:model-a'],
+        names: ['model-a'],
+        versions: [1],
+        expected: ['12/12'],
+        to: '13/13',
+      };
       expect(
         await applyCheckedBatch(pool, batch, [{ text: 'INSERT INTO applied (label) VALUES ($1)', values: ['uncast'] }]),
       ).toBeUndefined();
@@ -148,7 +183,14 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when a statement fails, then the error reaches the caller and neither the rows nor the checkpoints move', async () => {
-      const batch = { names: ['model-a'], versions: [1], expected: ['12/12'], to: '13/13' };
+      const batch = {
+        globalKey: ':projections',
+        modelKeys: [':projection:model-a'],
+        names: ['model-a'],
+        versions: [1],
+        expected: ['12/12'],
+        to: '13/13',
+      };
       await expect(
         applyCheckedBatch(pool, batch, [
           { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['failed'] },
