@@ -13,7 +13,8 @@ const pool = createPool({
   max: 10,
 });
 const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });
-const projector = startProjector({ store, pool, projections: allProjections });
+const coalesceMs = process.env.BENCH_COALESCE_MS ? Number(process.env.BENCH_COALESCE_MS) : undefined;
+const projector = startProjector({ store, pool, projections: allProjections, coalesceMs });
 console.log('following');
 process.once('SIGTERM', () => {
   void (async () => {

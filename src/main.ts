@@ -19,6 +19,8 @@ import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/co
 import { startEmbeddedPostgres, StartRefused } from './infra/embedded-postgres.js';
 import type { EventStore } from './infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
+import { createNotifier } from './infra/event-store/postgres/postgres.wake-up.js';
+import { createWakeSignal } from './infra/follow/wake-signal.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
 import { runWhileLeader } from './infra/leader.js';
@@ -188,12 +190,18 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     });
     cleanups.push({ name: 'realtime publisher', run: publisher.stop });
   }
+  // The projectors coalesce new events under load; a read waiting on them, in any process, hurries them (NOTIFY).
+  const hurry = createWakeSignal();
+  const readersWaiting = createNotifier({ pool, channel: 'read_models_wanted', signal: hurry, logger });
+  cleanups.push({ name: 'read-model waits', run: () => readersWaiting.close() });
   let localProjector: Projector | undefined;
   if (roles.has('projector')) {
+    readersWaiting.acquire();
     const projector = startProjector({
       store: followed,
       pool,
       projections: allProjections,
+      hurry,
       logger: logger.child({ component: 'projector' }),
     });
     cleanups.push({ name: 'projector', run: () => projector.stop() });
@@ -226,6 +234,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         metrics,
         metricsToken: config.metricsToken,
         localProjector,
+        askReadModels: readersWaiting.announce,
         readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
       }),
       config.adminPort,

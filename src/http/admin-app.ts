@@ -42,6 +42,8 @@ export type AdminAppDeps = AppDeps &
     metricsToken?: string | undefined;
     /** A projector in this process: consistent reads learn at once when its read models move. */
     localProjector?: LocalProgress | undefined;
+    /** Tells projectors in other processes that a read waits on them. */
+    askReadModels?: () => void;
     /** How long a consistent back-office read waits for its read models (READ_CONSISTENCY_TIMEOUT_MS). */
     readConsistencyTimeoutMs?: number;
     /** The admin console's build served at /admin (default `console/dist`). */
@@ -57,7 +59,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
   if (deps.auth) {
     const reads = {
-      waiter: createReadModelWaiter({ pool: deps.pool, store: deps.store, local: deps.localProjector }),
+      waiter: createReadModelWaiter({ pool: deps.pool, store: deps.store, local: deps.localProjector, askOthers: deps.askReadModels }),
       timeoutMs: deps.readConsistencyTimeoutMs ?? 2_000,
     };
     app.use(consoleRoutes(deps.auth, deps.consoleDist));

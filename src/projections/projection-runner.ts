@@ -12,6 +12,7 @@ import {
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { withLockedTransaction } from '../infra/follow/locked-transaction.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
+import { createWakeSignal, type WakeSignal } from '../infra/follow/wake-signal.js';
 import type { Projection, Sql } from './projection.js';
 import { applyCheckedBatch, applyStatements } from './apply-statements.js';
 import { readGroups } from './projection-reads.js';
@@ -40,6 +41,13 @@ export type ProjectorOptions = Readonly<{
   maxRetryDelayMs?: number;
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
   onFailure?: (error: unknown) => void;
+  /**
+   * Default 25: under load the read models take new events at most this often, in larger batches that cost less per
+   * event. Nobody waits for that: a read that must see a write hurries them (`hurry`), so they read at once.
+   */
+  coalesceMs?: number;
+  /** Woken by readers in other processes too (see `readersWaiting`); one of its own by default. */
+  hurry?: WakeSignal;
 }>;
 
 /** What applying a read model has cost so far in this process: time in its statements, events handed to it. */
@@ -52,6 +60,8 @@ export type Projector = Readonly<{
   /** Undefined before this process started it. */
   progress(name: string): Position | undefined;
   waitForModels(names: readonly string[], position: Position): Promise<void>;
+  /** A reader is waiting: take the events committed so far now rather than at the end of the coalescing wait. */
+  hurry(): void;
   costs(): ProjectionCost[];
   done: Promise<void>;
 }>;
@@ -528,7 +538,9 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const concurrent = Math.max(1, options.maxConcurrentBatches ?? 3);
   const limit = semaphore(concurrent);
   const combine = batchCombiner(options.pool, costs, limit, concurrent, options.replay === true);
-  const shared = independent ? shareSubscriptions(options.store) : undefined;
+  const hurry = options.hurry ?? createWakeSignal();
+  const coalesceMs = options.replay ? 0 : (options.coalesceMs ?? 25);
+  const shared = independent ? shareSubscriptions(options.store, { coalesceMs, hurry }) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent
     ? readGroups(projections).map((g) => startGroup(o, g, combine, limit))
@@ -546,6 +558,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
     },
     waitFor: (position) => waitForGroups(groups, position),
     progress: (name) => byName.get(name)?.loop.position(),
+    hurry: () => hurry.wake(),
     waitForModels: (names, position) =>
       waitForGroups([...new Set(names.map((n) => byName.get(n)).filter((g) => g !== undefined))], position),
     costs: () => [...costs].map(([name, c]) => ({ name, ...c })),

@@ -14,6 +14,7 @@ export type ReadModelWaiter = Readonly<{
 export type LocalProgress = Readonly<{
   progress(name: string): Position | undefined;
   waitForModels(names: readonly string[], position: Position): Promise<void>;
+  hurry?(): void;
 }>;
 
 export type ReadModelWaiterDeps = Readonly<{
@@ -22,6 +23,8 @@ export type ReadModelWaiterDeps = Readonly<{
   local?: LocalProgress | undefined;
   /** Polled only while a read waits. */
   pollMs?: number;
+  /** Tells projectors in other processes that a read waits on them (they coalesce new events otherwise). */
+  askOthers?: () => void;
 }>;
 
 /** Includes an event an older open transaction still hides, so a command acknowledged before the read is at or before it. */
@@ -71,6 +74,10 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       // Never built by any projector: waiting cannot help.
       if (names.some((n) => stored[n] === undefined && deps.local?.progress(n) === undefined)) {
         return { target: goal, position, stale: comparePositions(position, goal) < 0 };
+      }
+      if (comparePositions(position, goal) < 0) {
+        deps.local?.hurry?.();
+        deps.askOthers?.();
       }
       const stop = new AbortController();
       // A local projector says at once when its read models moved; the poll covers the others.

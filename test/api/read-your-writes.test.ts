@@ -79,7 +79,8 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     // The test asserts what a consistent read shows, not how soon: on a loaded machine the projector can need more than the
     // default bound (2 s) to reach a command, and the read would answer 'stale'. The stale answer is tested on its own server.
     env = await createAuthEnv('read_your_writes', {}, { readConsistencyTimeoutMs: 20_000 });
-    env.startProjector();
+    // A read model the projector has not prepared yet has no checkpoint, and a read of it answers 'stale' at once.
+    await env.startProjector().waitFor(await env.store.headPosition());
     const app = createAdminApp({
       logger: createLogger({ level: 'silent' }),
       pool: env.pool,

@@ -7,11 +7,19 @@ import {
   type SubscriptionOptions,
 } from '../event-store/event-store.port.js';
 import { runSubscription } from '../event-store/run-subscription.js';
+import { sleep } from './follow-loop.js';
+import type { WakeSignal } from './wake-signal.js';
 
 export type SharedSubscriptionsOptions = Readonly<{
   /** Recent events kept in memory for the followers; one further behind reads the store on its own until it is back. */
   maxBuffered?: number;
   logger?: { warn(obj: object, msg?: string): void };
+  /**
+   * After each read, the next one waits until this long after it, so followers write fewer, larger batches under load.
+   * A wake-up of `hurry` (a reader waiting on them) ends the wait at once.
+   */
+  coalesceMs?: number;
+  hurry?: WakeSignal;
 }>;
 
 type Feed = {
@@ -37,6 +45,8 @@ const firstAfter = (buffer: readonly RecordedEvent[], after: Position): number =
 /** One store subscription per process fills a buffer of recent events; followers behind it read the store until they reach it. */
 export const shareSubscriptions = (store: EventStore, options: SharedSubscriptionsOptions = {}): EventStore => {
   const maxBuffered = options.maxBuffered ?? 20_000;
+  const coalesceMs = options.coalesceMs ?? 0;
+  const feedBatch = 2_000;
   let feed: Feed | undefined;
   let followers = 0;
   let closed = false;
@@ -64,10 +74,13 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
       }
       started();
       if (controller.signal.aborted || !f.base) return;
+      let hurried = options.hurry?.generation() ?? 0;
       f.subscription = store.subscribe({
         after: f.base,
         signal: controller.signal,
+        batchSize: feedBatch,
         onEvents: async (events) => {
+          const readAt = performance.now();
           f.buffer.push(...events);
           if (f.buffer.length > maxBuffered + maxBuffered / 4) {
             const drop = f.buffer.length - maxBuffered;
@@ -75,6 +88,11 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
             f.buffer.splice(0, drop);
           }
           wake();
+          const wait = readAt + coalesceMs - performance.now();
+          if (wait <= 0 || events.length >= feedBatch) return;
+          if (options.hurry) await options.hurry.wait(hurried, wait, controller.signal);
+          else await sleep(wait, controller.signal);
+          hurried = options.hurry?.generation() ?? 0;
         },
       });
       await f.subscription.done.catch((error: unknown) => options.logger?.warn({ err: error }, 'shared subscription ended'));

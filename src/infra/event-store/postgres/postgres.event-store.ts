@@ -3,7 +3,8 @@ import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscripti
 import { appendOutcomes } from './postgres.append.js';
 import { headPosition, readAll, readStream, readStreamBackward } from './postgres.reads.js';
 import { startSubscription } from './postgres.subscription.js';
-import { createNotifier, createWakeSignal, type Logger } from './postgres.wake-up.js';
+import { createNotifier, type Logger } from './postgres.wake-up.js';
+import { createWakeSignal } from '../../follow/wake-signal.js';
 
 export type PostgresEventStoreDeps = Readonly<{
   pool: pg.Pool;

@@ -3,7 +3,8 @@ import type { Subscription, SubscriptionOptions } from '../event-store.port.js';
 import { sleep } from '../../follow/follow-loop.js';
 import { readAllFollowing } from './postgres.reads.js';
 import { runSubscription } from '../run-subscription.js';
-import type { Logger, Notifier, WakeSignal } from './postgres.wake-up.js';
+import type { Logger, Notifier } from './postgres.wake-up.js';
+import type { WakeSignal } from '../../follow/wake-signal.js';
 
 export type SubscriptionDeps = Readonly<{
   pool: pg.Pool;
