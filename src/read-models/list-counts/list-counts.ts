@@ -42,11 +42,26 @@ export const COUNTED_LISTS: readonly CountedList[] = [
   ADMIN_TIPS_COUNTS,
 ];
 
-const adjust = (list: CountedList, ids: readonly unknown[], sign: 1 | -1): Sql => ({
+const keysOf = (list: CountedList): string =>
+  `SELECT k, count(*) AS n FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k`;
+
+/** The rows' keys count them. */
+const join = (list: CountedList, ids: readonly unknown[]): Sql => ({
   derived: true,
-  text: `INSERT INTO ${list.counts} (key, n)
-    SELECT k, ${sign} * count(*) FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k
+  text: `INSERT INTO ${list.counts} (key, n) ${keysOf(list)}
     ON CONFLICT (key) DO UPDATE SET n = ${list.counts}.n + excluded.n`,
+  values: [ids.map(String)],
+});
+
+/**
+ * The rows' keys stop counting them; a key they all leave is dropped, as a rebuild would not have it. Both parts read
+ * the same snapshot and touch different rows, so no index on `n` is needed and the counts' updates stay HOT.
+ */
+const leave = (list: CountedList, ids: readonly unknown[]): Sql => ({
+  derived: true,
+  text: `WITH d AS (${keysOf(list)}),
+      kept AS (UPDATE ${list.counts} AS c SET n = c.n - d.n FROM d WHERE c.key = d.k AND c.n <> d.n)
+    DELETE FROM ${list.counts} AS c USING d WHERE c.key = d.k AND c.n = d.n`,
   values: [ids.map(String)],
 });
 
@@ -60,14 +75,7 @@ export const counted = (
 ): Sql[] => {
   const before = patched.map((r) => r[id]);
   const after = [...created.map((r) => r[id]), ...before];
-  if (before.length === 0) return [...statements, ...(after.length > 0 ? [adjust(list, after, 1)] : [])];
-  // A key the changed rows all left is dropped (found through the partial index on n = 0): a rebuild leaves none either.
-  return [
-    adjust(list, before, -1),
-    ...statements,
-    adjust(list, after, 1),
-    { text: `DELETE FROM ${list.counts} WHERE n = 0`, values: [], derived: true },
-  ];
+  return [...(before.length > 0 ? [leave(list, before)] : []), ...statements, ...(after.length > 0 ? [join(list, after)] : [])];
 };
 
 /** The counts from the rows, in one pass: what a bulk replay runs once instead of adjusting them batch by batch. */
