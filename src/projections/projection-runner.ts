@@ -62,6 +62,7 @@ export type Projector = Readonly<{
   waitForModels(names: readonly string[], position: Position): Promise<void>;
   /** A reader is waiting: take the events committed so far now rather than at the end of the coalescing wait. */
   hurry(): void;
+  follows(name: string): boolean;
   costs(): ProjectionCost[];
   done: Promise<void>;
 }>;
@@ -559,6 +560,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
     waitFor: (position) => waitForGroups(groups, position),
     progress: (name) => byName.get(name)?.loop.position(),
     hurry: () => hurry.wake(),
+    follows: (name) => byName.has(name),
     waitForModels: (names, position) =>
       waitForGroups([...new Set(names.map((n) => byName.get(n)).filter((g) => g !== undefined))], position),
     costs: () => [...costs].map(([name, c]) => ({ name, ...c })),

@@ -15,6 +15,8 @@ export type LocalProgress = Readonly<{
   progress(name: string): Position | undefined;
   waitForModels(names: readonly string[], position: Position): Promise<void>;
   hurry?(): void;
+  /** True for a read model this process's projector runs, built yet or not (it is preparing it at start). */
+  follows?(name: string): boolean;
 }>;
 
 export type ReadModelWaiterDeps = Readonly<{
@@ -71,8 +73,8 @@ export const createReadModelWaiter = (deps: ReadModelWaiterDeps): ReadModelWaite
       }
       const goal = target;
       let position = lowest(names, stored);
-      // Never built by any projector: waiting cannot help.
-      if (names.some((n) => stored[n] === undefined && deps.local?.progress(n) === undefined)) {
+      // Never built by any projector, nor about to be by this process's: waiting cannot help.
+      if (names.some((n) => stored[n] === undefined && deps.local?.progress(n) === undefined && !deps.local?.follows?.(n))) {
         return { target: goal, position, stale: comparePositions(position, goal) < 0 };
       }
       if (comparePositions(position, goal) < 0) {
