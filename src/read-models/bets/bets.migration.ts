@@ -65,4 +65,12 @@ export const betsMigrations: readonly Migration[] = [
       CREATE INDEX bets_list_usd_payout_desc ON bets (status, usd_payout DESC NULLS LAST, id DESC);
       CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
   },
+  {
+    // created_at, usd_amount and usd_payout are NOT NULL, so the list orders them without a NULLS clause and an
+    // ascending index read backwards serves the descending order: four of the eleven indexes every bet pays for go.
+    id: '0451_bets_list_orders_both_ways',
+    sql: `
+      DROP INDEX bets_list_usd_amount_desc, bets_list_usd_payout_desc, bets_list_created_desc, bets_status_created;
+      CREATE INDEX bets_list_created ON bets (status, created_at, id);`,
+  },
 ];
