@@ -32,7 +32,7 @@ export const allMigrations: readonly Migration[] = [
   ...userMigrations, // 0060-0062: identity and access, command side
   ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442
   ...walletBalancesMigrations, // 0101
-  ...transactionsMigrations, // 0102, 0430
+  ...transactionsMigrations, // 0102, 0430, 0452
   ...depositsMigrations, // 0103
   ...betsMigrations, // 0104, 0160, 0451
   ...userStatsUsdMigrations, // 0105

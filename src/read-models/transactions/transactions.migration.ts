@@ -53,4 +53,12 @@ export const transactionsMigrations: readonly Migration[] = [
       ALTER TABLE transactions ADD CONSTRAINT transactions_type_check CHECK (type IN ('DEPOSIT', 'BET', 'BET_PAYOUT', 'ROLLBACK_BET',
         ${LATER_TYPES}));`,
   },
+  {
+    // Every event pays for every index here. No query looks rows up by reference or by position alone; the log and the
+    // export order by (created_at, position), which one index now serves exactly, read forwards or backwards.
+    id: '0452_transactions_indexes',
+    sql: `
+      DROP INDEX transactions_reference, transactions_position, transactions_created;
+      CREATE INDEX transactions_created_position ON transactions (created_at, position_commit, position_prepare);`,
+  },
 ];
