@@ -40,7 +40,7 @@ export const allMigrations: readonly Migration[] = [
   ...signUpEffectsMigrations, // 0111
   ...leaderboardMigrations, // 0140
   ...rakebackMigrations, // 0150
-  ...listCountsMigrations, // 0170, 0450
+  ...listCountsMigrations, // 0170, 0450, 0453
   ...affiliateCommissionMigrations, // 0190, 0431
   ...backOfficeContentMigrations, // 0191
   loginStatesMigration, // 0200

@@ -16,4 +16,9 @@ export const listCountsMigrations: readonly Migration[] = [
     id: '0450_list_counts_hot',
     sql: COUNTED_LISTS.map((l) => `DROP INDEX IF EXISTS ${l.counts}_emptied;\nALTER TABLE ${l.counts} SET (fillfactor = 50);`).join('\n'),
   },
+  {
+    // The bets list always has a status: the keys without one (all bets, a user's bets) were kept and never read.
+    id: '0453_bets_counts_status_keys',
+    sql: `DELETE FROM bets_counts WHERE key = '' OR (key LIKE 'u:%' AND strpos(key, '|') = 0);`,
+  },
 ];

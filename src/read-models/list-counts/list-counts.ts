@@ -18,7 +18,13 @@ const statusKeys =
   `ARRAY['', 's:' || r.status, 'u:' || r.user_id, 'u:' || r.user_id || '|s:' || r.status, ` +
   `'s:' || r.status || '|d:' || ${day('r.created_at')}]`;
 
-export const BETS_COUNTS: CountedList = { table: 'bets', counts: 'bets_counts', idType: 'text', keys: statusKeys };
+/** The bets list always filters by status (SETTLED by default): only keys with a status are ever read. */
+export const BETS_COUNTS: CountedList = {
+  table: 'bets',
+  counts: 'bets_counts',
+  idType: 'text',
+  keys: `ARRAY['s:' || r.status, 'u:' || r.user_id || '|s:' || r.status, 's:' || r.status || '|d:' || ${day('r.created_at')}]`,
+};
 export const DEPOSITS_COUNTS: CountedList = { table: 'deposits', counts: 'deposits_counts', idType: 'text', keys: statusKeys };
 export const WITHDRAWALS_COUNTS: CountedList = { table: 'withdrawals', counts: 'withdrawals_counts', idType: 'text', keys: statusKeys };
 export const TRANSACTIONS_COUNTS: CountedList = {
