@@ -227,9 +227,18 @@ const main = async (): Promise<void> => {
     const alone = [];
     for (const c of LEVELS) {
       const r = await pairs(c);
-      alone.push({ concurrency: c, opsPerSec: r.opsPerSec, ratioToRawInsertsAtSameConcurrency: r.ratio, p50Ms: r.p50Ms, p99Ms: r.p99Ms });
+      alone.push({
+        concurrency: c,
+        opsPerSec: r.opsPerSec,
+        ratioToRawInsertsAtSameConcurrency: r.ratio,
+        p50Ms: r.p50Ms,
+        p99Ms: r.p99Ms,
+        placeP50Ms: r.placeP50Ms,
+        settleP50Ms: r.settleP50Ms,
+        rawInsertP50Ms: r.rawAtC?.p50Ms,
+      });
       console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms',
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms',
         c,
         r.opsPerSec,
         r.ratio ?? '?',
@@ -238,6 +247,7 @@ const main = async (): Promise<void> => {
         r.p50Ms,
         r.placeP50Ms,
         r.settleP50Ms,
+        r.rawAtC?.p50Ms ?? '?',
       );
     }
     report.ledgerCommandsAlone = alone;
