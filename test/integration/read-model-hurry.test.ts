@@ -5,6 +5,7 @@ import { createWakeSignal } from '../../src/infra/follow/wake-signal.js';
 import { allProjections } from '../../src/projections/index.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../../src/projections/read-model-waiter.js';
+import { eventuallyTrue } from '../support/eventually.js';
 import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
@@ -25,13 +26,15 @@ describe('read models coalesce new events until a reader waits on them', () => {
   /**
    * A projector in a process of its own (its own pool), listening on `channel`, with three events it holds back.
    * The first event it gets shows its shared read has started; the next comes through that read and starts a coalescing
-   * wait, so the three appended after it wait for its end.
+   * wait, so the three appended after it wait for its end: nothing else wakes it once the LISTEN is up.
    */
   const projectorHolding = async (channel: string) => {
     const pool = schema.db.pool();
     const hurry = createWakeSignal();
     const listening = createNotifier({ pool, channel, signal: hurry });
     listening.acquire();
+    // Listening wakes the signal once (what was sent before is lost); after that only a reader's NOTIFY wakes it.
+    await eventuallyTrue('the projector listening for readers', () => hurry.generation() > 0);
     const projector = startProjector({ store: schema.store, pool, projections: allProjections, coalesceMs: COALESCE_MS, hurry });
     const stop = async () => {
       await projector.stop();

@@ -70,7 +70,7 @@ export const betsMigrations: readonly Migration[] = [
     // ascending index read backwards serves the descending order: four of the eleven indexes every bet pays for go.
     id: '0451_bets_list_orders_both_ways',
     sql: `
-      DROP INDEX bets_list_usd_amount_desc, bets_list_usd_payout_desc, bets_list_created_desc, bets_status_created;
-      CREATE INDEX bets_list_created ON bets (status, created_at, id);`,
+      DROP INDEX IF EXISTS bets_list_usd_amount_desc, bets_list_usd_payout_desc, bets_list_created_desc, bets_status_created;
+      CREATE INDEX IF NOT EXISTS bets_list_created ON bets (status, created_at, id);`,
   },
 ];

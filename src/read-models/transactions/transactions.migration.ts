@@ -58,7 +58,7 @@ export const transactionsMigrations: readonly Migration[] = [
     // export order by (created_at, position), which one index now serves exactly, read forwards or backwards.
     id: '0452_transactions_indexes',
     sql: `
-      DROP INDEX transactions_reference, transactions_position, transactions_created;
-      CREATE INDEX transactions_created_position ON transactions (created_at, position_commit, position_prepare);`,
+      DROP INDEX IF EXISTS transactions_reference, transactions_position, transactions_created;
+      CREATE INDEX IF NOT EXISTS transactions_created_position ON transactions (created_at, position_commit, position_prepare);`,
   },
 ];
