@@ -34,11 +34,7 @@ export type CheckedBatch = Readonly<{
   to: string;
 }>;
 
-/**
- * A live batch in one round trip (`projection_batch`): locks, checkpoints checked against `expected`, statements, checkpoints
- * moved to `to`, committed asynchronously. Undefined, with nothing written, when a statement cannot share the call or a
- * checkpoint is not the expected one (another process moved it, a rebuild reset it): the caller takes the long way.
- */
+/** A live batch in one call (`projection_batch`); undefined, nothing written, when a checkpoint moved elsewhere: take the long way. */
 export const applyCheckedBatch = async (pool: pg.Pool, batch: CheckedBatch, statements: readonly Sql[]): Promise<number[] | undefined> => {
   if (!statements.every(sharable)) return undefined;
   const { rows } = await pool.query<{ spent: number[] | null }>(

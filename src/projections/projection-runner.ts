@@ -41,12 +41,8 @@ export type ProjectorOptions = Readonly<{
   maxRetryDelayMs?: number;
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
   onFailure?: (error: unknown) => void;
-  /**
-   * Default 25: under load the read models take new events at most this often, in larger batches that cost less per
-   * event. Nobody waits for that: a read that must see a write hurries them (`hurry`), so they read at once.
-   */
+  /** Default 25: new events are taken at most this often, in cheaper larger batches; a waiting reader wakes `hurry`. */
   coalesceMs?: number;
-  /** Woken by readers in other processes too (see `readersWaiting`); one of its own by default. */
   hurry?: WakeSignal;
 }>;
 
@@ -60,7 +56,6 @@ export type Projector = Readonly<{
   /** Undefined before this process started it. */
   progress(name: string): Position | undefined;
   waitForModels(names: readonly string[], position: Position): Promise<void>;
-  /** A reader is waiting: take the events committed so far now rather than at the end of the coalescing wait. */
   hurry(): void;
   follows(name: string): boolean;
   costs(): ProjectionCost[];

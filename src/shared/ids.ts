@@ -17,10 +17,7 @@ const random16 = (): Uint8Array => {
 let msecs = -Infinity;
 let seq = 0;
 
-/**
- * A time-ordered id for events, entities and operation keys: UUID v7, the millisecond first, then a counter that starts
- * at a random value each millisecond (as the uuid package keeps it), so ids made in one process sort in the order made.
- */
+/** UUID v7 for events, entities and operation keys: the millisecond, then a per-millisecond counter, so ids sort as made. */
 export const newId = (): string => {
   const random = random16();
   const now = Date.now();

@@ -14,10 +14,7 @@ export type SharedSubscriptionsOptions = Readonly<{
   /** Recent events kept in memory for the followers; one further behind reads the store on its own until it is back. */
   maxBuffered?: number;
   logger?: { warn(obj: object, msg?: string): void };
-  /**
-   * After each read, the next one waits until this long after it, so followers write fewer, larger batches under load.
-   * A wake-up of `hurry` (a reader waiting on them) ends the wait at once.
-   */
+  /** The next read waits until this long after the last, for larger batches under load; a wake-up of `hurry` ends the wait. */
   coalesceMs?: number;
   hurry?: WakeSignal;
 }>;

@@ -52,9 +52,7 @@ export const betsMigrations: readonly Migration[] = [
       CREATE INDEX admin_tips_recipient ON admin_tips (recipient_user_id, created_at DESC);`,
   },
   {
-    // The bets list orders by <column> <dir> NULLS LAST, id <dir> behind a status equality (default SETTLED):
-    // only an index in exactly that order avoids sorting every matching row (measured by npm run bench:queries).
-    // ASC on created_at is served backwards by bets_status_created.
+    // Behind a status equality (default SETTLED) only an index in the list's exact order avoids sorting every matching row.
     id: '0160_bets_list_orders',
     sql: `
       CREATE INDEX bets_list_created_desc ON bets (status, created_at DESC NULLS LAST, id DESC);
@@ -66,8 +64,7 @@ export const betsMigrations: readonly Migration[] = [
       CREATE INDEX bets_list_usd_payout_asc ON bets (status, usd_payout ASC NULLS LAST, id ASC);`,
   },
   {
-    // created_at, usd_amount and usd_payout are NOT NULL, so the list orders them without a NULLS clause and an
-    // ascending index read backwards serves the descending order: four of the eleven indexes every bet pays for go.
+    // NOT NULL columns are ordered without a NULLS clause, so an ascending index read backwards serves the descending order.
     id: '0451_bets_list_orders_both_ways',
     sql: `
       DROP INDEX IF EXISTS bets_list_usd_amount_desc, bets_list_usd_payout_desc, bets_list_created_desc, bets_status_created;

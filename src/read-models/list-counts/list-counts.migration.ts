@@ -11,8 +11,7 @@ export const listCountsMigrations: readonly Migration[] = [
     ).join('\n'),
   },
   {
-    // Keys that reach zero are dropped by the statement that decrements them, so nothing looks for n = 0 any more, and
-    // an index on n made every count update a non-HOT one; the free space lets the updates stay on their page.
+    // The decrement drops keys that reach zero, so nothing looks for n = 0; an index on n kept every update from being HOT.
     id: '0450_list_counts_hot',
     sql: COUNTED_LISTS.map((l) => `DROP INDEX IF EXISTS ${l.counts}_emptied;\nALTER TABLE ${l.counts} SET (fillfactor = 50);`).join('\n'),
   },

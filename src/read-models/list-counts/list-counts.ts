@@ -1,9 +1,7 @@
 import type { Row, Sql } from '../../projections/projection.js';
 
-/**
- * Counts behind the lists' `total`, kept with the rows in one transaction. Keys: '' (all), `s:` status, `u:` user,
- * `d:` UTC day of created_at, combined with `|`; `r:`/`x:` a tip's recipient/sender.
- */
+/** Counts behind a list's `total`, kept with its rows. Keys: '' all, `s:` status, `u:` user, `d:` UTC day, joined by `|`. */
+// Admin tips: `r:` recipient, `x:` sender.
 export type CountedList = Readonly<{
   table: string;
   counts: string;
@@ -51,7 +49,6 @@ export const COUNTED_LISTS: readonly CountedList[] = [
 const keysOf = (list: CountedList): string =>
   `SELECT k, count(*) AS n FROM ${list.table} AS r, unnest(${list.keys}) AS k WHERE r.id = ANY($1::${list.idType}[]) GROUP BY k`;
 
-/** The rows' keys count them. */
 const join = (list: CountedList, ids: readonly unknown[]): Sql => ({
   derived: true,
   text: `INSERT INTO ${list.counts} (key, n) ${keysOf(list)}
@@ -59,10 +56,7 @@ const join = (list: CountedList, ids: readonly unknown[]): Sql => ({
   values: [ids.map(String)],
 });
 
-/**
- * The rows' keys stop counting them; a key they all leave is dropped, as a rebuild would not have it. Both parts read
- * the same snapshot and touch different rows, so no index on `n` is needed and the counts' updates stay HOT.
- */
+/** A key the rows all leave is dropped, as a rebuild would not have it; the update and the delete touch different rows. */
 const leave = (list: CountedList, ids: readonly unknown[]): Sql => ({
   derived: true,
   text: `WITH d AS (${keysOf(list)}),

@@ -54,8 +54,7 @@ export const transactionsMigrations: readonly Migration[] = [
         ${LATER_TYPES}));`,
   },
   {
-    // Every event pays for every index here. No query looks rows up by reference or by position alone; the log and the
-    // export order by (created_at, position), which one index now serves exactly, read forwards or backwards.
+    // No query looks rows up by reference or position alone; one index serves the (created_at, position) order both ways.
     id: '0452_transactions_indexes',
     sql: `
       DROP INDEX IF EXISTS transactions_reference, transactions_position, transactions_created;
