@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createTestDb, type TestDb } from '../support/db.js';
-import { applyCheckedBatch, applyStatements } from '../../src/projections/apply-statements.js';
+import { applyCheckedBatch, applyStatements, type CheckedBatch } from '../../src/projections/apply-statements.js';
 import { migrateReadSide } from '../../src/schema.js';
 import { patchRows } from '../../src/projections/projection.js';
 
@@ -90,6 +90,17 @@ describe("a projector batch's statements in one round trip", () => {
     const labelled = async (label: string): Promise<number> =>
       (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM applied WHERE label = $1', [label])).rows[0]!.n;
 
+    /** model-a alone, expected at 12/12 (where the first test leaves it) and moved to 13/13. */
+    const modelA = (over: Partial<CheckedBatch> = {}): CheckedBatch => ({
+      globalKey: ':projections',
+      modelKeys: [':projection:model-a'],
+      names: ['model-a'],
+      versions: [1],
+      expected: ['12/12'],
+      to: '13/13',
+      ...over,
+    });
+
     beforeAll(async () => {
       await pool.query(
         `INSERT INTO projection_checkpoints (name, version, position) VALUES ('model-a', 1, '10/10'), ('model-b', 2, '10/10')`,
@@ -138,26 +149,12 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when the version differs or a replay mark is pending, then nothing is written', async () => {
-      const stale = {
-        globalKey: ':projections',
-        modelKeys: [':projection:model-a'],
-        names: ['model-a'],
-        versions: [2],
-        expected: ['12/12'],
-        to: '13/13',
-      };
+      const stale = modelA({ versions: [2] });
       expect(
         await applyCheckedBatch(pool, stale, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
       ).toBeUndefined();
       await pool.query(`INSERT INTO projection_rederive_pending (name) VALUES ('model-a')`);
-      const marked = {
-        globalKey: ':projections',
-        modelKeys: [':projection:model-a'],
-        names: ['model-a'],
-        versions: [1],
-        expected: ['12/12'],
-        to: '13/13',
-      };
+      const marked = modelA();
       expect(
         await applyCheckedBatch(pool, marked, [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['v'] }]),
       ).toBeUndefined();
@@ -167,14 +164,7 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when a statement cannot share the call (uncast), then nothing is sent and nothing is written', async () => {
-      const batch = {
-        globalKey: ':projections',
-        modelKeys: [':projection:model-a'],
-        names: ['model-a'],
-        versions: [1],
-        expected: ['12/12'],
-        to: '13/13',
-      };
+      const batch = modelA();
       expect(
         await applyCheckedBatch(pool, batch, [{ text: 'INSERT INTO applied (label) VALUES ($1)', values: ['uncast'] }]),
       ).toBeUndefined();
@@ -183,14 +173,7 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when a statement fails, then the error reaches the caller and neither the rows nor the checkpoints move', async () => {
-      const batch = {
-        globalKey: ':projections',
-        modelKeys: [':projection:model-a'],
-        names: ['model-a'],
-        versions: [1],
-        expected: ['12/12'],
-        to: '13/13',
-      };
+      const batch = modelA();
       await expect(
         applyCheckedBatch(pool, batch, [
           { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['failed'] },
