@@ -101,6 +101,15 @@ describe("a projector batch's statements in one round trip", () => {
       ...over,
     });
 
+    /** Both models, each expected at `from` and moved to `to`. */
+    const bothModels = (from: string, to: string): CheckedBatch => ({
+      ...modelA({ to }),
+      modelKeys: [':projection:model-a', ':projection:model-b'],
+      names: ['model-a', 'model-b'],
+      versions: [1, 2],
+      expected: [from, from],
+    });
+
     beforeAll(async () => {
       await pool.query(
         `INSERT INTO projection_checkpoints (name, version, position) VALUES ('model-a', 1, '10/10'), ('model-b', 2, '10/10')`,
@@ -108,21 +117,10 @@ describe("a projector batch's statements in one round trip", () => {
     });
 
     it('when every checkpoint is the expected one, then the statements run and the checkpoints move, in one call', async () => {
-      const took = await applyCheckedBatch(
-        pool,
-        {
-          globalKey: ':projections',
-          modelKeys: [':projection:model-a', ':projection:model-b'],
-          names: ['model-a', 'model-b'],
-          versions: [1, 2],
-          expected: ['10/10', '10/10'],
-          to: '12/12',
-        },
-        [
-          { text: 'INSERT INTO applied (label, tags) VALUES ($1::text, $2::text[])', values: ['checked', ['x"y']] },
-          { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['checked'] },
-        ],
-      );
+      const took = await applyCheckedBatch(pool, bothModels('10/10', '12/12'), [
+        { text: 'INSERT INTO applied (label, tags) VALUES ($1::text, $2::text[])', values: ['checked', ['x"y']] },
+        { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['checked'] },
+      ]);
       expect(took).toHaveLength(2);
       expect(await labelled('checked')).toBe(2);
       expect([await checkpoint('model-a'), await checkpoint('model-b')]).toEqual(['12/12', '12/12']);
@@ -131,18 +129,9 @@ describe("a projector batch's statements in one round trip", () => {
     it('when a checkpoint is not the expected one, then nothing is written and the caller is told to take the long way', async () => {
       // Another process moved model-b on to 15/15 meanwhile.
       await pool.query(`UPDATE projection_checkpoints SET position = '15/15' WHERE name = 'model-b'`);
-      const took = await applyCheckedBatch(
-        pool,
-        {
-          globalKey: ':projections',
-          modelKeys: [':projection:model-a', ':projection:model-b'],
-          names: ['model-a', 'model-b'],
-          versions: [1, 2],
-          expected: ['12/12', '12/12'],
-          to: '14/14',
-        },
-        [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['stale'] }],
-      );
+      const took = await applyCheckedBatch(pool, bothModels('12/12', '14/14'), [
+        { text: 'INSERT INTO applied (label) VALUES ($1::text)', values: ['stale'] },
+      ]);
       expect(took).toBeUndefined();
       expect(await labelled('stale')).toBe(0);
       expect([await checkpoint('model-a'), await checkpoint('model-b')]).toEqual(['12/12', '15/15']);
