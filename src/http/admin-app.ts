@@ -12,7 +12,8 @@ import { limitsRoutes } from './limits.routes.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { ServerEventBus } from '../infra/bus.js';
-import { internalRoutes } from './internal.routes.js';
+import { internalRoutes, internalRouteTable } from './internal.routes.js';
+import { inFrontOf, leanInternalPath } from './internal.lean.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
 import { moneyRoutes } from './money.routes.js';
@@ -56,7 +57,15 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   const registry = deps.accessRegistry ?? [];
   registry.push({ method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS });
   if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
-  if (deps.internalApiToken) app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken: deps.internalApiToken }));
+  if (deps.internalApiToken) {
+    const serviceToken = deps.internalApiToken;
+    app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken }));
+    const routes = internalRouteTable(deps.ledger);
+    inFrontOf(
+      app,
+      leanInternalPath({ routes, mount: '/internal', serviceToken, logger: deps.logger, store: deps.store, bodyLimit: deps.bodyLimit }),
+    );
+  }
   if (deps.auth) {
     const reads = {
       waiter: createReadModelWaiter({ pool: deps.pool, store: deps.store, local: deps.localProjector, askOthers: deps.askReadModels }),

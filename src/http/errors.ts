@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { validationFailed } from '../commands/errors.js';
@@ -69,27 +70,46 @@ export const zodToHttp = (error: ZodError, location: Location): HttpError =>
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export const requestId =
-  (logger: Logger): RequestHandler =>
-  (req, res, next) => {
-    const given = req.get('x-request-id');
-    req.id = given && REQUEST_ID.test(given) ? given : randomUUID();
-    req.log = logger.child({ reqId: req.id });
-    res.setHeader('x-request-id', req.id);
-    next();
-  };
+type RequestContext = Readonly<{ id: string; log: Logger }>;
 
-/** One line per request, of fields chosen here: none is a redaction path (they match keys, never text inside the URL). */
-export const requestLogger = (logger: Logger): RequestHandler => {
+/**
+ * What every request gets, on node's own request and response so that express and the lean internal path share it:
+ * an id (the caller's `x-request-id` when sane) echoed on the answer, a logger bound to it, one access line at the end.
+ */
+export const beginRequest = (logger: Logger, access: Logger, req: IncomingMessage, res: ServerResponse): RequestContext => {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res.setHeader('x-request-id', id);
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
+    const line = {
+      reqId: id,
+      method: req.method,
+      url: (req as { originalUrl?: string }).originalUrl ?? req.url,
+      statusCode: res.statusCode,
+      durationMs,
+    };
+    if (res.statusCode >= 500) access.error(line, 'request failed');
+    else access.info(line, 'request completed');
+  });
+  let log: Logger | undefined;
+  // Most requests never log beyond the access line: the bound logger is made on first use.
+  return {
+    id,
+    get log() {
+      return (log ??= logger.child({ reqId: id }));
+    },
+  };
+};
+
+/** One access line per request, of fields chosen here: none is a redaction path (they match keys, never text inside the URL). */
+export const requestContext = (logger: Logger): RequestHandler => {
   const access = unredacted(logger);
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
-      const line = { reqId: req.id, method: req.method, url: req.originalUrl, statusCode: res.statusCode, durationMs };
-      if (res.statusCode >= 500) access.error(line, 'request failed');
-      else access.info(line, 'request completed');
-    });
+    const context = beginRequest(logger, access, req, res);
+    req.id = context.id;
+    req.log = context.log;
     next();
   };
 };
@@ -114,7 +134,46 @@ const fromParser = (error: ParserError): HttpError | undefined => {
   return undefined;
 };
 
-/** Express error middleware, registered last: everything leaves as `{statusCode, code, message, details?}`. */
+export type ErrorAnswer = Readonly<{ statusCode: number; headers: Readonly<Record<string, string>>; body: ErrorBody }>;
+
+/** Every error leaves as `{statusCode, code, message, details?}`: the one mapping, for express and the lean internal path. */
+export const errorAnswer = (error: unknown, context: Readonly<{ id: string; log: Logger }>, method?: string, url?: string): ErrorAnswer => {
+  const log = context.log;
+  const known =
+    error instanceof AppError
+      ? HttpError.of(error)
+      : error instanceof ZodError
+        ? zodToHttp(error, 'body')
+        : error instanceof AppendRefused
+          ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
+          : error instanceof StoreUnavailable
+            ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
+            : error instanceof Error
+              ? fromParser(error as ParserError)
+              : undefined;
+  if (known) {
+    if (known.statusCode >= 500) log.warn({ err: error, reqId: context.id }, 'dependency unavailable');
+    const headers: Record<string, string> = {};
+    if (known.retryAfterSeconds !== undefined) headers['Retry-After'] = String(known.retryAfterSeconds);
+    if (known.statusCode === 503) headers['Retry-After'] = '1';
+    return { statusCode: known.statusCode, headers, body: known.toBody() };
+  }
+  const down = unavailableDependency(error);
+  if (down) {
+    // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
+    log.warn({ err: error, reqId: context.id, dependency: down }, 'dependency unavailable');
+    const body = new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody();
+    return { statusCode: 503, headers: { 'Retry-After': '1' }, body };
+  }
+  log.error({ err: error, reqId: context.id, method, url }, 'unhandled error');
+  return {
+    statusCode: 500,
+    headers: {},
+    body: { statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: context.id },
+  };
+};
+
+/** Express error middleware, registered last. */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (error: unknown, req, res, next) => {
@@ -122,35 +181,6 @@ export const errorHandler =
       next(error);
       return;
     }
-    const log = req.log ?? logger;
-    const known =
-      error instanceof AppError
-        ? HttpError.of(error)
-        : error instanceof ZodError
-          ? zodToHttp(error, 'body')
-          : error instanceof AppendRefused
-            ? new HttpError(400, error.code, 'The request holds a value that cannot be stored')
-            : error instanceof StoreUnavailable
-              ? new HttpError(503, error.code, 'The event store cannot take writes now; try again')
-              : error instanceof Error
-                ? fromParser(error as ParserError)
-                : undefined;
-    if (known) {
-      if (known.statusCode >= 500) log.warn({ err: error, reqId: req.id }, 'dependency unavailable');
-      if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-      if (known.statusCode === 503) res.setHeader('Retry-After', '1');
-      res.status(known.statusCode).json(known.toBody());
-      return;
-    }
-    const down = unavailableDependency(error);
-    if (down) {
-      // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
-      log.warn({ err: error, reqId: req.id, dependency: down }, 'dependency unavailable');
-      res.setHeader('Retry-After', '1');
-      res.status(503).json(new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody());
-      return;
-    }
-    log.error({ err: error, reqId: req.id, method: req.method, url: req.originalUrl }, 'unhandled error');
-    const body: ErrorBody = { statusCode: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', requestId: req.id };
-    res.status(500).json(body);
+    const answer = errorAnswer(error, { id: req.id, log: req.log ?? logger }, req.method, req.originalUrl);
+    res.set(answer.headers).status(answer.statusCode).json(answer.body);
   };

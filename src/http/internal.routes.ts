@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
 import { HttpError } from './errors.js';
@@ -26,11 +27,15 @@ export type InternalRoutesDeps = Readonly<{ ledger: Ledger; serviceToken: string
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 /** Both tokens hashed first: the constant-time comparison sees equal lengths, so the length does not leak. */
-export const requireServiceToken = (token: string): RequestHandler => {
+export const serviceTokenCheck = (token: string): ((given: string | undefined) => boolean) => {
   const expected = digest(token);
+  return (given) => given !== undefined && timingSafeEqual(digest(given), expected);
+};
+
+export const requireServiceToken = (token: string): RequestHandler => {
+  const matches = serviceTokenCheck(token);
   return (req, _res, next) => {
-    const given = req.get('x-service-token');
-    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+    if (!matches(req.get('x-service-token'))) {
       next(new HttpError(401, 'UNAUTHORIZED', 'A valid x-service-token header is required'));
       return;
     }
@@ -38,73 +43,117 @@ export const requireServiceToken = (token: string): RequestHandler => {
   };
 };
 
+/** What a route reads of a request: node's own headers, the path's parameters, the parsed JSON body. */
+export type InternalInput = Readonly<{ headers: IncomingHttpHeaders; params: unknown; body: unknown }>;
+export type InternalAnswer = Readonly<{ status: number; body: unknown }>;
+export type InternalRoute = Readonly<{ method: 'post' | 'get'; path: string; handle: (input: InternalInput) => Promise<InternalAnswer> }>;
+
+const ok = (body: unknown): InternalAnswer => ({ status: 200, body });
+const made = (created: boolean, body: unknown): InternalAnswer => ({ status: created ? 201 : 200, body });
+
 /** The internal ledger API of game servers and payment providers (`/internal`): validated, idempotent on natural keys. */
+export const internalRouteTable = (ledger: Ledger): readonly InternalRoute[] => [
+  {
+    method: 'post',
+    path: '/deposits',
+    handle: async (req) => {
+      const { deposit, created } = orThrow(await ledger.requestDeposit(parseBody(CreateDepositBody, req)));
+      return made(created, deposit);
+    },
+  },
+  {
+    method: 'post',
+    path: '/deposits/:id/confirm',
+    handle: async (req) => ok(orThrow(await ledger.confirmDeposit(parseParams(IdParams, req).id, parseBody(DepositTxBody, req)))),
+  },
+  {
+    method: 'post',
+    path: '/deposits/:id/complete',
+    handle: async (req) => ok(orThrow(await ledger.completeDeposit(parseParams(IdParams, req).id, parseBody(DepositTxBody, req)))),
+  },
+  {
+    method: 'post',
+    path: '/deposits/:id/fail',
+    handle: async (req) => ok(orThrow(await ledger.failDeposit(parseParams(IdParams, req).id, parseBody(DepositFailBody, req)))),
+  },
+  {
+    method: 'post',
+    path: '/bets',
+    handle: async (req) => {
+      const { bet, created } = orThrow(await ledger.placeBet(parseBody(PlaceBetBody, req)));
+      return made(created, bet);
+    },
+  },
+  {
+    method: 'post',
+    path: '/bets/:id/settle',
+    handle: async (req) => ok(orThrow(await ledger.settleBet(parseParams(IdParams, req).id, parseBody(SettleBetBody, req)))),
+  },
+  {
+    method: 'post',
+    path: '/bets/:id/rollback',
+    handle: async (req) => {
+      const { id } = parseParams(IdParams, req);
+      parseBody(RollbackBetBody, req);
+      return ok(orThrow(await ledger.rollbackBet(id)));
+    },
+  },
+  {
+    method: 'post',
+    path: '/bets/:id/error',
+    handle: async (req) => {
+      const { id } = parseParams(IdParams, req);
+      const { errorDetails } = parseBody(ErrorBetBody, req);
+      return ok(orThrow(await ledger.errorBet(id, { errorDetails })));
+    },
+  },
+  {
+    method: 'post',
+    path: '/withdrawals',
+    handle: async (req) => {
+      const headers = parseHeaders(IdempotencyHeaders, req);
+      const body = parseBody(CreateWithdrawalBody, req);
+      const { withdrawal, created } = orThrow(await ledger.requestWithdrawal({ ...body, operationKey: headers['idempotency-key'] }));
+      return made(created, withdrawal);
+    },
+  },
+  {
+    method: 'post',
+    path: '/withdrawals/:id/complete',
+    handle: async (req) =>
+      ok(orThrow(await ledger.completeWithdrawal(parseParams(IdParams, req).id, parseBody(WithdrawalCompleteBody, req)))),
+  },
+  {
+    method: 'post',
+    path: '/withdrawals/:id/fail',
+    handle: async (req) => ok(orThrow(await ledger.failWithdrawal(parseParams(IdParams, req).id, parseBody(WithdrawalFailBody, req)))),
+  },
+  /** Beyond the spec (decisions.md): a claimed affiliate commission paid into the wallet, house:affiliate -> user. */
+  {
+    method: 'post',
+    path: '/affiliate-claims',
+    handle: async (req) => {
+      const { claim, created } = orThrow(await ledger.claimAffiliateCommission(parseBody(AffiliateClaimBody, req)));
+      return made(created, claim);
+    },
+  },
+  /** Addition to decisions.md: the wallet's balances, folded from its stream (not a read model). */
+  {
+    method: 'get',
+    path: '/wallets/:userId/balances',
+    handle: async (req) => ok(await ledger.balances(parseParams(UserIdParams, req).userId)),
+  },
+];
+
+/** The table as an express router, behind the service token. */
 export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Router => {
   const router = Router();
   router.use(requireServiceToken(serviceToken));
-
-  router.post('/deposits', async (req, res) => {
-    const { deposit, created } = orThrow(await ledger.requestDeposit(parseBody(CreateDepositBody, req)));
-    res.status(created ? 201 : 200).json(deposit);
-  });
-  router.post('/deposits/:id/confirm', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.confirmDeposit(id, parseBody(DepositTxBody, req))));
-  });
-  router.post('/deposits/:id/complete', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.completeDeposit(id, parseBody(DepositTxBody, req))));
-  });
-  router.post('/deposits/:id/fail', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.failDeposit(id, parseBody(DepositFailBody, req))));
-  });
-
-  router.post('/bets', async (req, res) => {
-    const { bet, created } = orThrow(await ledger.placeBet(parseBody(PlaceBetBody, req)));
-    res.status(created ? 201 : 200).json(bet);
-  });
-  router.post('/bets/:id/settle', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.settleBet(id, parseBody(SettleBetBody, req))));
-  });
-  router.post('/bets/:id/rollback', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    parseBody(RollbackBetBody, req);
-    res.json(orThrow(await ledger.rollbackBet(id)));
-  });
-  router.post('/bets/:id/error', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    const { errorDetails } = parseBody(ErrorBetBody, req);
-    res.json(orThrow(await ledger.errorBet(id, { errorDetails })));
-  });
-
-  router.post('/withdrawals', async (req, res) => {
-    const headers = parseHeaders(IdempotencyHeaders, req);
-    const body = parseBody(CreateWithdrawalBody, req);
-    const { withdrawal, created } = orThrow(await ledger.requestWithdrawal({ ...body, operationKey: headers['idempotency-key'] }));
-    res.status(created ? 201 : 200).json(withdrawal);
-  });
-  router.post('/withdrawals/:id/complete', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.completeWithdrawal(id, parseBody(WithdrawalCompleteBody, req))));
-  });
-  router.post('/withdrawals/:id/fail', async (req, res) => {
-    const { id } = parseParams(IdParams, req);
-    res.json(orThrow(await ledger.failWithdrawal(id, parseBody(WithdrawalFailBody, req))));
-  });
-
-  /** Beyond the spec (decisions.md): a claimed affiliate commission paid into the wallet, house:affiliate -> user. */
-  router.post('/affiliate-claims', async (req, res) => {
-    const { claim, created } = orThrow(await ledger.claimAffiliateCommission(parseBody(AffiliateClaimBody, req)));
-    res.status(created ? 201 : 200).json(claim);
-  });
-
-  /** Addition to decisions.md: the wallet's balances, folded from its stream (not a read model). */
-  router.get('/wallets/:userId/balances', async (req, res) => {
-    const { userId } = parseParams(UserIdParams, req);
-    res.json(await ledger.balances(userId));
-  });
-
+  for (const route of internalRouteTable(ledger)) {
+    router[route.method](route.path, async (req, res) => {
+      const { status, body } = await route.handle(req);
+      res.status(status).json(body);
+    });
+  }
   return router;
 };

@@ -7,7 +7,7 @@ import {
   type EventStore,
   type Position,
 } from '../infra/event-store/event-store.port.js';
-import { isTracked } from '../infra/event-store/append-tracker.js';
+import { isTracked, type TrackedEventStore } from '../infra/event-store/append-tracker.js';
 import type { ReadModelWaiter } from '../projections/read-model-waiter.js';
 import { HttpError } from './errors.js';
 
@@ -21,17 +21,22 @@ export const CONSISTENCY_QUERY = 'consistency';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Every command answer (not GET/HEAD/OPTIONS, below 500) carries the position this process's appends had reached: its own events. */
+/** The position this process's appends had reached, for a command answer below 500: its own events (undefined before any). */
+export const ledgerPositionOf = (store: TrackedEventStore, statusCode: number): string | undefined => {
+  if (statusCode >= 500) return undefined;
+  const reached = store.lastAppended();
+  return comparePositions(reached, START) > 0 ? formatPosition(reached) : undefined;
+};
+
+/** Every command answer (not GET/HEAD/OPTIONS) carries `ledgerPositionOf` in `x-ledger-position`. */
 export const ledgerPositionHeader = (store: EventStore): RequestHandler => {
   if (!isTracked(store)) return (_req, _res, next) => next();
   return (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) return next();
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
-      const reached = store.lastAppended();
-      if (res.statusCode < 500 && comparePositions(reached, START) > 0 && !res.hasHeader(LEDGER_POSITION_HEADER)) {
-        res.setHeader(LEDGER_POSITION_HEADER, formatPosition(reached));
-      }
+      const position = res.hasHeader(LEDGER_POSITION_HEADER) ? undefined : ledgerPositionOf(store, res.statusCode);
+      if (position !== undefined) res.setHeader(LEDGER_POSITION_HEADER, position);
       return writeHead.apply(this, args);
     } as typeof res.writeHead;
     next();

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
-import { errorHandler, notFound, requestId, requestLogger } from './errors.js';
+import { errorHandler, notFound, requestContext } from './errors.js';
 import { accountRoutes } from './account.routes.js';
 import { ledgerPositionHeader } from './ledger-position.js';
 import { authRoutes } from './auth.routes.js';
@@ -30,7 +30,7 @@ export const createBaseApp = (deps: AppDeps): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
-  app.use(requestId(deps.logger), requestLogger(deps.logger), ledgerPositionHeader(deps.store));
+  app.use(requestContext(deps.logger), ledgerPositionHeader(deps.store));
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));
   app.use(inputPolicy);
   app.use(

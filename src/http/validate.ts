@@ -11,10 +11,13 @@ const parseAt = <S extends z.ZodType>(schema: S, value: unknown, location: Locat
 };
 
 /** Parses `req.body`; a missing body counts as `{}` so that "field required" names the field. Throws 400 VALIDATION_FAILED. */
-export const parseBody = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.body ?? {}, 'body');
-export const parseParams = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.params, 'params');
-export const parseQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.query, 'query');
-export const parseHeaders = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseAt(schema, req.headers, 'headers');
+export const parseBody = <S extends z.ZodType>(schema: S, req: Pick<Request, 'body'>): z.output<S> =>
+  parseAt(schema, req.body ?? {}, 'body');
+export const parseParams = <S extends z.ZodType>(schema: S, req: Readonly<{ params: unknown }>): z.output<S> =>
+  parseAt(schema, req.params, 'params');
+export const parseQuery = <S extends z.ZodType>(schema: S, req: Pick<Request, 'query'>): z.output<S> => parseAt(schema, req.query, 'query');
+export const parseHeaders = <S extends z.ZodType>(schema: S, req: Readonly<{ headers: unknown }>): z.output<S> =>
+  parseAt(schema, req.headers, 'headers');
 
 /** Years 0001-9999 UTC, zone applied: what timestamptz and JavaScript both round-trip; outside them a filter is a 400. */
 const STORABLE_FROM = Date.parse('0001-01-01T00:00:00Z');

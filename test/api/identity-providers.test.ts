@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorHandler, requestId } from '../../src/http/errors.js';
+import { errorHandler, requestContext } from '../../src/http/errors.js';
 import {
   createMemoryLoginStateStore,
   createMemorySeenNonceStore,
@@ -73,7 +73,7 @@ const listen = async (failureRedirect?: string): Promise<string> => {
     now: () => Date.now() + clockOffsetMs,
   };
   const app = express();
-  app.use(requestId(logger));
+  app.use(requestContext(logger));
   app.use(
     googleRoutes({
       ...common,

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorHandler, requestId } from '../../src/http/errors.js';
+import { errorHandler, requestContext } from '../../src/http/errors.js';
 import { AppendRefused, StoreUnavailable } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger } from '../../src/infra/logger.js';
 
@@ -11,7 +11,7 @@ describe('event store failures at the HTTP edge', () => {
   beforeAll(async () => {
     const logger = createLogger({ level: 'silent' });
     const app = express();
-    app.use(requestId(logger));
+    app.use(requestContext(logger));
     app.get('/refused', () => {
       throw new AppendRefused('wallet-1', '22P05', { cause: new Error('unsupported Unicode escape sequence') });
     });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { requestId, requestLogger } from '../../../src/http/errors.js';
+import { requestContext } from '../../../src/http/errors.js';
 import { createLogger, unredacted } from '../../../src/infra/logger.js';
 
 /** A destination that keeps every line. */
@@ -34,7 +34,7 @@ describe('log lines', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ destination });
     const app = express();
-    app.use(requestId(logger), requestLogger(logger));
+    app.use(requestContext(logger));
     app.post('/things', (req, res) => {
       req.log.info({ secret: 's3cr3t' }, 'handler line');
       res.status(201).json({ ok: true });
