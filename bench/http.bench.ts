@@ -28,8 +28,11 @@ const LEVELS = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number);
 const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
-/** Which service rows run: `all` (every role), `api` (ROLES=public-api,admin-api). */
-const ROWS = new Set((process.env.BENCH_ROWS ?? 'all,api').split(','));
+/**
+ * Which service rows run: `all` (every role in one process), `apart` (the API, and the followers in a process of their
+ * own, as docker-compose runs them), `api` (ROLES=public-api,admin-api alone: what the followers cost the rest).
+ */
+const ROWS = new Set((process.env.BENCH_ROWS ?? 'all,apart,api').split(','));
 const TOKEN = randomBytes(24).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -256,11 +259,19 @@ const main = async (): Promise<void> => {
     const bareUrl = `http://127.0.0.1:${barePort}/bets`;
 
     // The command path alone (no projector, publisher, sealer in the process) shows what the followers cost the rest.
-    const stores: { name: string; env: Record<string, string> }[] = [
+    const api = { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' };
+    const stores: { name: string; env: Record<string, string>; followers?: Record<string, string> }[] = [
       ...(ROWS.has('all') ? [{ name: 'postgres', env: { EVENT_STORE: 'postgres' } }] : []),
-      ...(ROWS.has('api')
-        ? [{ name: 'postgres, ROLES=public-api,admin-api', env: { EVENT_STORE: 'postgres', ROLES: 'public-api,admin-api' } }]
+      ...(ROWS.has('apart')
+        ? [
+            {
+              name: 'postgres, ROLES=public-api,admin-api, and ROLES=projector,scheduler in a process of its own',
+              env: api,
+              followers: { EVENT_STORE: 'postgres', ROLES: 'projector,scheduler' },
+            },
+          ]
         : []),
+      ...(ROWS.has('api') ? [{ name: 'postgres, ROLES=public-api,admin-api', env: api }] : []),
     ];
     if (process.env.EVENTSTORE_CONNECTION_STRING) {
       stores.push({
@@ -272,6 +283,8 @@ const main = async (): Promise<void> => {
     for (const [index, s] of stores.entries()) {
       const service = await startService(cluster.url('ledger'), dataDir, s.env);
       children.push(service);
+      const followers = s.followers ? await startService(cluster.url('ledger'), dataDir, s.followers) : undefined;
+      if (followers) children.push(followers);
       const betsUrl = `${service.adminUrl}/internal/bets`;
 
       // Players: registered through the users aggregate (same database), funded through the internal API.
@@ -350,7 +363,11 @@ const main = async (): Promise<void> => {
       for (const c of LEVELS) {
         const bareRun = await measured(bare.child.pid!, bareUrl, c, SECONDS, players);
         await admin.query('SELECT pg_stat_statements_reset()');
+        const followersBefore = followers ? await cpuSeconds(followers.child.pid!) : 0;
         const serviceRun = await measured(service.child.pid!, betsUrl, c, SECONDS, players);
+        const followersCpuMsPerBet = followers
+          ? round((((await cpuSeconds(followers.child.pid!)) - followersBefore) * 1000) / Math.max(1, serviceRun.total), 3)
+          : undefined;
         const underLoad = split(await readStatements(admin), Math.max(1, serviceRun.total));
         const row = {
           concurrency: c,
@@ -367,6 +384,7 @@ const main = async (): Promise<void> => {
             p50Ms: serviceRun.p50Ms,
             p99Ms: serviceRun.p99Ms,
             cpuMsPerBet: serviceRun.cpuMsPerBet,
+            ...(followersCpuMsPerBet === undefined ? {} : { followersProcessCpuMsPerBet: followersCpuMsPerBet }),
             non2xx: serviceRun.non2xx,
             errors: serviceRun.errors,
           },
@@ -389,7 +407,8 @@ const main = async (): Promise<void> => {
             `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x`,
         );
         const failed = row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : '';
-        console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${failed}`);
+        const apart = followersCpuMsPerBet === undefined ? '' : ` (+ ${followersCpuMsPerBet} ms in the followers' process)`;
+        console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${apart}${failed}`);
         const st = row.statementsPerBet;
         console.log(
           `       under load, per bet: command path ${st.commandPath} statements (plan ${st.commandPathPlanMs} ms, run ${st.commandPathMs} ms), notify ${st.notify}, ` +
@@ -397,8 +416,10 @@ const main = async (): Promise<void> => {
         );
       }
       rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
-      await service.stop();
-      children.splice(children.indexOf(service), 1);
+      for (const child of followers ? [service, followers] : [service]) {
+        await child.stop();
+        children.splice(children.indexOf(child), 1);
+      }
     }
     report.stores = rows;
     await mkdir('bench/results', { recursive: true });
