@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { requestContext } from '../../../src/http/errors.js';
@@ -62,4 +66,44 @@ describe('log lines', () => {
     expect(typeof completed!.durationMs).toBe('number');
     expect(lines.find((l) => l.msg === 'handler line')).toMatchObject({ reqId: 'req-42', secret: '[REDACTED]' });
   });
+});
+
+describe('stdout in blocks', () => {
+  /** A process logging to its real stdout: it logs what the parent sends on stdin, and exits on `exit`. */
+  const child = () => {
+    const logger = pathToFileURL(join(import.meta.dirname, '../../../src/infra/logger.ts')).href;
+    const script = `
+      import { createLogger } from '${logger}';
+      import { createInterface } from 'node:readline';
+      const log = createLogger();
+      createInterface({ input: process.stdin }).on('line', (line) => {
+        const [level, msg] = line.split(' ');
+        if (level === 'exit') { log.info('last line'); process.exit(0); }
+        log[level](msg);
+      });`;
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const seen: string[] = [];
+    const waiters: (() => void)[] = [];
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      seen.push((JSON.parse(line) as { msg: string }).msg);
+      waiters.splice(0).forEach((w) => w());
+    });
+    const arrived = async (msg: string): Promise<void> => {
+      while (!seen.includes(msg)) await new Promise<void>((r) => waiters.push(r));
+    };
+    const exited = new Promise((r) => proc.once('exit', r));
+    return { send: (line: string) => proc.stdin.write(`${line}\n`), arrived, exited, seen };
+  };
+
+  it('when routine lines and a warning are logged, then each reaches stdout while the process runs, and the rest at exit', async () => {
+    const p = child();
+    p.send('info routine-1');
+    await p.arrived('routine-1');
+    p.send('warn careful');
+    await p.arrived('careful');
+    p.send('info routine-2');
+    p.send('exit');
+    await p.exited;
+    expect(p.seen).toEqual(['routine-1', 'careful', 'routine-2', 'last line']);
+  }, 20_000);
 });
