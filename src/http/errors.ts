@@ -72,10 +72,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 type RequestContext = Readonly<{ id: string; log: Logger }>;
 
-/**
- * What every request gets, on node's own request and response so that express and the lean internal path share it:
- * an id (the caller's `x-request-id` when sane) echoed on the answer, a logger bound to it, one access line at the end.
- */
+/** An id (the caller's sane `x-request-id`), its lazily bound logger and one access line: on node's own objects, shared by both paths. */
 export const beginRequest = (logger: Logger, access: Logger, req: IncomingMessage, res: ServerResponse): RequestContext => {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -94,7 +91,6 @@ export const beginRequest = (logger: Logger, access: Logger, req: IncomingMessag
     else access.info(line, 'request completed');
   });
   let log: Logger | undefined;
-  // Most requests never log beyond the access line: the bound logger is made on first use.
   return {
     id,
     get log() {

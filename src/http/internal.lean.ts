@@ -13,7 +13,6 @@ import { serviceTokenCheck, type InternalRoute } from './internal.routes.js';
 
 export type LeanPathDeps = Readonly<{
   routes: readonly InternalRoute[];
-  /** Where the routes are mounted (`/internal`). */
   mount: string;
   serviceToken: string;
   logger: Logger;
@@ -49,18 +48,22 @@ const match = (table: readonly Compiled[], path: string): { route: InternalRoute
   return undefined;
 };
 
+const NOT_JSON = Symbol('not JSON');
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+};
+
 /** What express's JSON parser (strict) makes of the same bytes: a BOM dropped, only an object or array, else 400 INVALID_JSON. */
 const parseJson = (raw: Buffer): unknown => {
   const text = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.toString('utf8', 3) : raw.toString('utf8');
   const first = FIRST_NON_WHITESPACE.exec(text)![1];
-  if (first === '{' || first === '[') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      // answered below, as express answers it
-    }
-  }
-  throw new HttpError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+  const value = first === '{' || first === '[' ? parsed(text) : NOT_JSON;
+  if (value === NOT_JSON) throw new HttpError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+  return value;
 };
 
 const send = (res: ServerResponse, statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void => {
@@ -73,12 +76,7 @@ const send = (res: ServerResponse, statusCode: number, body: unknown, headers: R
   res.end(json);
 };
 
-/**
- * The internal ledger API's POST commands answered without express, whose own dispatch cost a bet more CPU than the
- * ledger did. It takes only a request it reads entirely from its headers (an exact path, JSON in UTF-8 with a length
- * within the limit, a valid service token) and leaves every other to express before reading a byte of it; what it
- * takes is answered as express answers it: the same route table, checks, error mapping, headers and access line.
- */
+/** The internal API's POST commands without express (docs/architecture.md): taken when the headers say everything, answered alike. */
 export const leanInternalPath = (deps: LeanPathDeps): LeanPath => {
   const table: readonly Compiled[] = deps.routes
     .filter((r) => r.method === 'post')

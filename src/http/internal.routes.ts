@@ -145,7 +145,6 @@ export const internalRouteTable = (ledger: Ledger): readonly InternalRoute[] => 
   },
 ];
 
-/** The table as an express router, behind the service token. */
 export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Router => {
   const router = Router();
   router.use(requireServiceToken(serviceToken));

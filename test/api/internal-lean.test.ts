@@ -16,6 +16,7 @@ import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres
 import { createLogger } from '../../src/infra/logger.js';
 import { migrateReadSide } from '../../src/schema.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { betBody, depositBody } from '../support/internal-bodies.js';
 
 /**
  * The lean internal path against express: every request it takes is answered exactly as express answers it, and every
@@ -77,34 +78,10 @@ const comparable = (a: Answer) => {
 };
 
 let nextUser = 51_000;
-let nextId = 0;
-const uid = (prefix: string) => `${prefix}-${Date.now()}-${++nextId}`;
-const bet = (userId: number, over: Record<string, unknown> = {}) => ({
-  id: uid('bet'),
-  userId,
-  roundId: uid('round'),
-  gameId: 7,
-  gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } },
-  currencyId: 'BTC',
-  amount: '0.1',
-  ...over,
-});
-
 const funded = async (): Promise<number> => {
   const userId = ++nextUser;
   const post = (path: string, body: unknown) => send(base.express, { path, body: JSON.stringify(body) });
-  const deposit = JSON.parse(
-    (
-      await post('/internal/deposits', {
-        externalId: uid('ext'),
-        userId,
-        providerId: 'PROVIDER_A',
-        networkId: 'BTC',
-        currencyId: 'BTC',
-        amount: '5',
-      })
-    ).text,
-  ) as { id: string };
+  const deposit = JSON.parse((await post('/internal/deposits', depositBody(userId, { amount: '5' }))).text) as { id: string };
   await post(`/internal/deposits/${deposit.id}/confirm`, {});
   expect((await post(`/internal/deposits/${deposit.id}/complete`, { txHash: '0xabc' })).status).toBe(200);
   return userId;
@@ -137,7 +114,7 @@ afterAll(async () => {
 describe('requests the lean path takes', () => {
   it('when a bet is placed on each path, then both answer 201 alike, and a replay on the other path answers the first one exactly', async () => {
     const userId = await funded();
-    const [a, b] = [bet(userId), bet(userId)];
+    const [a, b] = [betBody(userId), betBody(userId)];
     const viaLean = await send(base.lean, { path: '/internal/bets', body: JSON.stringify(a) });
     const viaExpress = await send(base.express, { path: '/internal/bets', body: JSON.stringify(b) });
     expect(viaLean.status).toBe(201);
@@ -163,11 +140,11 @@ describe('requests the lean path takes', () => {
   it('when the bet is refused, malformed or invalid, then the lean path answers byte for byte what express answers', async () => {
     const userId = await funded();
     const cases: Raw[] = [
-      { path: '/internal/bets', body: JSON.stringify(bet(userId, { amount: '999999' })) },
-      { path: '/internal/bets', body: JSON.stringify(bet(userId, { amount: '-1' })) },
-      { path: '/internal/bets', body: JSON.stringify(bet(987_654, {})) },
-      { path: '/internal/bets', body: JSON.stringify({ ...bet(userId), gameIdentity: undefined, currencyId: 'NOPE' }) },
-      { path: '/internal/bets', body: JSON.stringify(bet(userId, { roundId: 'a\u0000b' })) },
+      { path: '/internal/bets', body: JSON.stringify(betBody(userId, { amount: '999999' })) },
+      { path: '/internal/bets', body: JSON.stringify(betBody(userId, { amount: '-1' })) },
+      { path: '/internal/bets', body: JSON.stringify(betBody(987_654, {})) },
+      { path: '/internal/bets', body: JSON.stringify({ ...betBody(userId), gameIdentity: undefined, currencyId: 'NOPE' }) },
+      { path: '/internal/bets', body: JSON.stringify(betBody(userId, { roundId: 'a\u0000b' })) },
       { path: '/internal/bets', body: '{"id": "x",' },
       { path: '/internal/bets', body: '"a string"' },
       { path: '/internal/bets', body: '   ' },
@@ -178,7 +155,7 @@ describe('requests the lean path takes', () => {
       { path: '/internal/bets/no-such-bet/rollback', body: '{}' },
       { path: '/internal/withdrawals', body: '{}' },
       { path: '/internal/deposits/dep-1/fail', body: JSON.stringify({ reason: 1 }) },
-      { path: '/internal/bets', body: JSON.stringify(bet(userId)), headers: { 'content-type': 'application/json; charset=UTF-8' } },
+      { path: '/internal/bets', body: JSON.stringify(betBody(userId)), headers: { 'content-type': 'application/json; charset=UTF-8' } },
     ];
     for (const c of cases) {
       const viaLean = await send(base.lean, c);
@@ -194,7 +171,7 @@ describe('requests the lean path takes', () => {
 describe('requests the lean path leaves to express', () => {
   it('when the request needs more than its headers to place, then the lean path takes none of it and the app answers as express does', async () => {
     const userId = await funded();
-    const body = () => JSON.stringify(bet(userId));
+    const body = () => JSON.stringify(betBody(userId));
     const cases: Raw[] = [
       { path: '/internal/bets', body: body(), headers: { 'x-service-token': 'wrong' } },
       { path: '/internal/bets', body: body(), headers: { 'content-type': 'text/plain' } },

@@ -12,6 +12,7 @@ import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres
 import { createLogger } from '../../src/infra/logger.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { migrateReadSide } from '../../src/schema.js';
+import { betBody, depositBody, uid, withdrawalBody } from '../support/internal-bodies.js';
 
 const TOKEN = 'test-service-token-0123456789';
 const logger = createLogger({ level: 'silent' });
@@ -46,38 +47,6 @@ const post = (path: string, body: unknown = {}, headers?: Record<string, string>
 
 let nextUser = 1000;
 const newUser = () => ++nextUser;
-let nextId = 0;
-const uid = (prefix: string) => `${prefix}-${Date.now()}-${++nextId}`;
-
-const depositBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  externalId: uid('ext'),
-  userId,
-  providerId: 'PROVIDER_A',
-  networkId: 'BTC',
-  currencyId: 'BTC',
-  amount: '1.5',
-  ...over,
-});
-const betBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  id: uid('bet'),
-  userId,
-  roundId: uid('round'),
-  gameId: 7,
-  gameIdentity: { name: 'Dice', slug: 'dice', type: 'original', provider: { name: 'House' } },
-  currencyId: 'BTC',
-  amount: '0.1',
-  ...over,
-});
-const withdrawalBody = (userId: number, over: Record<string, unknown> = {}) => ({
-  userId,
-  currencyId: 'BTC',
-  networkId: 'BTC',
-  providerId: 'PROVIDER_B',
-  amount: '0.25',
-  recipientAddress: 'bc1qexample',
-  ...over,
-});
-
 /** A user whose wallet holds `amount` of `currencyId`, through the real deposit lifecycle. */
 const funded = async (amount = '1.5', currencyId = 'BTC'): Promise<number> => {
   const userId = newUser();

@@ -4,10 +4,7 @@ import type { CurrencyId } from '../../domain/money/currency.js';
 import { insertRows, MOVEMENT_EVENT_TYPES, walletRecords, type Projection } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
-/**
- * The trial balance: the sum of every posting leg per account (house and user) and currency.
- * Per currency the balances of all accounts sum to exactly zero.
- */
+/** The trial balance: every posting leg summed per account (house and user) and currency; per currency they sum to zero. */
 export const accountBalancesProjection: Projection = {
   name: 'account-balances',
   version: 1,

@@ -3,10 +3,7 @@ import { overRows, settledBets } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['BetSettled', 'AffiliateCommissionClaimed'];
 
-/**
- * SQL for an owner's affiliate level: the highest one their referred users' wagered USD reaches, raised to the
- * owner's customMinAffiliateLevel, capped at the top level.
- */
+/** SQL for an owner's affiliate level: the highest their referrals' wagered USD reaches, at least customMinAffiliateLevel, capped. */
 export const ownerLevelIdSql = (owner: string): string => `LEAST((SELECT max(id) FROM affiliate_levels), GREATEST(
   COALESCE((SELECT l.id FROM affiliate_levels l
     WHERE l.min_wagered_usd <= COALESCE((SELECT sum(e.wagered_usd) FROM affiliate_earnings e WHERE e.owner_id = ${owner}), 0)
@@ -31,10 +28,7 @@ const ACCRUE = `
     commission_usd = a.commission_usd + EXCLUDED.commission_usd,
     updated_at = GREATEST(a.updated_at, EXCLUDED.updated_at)`;
 
-/**
- * Affiliate commission: a referred user's settled USD stake × the owner's level commission; each claim is one
- * affiliate_claims row (claimable = earned − claimed).
- */
+/** Affiliate commission: a referred user's settled USD stake × the owner's level rate; each claim is an affiliate_claims row. */
 export const affiliateCommissionProjection: Projection = {
   name: 'affiliate-commission',
   version: 1,

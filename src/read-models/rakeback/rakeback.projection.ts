@@ -3,10 +3,7 @@ import { overRows, settledBets } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['BetSettled'];
 
-/**
- * Rakeback rates, a fraction of each settled bet's stake in its own currency (0.001 = 0.1 %).
- * Changing them applies to bets settled afterwards only after a rebuild: bump `version` to re-accrue history.
- */
+/** Fractions of a settled bet's stake (0.001 = 0.1 %); a change reaches bets settled before it only by a rebuild (bump `version`). */
 export const RAKEBACK_RATES = { instant: '0.001', daily: '0.0005', weekly: '0.0005', monthly: '0.0005' } as const;
 
 const ACCRUE = `
@@ -24,10 +21,7 @@ const ACCRUE = `
     monthly_accumulated = rakebacks.monthly_accumulated + EXCLUDED.monthly_accumulated,
     updated_at = GREATEST(rakebacks.updated_at, EXCLUDED.updated_at)`;
 
-/**
- * Rakeback per user and currency: a settled bet's stake accrues into instantClaimable and the daily, weekly and
- * monthly *Accumulated pots; no claim feature moves them yet, so the other columns stay 0.
- */
+/** Rakeback per user and currency: a settled bet's stake accrues into instantClaimable and the daily, weekly, monthly pots. */
 export const rakebackProjection: Projection = {
   name: 'rakeback',
   version: 1,

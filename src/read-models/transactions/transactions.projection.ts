@@ -60,10 +60,7 @@ const details = (e: WalletEvent): { reference: string | null; original: string |
   }
 };
 
-/**
- * The accounting log (spec "Transaction"): one row per event that changes the user's own balance.
- * amount is signed from the user's view; beforeBalance = afterBalance − amount.
- */
+/** The accounting log (spec "Transaction"): a row per event moving the user's balance, amount signed, before = after − amount. */
 export const transactionsProjection = rowProjection({
   name: 'transactions',
   version: 2,

@@ -3,10 +3,7 @@ import { overRows } from '../batch-rows.js';
 
 const HANDLES: readonly string[] = ['DepositCompleted', 'BetSettled', 'WithdrawalCompleted'];
 
-/**
- * Per-user USD stats from settled bets and completed deposits and withdrawals (formulas in docs/back-office.md).
- * BetSettled and WithdrawalCompleted repeat the USD figures, so only outcomes are read.
- */
+/** Per-user USD stats (docs/back-office.md) from settled bets and completed deposits and withdrawals, whose events carry the USD. */
 export const userStatsUsdProjection: Projection = {
   name: 'user-stats-usd',
   version: 1,

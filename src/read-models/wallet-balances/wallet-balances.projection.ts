@@ -2,10 +2,7 @@ import { hasMovement } from '../../domain/wallet/wallet.events.js';
 import { insertRows, MOVEMENT_EVENT_TYPES, userLegAmount, walletRecords, type Projection, type Row } from '../../projections/projection.js';
 
 const HANDLES: readonly string[] = MOVEMENT_EVENT_TYPES;
-/**
- * Each user's balance per currency: the `balanceAfter` of the last event in the batch with a leg
- * on the user's account (later events of the same wallet and currency supersede earlier ones).
- */
+/** Each user's balance per currency: the `balanceAfter` of the batch's last event with a leg on the user's account. */
 export const walletBalancesProjection: Projection = {
   name: 'wallet-balances',
   version: 1,
