@@ -134,7 +134,6 @@ export type ErrorAnswer = Readonly<{ statusCode: number; headers: Readonly<Recor
 
 /** Every error leaves as `{statusCode, code, message, details?}`: the one mapping, for express and the lean internal path. */
 export const errorAnswer = (error: unknown, context: Readonly<{ id: string; log: Logger }>, method?: string, url?: string): ErrorAnswer => {
-  const log = context.log;
   const known =
     error instanceof AppError
       ? HttpError.of(error)
@@ -148,7 +147,7 @@ export const errorAnswer = (error: unknown, context: Readonly<{ id: string; log:
               ? fromParser(error as ParserError)
               : undefined;
   if (known) {
-    if (known.statusCode >= 500) log.warn({ err: error, reqId: context.id }, 'dependency unavailable');
+    if (known.statusCode >= 500) context.log.warn({ err: error, reqId: context.id }, 'dependency unavailable');
     const headers: Record<string, string> = {};
     if (known.retryAfterSeconds !== undefined) headers['Retry-After'] = String(known.retryAfterSeconds);
     if (known.statusCode === 503) headers['Retry-After'] = '1';
@@ -157,11 +156,11 @@ export const errorAnswer = (error: unknown, context: Readonly<{ id: string; log:
   const down = unavailableDependency(error);
   if (down) {
     // A dependency outage is not a bug: the caller may retry, and /health names the failing check.
-    log.warn({ err: error, reqId: context.id, dependency: down }, 'dependency unavailable');
+    context.log.warn({ err: error, reqId: context.id, dependency: down }, 'dependency unavailable');
     const body = new HttpError(503, 'SERVICE_UNAVAILABLE', `Temporarily unavailable (${down}); retry shortly`).toBody();
     return { statusCode: 503, headers: { 'Retry-After': '1' }, body };
   }
-  log.error({ err: error, reqId: context.id, method, url }, 'unhandled error');
+  context.log.error({ err: error, reqId: context.id, method, url }, 'unhandled error');
   return {
     statusCode: 500,
     headers: {},

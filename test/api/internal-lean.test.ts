@@ -1,4 +1,5 @@
 import { createServer, request, type Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,5 +198,27 @@ describe('requests the lean path leaves to express', () => {
       const strip = (x: Answer) => (x.status < 300 ? 'accepted' : comparable(x));
       expect(strip(viaApp)).toEqual(strip(viaExpress));
     }
+  });
+});
+
+describe('a caller that goes away', () => {
+  it('when a body stops short and the connection closes, then the service goes on answering and the bet is not placed', async () => {
+    const userId = await funded();
+    const body = JSON.stringify(betBody(userId));
+    const { port } = new URL(base.app);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `POST /internal/bets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-service-token: ${TOKEN}\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    await new Promise((r) => socket.once('close', r));
+
+    const next = await send(base.app, { path: '/internal/bets', body: JSON.stringify(betBody(userId)) });
+    expect(next.status).toBe(201);
+    const replay = await send(base.app, { path: '/internal/bets', body });
+    expect(replay.status).toBe(201);
   });
 });
