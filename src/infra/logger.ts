@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogLevel } from './config.js';
 
@@ -40,22 +41,33 @@ const FLUSH_EVERY_MS = 100;
 const ROUTINE = /^\{"level":"(?:trace|debug|info)"/;
 
 /** Async stdout in blocks: routine lines within 100 ms or at 8 KB, warnings and worse at once (a write per access line cost a bet 10 %). */
-const stdout = (): DestinationStream => {
-  const out = pino.destination({ dest: 1, sync: false, minLength: BLOCK_BYTES });
-  let buffered = false;
-  const flush = (): void => {
-    buffered = false;
-    out.flush(() => undefined);
+const blockStdout = (): DestinationStream => {
+  const out = pino.destination({ dest: 1, sync: false });
+  let pending = '';
+  const handOver = (): void => {
+    if (pending === '') return;
+    const block = pending;
+    pending = '';
+    out.write(block);
   };
-  setInterval(() => buffered && flush(), FLUSH_EVERY_MS).unref();
+  setInterval(handOver, FLUSH_EVERY_MS).unref();
+  // Ahead of pino's own exit handlers: what waits here is newer than what the stream holds, so it is written after it.
+  process.prependListener('beforeExit', handOver);
+  process.prependListener('exit', () => {
+    out.flushSync();
+    if (pending !== '') writeSync(1, pending);
+  });
   return {
     write: (line: string) => {
-      out.write(line);
-      if (ROUTINE.test(line)) buffered = true;
-      else flush();
+      pending += line;
+      if (pending.length >= BLOCK_BYTES || !ROUTINE.test(line)) handOver();
     },
   };
 };
+
+let stdoutOfProcess: DestinationStream | undefined;
+/** One per process, whatever the number of loggers: they share file descriptor 1. */
+const stdout = (): DestinationStream => (stdoutOfProcess ??= blockStdout());
 
 const lineShape = {
   timestamp: pino.stdTimeFunctions.isoTime,
