@@ -92,18 +92,22 @@ describe('stdout in blocks', () => {
       while (!seen.includes(msg)) await new Promise<void>((r) => waiters.push(r));
     };
     const exited = new Promise((r) => proc.once('exit', r));
-    return { send: (line: string) => proc.stdin.write(`${line}\n`), arrived, exited, seen };
+    return { send: (line: string) => proc.stdin.write(`${line}\n`), arrived, exited, seen, kill: () => proc.kill('SIGKILL') };
   };
 
   it('when routine lines and a warning are logged, then each reaches stdout while the process runs, and the rest at exit', async () => {
     const p = child();
-    p.send('info routine-1');
-    await p.arrived('routine-1');
-    p.send('warn careful');
-    await p.arrived('careful');
-    p.send('info routine-2');
-    p.send('exit');
-    await p.exited;
-    expect(p.seen).toEqual(['routine-1', 'careful', 'routine-2', 'last line']);
+    try {
+      p.send('info routine-1');
+      await p.arrived('routine-1');
+      p.send('warn careful');
+      await p.arrived('careful');
+      p.send('info routine-2');
+      p.send('exit');
+      await p.exited;
+      expect(p.seen).toEqual(['routine-1', 'careful', 'routine-2', 'last line']);
+    } finally {
+      p.kill();
+    }
   }, 20_000);
 });
