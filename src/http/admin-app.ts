@@ -59,8 +59,8 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
   if (deps.internalApiToken) {
     const serviceToken = deps.internalApiToken;
-    app.use('/internal', internalRoutes({ ledger: deps.ledger, serviceToken }));
     const routes = internalRouteTable(deps.ledger);
+    app.use('/internal', internalRoutes({ routes, serviceToken }));
     inFrontOf(
       app,
       leanInternalPath({ routes, mount: '/internal', serviceToken, logger: deps.logger, store: deps.store, bodyLimit: deps.bodyLimit }),

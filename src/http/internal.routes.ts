@@ -22,7 +22,7 @@ import {
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { orThrow } from '../commands/errors.js';
 
-export type InternalRoutesDeps = Readonly<{ ledger: Ledger; serviceToken: string }>;
+export type InternalRoutesDeps = Readonly<{ routes: readonly InternalRoute[]; serviceToken: string }>;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -145,10 +145,10 @@ export const internalRouteTable = (ledger: Ledger): readonly InternalRoute[] => 
   },
 ];
 
-export const internalRoutes = ({ ledger, serviceToken }: InternalRoutesDeps): Router => {
+export const internalRoutes = ({ routes, serviceToken }: InternalRoutesDeps): Router => {
   const router = Router();
   router.use(requireServiceToken(serviceToken));
-  for (const route of internalRouteTable(ledger)) {
+  for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       const { status, body } = await route.handle(req);
       res.status(status).json(body);

@@ -54,8 +54,12 @@ const blockStdout = (): DestinationStream => {
   // Ahead of pino's own exit handlers: what waits here is newer than what the stream holds, so it is written after it.
   process.prependListener('beforeExit', handOver);
   process.prependListener('exit', () => {
-    out.flushSync();
-    if (pending !== '') writeSync(1, pending);
+    try {
+      out.flushSync();
+      if (pending !== '') writeSync(1, pending);
+    } catch {
+      // stdout closed or its stream ended: nothing is left to write to, and an exit must not throw
+    }
   });
   return {
     write: (line: string) => {

@@ -97,7 +97,7 @@ beforeAll(async () => {
   store = trackAppends(createPostgresEventStore({ pool }));
   ledger = createLedger({ store, pool });
   const reference = createBaseApp({ logger, pool, store });
-  reference.use('/internal', internalRoutes({ ledger, serviceToken: TOKEN }));
+  reference.use('/internal', internalRoutes({ routes: internalRouteTable(ledger), serviceToken: TOKEN }));
   base.express = await listen(finishApp(reference, logger));
   const lean = leanInternalPath({ routes: internalRouteTable(ledger), mount: '/internal', serviceToken: TOKEN, logger, store });
   base.lean = await listen((req, res) => {
