@@ -10,7 +10,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { isRight } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
+import { postgresCpuMs, postgresCpuSpent, processCpuMs } from './cpu.js';
 import { createUsers } from '../src/commands/users.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 
@@ -203,19 +204,17 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
   };
 };
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-const cpuSeconds = async (pid: number): Promise<number> => {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-};
+const cpuSeconds = async (pid: number): Promise<number> => ((await processCpuMs(pid)) ?? 0) / 1000;
 
-/** A load run, with the CPU the target process used per request (less noisy than wall time on a shared machine). */
+/** A load run, with the CPU the target process and PostgreSQL used per request (less noisy than wall time on a shared machine). */
 const measured = async (pid: number, url: string, connections: number, seconds: number, users: number[]) => {
   const before = await cpuSeconds(pid);
+  const pgBefore = await postgresCpuMs();
   const result = await load(url, connections, seconds, users);
   const cpuMsPerBet = round((((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, result.total), 3);
-  return { ...result, cpuMsPerBet };
+  const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
+  const postgresCpuMsPerBet = pgSpent === undefined ? undefined : round(pgSpent / Math.max(1, result.total), 3);
+  return { ...result, cpuMsPerBet, postgresCpuMsPerBet };
 };
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -376,6 +375,7 @@ const main = async (): Promise<void> => {
             p50Ms: bareRun.p50Ms,
             p99Ms: bareRun.p99Ms,
             cpuMsPerBet: bareRun.cpuMsPerBet,
+            postgresCpuMsPerBet: bareRun.postgresCpuMsPerBet,
             non2xx: bareRun.non2xx,
             errors: bareRun.errors,
           },
@@ -384,6 +384,7 @@ const main = async (): Promise<void> => {
             p50Ms: serviceRun.p50Ms,
             p99Ms: serviceRun.p99Ms,
             cpuMsPerBet: serviceRun.cpuMsPerBet,
+            postgresCpuMsPerBet: serviceRun.postgresCpuMsPerBet,
             ...(followersCpuMsPerBet === undefined ? {} : { followersProcessCpuMsPerBet: followersCpuMsPerBet }),
             non2xx: serviceRun.non2xx,
             errors: serviceRun.errors,
@@ -408,7 +409,10 @@ const main = async (): Promise<void> => {
         );
         const failed = row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : '';
         const apart = followersCpuMsPerBet === undefined ? '' : ` (+ ${followersCpuMsPerBet} ms in the followers' process)`;
-        console.log(`       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${apart}${failed}`);
+        console.log(
+          `       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${apart}; ` +
+            `PostgreSQL ${row.bare.postgresCpuMsPerBet ?? '?'} ms with the bare route, ${row.service.postgresCpuMsPerBet ?? '?'} ms with the service${failed}`,
+        );
         const st = row.statementsPerBet;
         console.log(
           `       under load, per bet: command path ${st.commandPath} statements (plan ${st.commandPathPlanMs} ms, run ${st.commandPathMs} ms), notify ${st.notify}, ` +

@@ -36,6 +36,7 @@ const COUNTS_CHECK_SQL = COUNTED_LISTS.map(
 ).join(' UNION ALL ');
 import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
 import { migrateReadSide } from '../src/schema.js';
+import { postgresCpuMs, postgresCpuSpent, processCpuMs } from './cpu.js';
 
 const run = promisify(execFile);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -67,11 +68,13 @@ const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
-/** Runs `worker` on `concurrency` loops for `seconds`; returns ops/s and latency percentiles in ms. */
+/** Runs `worker` on `concurrency` loops for `seconds`; returns ops/s, latency percentiles in ms, and CPU µs per op here and in PostgreSQL. */
 const drive = async (concurrency: number, seconds: number, worker: (client: number, i: number) => Promise<number>) => {
   const deadline = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   let ops = 0;
+  const pgBefore = await postgresCpuMs();
+  const cpuBefore = process.cpuUsage();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, client) => {
@@ -84,14 +87,23 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const pgAfter = await postgresCpuMs();
   latencies.sort((a, b) => a - b);
   return {
     concurrency,
     opsPerSec: round(ops / elapsed, 0),
     p50Ms: round(percentile(latencies, 50), 3),
     p99Ms: round(percentile(latencies, 99), 3),
+    nodeCpuUsPerOp: round((cpu.user + cpu.system) / Math.max(1, ops), 0),
+    postgresCpuUsPerOp: ((spent) => (spent === undefined ? undefined : round((spent * 1000) / Math.max(1, ops), 0)))(
+      postgresCpuSpent(pgBefore, pgAfter),
+    ),
   };
 };
+/** "CPU per op: node N µs, PostgreSQL P µs" for a drive() result. */
+const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
+  `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
 const main = async (): Promise<void> => {
   const schema = `bench_${Date.now()}`;
@@ -127,7 +139,7 @@ const main = async (): Promise<void> => {
         return i >= 0 ? 1 : 0;
       });
       raw.push(r);
-      console.log('  c=%d  %d inserts/s  p50 %s ms  p99 %s ms', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms);
+      console.log('  c=%d  %d inserts/s  p50 %s ms  p99 %s ms; %s', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms, cpuLine(r));
     }
     report.rawInsertNode = raw;
 
@@ -236,9 +248,11 @@ const main = async (): Promise<void> => {
         placeP50Ms: r.placeP50Ms,
         settleP50Ms: r.settleP50Ms,
         rawInsertP50Ms: r.rawAtC?.p50Ms,
+        nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+        postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
       });
       console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms',
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
         c,
         r.opsPerSec,
         r.ratio ?? '?',
@@ -248,6 +262,7 @@ const main = async (): Promise<void> => {
         r.placeP50Ms,
         r.settleP50Ms,
         r.rawAtC?.p50Ms ?? '?',
+        cpuLine(r),
       );
     }
     report.ledgerCommandsAlone = alone;
@@ -305,6 +320,8 @@ const main = async (): Promise<void> => {
         ratioToRawInsertsAtSameConcurrency: r.ratio,
         placeP50Ms: each.placeP50Ms,
         settleP50Ms: each.settleP50Ms,
+        nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+        postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
         note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
       });
       console.log(
@@ -318,11 +335,12 @@ const main = async (): Promise<void> => {
         r.p99Ms,
       );
       console.log(
-        '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms',
+        '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included)',
         each.placeP50Ms,
         each.settleP50Ms,
         c,
         r.rawAtC?.p50Ms ?? '?',
+        cpuLine(r),
       );
     }
     /** Prints and returns p50/p99 of each read model's lag samples. */
@@ -508,7 +526,14 @@ const main = async (): Promise<void> => {
       console.log('ledger with every read model following in a process of its own: place bet + settle (2 commands per iteration)');
       const separate = [];
       for (const c of LEVELS) {
+        const followersBefore = await processCpuMs(followers.pid!);
         const r = await pairs(c);
+        const followersAfter = await processCpuMs(followers.pid!);
+        const commandsRun = r.opsPerSec * SECONDS;
+        const followersCpuUsPerCommand =
+          followersBefore === undefined || followersAfter === undefined
+            ? undefined
+            : round(((followersAfter - followersBefore) * 1000) / commandsRun, 0);
         const caughtStart = performance.now();
         await caughtUp();
         const catchUpMs = round(performance.now() - caughtStart);
@@ -519,6 +544,9 @@ const main = async (): Promise<void> => {
           p50Ms: r.p50Ms,
           p99Ms: r.p99Ms,
           catchUpMs,
+          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+          followersCpuUsPerCommand,
+          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
         });
         console.log(
           '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; read models caught up %d ms after the load',
@@ -529,6 +557,12 @@ const main = async (): Promise<void> => {
           r.rawAtC?.opsPerSec ?? '?',
           r.p50Ms,
           catchUpMs,
+        );
+        console.log(
+          "        CPU per command: this process %s µs, the followers' process %s µs (while the load ran), PostgreSQL %s µs",
+          r.nodeCpuUsPerOp,
+          followersCpuUsPerCommand ?? '?',
+          r.postgresCpuUsPerOp ?? '?',
         );
       }
       report.ledgerCommandsFollowersApart = separate;
