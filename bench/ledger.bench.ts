@@ -88,7 +88,7 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
   );
   const elapsed = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  const pgAfter = await postgresCpuMs();
+  const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
   latencies.sort((a, b) => a - b);
   return {
     concurrency,
@@ -96,12 +96,10 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
     p50Ms: round(percentile(latencies, 50), 3),
     p99Ms: round(percentile(latencies, 99), 3),
     nodeCpuUsPerOp: round((cpu.user + cpu.system) / Math.max(1, ops), 0),
-    postgresCpuUsPerOp: ((spent) => (spent === undefined ? undefined : round((spent * 1000) / Math.max(1, ops), 0)))(
-      postgresCpuSpent(pgBefore, pgAfter),
-    ),
+    postgresCpuUsPerOp: pgSpent === undefined ? undefined : round((pgSpent * 1000) / Math.max(1, ops), 0),
   };
 };
-/** "CPU per op: node N µs, PostgreSQL P µs" for a drive() result. */
+/** "CPU per op: this process N µs, PostgreSQL P µs" for a drive() result (an op is an insert or a command). */
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
@@ -529,7 +527,7 @@ const main = async (): Promise<void> => {
         const followersBefore = await processCpuMs(followers.pid!);
         const r = await pairs(c);
         const followersAfter = await processCpuMs(followers.pid!);
-        const commandsRun = r.opsPerSec * SECONDS;
+        const commandsRun = Math.max(1, r.opsPerSec * SECONDS);
         const followersCpuUsPerCommand =
           followersBefore === undefined || followersAfter === undefined
             ? undefined
