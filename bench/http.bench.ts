@@ -204,14 +204,15 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
   };
 };
 
-const cpuSeconds = async (pid: number): Promise<number> => ((await processCpuMs(pid)) ?? 0) / 1000;
+/** CPU ms a process has used so far (0 where /proc cannot be read). */
+const cpuMs = async (pid: number): Promise<number> => (await processCpuMs(pid)) ?? 0;
 
 /** A load run, with the CPU the target process and PostgreSQL used per request (less noisy than wall time on a shared machine). */
 const measured = async (pid: number, url: string, connections: number, seconds: number, users: number[]) => {
-  const before = await cpuSeconds(pid);
+  const before = await cpuMs(pid);
   const pgBefore = await postgresCpuMs();
   const result = await load(url, connections, seconds, users);
-  const cpuMsPerBet = round((((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, result.total), 3);
+  const cpuMsPerBet = round(((await cpuMs(pid)) - before) / Math.max(1, result.total), 3);
   const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
   const postgresCpuMsPerBet = pgSpent === undefined ? undefined : round(pgSpent / Math.max(1, result.total), 3);
   return { ...result, cpuMsPerBet, postgresCpuMsPerBet };
@@ -362,10 +363,10 @@ const main = async (): Promise<void> => {
       for (const c of LEVELS) {
         const bareRun = await measured(bare.child.pid!, bareUrl, c, SECONDS, players);
         await admin.query('SELECT pg_stat_statements_reset()');
-        const followersBefore = followers ? await cpuSeconds(followers.child.pid!) : 0;
+        const followersBefore = followers ? await cpuMs(followers.child.pid!) : 0;
         const serviceRun = await measured(service.child.pid!, betsUrl, c, SECONDS, players);
         const followersCpuMsPerBet = followers
-          ? round((((await cpuSeconds(followers.child.pid!)) - followersBefore) * 1000) / Math.max(1, serviceRun.total), 3)
+          ? round(((await cpuMs(followers.child.pid!)) - followersBefore) / Math.max(1, serviceRun.total), 3)
           : undefined;
         const underLoad = split(await readStatements(admin), Math.max(1, serviceRun.total));
         const row = {
