@@ -24,19 +24,36 @@ export const createPool = (o: PoolOptions): pg.Pool => {
   const settings = [`-c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs ?? 10_000}`];
   if (o.synchronousCommit === false) settings.push('-c synchronous_commit=off');
   if (o.schema) settings.push(`-c search_path=${o.schema},public`);
-  const pool = new pg.Pool({
-    connectionString: o.connectionString,
-    max: o.max ?? 10,
-    application_name: o.applicationName ?? 'casino-ledger',
-    options: settings.join(' '),
-    ...(o.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMillis: o.connectionTimeoutMs }),
-  });
+  return withErrorListeners(
+    new pg.Pool({
+      connectionString: o.connectionString,
+      max: o.max ?? 10,
+      application_name: o.applicationName ?? 'casino-ledger',
+      options: settings.join(' '),
+      ...(o.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMillis: o.connectionTimeoutMs }),
+    }),
+  );
+};
+
+const withErrorListeners = (pool: pg.Pool): pg.Pool => {
   // Without an 'error' listener an idle connection the server ended would crash the process.
   pool.on('error', () => undefined);
   // The same for a checked-out one between two statements: its next query fails instead, and release() drops it.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 };
+
+/** `max` more connections like `pool`'s (server, schema, timeouts) with extra `-c name=value` settings; end() it with its owner. */
+export const siblingPool = (pool: pg.Pool, max: number, settings: readonly string[]): pg.Pool =>
+  withErrorListeners(
+    new pg.Pool({
+      ...pool.options,
+      password: pool.options.password, // not enumerable: pg-pool hides it from logs
+      max,
+      options: [pool.options.options ?? '', ...settings.map((x) => `-c ${x}`)].join(' ').trim(),
+      allowExitOnIdle: true,
+    }),
+  );
 
 export type TransactionOptions = Readonly<{
   isolation?: 'read committed' | 'repeatable read' | 'serializable';

@@ -10,11 +10,21 @@ import {
   type AppendResult,
 } from '../event-store.port.js';
 
-/** One call of ledger_append (postgres.append.sql.ts): group commit, claims and guards in the same statement. */
-const APPEND_SQL = `SELECT o_stream AS stream_id, o_revision AS revision, o_position AS global_position, o_xact AS transaction_id,
-  o_refused AS refused FROM ledger_append($1::text[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::int[], $7::uuid[],
-  $8::text[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::bigint[], $15::int[], $16::bigint[],
-  $17::numeric[], $18::timestamptz[])`;
+import { appendStatement } from './postgres.append.sql.js';
+
+/** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
+const STATEMENTS = {
+  plain: { name: 'ledger-append', text: appendStatement(false, false), params: 10 },
+  claims: { name: 'ledger-append-claims', text: appendStatement(true, false), params: 14 },
+  guards: { name: 'ledger-append-guards', text: appendStatement(true, true), params: 18 },
+} as const;
+
+const statementFor = (requests: readonly AppendRequest[]) =>
+  requests.some((r) => (r.guards?.length ?? 0) > 0)
+    ? STATEMENTS.guards
+    : requests.some((r) => (r.claims?.length ?? 0) > 0)
+      ? STATEMENTS.claims
+      : STATEMENTS.plain;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -155,7 +165,9 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
 };
 
 const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
-  const { rows } = await pool.query<WinnerRow>(APPEND_SQL, params(requests, texts));
+  const statement = statementFor(requests);
+  const values = params(requests, texts).slice(0, statement.params);
+  const { rows } = await pool.query<WinnerRow>({ name: statement.name, text: statement.text, values });
   const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
   const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
   const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));

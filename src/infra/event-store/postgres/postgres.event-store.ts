@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { siblingPool } from '../../pg.js';
 import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscription } from '../event-store.port.js';
 import { appendOutcomes } from './postgres.append.js';
 import { headPosition, readAll, readStream, readStreamBackward } from './postgres.reads.js';
@@ -24,9 +25,11 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
   const notifier = createNotifier({ pool, channel: deps.notifyChannel ?? 'ledger_events', signal, logger });
   const subscriptions = new Set<Subscription>();
   let closed = false;
+  // Appends run on connections of their own whose planner keeps one generic plan, by key, for each prepared append.
+  const writer = siblingPool(pool, 2, ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off']);
 
   const appendMany = async (requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
-    const outcomes = await appendOutcomes(pool, requests);
+    const outcomes = await appendOutcomes(writer, requests);
     if (outcomes.some((o) => !isFailure(o) && !o.idempotent)) {
       signal.wake();
       notifier.announce();
@@ -62,9 +65,11 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
       await pool.query('SELECT 1');
     },
     close: async () => {
+      if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
       await notifier.close();
+      await writer.end();
     },
   };
 };
