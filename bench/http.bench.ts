@@ -145,7 +145,7 @@ const load = async (url: string, connections: number, seconds: number, users: nu
 
 /** Where a statement runs: on the command path (before the answer), the notify after the commit, or the followers. */
 const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
-  ['append (group commit, keys claimed in it)', /ledger_append\(/],
+  ['append (group commit, keys claimed in it)', /INSERT INTO events \(stream_id/],
   ['ban and limits read', /is_banned, l\.state|user_access a ON/],
   ['ledger keys (claim, owner)', /ledger_keys/],
   ['user exists / username', /FROM user_access WHERE user_id/],
