@@ -13,7 +13,7 @@ import {
 import { appendStatement } from './postgres.append.sql.js';
 
 /** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
-const STATEMENTS = {
+export const STATEMENTS = {
   plain: { name: 'ledger-append', text: appendStatement(false, false), params: 10 },
   claims: { name: 'ledger-append-claims', text: appendStatement(true, false), params: 14 },
   guards: { name: 'ledger-append-guards', text: appendStatement(true, true), params: 18 },

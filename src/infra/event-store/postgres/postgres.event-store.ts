@@ -16,6 +16,9 @@ export type PostgresEventStoreDeps = Readonly<{
   logger?: Logger;
 }>;
 
+/** The append's connections: a generic plan, chosen once per connection, that reaches every table by key even while it is small. */
+export const WRITER_SETTINGS: readonly string[] = ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off'];
+
 const isFailure = (o: AppendOutcome): o is Exclude<AppendOutcome, AppendResult> => o instanceof Error;
 
 /** close() stops subscriptions and the LISTEN connection; the pool stays the caller's. */
@@ -25,8 +28,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
   const notifier = createNotifier({ pool, channel: deps.notifyChannel ?? 'ledger_events', signal, logger });
   const subscriptions = new Set<Subscription>();
   let closed = false;
-  // Appends run on connections of their own whose planner keeps one generic plan, by key, for each prepared append.
-  const writer = siblingPool(pool, 2, ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off']);
+  const writer = siblingPool(pool, 2, WRITER_SETTINGS);
 
   const appendMany = async (requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
     const outcomes = await appendOutcomes(writer, requests);

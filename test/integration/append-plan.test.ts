@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
+import { WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { siblingPool } from '../../src/infra/pg.js';
+import { migrateAll } from '../../src/schema.js';
+import { createTestDb, type TestDb } from '../support/db.js';
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await createTestDb('append_plan');
+  await migrateAll(db.pool({ max: 1 }));
+});
+afterAll(() => db.drop());
+
+/** One request of one event with a claim and a guard: every parameter a variant can take. */
+const VALUES = [
+  ['wallet-1'],
+  ['exact'],
+  ['3'],
+  [1],
+  [1],
+  [1],
+  [randomUUID()],
+  ['BetPlaced'],
+  ['{}'],
+  ['{}'],
+  [1],
+  ['bet'],
+  ['b-1'],
+  ['1'],
+  [1],
+  ['1'],
+  ['1.5'],
+  [new Date().toISOString()],
+];
+
+const planOf = async (settings: readonly string[], statement: (typeof STATEMENTS)[keyof typeof STATEMENTS]): Promise<string> => {
+  const pool = siblingPool(db.pool({ max: 1 }), 1, settings);
+  const client = await pool.connect();
+  try {
+    // A prepared statement's EXPLAIN EXECUTE shows the plan it keeps: with force_generic_plan, the generic one.
+    await client.query(`PREPARE append_plan AS ${statement.text}`);
+    const args = VALUES.slice(0, statement.params).map((v) => `'{${v.map((x) => `"${String(x)}"`).join(',')}}'`);
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE append_plan(${args.join(', ')})`);
+    const kept = await client.query<{ generic_plans: string }>(
+      `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'append_plan'`,
+    );
+    return `generic plans: ${kept.rows[0]?.generic_plans}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`;
+  } finally {
+    client.release(true);
+    await pool.end();
+  }
+};
+
+describe('the PostgreSQL append statement', () => {
+  it.each(Object.entries(STATEMENTS))(
+    'when the %s variant is planned on the writer connections of an empty ledger, then it keeps a generic plan that reaches every table by key',
+    async (_, statement) => {
+      const plan = await planOf(WRITER_SETTINGS, statement);
+      expect(plan).toMatch(/^generic plans: 1\n/);
+      expect(plan).not.toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
+      expect(plan).toMatch(/Index (Only )?Scan using \w+ on (events|streams)/);
+    },
+  );
+
+  it('when the same statement is planned without those settings, then on tables this small PostgreSQL would scan them whole', async () => {
+    const plan = await planOf(['plan_cache_mode=force_generic_plan'], STATEMENTS.guards);
+    expect(plan).toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
+  });
+});
