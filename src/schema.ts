@@ -30,7 +30,7 @@ export const allMigrations: readonly Migration[] = [
   ...eventStoreMigrations, // 0001
   ...ledgerMigrations, // 0050-0052
   ...userMigrations, // 0060-0062: identity and access, command side
-  ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442
+  ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442, 0460
   ...walletBalancesMigrations, // 0101
   ...transactionsMigrations, // 0102, 0430, 0452
   ...depositsMigrations, // 0103

@@ -90,4 +90,44 @@ export const projectorMigrations: readonly Migration[] = [
       END
       $fn$;`,
   },
+  {
+    // EXECUTE plans a statement on every call; a batch's ten-odd statements are the same texts every time, so each connection
+    // prepares them once and re-prepares after 10 s, so that a plan made while a table was small does not outlive its size
+    // (ANALYZE invalidates it too). Values go in as quoted literals: EXECUTE of a prepared statement takes no USING.
+    id: '0460_projection_apply_prepared',
+    sql: `
+      CREATE OR REPLACE FUNCTION projection_apply(p_sql text[], p_args jsonb) RETURNS float8[] LANGUAGE plpgsql
+      SET plan_cache_mode = force_generic_plan AS $fn$
+      DECLARE
+        spent float8[] := '{}';
+        a text[];
+        started timestamptz;
+        h text;
+        made text;
+      BEGIN
+        FOR i IN 1 .. coalesce(cardinality(p_sql), 0) LOOP
+          started := clock_timestamp();
+          SELECT coalesce(array_agg(v ORDER BY n), '{}') INTO a
+          FROM jsonb_array_elements_text(p_args -> (i - 1)) WITH ORDINALITY AS x(v, n);
+          IF p_sql[i] !~* '^\\s*(with|insert|update|delete|select)\\M' THEN
+            EXECUTE p_sql[i] USING a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8];
+          ELSE
+            h := 'projection_' || md5(p_sql[i]);
+            made := current_setting('ledger_projection.' || h, true);
+            -- Unset, or reset by a rolled-back transaction (PREPARE itself is not transactional), or too old.
+            IF coalesce(made, '') = '' OR extract(epoch FROM started) - made::float8 > 10 THEN
+              IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = h) THEN
+                EXECUTE format('DEALLOCATE %I', h);
+              END IF;
+              EXECUTE format('PREPARE %I(text, text, text, text, text, text, text, text) AS %s', h, p_sql[i]);
+              PERFORM set_config('ledger_projection.' || h, extract(epoch FROM started)::text, false);
+            END IF;
+            EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L)', h, a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+          END IF;
+          spent := spent || (extract(epoch FROM clock_timestamp() - started) * 1000)::float8;
+        END LOOP;
+        RETURN spent;
+      END
+      $fn$;`,
+  },
 ];

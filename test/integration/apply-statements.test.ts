@@ -57,6 +57,62 @@ describe("a projector batch's statements in one round trip", () => {
     }
     expect((await pool.query("SELECT count(*)::int AS n FROM applied WHERE label = 'doomed'")).rows[0].n).toBe(0);
   });
+  describe('each connection prepares the statements it runs', () => {
+    const insert = (label: string) => ({ text: 'INSERT INTO prepared_here (label) VALUES ($1::text)', values: [label] });
+    const labels = async (schema: string): Promise<string[]> =>
+      (await pool.query<{ label: string }>(`SELECT label FROM ${schema}.prepared_here ORDER BY seq`)).rows.map((r) => r.label);
+    const other = (): string => `${db.schema}_b`;
+
+    beforeAll(async () => {
+      await pool.query('CREATE TABLE prepared_here (seq serial PRIMARY KEY, label text)');
+      await pool.query(`CREATE SCHEMA ${other()}; CREATE TABLE ${other()}.prepared_here (seq serial PRIMARY KEY, label text)`);
+    });
+    afterAll(() => pool.query(`DROP SCHEMA IF EXISTS ${other()} CASCADE`));
+
+    it('when the search path changes on a connection, then the same statement writes to the table the new path names', async () => {
+      const client = await pool.connect();
+      try {
+        await applyStatements(client, [insert('a1'), insert('a2')]);
+        await client.query(`SET search_path = ${other()}, ${db.schema}, public`);
+        await applyStatements(client, [insert('b1'), insert('b2')]);
+      } finally {
+        await client.query(`SET search_path = ${db.schema}, public`);
+        client.release();
+      }
+      expect(await labels(db.schema)).toEqual(['a1', 'a2']);
+      expect(await labels(other())).toEqual(['b1', 'b2']);
+    });
+
+    it('when the transaction that prepared a statement rolls back, or its plan is old, then the next batch still runs it', async () => {
+      const client = await pool.connect();
+      const fresh = (label: string) => ({ text: 'INSERT INTO prepared_here (label) SELECT $1::text', values: [label] });
+      try {
+        await client.query('BEGIN');
+        await expect(applyStatements(client, [fresh('lost'), { text: 'SELECT 1 / $1::int', values: [0] }])).rejects.toThrow(/division/);
+        await client.query('ROLLBACK');
+        await applyStatements(client, [fresh('kept'), { text: 'SELECT $1::int', values: [1] }]);
+        // As if prepared long ago: the next use prepares it again.
+        await client.query(`SELECT set_config('ledger_projection.projection_' || md5($1), '0', false)`, [fresh('').text]);
+        await applyStatements(client, [fresh('again'), { text: 'SELECT $1::int', values: [1] }]);
+      } finally {
+        client.release();
+      }
+      expect((await labels(db.schema)).filter((l) => ['lost', 'kept', 'again'].includes(l))).toEqual(['kept', 'again']);
+    });
+
+    it('when the table is dropped and created again, then the prepared statement finds the new one', async () => {
+      const client = await pool.connect();
+      try {
+        await applyStatements(client, [insert('before'), { text: 'SELECT $1::int', values: [1] }]);
+        await client.query('DROP TABLE prepared_here; CREATE TABLE prepared_here (label text, seq serial PRIMARY KEY)');
+        await applyStatements(client, [insert('after'), { text: 'SELECT $1::int', values: [1] }]);
+      } finally {
+        client.release();
+      }
+      expect(await labels(db.schema)).toEqual(['after']);
+    });
+  });
+
   it('when rows of a fresh, growing table are patched, then they are found through its key, not by reading the whole table', async () => {
     // 30,000 bets and no statistics yet: what a busy ledger's bets table looks like before autovacuum has analysed it.
     await pool.query(`INSERT INTO bets SELECT 'pb' || g, g % 50, 'r', 7, 'Dice', 'dice', 'ORIGINALS', 'house', 'USDT', 1.5, 1.5, 0, 0, NULL,
