@@ -92,7 +92,7 @@ export const projectorMigrations: readonly Migration[] = [
   },
   {
     // EXECUTE plans a statement on every call; a batch's ten-odd statements are the same texts every time, so each connection
-    // prepares them once and re-prepares after 10 s, so that a plan made while a table was small does not outlive its size
+    // prepares them once and re-prepares after 2 s, so that a plan made while a table was small does not outlive its size
     // (ANALYZE invalidates it too). Values go in as quoted literals: EXECUTE of a prepared statement takes no USING.
     id: '0460_projection_apply_prepared',
     sql: `
@@ -115,7 +115,7 @@ export const projectorMigrations: readonly Migration[] = [
             h := 'projection_' || md5(p_sql[i]);
             made := current_setting('ledger_projection.' || h, true);
             -- Unset, or reset by a rolled-back transaction (PREPARE itself is not transactional), or too old.
-            IF coalesce(made, '') = '' OR extract(epoch FROM started) - made::float8 > 10 THEN
+            IF coalesce(made, '') = '' OR extract(epoch FROM started) - made::float8 > 2 THEN
               IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = h) THEN
                 EXECUTE format('DEALLOCATE %I', h);
               END IF;
