@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
 import { WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
@@ -67,5 +68,27 @@ describe('the PostgreSQL append statement', () => {
   it('when the same statement is planned without those settings, then on tables this small PostgreSQL would scan them whole', async () => {
     const plan = await planOf(['plan_cache_mode=force_generic_plan'], STATEMENTS.guards);
     expect(plan).toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
+  });
+
+  it('when the writer connections are opened, then they reach the same schema as the pool they come from, with their settings', async () => {
+    const owner = db.pool({ max: 1 });
+    const writer = siblingPool(owner, 1, WRITER_SETTINGS);
+    try {
+      const { rows } = await writer.query<{ schema: string; seqscan: string; plans: string }>(
+        `SELECT current_schema() AS schema, current_setting('enable_seqscan') AS seqscan, current_setting('plan_cache_mode') AS plans`,
+      );
+      expect(rows).toEqual([{ schema: db.schema, seqscan: 'off', plans: 'force_generic_plan' }]);
+      expect((await owner.query<{ s: string }>(`SELECT current_setting('enable_seqscan') AS s`)).rows[0]!.s).toBe('on');
+    } finally {
+      await writer.end();
+    }
+  });
+
+  it('when the pool was given a password apart from its URL, then the writer connections carry it too', () => {
+    // pg-pool keeps the password out of enumeration (and so out of a spread of its options).
+    const owner = new pg.Pool({ connectionString: db.connectionString, password: 'kept apart' });
+    const writer = siblingPool(owner, 1, WRITER_SETTINGS);
+    expect(writer.options.password).toBe('kept apart');
+    return Promise.all([writer.end(), owner.end()]);
   });
 });
