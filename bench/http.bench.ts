@@ -165,7 +165,7 @@ const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
 
 const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
   const command = new Map<string, { calls: number; ms: number; planMs: number }>();
-  const followers = { calls: 0, ms: 0, top: [] as { query: string; calls: number }[] };
+  const followers = { calls: 0, ms: 0, top: [] as { query: string; calls: number; ms: number }[] };
   let notify = 0;
   for (const r of rows) {
     const calls = Number(r.calls);
@@ -180,7 +180,7 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
     } else {
       followers.calls += calls;
       followers.ms += r.total_exec_time;
-      followers.top.push({ query: r.query.replace(/\s+/g, ' ').slice(0, 90), calls });
+      followers.top.push({ query: r.query.replace(/\s+/g, ' ').slice(0, 90), calls, ms: r.total_exec_time });
     }
   }
   const commandSide: Side = {
@@ -197,9 +197,9 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
       statements: round(followerCalls / per),
       ms: round(followers.ms / per, 3),
       top: followers.top
-        .sort((a, b) => b.calls - a.calls)
+        .sort((a, b) => b.ms - a.ms)
         .slice(0, 8)
-        .map((t) => ({ ...t, perBet: round(t.calls / per) })),
+        .map(({ query, calls, ms }) => ({ query, calls, perBet: round(calls / per), msPerBet: round(ms / per, 3) })),
     },
   };
 };
@@ -398,6 +398,7 @@ const main = async (): Promise<void> => {
             notify: underLoad.notifyPerBet,
             followers: underLoad.followers.statements,
             followersMs: underLoad.followers.ms,
+            followersTop: underLoad.followers.top,
           },
           throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
           p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
@@ -419,6 +420,9 @@ const main = async (): Promise<void> => {
           `       under load, per bet: command path ${st.commandPath} statements (plan ${st.commandPathPlanMs} ms, run ${st.commandPathMs} ms), notify ${st.notify}, ` +
             `followers ${st.followers} statements (${st.followersMs} ms)`,
         );
+        for (const t of st.followersTop.slice(0, 4)) {
+          console.log(`         ${String(t.perBet).padStart(5)} /bet ${String(t.msPerBet).padStart(6)} ms  ${t.query.slice(0, 70)}`);
+        }
       }
       rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
       for (const child of followers ? [service, followers] : [service]) {

@@ -98,6 +98,9 @@ export const readCheckpoints = async (client: pg.ClientBase, names?: readonly st
   return new Map(rows.map((r) => [r.name, { version: r.version, position: parsePosition(r.position) }]));
 };
 
+/** What a bulk replay runs of a statement: none of its counts (recounted at the end), its rows all the same. */
+const underived = (st: Sql): Sql[] => (st.derived ? (st.underived ? [st.underived] : []) : [st]);
+
 /** The read model's summaries recounted from its rows, and its replay mark cleared (under its batch lock). */
 const rederiveSql = (p: Projection): Sql[] => [
   ...(p.rederive ?? []),
@@ -298,7 +301,7 @@ const applyLocked = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay
           if (comparePositions(cp.position, last) >= 0) continue;
           const mine = events.filter((e) => comparePositions(e.position, cp.position) > 0 && p.handles.includes(e.type));
           const all = mine.length > 0 ? p.project(mine) : [];
-          const statements = [...(replay ? all.filter((st) => !st.derived) : all), ...(cp.rederive && !replay ? rederiveSql(p) : [])];
+          const statements = [...(replay ? all.flatMap(underived) : all), ...(cp.rederive && !replay ? rederiveSql(p) : [])];
           planned.push({ name: p.name, events: mine.length, statements });
           if (replay && p.rederive) skipped.push(p);
           moved.push(p);

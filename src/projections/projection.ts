@@ -3,8 +3,11 @@ import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } 
 import { userAccount } from '../domain/ledger/posting.js';
 import { toMinor, type Minor } from '../domain/money/money.js';
 
-/** One parameterised statement (money as strings, never JS numbers); `derived`: a count a replay rebuilds at its end instead. */
-export type Sql = Readonly<{ text: string; values: unknown[]; derived?: true }>;
+/**
+ * One parameterised statement (money as strings, never JS numbers). `derived`: it keeps counts, which a bulk replay rebuilds
+ * at its end instead, so a replay skips it or, where it also writes rows, runs `underived`: the same rows without the counts.
+ */
+export type Sql = Readonly<{ text: string; values: unknown[]; derived?: true; underived?: Sql }>;
 
 /** A read model: a pure function from a batch of events to a few set-based statements, applied with its checkpoint. */
 export type Projection = Readonly<{
@@ -89,12 +92,6 @@ export class EntityFold {
     return [...this.patched.entries()].map(([id, p]) => ({ ...p, [key]: id }));
   }
 }
-
-/** Inserts first, then the patches of rows created in earlier batches. */
-export const entityStatements = (table: string, key: string, fold: EntityFold, patchable: readonly string[]): Sql[] => [
-  ...insertRows(table, fold.inserts()),
-  ...patchRows(table, key, patchable, fold.patches(key)),
-];
 
 /** Events that carry postings. */
 export const MOVEMENT_EVENT_TYPES = [

@@ -1,14 +1,6 @@
 import type { WalletEvent } from '../domain/wallet/wallet.events.js';
 import { counted, recount, type CountedList } from './list-counts/list-counts.js';
-import {
-  EntityFold,
-  entityStatements,
-  insertRows,
-  walletRecords,
-  type Projection,
-  type Row,
-  type WalletRecord,
-} from '../projections/projection.js';
+import { EntityFold, patchRows, walletRecords, type Projection, type Row, type WalletRecord } from '../projections/projection.js';
 
 type WalletEventType = WalletEvent['type'];
 type DataOf<T extends WalletEventType> = Extract<WalletEvent, { type: T }>['data'];
@@ -42,7 +34,8 @@ export const entityProjection = <C extends WalletEventType, P extends WalletEven
         if (create) fold.create(id, create(data, record));
         else fold.patch(id, patches[type]!(data, record));
       }
-      return counted(spec.list, fold.inserts(), fold.patches('id'), entityStatements(table, 'id', fold, spec.patchable));
+      const patched = fold.patches('id');
+      return counted(spec.list, fold.inserts(), patched, patchRows(table, 'id', spec.patchable, patched));
     },
   };
 };
@@ -58,6 +51,6 @@ export const rowProjection = (
   rederive: recount(spec.list),
   project(events) {
     const rows = walletRecords(events, spec.handles).flatMap<Row>((record) => spec.row(record) ?? []);
-    return counted(spec.list, rows, [], insertRows(spec.list.table, rows));
+    return counted(spec.list, rows, [], []);
   },
 });

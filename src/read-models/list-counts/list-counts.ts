@@ -1,4 +1,4 @@
-import type { Row, Sql } from '../../projections/projection.js';
+import { insertRows, type Row, type Sql } from '../../projections/projection.js';
 
 /** Counts behind a list's `total`, kept with its rows. Keys: '' all, `s:` status, `u:` user, `d:` UTC day, joined by `|`. */
 // Admin tips: `r:` recipient, `x:` sender.
@@ -51,8 +51,7 @@ const keysOf = (list: CountedList): string =>
 
 const join = (list: CountedList, ids: readonly unknown[]): Sql => ({
   derived: true,
-  text: `INSERT INTO ${list.counts} (key, n) ${keysOf(list)}
-    ON CONFLICT (key) DO UPDATE SET n = ${list.counts}.n + excluded.n`,
+  text: upsert(list, keysOf(list)),
   values: [ids.map(String)],
 });
 
@@ -65,17 +64,32 @@ const leave = (list: CountedList, ids: readonly unknown[]): Sql => ({
   values: [ids.map(String)],
 });
 
-/** The statements with the counts in step: patched rows leave their old keys before them, all touched rows join after. */
-export const counted = (
-  list: CountedList,
-  created: readonly Row[],
-  patched: readonly Row[],
-  statements: readonly Sql[],
-  id = 'id',
-): Sql[] => {
-  const before = patched.map((r) => r[id]);
-  const after = [...created.map((r) => r[id]), ...before];
-  return [...(before.length > 0 ? [leave(list, before)] : []), ...statements, ...(after.length > 0 ? [join(list, after)] : [])];
+const upsert = (list: CountedList, keys: string): string =>
+  `INSERT INTO ${list.counts} (key, n) ${keys} ON CONFLICT (key) DO UPDATE SET n = ${list.counts}.n + excluded.n`;
+
+/** New rows and their counts in one statement: the keys come from the rows as stored (RETURNING), not read back by id. */
+const insertCounted = (list: CountedList, rows: readonly Row[]): Sql => {
+  const insert = insertRows(list.table, rows)[0]!;
+  return {
+    derived: true,
+    text: `WITH r AS (${insert.text} RETURNING *) ${upsert(list, `SELECT k, count(*) AS n FROM r, unnest(${list.keys}) AS k GROUP BY k`)}`,
+    values: insert.values,
+    underived: insert,
+  };
+};
+
+/**
+ * A list's statements with its counts in step: patched rows leave their old keys before the patch and join their new
+ * ones after it; created rows are inserted and counted together.
+ */
+export const counted = (list: CountedList, created: readonly Row[], patched: readonly Row[], patch: readonly Sql[], id = 'id'): Sql[] => {
+  const ids = patched.map((r) => r[id]);
+  return [
+    ...(ids.length > 0 ? [leave(list, ids)] : []),
+    ...(created.length > 0 ? [insertCounted(list, created)] : []),
+    ...patch,
+    ...(ids.length > 0 ? [join(list, ids)] : []),
+  ];
 };
 
 /** The counts from the rows, in one pass: what a bulk replay runs once instead of adjusting them batch by batch. */
