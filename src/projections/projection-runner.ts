@@ -41,7 +41,7 @@ export type ProjectorOptions = Readonly<{
   maxRetryDelayMs?: number;
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
   onFailure?: (error: unknown) => void;
-  /** Default 25: new events are taken at most this often, in cheaper larger batches; a waiting reader wakes `hurry`. */
+  /** Default 100: new events are taken at most this often, in cheaper larger batches; a waiting reader wakes `hurry`. */
   coalesceMs?: number;
   hurry?: WakeSignal;
 }>;
@@ -538,7 +538,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const limit = semaphore(concurrent);
   const combine = batchCombiner(options.pool, costs, limit, concurrent, options.replay === true);
   const hurry = options.hurry ?? createWakeSignal();
-  const coalesceMs = options.replay ? 0 : (options.coalesceMs ?? 25);
+  const coalesceMs = options.replay ? 0 : (options.coalesceMs ?? 100);
   const shared = independent ? shareSubscriptions(options.store, { coalesceMs, hurry }) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRates } from '../../src/commands/rates.js';
 import { createLocalBus, createRedisBus, type ServerEventBus } from '../../src/infra/bus.js';
+import { formatPosition } from '../../src/infra/event-store/event-store.port.js';
 import type { FeedSettings } from '../../src/realtime/feeds.js';
 import type { BetRecord } from '../../src/realtime/ledger-events.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
@@ -350,6 +351,39 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
       payout: '10',
       user: { username: gil.username },
     });
+    await rec.unsubscribe();
+  });
+
+  it('when batches follow one another, then the checkpoint is stored at most once per interval, and a stop stores the last published position', async () => {
+    const stored = async (): Promise<string | undefined> =>
+      (await env.pool.query<{ position: string }>(`SELECT position FROM publisher_checkpoints WHERE name = 'cadence'`)).rows[0]?.position;
+    const own = createLocalBus();
+    const rec = await recordBus(own);
+    const cadence = await startLedgerPublisher({
+      store: env.store,
+      pool: env.pool,
+      bus: own,
+      rates: createRates({ pool: env.pool }),
+      name: 'cadence',
+      checkpointEveryMs: 60_000,
+    });
+    const hal = await env.makeUser();
+    await fund(env.ledger, hal.id, 'USDT', '500');
+    // The first batch after the start is stored at once.
+    const first = await eventually(async () => {
+      const p = await stored();
+      expect(p).toBeDefined();
+      return p!;
+    });
+    for (const amount of ['1', '2', '3']) must(await env.ledger.settleBet(await placeBet(env.ledger, hal.id, { amount }), { payout: '0' }));
+    const settled = () => rec.forUser(hal.id, 'MyBets').filter((r) => payloadOf<BetRecord[]>(r)[0]!.status === 'SETTLED');
+    await eventually(() => expect(settled()).toHaveLength(3));
+    const head = formatPosition(await env.store.headPosition());
+    // Later batches within the interval are published but not stored: a restart now would publish them again.
+    expect(await stored()).toBe(first);
+    expect(head).not.toBe(first);
+    await cadence.stop();
+    expect(await stored()).toBe(head);
     await rec.unsubscribe();
   });
 });
