@@ -41,7 +41,7 @@ export type ProjectorOptions = Readonly<{
   maxRetryDelayMs?: number;
   onBatch?: (info: Readonly<{ events: number; position: Position }>) => void;
   onFailure?: (error: unknown) => void;
-  /** Default 100: new events are taken at most this often, in cheaper larger batches; a waiting reader wakes `hurry`. */
+  /** Default 100: new events are taken at most this often, sooner once a batch's worth is waiting; a waiting reader wakes `hurry`. */
   coalesceMs?: number;
   hurry?: WakeSignal;
 }>;
@@ -328,6 +328,8 @@ const applyLocked = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay
   );
 
 const SMALL_BATCH = 64;
+/** What a batch of live events is waited for: past it a batch costs little less per event, and its rows may no longer share one call. */
+const COALESCE_EVENTS = SMALL_BATCH;
 
 type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
 
@@ -539,7 +541,7 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const combine = batchCombiner(options.pool, costs, limit, concurrent, options.replay === true);
   const hurry = options.hurry ?? createWakeSignal();
   const coalesceMs = options.replay ? 0 : (options.coalesceMs ?? 100);
-  const shared = independent ? shareSubscriptions(options.store, { coalesceMs, hurry }) : undefined;
+  const shared = independent ? shareSubscriptions(options.store, { coalesceMs, coalesceEvents: COALESCE_EVENTS, hurry }) : undefined;
   const o = shared ? { ...options, store: shared } : options;
   const groups = independent
     ? readGroups(projections).map((g) => startGroup(o, g, combine, limit))

@@ -16,6 +16,11 @@ export type SharedSubscriptionsOptions = Readonly<{
   logger?: { warn(obj: object, msg?: string): void };
   /** The next read waits until this long after the last, for larger batches under load; a wake-up of `hurry` ends the wait. */
   coalesceMs?: number;
+  /**
+   * With it, the wait is what this many events take at the rate the last read saw, between a quarter of `coalesceMs` and
+   * `coalesceMs`: a slow ledger still fills a batch, and a busy one is not held back once a batch is full.
+   */
+  coalesceEvents?: number;
   hurry?: WakeSignal;
 }>;
 
@@ -39,10 +44,16 @@ const firstAfter = (buffer: readonly RecordedEvent[], after: Position): number =
   return lo;
 };
 
+/** How long the next read waits after one that brought `events` in `sinceLastRead` ms (`coalesceMs`, `coalesceEvents`). */
+export const coalesceWait = (o: SharedSubscriptionsOptions, events: number, sinceLastRead: number): number => {
+  const most = o.coalesceMs ?? 0;
+  if (o.coalesceEvents === undefined) return most;
+  return Math.min(most, Math.max(most / 4, (o.coalesceEvents * sinceLastRead) / Math.max(1, events)));
+};
+
 /** One store subscription per process fills a buffer of recent events; followers behind it read the store until they reach it. */
 export const shareSubscriptions = (store: EventStore, options: SharedSubscriptionsOptions = {}): EventStore => {
   const maxBuffered = options.maxBuffered ?? 20_000;
-  const coalesceMs = options.coalesceMs ?? 0;
   const feedBatch = 2_000;
   let feed: Feed | undefined;
   let followers = 0;
@@ -72,12 +83,15 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
       started();
       if (controller.signal.aborted || !f.base) return;
       let hurried = options.hurry?.generation() ?? 0;
+      let lastReadAt = performance.now();
       f.subscription = store.subscribe({
         after: f.base,
         signal: controller.signal,
         batchSize: feedBatch,
         onEvents: async (events) => {
           const readAt = performance.now();
+          const coalesce = coalesceWait(options, events.length, readAt - lastReadAt);
+          lastReadAt = readAt;
           f.buffer.push(...events);
           if (f.buffer.length > maxBuffered + maxBuffered / 4) {
             const drop = f.buffer.length - maxBuffered;
@@ -85,7 +99,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
             f.buffer.splice(0, drop);
           }
           wake();
-          const wait = readAt + coalesceMs - performance.now();
+          const wait = readAt + coalesce - performance.now();
           if (wait <= 0 || events.length >= feedBatch) return;
           if (options.hurry) await options.hurry.wait(hurried, wait, controller.signal);
           else await sleep(wait, controller.signal);
