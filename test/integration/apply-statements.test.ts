@@ -228,5 +228,14 @@ describe("a projector batch's statements in one round trip", () => {
       expect(await labelled('failed')).toBe(0);
       expect(await checkpoint('model-a')).toBe('12/12');
     });
+
+    it("when a value is larger than 64 KB (the rows of a busy ledger's batch), then it still shares the call, intact", async () => {
+      const big = `big ${'x"\\'.repeat(100_000)}`;
+      const took = await applyCheckedBatch(pool, modelA(), [{ text: 'INSERT INTO applied (label) VALUES ($1::text)', values: [big] }]);
+      expect(took).toHaveLength(1);
+      const { rows } = await pool.query<{ same: boolean }>(`SELECT label = $1 AS same FROM applied WHERE label LIKE 'big %'`, [big]);
+      expect(rows).toEqual([{ same: true }]);
+      expect(await checkpoint('model-a')).toBe('13/13');
+    });
   });
 });
