@@ -1,6 +1,14 @@
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
-import { formatPosition, parsePosition, START, type EventStore, type RecordedEvent } from '../infra/event-store/event-store.port.js';
+import {
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../infra/event-store/event-store.port.js';
 import { sleep, startFollowLoop } from '../infra/follow/follow-loop.js';
 import type { ServerEventBus } from '../infra/bus.js';
 import { DEFAULT_FEED_SETTINGS, feedEventsOf, publicBetOf, type FeedSettings } from './feeds.js';
@@ -57,30 +65,36 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
     }
     // Not awaited one by one: the bus's single publishing connection keeps their order.
     await Promise.all(out.map(([eventName, message]) => deps.bus.publish(eventName, message)));
-    await published(formatPosition(events.at(-1)!.position));
+    await published(events.at(-1)!.position);
   };
 
   const every = deps.checkpointEveryMs ?? 250;
+  let lastPublished: Position | undefined;
   let unsaved: string | undefined;
   let savedAt = -Infinity;
   let saving: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
-  /** Stores the last published position, one write at a time; a failed write leaves it for the next. */
-  const save = (): Promise<void> =>
-    (saving = saving.then(async () => {
-      const position = unsaved;
-      if (position === undefined) return;
-      unsaved = undefined;
-      savedAt = performance.now();
-      try {
-        await deps.pool.query(UPSERT_CHECKPOINT, [name, position]);
-      } catch (error) {
-        unsaved ??= position;
-        throw error;
-      }
-    }));
-  const published = async (position: string): Promise<void> => {
-    unsaved = position;
+  const write = async (): Promise<void> => {
+    const position = unsaved;
+    if (position === undefined) return;
+    unsaved = undefined;
+    savedAt = performance.now();
+    try {
+      await deps.pool.query(UPSERT_CHECKPOINT, [name, position]);
+    } catch (error) {
+      unsaved ??= position;
+      throw error;
+    }
+  };
+  /** Stores the last published position, one write at a time, each after the one before whatever its outcome. */
+  const save = (): Promise<void> => {
+    const next = saving.then(write, write);
+    saving = next.catch(() => undefined);
+    return next;
+  };
+  const published = async (position: Position): Promise<void> => {
+    lastPublished = position;
+    unsaved = formatPosition(position);
     const wait = savedAt + every - performance.now();
     if (wait <= 0) return save();
     timer ??= setTimeout(() => {
@@ -98,6 +112,8 @@ export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<L
     run: async ({ signal, succeeded }) => {
       const stored = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);
       if (stored.rows[0]) start = parsePosition(stored.rows[0].position);
+      // The stored checkpoint may trail what this publisher sent before the restart: not again.
+      if (lastPublished && comparePositions(lastPublished, start) > 0) start = lastPublished;
       const subscription = deps.store.subscribe({
         after: start,
         signal,

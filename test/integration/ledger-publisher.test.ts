@@ -312,6 +312,8 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
   let env: AuthEnv;
   let publisher: LedgerPublisher;
   const bus = createLocalBus();
+  const checkpointOf = async (name: string): Promise<string | undefined> =>
+    (await env.pool.query<{ position: string }>(`SELECT position FROM publisher_checkpoints WHERE name = $1`, [name])).rows[0]?.position;
 
   beforeAll(async () => {
     env = await createAuthEnv('publisher_local');
@@ -355,8 +357,7 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
   });
 
   it('when batches follow one another, then the checkpoint is stored at most once per interval, and a stop stores the last published position', async () => {
-    const stored = async (): Promise<string | undefined> =>
-      (await env.pool.query<{ position: string }>(`SELECT position FROM publisher_checkpoints WHERE name = 'cadence'`)).rows[0]?.position;
+    const stored = (): Promise<string | undefined> => checkpointOf('cadence');
     const own = createLocalBus();
     const rec = await recordBus(own);
     const cadence = await startLedgerPublisher({
@@ -384,6 +385,39 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
     expect(head).not.toBe(first);
     await cadence.stop();
     expect(await stored()).toBe(head);
+    await rec.unsubscribe();
+  });
+
+  it('when storing the checkpoint fails, then the batch is published again until it can be stored, and later batches move it on', async () => {
+    const own = createLocalBus();
+    const rec = await recordBus(own);
+    const retries: string[] = [];
+    const flaky = await startLedgerPublisher({
+      store: env.store,
+      pool: env.pool,
+      bus: own,
+      rates: createRates({ pool: env.pool }),
+      name: 'flaky',
+      checkpointEveryMs: 0,
+      logger: { warn: (_o, msg) => retries.push(msg ?? '') },
+    });
+    const ivy = await env.makeUser();
+    await fund(env.ledger, ivy.id, 'USDT', '50');
+    await eventually(() => expect(rec.forUser(ivy.id, 'BalanceUpdated')).toHaveLength(1));
+    await env.pool.query('ALTER TABLE publisher_checkpoints RENAME TO publisher_checkpoints_away');
+    try {
+      await fund(env.ledger, ivy.id, 'USDT', '50');
+      // Published, but its checkpoint cannot be stored: the batch goes out again after a backoff, and again.
+      await eventually(() => expect(retries.filter((m) => m === 'realtime publish failed; retrying').length).toBeGreaterThan(1));
+    } finally {
+      await env.pool.query('ALTER TABLE publisher_checkpoints_away RENAME TO publisher_checkpoints');
+    }
+    must(await env.ledger.settleBet(await placeBet(env.ledger, ivy.id, { amount: '1' }), { payout: '0' }));
+    const head = formatPosition(await env.store.headPosition());
+    await eventually(async () => expect(await checkpointOf('flaky')).toBe(head));
+    // The two deposits and the bet, each published (some more than once); a settlement paying nothing moves no balance.
+    expect(new Set(rec.forUser(ivy.id, 'BalanceUpdated').map((r) => r.message.position)).size).toBe(3);
+    await flaky.stop();
     await rec.unsubscribe();
   });
 });
