@@ -7,7 +7,7 @@ import { createLocalBus, createRedisBus, type ServerEventBus } from '../../src/i
 import { comparePositions, formatPosition, parsePosition } from '../../src/infra/event-store/event-store.port.js';
 import type { FeedSettings } from '../../src/realtime/feeds.js';
 import type { BetRecord } from '../../src/realtime/ledger-events.js';
-import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
+import { startLedgerPublisher, type LedgerPublisher, type LedgerPublisherDeps } from '../../src/realtime/ledger-publisher.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { eventually } from '../support/eventually.js';
@@ -312,6 +312,19 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
   let env: AuthEnv;
   let publisher: LedgerPublisher;
   const bus = createLocalBus();
+  /** A publisher under its own checkpoint name, on a bus of its own that a recorder listens to. */
+  const publisherOfItsOwn = async (o: Pick<LedgerPublisherDeps, 'name' | 'checkpointEveryMs' | 'logger'>) => {
+    const own = createLocalBus();
+    const rec = await recordBus(own);
+    const publisher = await startLedgerPublisher({
+      store: env.store,
+      pool: env.pool,
+      bus: own,
+      rates: createRates({ pool: env.pool }),
+      ...o,
+    });
+    return { rec, publisher };
+  };
   /** A stored checkpoint at or past `position` (other events may follow it: the projector appends some of its own). */
   const atOrAfter = (stored: string | undefined, position: string): boolean =>
     stored !== undefined && comparePositions(parsePosition(stored), parsePosition(position)) >= 0;
@@ -361,16 +374,7 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
 
   it('when batches follow one another, then the checkpoint is stored at most once per interval, and a stop stores the last published position', async () => {
     const stored = (): Promise<string | undefined> => checkpointOf('cadence');
-    const own = createLocalBus();
-    const rec = await recordBus(own);
-    const cadence = await startLedgerPublisher({
-      store: env.store,
-      pool: env.pool,
-      bus: own,
-      rates: createRates({ pool: env.pool }),
-      name: 'cadence',
-      checkpointEveryMs: 60_000,
-    });
+    const { rec, publisher: cadence } = await publisherOfItsOwn({ name: 'cadence', checkpointEveryMs: 60_000 });
     const hal = await env.makeUser();
     await fund(env.ledger, hal.id, 'USDT', '500');
     // The first batch after the start is stored at once.
@@ -392,14 +396,8 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
   });
 
   it('when storing the checkpoint fails, then the batch is published again until it can be stored, and later batches move it on', async () => {
-    const own = createLocalBus();
-    const rec = await recordBus(own);
     const retries: string[] = [];
-    const flaky = await startLedgerPublisher({
-      store: env.store,
-      pool: env.pool,
-      bus: own,
-      rates: createRates({ pool: env.pool }),
+    const { rec, publisher: flaky } = await publisherOfItsOwn({
       name: 'flaky',
       checkpointEveryMs: 0,
       logger: { warn: (_o, msg) => retries.push(msg ?? '') },
