@@ -328,7 +328,7 @@ const applyLocked = (pool: pg.Pool, parts: readonly Part[], costs: Costs, replay
   );
 
 const SMALL_BATCH = 64;
-/** What a batch of live events is waited for: past it a batch costs little less per event, and its rows may no longer share one call. */
+/** What a batch of live events is waited for: past it a batch costs little less per event, and readers without a wait lag further. */
 const COALESCE_EVENTS = SMALL_BATCH;
 
 type Submission = Part & Readonly<{ optional: boolean; done: (joined: boolean) => void; failed: (error: unknown) => void }>;
