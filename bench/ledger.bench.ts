@@ -11,7 +11,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,7 +19,8 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
 import { createLedger } from '../src/commands/ledger.js';
 import { migrateLedger } from '../src/commands/ledger.migrations.js';
-import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { createPostgresEventStore, WRITER_SETTINGS } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { appendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/projections/index.js';
@@ -103,8 +104,71 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
+/** pgbench over `sql` for SECONDS on the bench schema, `-M prepared`, the event JSON bound as :data; undefined when it fails. */
+let pgbenchSchema = '';
+const pgbenchRun = async (
+  sql: string,
+  clients: number,
+  settings: readonly string[] = [],
+): Promise<{ tps: number; latencyMs: number } | undefined> => {
+  const script = join(tmpdir(), `bench-${process.pid}-${Math.random().toString(36).slice(2)}.sql`);
+  await writeFile(script, `${sql}\n`);
+  try {
+    // The event JSON goes in as a bound variable: pgbench would read its "...:45..." as variable names.
+    const { stdout } = await run(
+      'pgbench',
+      ['-n', '-M', 'prepared', '-D', `data=${EVENT_DATA}`, '-c', String(clients), '-j', String(Math.min(2, clients))].concat([
+        '-T',
+        String(SECONDS),
+        '-f',
+        script,
+        DATABASE_URL,
+      ]),
+      { env: { ...process.env, PGOPTIONS: [`-c search_path=${pgbenchSchema}`, ...settings.map((x) => `-c ${x}`)].join(' ') } },
+    );
+    return {
+      tps: round(Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0), 0),
+      latencyMs: Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0),
+    };
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? error);
+    console.log('pgbench failed: %s', stderr.split('\n').slice(0, 3).join(' '));
+    return undefined;
+  } finally {
+    await rm(script, { force: true });
+  }
+};
+
+/**
+ * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
+ * (the event JSON bound as :data): fresh event ids and keys on every run, streams among 2,000 (mostly an update of the head, as a wallet's append is).
+ */
+const appendScript = (n: number): string => {
+  const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
+  const params = [
+    each((i) => `'pgbench-' || (random() * 499)::int || '-${i}'`),
+    each(() => `'any'`),
+    each(() => 'NULL'),
+    each(() => '1'),
+    each((i) => String(i + 1)),
+    each(() => '1'),
+    each(() => 'gen_random_uuid()'),
+    each(() => `'BetPlaced'`),
+    each(() => ':data'),
+    each(() => `'{}'`),
+    each((i) => String(i + 1)),
+    each(() => `'bet'`),
+    each(() => 'gen_random_uuid()::text'),
+    each(() => '1'),
+  ];
+  return `${appendStatement(true, false)
+    .replace(/\$(\d+)/g, (_, k: string) => `(${params[Number(k) - 1]!})`)
+    .replace(/\s+/g, ' ')};`;
+};
+
 const main = async (): Promise<void> => {
   const schema = `bench_${Date.now()}`;
+  pgbenchSchema = schema;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -142,43 +206,35 @@ const main = async (): Promise<void> => {
     report.rawInsertNode = raw;
 
     // Baseline 2: pgbench, the same INSERT, the server's own limit.
-    const script = join(tmpdir(), `bench-insert-${process.pid}.sql`);
-    // The event JSON goes in as a bound variable: pgbench would read its "...:45..." as variable names.
-    await writeFile(script, `INSERT INTO ${schema}.raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);\n`);
     const pgbench = [];
-    for (const c of [1, 16, 64].filter((x) => x <= 64)) {
-      try {
-        const { stdout } = await run('pgbench', [
-          '-n',
-          '-M',
-          'prepared',
-          '-D',
-          `data=${EVENT_DATA}`,
-          '-c',
-          String(Math.min(c, 64)),
-          '-j',
-          String(Math.min(2, c)),
-          '-T',
-          String(SECONDS),
-          '-f',
-          script,
-          DATABASE_URL,
-        ]);
-        const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
-        const lat = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0);
-        pgbench.push({ concurrency: c, opsPerSec: round(tps, 0), avgLatencyMs: lat });
-        console.log('baseline: pgbench c=%d  %d inserts/s  avg %d ms', c, round(tps, 0), lat);
-      } catch (error) {
-        console.log(
-          'pgbench failed: %s',
-          String((error as { stderr?: string }).stderr ?? error)
-            .split('\n')
-            .slice(0, 3)
-            .join(' '),
-        );
+    for (const c of [1, 16, 64]) {
+      const r = await pgbenchRun(`INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`, c);
+      if (r) {
+        pgbench.push({ concurrency: c, opsPerSec: r.tps, avgLatencyMs: r.latencyMs });
+        console.log('baseline: pgbench c=%d  %d inserts/s  avg %d ms', c, r.tps, r.latencyMs);
       }
     }
     report.pgbench = pgbench;
+
+    // What one group-commit append costs the server, next to inserting the same rows: at c=4 the four loops' commands leave
+    // in one append, so a round of four costs one of these plus the Node work of four commands.
+    const appendCost: Record<string, number | undefined> = {};
+    for (const [key, label, sql] of [
+      ['commit', 'SELECT 1, one round trip without a write', 'SELECT 1;'],
+      ['insert1', 'INSERT of 1 event-sized row', `INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`],
+      [
+        'insert4',
+        'INSERT of 4 event-sized rows',
+        `INSERT INTO raw_events (stream_id, type, data) SELECT 'wallet-1', 'BetPlaced', :data FROM generate_series(1, 4);`,
+      ],
+      ['append1', 'group-commit append of 1 command with its key', appendScript(1)],
+      ['append4', 'group-commit append of 4 commands with their keys', appendScript(4)],
+    ] as const) {
+      const r = await pgbenchRun(sql, 1, WRITER_SETTINGS);
+      appendCost[`${key}Ms`] = r?.latencyMs;
+      console.log('server cost (pgbench c=1, prepared): %s  avg %s ms', label.padEnd(50), r?.latencyMs ?? '?');
+    }
+    report.appendCostAtTheServer = appendCost;
 
     // The ledger: place bet + settle through createLedger (validation, keys, decide, group commit).
     const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });
@@ -264,6 +320,30 @@ const main = async (): Promise<void> => {
       );
     }
     report.ledgerCommandsAlone = alone;
+    // The closed loops move in rounds: each loop's command waits in the same append, then the answers and the next commands
+    // are worked out one after another on one thread. So a round of c commands costs about one append of c plus c times the
+    // Node work of a command, and neither overlaps the other.
+    const rounds = alone.flatMap((a) => {
+      const appendMs = a.concurrency === 1 ? appendCost.append1Ms : a.concurrency === 4 ? appendCost.append4Ms : undefined;
+      if (appendMs === undefined || a.nodeCpuUsPerCommand === undefined) return [];
+      const roundMs = round(appendMs + (a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3);
+      return [{ concurrency: a.concurrency, appendMs, nodeMs: round((a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3), roundMs }];
+    });
+    for (const r of rounds) {
+      const raw4 = raw.find((x) => x.concurrency === r.concurrency);
+      console.log(
+        '  c=%d  a round: one append of %d at the server %s ms + Node work of %d commands %s ms = %s ms, at most %d commands/s (%sx raw)',
+        r.concurrency,
+        r.concurrency,
+        r.appendMs,
+        r.concurrency,
+        r.nodeMs,
+        r.roundMs,
+        round((r.concurrency * 1000) / r.roundMs, 0),
+        raw4 ? round((r.concurrency * 1000) / r.roundMs / raw4.opsPerSec) : '?',
+      );
+    }
+    report.commandRounds = rounds;
 
     const batches: number[] = [];
     const batchTimes: number[] = [];
