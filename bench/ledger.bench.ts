@@ -104,9 +104,9 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
-/** pgbench over `sql` for SECONDS on the bench schema, `-M prepared`, the event JSON bound as :data; undefined when it fails. */
-let pgbenchSchema = '';
+/** pgbench over `sql` for SECONDS in `schema`, `-M prepared`, the event JSON bound as :data; undefined when it fails. */
 const pgbenchRun = async (
+  schema: string,
   sql: string,
   clients: number,
   settings: readonly string[] = [],
@@ -115,17 +115,11 @@ const pgbenchRun = async (
   await writeFile(script, `${sql}\n`);
   try {
     // The event JSON goes in as a bound variable: pgbench would read its "...:45..." as variable names.
-    const { stdout } = await run(
-      'pgbench',
-      ['-n', '-M', 'prepared', '-D', `data=${EVENT_DATA}`, '-c', String(clients), '-j', String(Math.min(2, clients))].concat([
-        '-T',
-        String(SECONDS),
-        '-f',
-        script,
-        DATABASE_URL,
-      ]),
-      { env: { ...process.env, PGOPTIONS: [`-c search_path=${pgbenchSchema}`, ...settings.map((x) => `-c ${x}`)].join(' ') } },
-    );
+    const args = ['-n', '-M', 'prepared', '-D', `data=${EVENT_DATA}`, '-c', String(clients), '-j', String(Math.min(2, clients))];
+    const options = [`-c search_path=${schema}`, ...settings.map((x) => `-c ${x}`)].join(' ');
+    const { stdout } = await run('pgbench', [...args, '-T', String(SECONDS), '-f', script, DATABASE_URL], {
+      env: { ...process.env, PGOPTIONS: options },
+    });
     return {
       tps: round(Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0), 0),
       latencyMs: Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0),
@@ -141,7 +135,8 @@ const pgbenchRun = async (
 
 /**
  * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
- * (the event JSON bound as :data): fresh event ids and keys on every run, streams among 2,000 (mostly an update of the head, as a wallet's append is).
+ * (the event JSON bound as :data): fresh event ids and keys on every run, and streams among 2,000, so that most appends
+ * update a stream's head, as a wallet's do.
  */
 const appendScript = (n: number): string => {
   const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
@@ -168,7 +163,6 @@ const appendScript = (n: number): string => {
 
 const main = async (): Promise<void> => {
   const schema = `bench_${Date.now()}`;
-  pgbenchSchema = schema;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -208,7 +202,7 @@ const main = async (): Promise<void> => {
     // Baseline 2: pgbench, the same INSERT, the server's own limit.
     const pgbench = [];
     for (const c of [1, 16, 64]) {
-      const r = await pgbenchRun(`INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`, c);
+      const r = await pgbenchRun(schema, `INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`, c);
       if (r) {
         pgbench.push({ concurrency: c, opsPerSec: r.tps, avgLatencyMs: r.latencyMs });
         console.log('baseline: pgbench c=%d  %d inserts/s  avg %d ms', c, r.tps, r.latencyMs);
@@ -220,7 +214,7 @@ const main = async (): Promise<void> => {
     // in one append, so a round of four costs one of these plus the Node work of four commands.
     const appendCost: Record<string, number | undefined> = {};
     for (const [key, label, sql] of [
-      ['commit', 'SELECT 1, one round trip without a write', 'SELECT 1;'],
+      ['roundTrip', 'SELECT 1, one round trip without a write', 'SELECT 1;'],
       ['insert1', 'INSERT of 1 event-sized row', `INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`],
       [
         'insert4',
@@ -230,7 +224,7 @@ const main = async (): Promise<void> => {
       ['append1', 'group-commit append of 1 command with its key', appendScript(1)],
       ['append4', 'group-commit append of 4 commands with their keys', appendScript(4)],
     ] as const) {
-      const r = await pgbenchRun(sql, 1, WRITER_SETTINGS);
+      const r = await pgbenchRun(schema, sql, 1, WRITER_SETTINGS);
       appendCost[`${key}Ms`] = r?.latencyMs;
       console.log('server cost (pgbench c=1, prepared): %s  avg %s ms', label.padEnd(50), r?.latencyMs ?? '?');
     }
