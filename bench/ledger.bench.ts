@@ -317,14 +317,22 @@ const main = async (): Promise<void> => {
     // The closed loops move in rounds: each loop's command waits in the same append, then the answers and the next commands
     // are worked out one after another on one thread. So a round of c commands costs about one append of c plus c times the
     // Node work of a command, and neither overlaps the other.
+    const appendOf = new Map([
+      [1, appendCost.append1Ms],
+      [4, appendCost.append4Ms],
+    ]);
     const rounds = alone.flatMap((a) => {
-      const appendMs = a.concurrency === 1 ? appendCost.append1Ms : a.concurrency === 4 ? appendCost.append4Ms : undefined;
-      if (appendMs === undefined || a.nodeCpuUsPerCommand === undefined) return [];
-      const roundMs = round(appendMs + (a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3);
-      return [{ concurrency: a.concurrency, appendMs, nodeMs: round((a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3), roundMs }];
+      const appendMs = appendOf.get(a.concurrency);
+      if (appendMs === undefined) return [];
+      const nodeMs = round((a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3);
+      const roundMs = round(appendMs + nodeMs, 3);
+      const ceiling = round((a.concurrency * 1000) / roundMs, 0);
+      const rawAtC = raw.find((x) => x.concurrency === a.concurrency);
+      return [
+        { concurrency: a.concurrency, appendMs, nodeMs, roundMs, ceiling, ratio: rawAtC ? round(ceiling / rawAtC.opsPerSec) : undefined },
+      ];
     });
     for (const r of rounds) {
-      const raw4 = raw.find((x) => x.concurrency === r.concurrency);
       console.log(
         '  c=%d  a round: one append of %d at the server %s ms + Node work of %d commands %s ms = %s ms, at most %d commands/s (%sx raw)',
         r.concurrency,
@@ -333,8 +341,8 @@ const main = async (): Promise<void> => {
         r.concurrency,
         r.nodeMs,
         r.roundMs,
-        round((r.concurrency * 1000) / r.roundMs, 0),
-        raw4 ? round((r.concurrency * 1000) / r.roundMs / raw4.opsPerSec) : '?',
+        r.ceiling,
+        r.ratio ?? '?',
       );
     }
     report.commandRounds = rounds;
