@@ -63,6 +63,14 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       .click();
   /** The console's notice of a command done; notices queue, so a check for none left must first see this one open. */
   const notified = (page: Page, text: string) => page.getByText(text, { exact: true }).waitFor();
+  /**
+   * A confirmed command answered: its notice shows and its dialog is gone. While a dialog is open the page behind it is
+   * aria-hidden, so a role locator on it matches nothing and a wait for a row to leave would pass before the command ran.
+   */
+  const answered = async (page: Page, notice: string) => {
+    await notified(page, notice);
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  };
   const chooseCurrency = async (page: Page, formName: string, currency: string) => {
     await form(page, formName).getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: currency, exact: true }).click();
@@ -135,11 +143,18 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await row(first.withdrawal.id).getByRole('button', { name: 'Approve' }).click();
     await expect(page.getByRole('dialog').textContent()).resolves.toContain('1.25 BTC');
     await confirm(page);
+    await answered(page, 'Approve: done');
     await row(first.withdrawal.id).waitFor({ state: 'detached' });
 
     await row(second.withdrawal.id).getByRole('button', { name: 'Reject' }).click();
     await page.getByRole('dialog').getByLabel('Reject reason').fill('address on a sanctions list');
+    // The reject answers a second late, as under load: every check below must wait for the answer, not pass before it.
+    await page.route('**/withdraw/reject', async (r) => {
+      await new Promise((ok) => setTimeout(ok, 1000));
+      await r.continue();
+    });
     await confirm(page);
+    await answered(page, "Rejected: the funds are back in the user's wallet");
     await row(second.withdrawal.id).waitFor({ state: 'detached' });
     expect(await balanceOf(env, second.user.id)).toBe('10');
     const states = await call(env.adminUrl, 'GET', `/withdraw?page=1&take=20&sortBy=CREATED_AT&sortOrder=asc&userId=${first.user.id}`, {
