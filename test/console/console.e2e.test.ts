@@ -155,6 +155,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     });
     await confirm(page);
     await answered(page, "Rejected: the funds are back in the user's wallet");
+    await page.unroute('**/withdraw/reject');
     await row(second.withdrawal.id).waitFor({ state: 'detached' });
     expect(await balanceOf(env, second.user.id)).toBe('10');
     const states = await call(env.adminUrl, 'GET', `/withdraw?page=1&take=20&sortBy=CREATED_AT&sortOrder=asc&userId=${first.user.id}`, {
