@@ -39,7 +39,8 @@ export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {
     at: (iso: string) => {
       now = new Date(iso);
     },
-    caughtUp: () => projector.waitFor(ledger.internals.handler.lastPosition()),
+    /** Users are registered by the users' handler, not this ledger: wait for the store's head, which covers both. */
+    caughtUp: async () => projector.waitFor(await env.store.headPosition()),
     get: (path: string, as = token): Promise<Reply> => call(env.adminUrl, 'GET', path, { headers: bearer(as) }),
     post: (path: string, body: unknown, as = token): Promise<Reply> => call(env.adminUrl, 'POST', path, { headers: bearer(as), body }),
     deposit: async (
