@@ -104,6 +104,10 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
+/** "0.52x the raw INSERT run beside it: 4,800/s" for a pairs() result. */
+const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
+  `${r.ratioBeside}x the raw INSERT run beside it: ${r.rawBeside}/s`;
+
 /** pgbench over `sql` for SECONDS in `schema`, `-M prepared`, the event JSON bound as :data; undefined when it fails. */
 const pgbenchRun = async (
   schema: string,
@@ -185,8 +189,8 @@ const main = async (): Promise<void> => {
     // Baseline 1: raw single-row INSERTs from Node, same driver and pool size.
     console.log('baseline: raw INSERT from Node (pg, pool of %d)', POOL_SIZE);
     const raw: Awaited<ReturnType<typeof drive>>[] = [];
-    for (const c of LEVELS) {
-      const r = await drive(c, SECONDS, async (client, i) => {
+    const rawInserts = (c: number, seconds: number) =>
+      drive(c, seconds, async (client, i) => {
         await pool.query('INSERT INTO raw_events (stream_id, type, data) VALUES ($1, $2, $3)', [
           `wallet-${client}`,
           'BetPlaced',
@@ -194,6 +198,8 @@ const main = async (): Promise<void> => {
         ]);
         return i >= 0 ? 1 : 0;
       });
+    for (const c of LEVELS) {
+      const r = await rawInserts(c, SECONDS);
       raw.push(r);
       console.log('  c=%d  %d inserts/s  p50 %s ms  p99 %s ms; %s', r.concurrency, r.opsPerSec, r.p50Ms, r.p99Ms, cpuLine(r));
     }
@@ -252,11 +258,22 @@ const main = async (): Promise<void> => {
     }
 
     let betSeq = 0;
-    /** One place bet + settle pair per iteration, on `c` loops; p50 of each command. */
-    const pairs = async (c: number, onPair: () => void = () => undefined) => {
+    /**
+     * One place bet + settle pair per iteration, on `c` loops; p50 of each command. On this kind of machine the raw INSERT's
+     * rate moves by 2x within minutes, so the same INSERT also runs for half the time right before and right after (once
+     * `quiet` says the followers are idle): the ratio to the mean of those two is the one a drift does not skew.
+     */
+    const pairs = async (
+      c: number,
+      onPair: () => void = () => undefined,
+      quiet: () => Promise<void> = async () => undefined,
+      seconds = SECONDS,
+    ) => {
+      await quiet();
+      const rawBefore = await rawInserts(c, seconds / 2);
       const placeMs: number[] = [];
       const settleMs: number[] = [];
-      const r = await drive(c, SECONDS, async (client) => {
+      const r = await drive(c, seconds, async (client) => {
         const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
         const id = `b${(betSeq += 1)}`;
         const t0 = performance.now();
@@ -270,18 +287,25 @@ const main = async (): Promise<void> => {
         onPair();
         return 2;
       });
+      await quiet();
+      const rawAfter = await rawInserts(c, seconds / 2);
       placeMs.sort((a, b) => a - b);
       settleMs.sort((a, b) => a - b);
       const rawAtC = raw.find((x) => x.concurrency === c);
+      const rawBeside = round((rawBefore.opsPerSec + rawAfter.opsPerSec) / 2, 0);
       return {
         ...r,
         ratio: rawAtC ? round(r.opsPerSec / rawAtC.opsPerSec) : undefined,
         rawAtC,
+        rawBeside,
+        ratioBeside: round(r.opsPerSec / rawBeside),
         placeP50Ms: round(percentile(placeMs, 50), 3),
         settleP50Ms: round(percentile(settleMs, 50), 3),
       };
     };
 
+    // Untimed: the first commands compile the command path (JIT) and the server's plans; the first row would pay for them.
+    await pairs(4, undefined, undefined, 2);
     // The command path on its own: what the append costs next to the raw INSERT, with no read model following.
     console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
     const alone = [];
@@ -291,6 +315,8 @@ const main = async (): Promise<void> => {
         concurrency: c,
         opsPerSec: r.opsPerSec,
         ratioToRawInsertsAtSameConcurrency: r.ratio,
+        rawInsertsBesidePerSec: r.rawBeside,
+        ratioToRawInsertsBeside: r.ratioBeside,
         p50Ms: r.p50Ms,
         p99Ms: r.p99Ms,
         placeP50Ms: r.placeP50Ms,
@@ -300,12 +326,13 @@ const main = async (): Promise<void> => {
         postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
       });
       console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
         c,
         r.opsPerSec,
         r.ratio ?? '?',
         c,
         r.rawAtC?.opsPerSec ?? '?',
+        besideLine(r),
         r.p50Ms,
         r.placeP50Ms,
         r.settleP50Ms,
@@ -387,9 +414,13 @@ const main = async (): Promise<void> => {
     for (const c of LEVELS) {
       let sampling = 0;
       // Projection lag: from the append being acknowledged to the read models having applied it.
-      const r = await pairs(c, () => {
-        if ((sampling += 1) % 25 === 0) sampleLag(lag);
-      });
+      const r = await pairs(
+        c,
+        () => {
+          if ((sampling += 1) % 25 === 0) sampleLag(lag);
+        },
+        () => projector.waitFor(ledger.internals.handler.lastPosition()),
+      );
       const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
       perCommand.push(each);
       commands.push({
@@ -398,6 +429,8 @@ const main = async (): Promise<void> => {
         p50Ms: r.p50Ms,
         p99Ms: r.p99Ms,
         ratioToRawInsertsAtSameConcurrency: r.ratio,
+        rawInsertsBesidePerSec: r.rawBeside,
+        ratioToRawInsertsBeside: r.ratioBeside,
         placeP50Ms: each.placeP50Ms,
         settleP50Ms: each.settleP50Ms,
         nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
@@ -405,12 +438,13 @@ const main = async (): Promise<void> => {
         note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
       });
       console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms  p99 %s ms',
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
         c,
         r.opsPerSec,
         r.ratio ?? '?',
         c,
         r.rawAtC?.opsPerSec ?? '?',
+        besideLine(r),
         r.p50Ms,
         r.p99Ms,
       );
@@ -607,7 +641,7 @@ const main = async (): Promise<void> => {
       const separate = [];
       for (const c of LEVELS) {
         const followersBefore = await processCpuMs(followers.pid!);
-        const r = await pairs(c);
+        const r = await pairs(c, undefined, caughtUp);
         const followersAfter = await processCpuMs(followers.pid!);
         const commandsRun = Math.max(1, r.opsPerSec * SECONDS);
         const followersCpuUsPerCommand =
@@ -621,6 +655,8 @@ const main = async (): Promise<void> => {
           concurrency: c,
           opsPerSec: r.opsPerSec,
           ratioToRawInsertsAtSameConcurrency: r.ratio,
+          rawInsertsBesidePerSec: r.rawBeside,
+          ratioToRawInsertsBeside: r.ratioBeside,
           p50Ms: r.p50Ms,
           p99Ms: r.p99Ms,
           catchUpMs,
@@ -629,12 +665,13 @@ const main = async (): Promise<void> => {
           postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
         });
         console.log(
-          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s)  pair p50 %s ms; read models caught up %d ms after the load',
+          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; read models caught up %d ms after the load',
           c,
           r.opsPerSec,
           r.ratio ?? '?',
           c,
           r.rawAtC?.opsPerSec ?? '?',
+          besideLine(r),
           r.p50Ms,
           catchUpMs,
         );
