@@ -349,7 +349,13 @@ const main = async (): Promise<void> => {
       await sleep(2_000); // let the followers take the last bets
       const windowSeconds = (performance.now() - t0) / 1000;
       const perBet = split(await readStatements(admin), SEQUENTIAL, idlePerSecond, windowSeconds);
-      console.log(`sequential bet through HTTP: ${round(sequentialMs)} ms end to end`);
+      // The same client (this process's fetch) on the bare route: what of the figure above is the client's own.
+      const b0 = performance.now();
+      for (let i = 0; i < SEQUENTIAL; i += 1) await post(bareUrl, { id: `seq-bare-${index}-${i}`, userId: players[i % players.length] });
+      const bareSequentialMs = (performance.now() - b0) / SEQUENTIAL;
+      console.log(
+        `sequential bet through HTTP: ${round(sequentialMs)} ms end to end (the bare route with the same client: ${round(bareSequentialMs)} ms)`,
+      );
       const path = perBet.commandPath;
       console.log(`command path: ${path.statements} statements per bet, ${path.planMs} ms of planning, ${path.ms} ms of execution`);
       for (const r of perBet.commandPath.rows) console.log(`  ${r.what.padEnd(44)} ${String(r.perBet).padStart(5)} /bet  ${r.msPerBet} ms`);
@@ -424,7 +430,14 @@ const main = async (): Promise<void> => {
           console.log(`         ${String(t.perBet).padStart(5)} /bet ${String(t.msPerBet).padStart(6)} ms  ${t.query.slice(0, 70)}`);
         }
       }
-      rows.push({ store: s.name, sequentialMsPerBet: round(sequentialMs), idleStatementsPerSecond: idlePerSecond, perBet, levels });
+      rows.push({
+        store: s.name,
+        sequentialMsPerBet: round(sequentialMs),
+        bareSequentialMsPerBet: round(bareSequentialMs),
+        idleStatementsPerSecond: idlePerSecond,
+        perBet,
+        levels,
+      });
       for (const child of followers ? [service, followers] : [service]) {
         await child.stop();
         children.splice(children.indexOf(child), 1);
