@@ -17,6 +17,7 @@ import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventually } from '../support/eventually.js';
 import { migrateReadSide } from '../../src/schema.js';
+import { untilVisible } from '../support/audit-ledger.js';
 
 const SERVICE_TOKEN = 'test-service-token-0123456789';
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
@@ -169,7 +170,7 @@ describe('GET /metrics', () => {
       expect(behind.get(`projection_rebuild_in_progress{projection="${p.name}"}`)).toBe(0);
     }
     projector = startProjector({ store: rawStore, pool, projections: allProjections });
-    await projector.waitFor(await rawStore.headPosition());
+    await projector.waitFor(await untilVisible(rawStore, pool));
     const last = Number((await pool.query<{ p: string }>('SELECT max(global_position) AS p FROM events')).rows[0]!.p);
     // A read model with no event of its own in the batch stores its checkpoint a moment after the in-process progress moves.
     await eventually(async () => {

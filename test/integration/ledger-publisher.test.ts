@@ -12,6 +12,7 @@ import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { eventually } from '../support/eventually.js';
 import { fund, must, placeBet, positionsAscending, projectedUser, recordBus, type BusRecord } from '../support/realtime-ledger.js';
+import { untilVisible } from '../support/audit-ledger.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FEEDS: FeedSettings = { bigWinMinUsd: '50', highRollerMinUsd: '20', luckyWinMinMultiplier: '5', luckyWinMinStakeUsd: '1' };
@@ -414,7 +415,7 @@ describe('the realtime publisher on the in-process bus (single-process mode)', (
       await env.pool.query('ALTER TABLE publisher_checkpoints_away RENAME TO publisher_checkpoints');
     }
     must(await env.ledger.settleBet(await placeBet(env.ledger, ivy.id, { amount: '1' }), { payout: '0' }));
-    const head = formatPosition(await env.store.headPosition());
+    const head = formatPosition(await untilVisible(env.store, env.pool));
     await eventually(async () => expect(atOrAfter(await checkpointOf('flaky'), head)).toBe(true));
     // The two deposits and the bet, each published (some more than once); a settlement paying nothing moves no balance.
     expect(new Set(rec.forUser(ivy.id, 'BalanceUpdated').map((r) => r.message.position)).size).toBe(3);

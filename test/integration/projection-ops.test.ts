@@ -15,6 +15,7 @@ import { createTestDb, type TestDb } from '../support/db.js';
 import { eventuallyTrue } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 import { migrateReadSide } from '../../src/schema.js';
+import { untilVisible } from '../support/audit-ledger.js';
 
 /** DBC (scale 2) decimal string -> minor units; throws on anything else. */
 const dbc = (amount: string): Minor => {
@@ -38,7 +39,7 @@ const foldFromScratch = async (
   await migrateReadSide(pool);
   for (const statement of ddl) await pool.query(statement);
   const projector = startProjector({ store: env.env.store, pool, projections });
-  await projector.waitFor(await env.env.store.headPosition());
+  await projector.waitFor(await untilVisible(env.env.store, env.env.pool));
   await projector.stop();
   return { db, pool };
 };
@@ -307,7 +308,7 @@ describe('blue/green projection rebuilds', () => {
 
     // The new release comes back and catches up; the result is the fold of version 2 from scratch.
     next = startProjector({ store: env.env.store, pool, projections: nextRelease });
-    await next.waitFor(await env.env.store.headPosition());
+    await next.waitFor(await untilVisible(env.env.store, env.env.pool));
     await next.stop();
     const fold = await foldFromScratch(env, [walletBalancesV2], walletBalancesV2.ddl);
     scratch.push(fold.db);
@@ -403,7 +404,7 @@ describe('blue/green projection rebuilds', () => {
           (await rowsOf(pool, `SELECT 1 FROM projection_checkpoints WHERE name = 'wallet-balances' AND version = 3`)).length === 1 &&
           (await rowsOf(pool, `SELECT 1 FROM wallet_balances WHERE user_id = ${user.id}`)).length === 1,
       );
-      await next!.waitFor(await env.env.store.headPosition());
+      await next!.waitFor(await untilVisible(env.env.store, env.env.pool));
       const fold = await foldFromScratch(env, [v3], v3.ddl);
       scratch.push(fold.db);
       expect(await rowsOf(pool, WALLET_BALANCES)).toEqual(await rowsOf(fold.pool, WALLET_BALANCES));

@@ -12,6 +12,7 @@ import { replayUserEvents, type ReplayDeps } from '../../src/realtime/replay.js'
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { eventually } from '../support/eventually.js';
 import { fund, must, placeBet, recordBus } from '../support/realtime-ledger.js';
+import { untilVisible } from '../support/audit-ledger.js';
 
 describe('replay of missed per-user events', () => {
   let env: AuthEnv;
@@ -140,7 +141,7 @@ describe('replay of missed per-user events', () => {
 
   it('when a user has nothing after the position, then an empty recovery up to the head', async () => {
     const quiet = await env.makeUser();
-    const head = await env.store.headPosition();
+    const head = await untilVisible(env.store, env.pool);
     const result = await replayUserEvents(deps, quiet.id, head);
     expect(result).toEqual({ recovered: true, events: [], position: formatPosition(head) });
   });

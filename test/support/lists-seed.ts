@@ -1,6 +1,7 @@
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
+import { untilVisible } from './audit-ledger.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv, type Reply } from './auth-env.js';
 import type { TestDbOptions } from './db.js';
 
@@ -39,8 +40,11 @@ export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {
     at: (iso: string) => {
       now = new Date(iso);
     },
-    /** Users are registered by the users' handler, not this ledger: wait for the store's head, which covers both. */
-    caughtUp: async () => projector.waitFor(await env.store.headPosition()),
+    /**
+     * Users are registered by the users' handler, not this ledger: wait for the last event stored, which covers both (not the
+     * store's head, which stops below any transaction open in the cluster, another test file's included).
+     */
+    caughtUp: async () => projector.waitFor(await untilVisible(env.store, env.pool)),
     get: (path: string, as = token): Promise<Reply> => call(env.adminUrl, 'GET', path, { headers: bearer(as) }),
     post: (path: string, body: unknown, as = token): Promise<Reply> => call(env.adminUrl, 'POST', path, { headers: bearer(as), body }),
     deposit: async (
