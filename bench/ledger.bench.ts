@@ -104,6 +104,14 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
+type PairsOptions = Readonly<{
+  /** Called after each place + settle pair. */
+  onPair?: () => void;
+  /** Resolves once the followers are idle, so that the raw INSERT beside the row does not compete with them. */
+  quiet?: () => Promise<void>;
+  seconds?: number;
+}>;
+
 /** "0.52x the raw INSERT run beside it: 4,800/s" for a pairs() result. */
 const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
   `${r.ratioBeside}x the raw INSERT run beside it: ${r.rawBeside}/s`;
@@ -263,12 +271,7 @@ const main = async (): Promise<void> => {
      * rate moves by 2x within minutes, so the same INSERT also runs for half the time right before and right after (once
      * `quiet` says the followers are idle): the ratio to the mean of those two is the one a drift does not skew.
      */
-    const pairs = async (
-      c: number,
-      onPair: () => void = () => undefined,
-      quiet: () => Promise<void> = async () => undefined,
-      seconds = SECONDS,
-    ) => {
+    const pairs = async (c: number, { onPair = () => undefined, quiet = async () => undefined, seconds = SECONDS }: PairsOptions = {}) => {
       await quiet();
       const rawBefore = await rawInserts(c, seconds / 2);
       const placeMs: number[] = [];
@@ -305,7 +308,7 @@ const main = async (): Promise<void> => {
     };
 
     // Untimed: the first commands compile the command path (JIT) and the server's plans; the first row would pay for them.
-    await pairs(4, undefined, undefined, 2);
+    await pairs(4, { seconds: 2 });
     // The command path on its own: what the append costs next to the raw INSERT, with no read model following.
     console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
     const alone = [];
@@ -414,13 +417,12 @@ const main = async (): Promise<void> => {
     for (const c of LEVELS) {
       let sampling = 0;
       // Projection lag: from the append being acknowledged to the read models having applied it.
-      const r = await pairs(
-        c,
-        () => {
+      const r = await pairs(c, {
+        onPair: () => {
           if ((sampling += 1) % 25 === 0) sampleLag(lag);
         },
-        () => projector.waitFor(ledger.internals.handler.lastPosition()),
-      );
+        quiet: () => projector.waitFor(ledger.internals.handler.lastPosition()),
+      });
       const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
       perCommand.push(each);
       commands.push({
@@ -641,7 +643,7 @@ const main = async (): Promise<void> => {
       const separate = [];
       for (const c of LEVELS) {
         const followersBefore = await processCpuMs(followers.pid!);
-        const r = await pairs(c, undefined, caughtUp);
+        const r = await pairs(c, { quiet: caughtUp });
         const followersAfter = await processCpuMs(followers.pid!);
         const commandsRun = Math.max(1, r.opsPerSec * SECONDS);
         const followersCpuUsPerCommand =
