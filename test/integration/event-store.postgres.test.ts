@@ -89,6 +89,43 @@ describe('postgres event store', () => {
     }
   });
 
+  it('when events are held back, then appends of this process do not make a subscription read again at each one', async () => {
+    const start = await settledHead(store);
+    const sub = collect(store, start);
+    await pause(50); // the first read, before anything is held back
+    const { client, held } = await holdOpenAppend(pool);
+    let committed = false;
+    let reads = 0;
+    const query = pool.query.bind(pool);
+    const spy = vi.spyOn(pool, 'query').mockImplementation(((text: unknown, ...rest: unknown[]) => {
+      if (typeof text === 'string' && text.includes('held_back')) reads += 1;
+      return (query as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof pool.query);
+    try {
+      const later = events(40);
+      const began = performance.now();
+      // Each append wakes this process's followers; spaced out, so that a read could follow every one of them.
+      for (const e of later) {
+        await store.append({ streamId: streamName('later'), events: [e], expectedRevision: 'no_stream' });
+        await pause(10);
+      }
+      const elapsed = performance.now() - began;
+      // Retries at 5, 10, 20, 40, 80 ms, then every 100 ms; a read per append would be 40 or more.
+      expect(reads).toBeLessThanOrEqual(8 + elapsed / 100);
+      expect(sub.received).toEqual([]);
+
+      await client.query('COMMIT');
+      committed = true;
+      await sub.waitFor((seen) => seen.length >= 41);
+      expect(sub.ids()).toEqual([held.id, ...later.map((e) => e.id)]);
+    } finally {
+      spy.mockRestore();
+      if (!committed) await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+      await sub.subscription.stop();
+    }
+  });
+
   it('when a writer leaves its transaction idle, then PostgreSQL ends it and readers proceed', async () => {
     const short = await openStore({ idleInTransactionTimeoutMs: 500 });
     try {

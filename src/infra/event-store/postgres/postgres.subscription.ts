@@ -66,7 +66,8 @@ export const startSubscription = (deps: SubscriptionDeps, options: SubscriptionO
           continue;
         }
         if (heldBack) {
-          await signal.wait(seen, retryMs, abort);
+          // Not cut short by our own appends: they commit behind the open transaction and stay held back with the rest.
+          await sleep(retryMs, abort);
           retryMs = Math.min(retryMs * 2, pollIntervalMs, MAX_HELD_BACK_WAIT_MS);
         } else {
           retryMs = FIRST_RETRY_MS;
