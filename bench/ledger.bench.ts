@@ -10,6 +10,7 @@
  * Writes bench/results/ledger-<timestamp>.json. Not a test: nothing here asserts a timing.
  */
 import { execFile, spawn } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,7 +105,27 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
 
+/** With BENCH_PROFILE_DIR set and a name given, a CPU profile of this process while `f` runs, as `<name>.cpuprofile` there. */
+const profiled = async <T>(name: string | undefined, f: () => Promise<T>): Promise<T> => {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  if (!dir || name === undefined) return f();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await f();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+};
+
 type PairsOptions = Readonly<{
+  /** With BENCH_PROFILE_DIR set, the name of this row's CPU profile. */
+  profile?: string;
   /** Called after each place + settle pair. */
   onPair?: () => void;
   /** Resolves once the followers are idle, so that the raw INSERT beside the row does not compete with them. */
@@ -271,25 +292,38 @@ const main = async (): Promise<void> => {
      * rate moves by 2x within minutes, so the same INSERT also runs for half the time right before and right after (once
      * `quiet` says the followers are idle): the ratio to the mean of those two is the one a drift does not skew.
      */
-    const pairs = async (c: number, { onPair = () => undefined, quiet = async () => undefined, seconds = SECONDS }: PairsOptions = {}) => {
+    const pairs = async (
+      c: number,
+      { onPair = () => undefined, quiet = async () => undefined, seconds = SECONDS, profile }: PairsOptions = {},
+    ) => {
       await quiet();
       const rawBefore = await rawInserts(c, seconds / 2);
       const placeMs: number[] = [];
       const settleMs: number[] = [];
-      const r = await drive(c, seconds, async (client) => {
-        const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
-        const id = `b${(betSeq += 1)}`;
-        const t0 = performance.now();
-        const placed = await ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
-        if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
-        const t1 = performance.now();
-        const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
-        if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
-        placeMs.push(t1 - t0);
-        settleMs.push(performance.now() - t1);
-        onPair();
-        return 2;
-      });
+      const loops = () =>
+        drive(c, seconds, async (client) => {
+          const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
+          const id = `b${(betSeq += 1)}`;
+          const t0 = performance.now();
+          const placed = await ledger.placeBet({
+            id,
+            userId,
+            roundId: id,
+            gameId: 7,
+            gameIdentity: game,
+            currencyId: 'USDT',
+            amount: '1.5',
+          });
+          if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
+          const t1 = performance.now();
+          const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
+          if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
+          placeMs.push(t1 - t0);
+          settleMs.push(performance.now() - t1);
+          onPair();
+          return 2;
+        });
+      const r = await profiled(profile && `${profile}-c${c}`, loops);
       await quiet();
       const rawAfter = await rawInserts(c, seconds / 2);
       placeMs.sort((a, b) => a - b);
@@ -313,7 +347,7 @@ const main = async (): Promise<void> => {
     console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
     const alone = [];
     for (const c of LEVELS) {
-      const r = await pairs(c);
+      const r = await pairs(c, { profile: 'alone' });
       alone.push({
         concurrency: c,
         opsPerSec: r.opsPerSec,
@@ -422,6 +456,7 @@ const main = async (): Promise<void> => {
           if ((sampling += 1) % 25 === 0) sampleLag(lag);
         },
         quiet: () => projector.waitFor(ledger.internals.handler.lastPosition()),
+        profile: 'in-process',
       });
       const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
       perCommand.push(each);
