@@ -15,7 +15,7 @@ export const ownerLevelIdSql = (owner: string): string => `LEAST((SELECT max(id)
 const ACCRUE = `
   WITH s AS (
     SELECT r.referrer_user_id AS owner_id, c.user_id, sum(c.usd_amount) AS wagered, max(c.at) AS at
-    FROM jsonb_to_recordset($1::jsonb) AS c(user_id bigint, usd_amount numeric, at timestamptz)
+    FROM json_to_recordset($1::json) AS c(user_id bigint, usd_amount numeric, at timestamptz)
     JOIN affiliate_referrals r ON r.user_id = c.user_id AND r.status = 'RESOLVED'
     GROUP BY 1, 2
   ), rated AS (

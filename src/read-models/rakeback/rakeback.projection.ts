@@ -9,7 +9,7 @@ export const RAKEBACK_RATES = { instant: '0.001', daily: '0.0005', weekly: '0.00
 const ACCRUE = `
   WITH s AS (
     SELECT c.user_id, c.currency_id, sum(c.amount) AS stake, max(c.at) AS at
-    FROM jsonb_to_recordset($1::jsonb) AS c(user_id bigint, currency_id text, amount numeric, at timestamptz)
+    FROM json_to_recordset($1::json) AS c(user_id bigint, currency_id text, amount numeric, at timestamptz)
     GROUP BY c.user_id, c.currency_id
   )
   INSERT INTO rakebacks (user_id, currency_id, instant_claimable, daily_accumulated, weekly_accumulated, monthly_accumulated, updated_at)

@@ -37,7 +37,7 @@ export const signUpEffectsProjection: Projection = {
             {
               text: `INSERT INTO affiliate_referrals (user_id, referrer_code, referrer_user_id, status, created_at)
              SELECT r.user_id, r.referrer_code, c.user_id, CASE WHEN c.user_id IS NULL THEN 'UNRESOLVED' ELSE 'RESOLVED' END, r.created_at
-             FROM jsonb_to_recordset($1::jsonb) AS r(user_id bigint, referrer_code text, created_at timestamptz)
+             FROM json_to_recordset($1::json) AS r(user_id bigint, referrer_code text, created_at timestamptz)
              LEFT JOIN affiliate_codes c ON c.code = lower(r.referrer_code)`,
               values: [JSON.stringify(referrals)],
             },

@@ -62,7 +62,7 @@ export const userStatsUsdProjection: Projection = {
 /** One row of increments per user for the batch, added to the stored figures. LEAST/GREATEST skip NULLs. */
 const ACCUMULATE = `
   WITH outcome AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(user_id bigint, wagered numeric, payouts numeric, bets integer,
+    SELECT * FROM json_to_recordset($1::json) AS o(user_id bigint, wagered numeric, payouts numeric, bets integer,
       deposits numeric, withdraws numeric, deposit_at timestamptz, wagered_at timestamptz, at timestamptz)
   )
   INSERT INTO user_stats_usd AS s (user_id, total_wagered, total_payouts, total_deposits, total_withdraws, total_bets,
