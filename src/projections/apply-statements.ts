@@ -12,7 +12,7 @@ const UNCAST = /\$\d+(?!\d|::)/;
 type Scalar = string | number | bigint | boolean | null | undefined;
 const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'bigint', 'boolean', 'undefined'].includes(typeof v);
 
-/** A parameter as PostgreSQL's text form: what the statement's own cast (`$1::jsonb`, `$1::text[]`) reads back. */
+/** A parameter as PostgreSQL's text form: what the statement's own cast (`$1::json`, `$1::text[]`) reads back. */
 const asText = (value: Scalar | readonly Scalar[]): string | null => {
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return `{${value.map((v) => (v == null ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
