@@ -286,6 +286,9 @@ const main = async (): Promise<void> => {
       );
     }
 
+    /** A bet of 1.5 USDT in round `id`, as every load of this bench places it. */
+    const placeBet = (id: string, userId: number) =>
+      ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
     let betSeq = 0;
     /**
      * One place bet + settle pair per iteration, on `c` loops; p50 of each command. On this kind of machine the raw INSERT's
@@ -305,15 +308,7 @@ const main = async (): Promise<void> => {
           const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
           const id = `b${(betSeq += 1)}`;
           const t0 = performance.now();
-          const placed = await ledger.placeBet({
-            id,
-            userId,
-            roundId: id,
-            gameId: 7,
-            gameIdentity: game,
-            currencyId: 'USDT',
-            amount: '1.5',
-          });
+          const placed = await placeBet(id, userId);
           if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
           const t1 = performance.now();
           const settled = await ledger.settleBet(id, { payout: client % 2 === 0 ? '3' : '0' });
@@ -558,15 +553,7 @@ const main = async (): Promise<void> => {
               (async () => {
                 const userId = 1 + ((n * 7919) % WALLETS);
                 const id = `${key}-${n}`;
-                const placed = await ledger.placeBet({
-                  id,
-                  userId,
-                  roundId: id,
-                  gameId: 7,
-                  gameIdentity: game,
-                  currencyId: 'USDT',
-                  amount: '1.5',
-                });
+                const placed = await placeBet(id, userId);
                 if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));
                 const settled = await ledger.settleBet(id, { payout: n % 2 === 0 ? '3' : '0' });
                 if (isLeft(settled)) throw new Error(JSON.stringify(settled.left));
