@@ -45,6 +45,8 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? '1,4,16,64,256').split(',').map(Number);
 const POOL_SIZE = Number(process.env.BENCH_POOL ?? 10);
+/** Timed blocks per concurrency in the command-path-alone and in-process rows: the ratio's spread on a noisy machine. */
+const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 1));
 /** The projector's coalescing wait (its default when unset). */
 const COALESCE_MS = process.env.BENCH_COALESCE_MS ? Number(process.env.BENCH_COALESCE_MS) : undefined;
 const WALLETS = 2000;
@@ -136,6 +138,35 @@ type PairsOptions = Readonly<{
 /** "0.52x the raw INSERT run beside it: 4,800/s" for a pairs() result. */
 const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
   `${r.ratioBeside}x the raw INSERT run beside it: ${r.rawBeside}/s`;
+
+type BlockSpread = Readonly<{ concurrency: number; blocks: number; ratioBeside: Spread; commandsPerSec: Spread }>;
+type Spread = Readonly<{ median: number; min: number; max: number }>;
+const spread = (xs: readonly number[]): Spread => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length / 2;
+  return { median: round(s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2), min: s[0]!, max: s[s.length - 1]! };
+};
+/** Prints and returns the median and range, over a row's blocks at one concurrency, of the ratio to the raw INSERT beside each. */
+const spreadOf = (c: number, blocks: readonly { ratioBeside: number; opsPerSec: number }[]): BlockSpread => {
+  const out = {
+    concurrency: c,
+    blocks: blocks.length,
+    ratioBeside: spread(blocks.map((b) => b.ratioBeside)),
+    commandsPerSec: spread(blocks.map((b) => b.opsPerSec)),
+  };
+  console.log(
+    '  c=%d  over %d blocks: %sx the raw INSERT run beside each, median (%s-%s); %d commands/s median (%d-%d)',
+    c,
+    out.blocks,
+    out.ratioBeside.median,
+    out.ratioBeside.min,
+    out.ratioBeside.max,
+    out.commandsPerSec.median,
+    out.commandsPerSec.min,
+    out.commandsPerSec.max,
+  );
+  return out;
+};
 
 /** pgbench over `sql` for SECONDS in `schema`, `-M prepared`, the event JSON bound as :data; undefined when it fails. */
 const pgbenchRun = async (
@@ -341,36 +372,43 @@ const main = async (): Promise<void> => {
     // The command path on its own: what the append costs next to the raw INSERT, with no read model following.
     console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
     const alone = [];
+    const spreads: Record<string, BlockSpread[]> = { alone: [], inProcess: [] };
     for (const c of LEVELS) {
-      const r = await pairs(c, { profile: 'alone' });
-      alone.push({
-        concurrency: c,
-        opsPerSec: r.opsPerSec,
-        ratioToRawInsertsAtSameConcurrency: r.ratio,
-        rawInsertsBesidePerSec: r.rawBeside,
-        ratioToRawInsertsBeside: r.ratioBeside,
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        placeP50Ms: r.placeP50Ms,
-        settleP50Ms: r.settleP50Ms,
-        rawInsertP50Ms: r.rawAtC?.p50Ms,
-        nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-        postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
-      });
-      console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
-        c,
-        r.opsPerSec,
-        r.ratio ?? '?',
-        c,
-        r.rawAtC?.opsPerSec ?? '?',
-        besideLine(r),
-        r.p50Ms,
-        r.placeP50Ms,
-        r.settleP50Ms,
-        r.rawAtC?.p50Ms ?? '?',
-        cpuLine(r),
-      );
+      const blocks = [];
+      for (let block = 1; block <= BLOCKS; block += 1) {
+        const r = await pairs(c, { profile: block === 1 ? 'alone' : undefined });
+        blocks.push(r);
+        alone.push({
+          block,
+          concurrency: c,
+          opsPerSec: r.opsPerSec,
+          ratioToRawInsertsAtSameConcurrency: r.ratio,
+          rawInsertsBesidePerSec: r.rawBeside,
+          ratioToRawInsertsBeside: r.ratioBeside,
+          p50Ms: r.p50Ms,
+          p99Ms: r.p99Ms,
+          placeP50Ms: r.placeP50Ms,
+          settleP50Ms: r.settleP50Ms,
+          rawInsertP50Ms: r.rawAtC?.p50Ms,
+          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
+        });
+        console.log(
+          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
+          c,
+          r.opsPerSec,
+          r.ratio ?? '?',
+          c,
+          r.rawAtC?.opsPerSec ?? '?',
+          besideLine(r),
+          r.p50Ms,
+          r.placeP50Ms,
+          r.settleP50Ms,
+          r.rawAtC?.p50Ms ?? '?',
+          cpuLine(r),
+        );
+      }
+      if (BLOCKS > 1) spreads.alone!.push(spreadOf(c, blocks));
     }
     report.ledgerCommandsAlone = alone;
     // The closed loops move in rounds: each loop's command waits in the same append, then the answers and the next commands
@@ -381,6 +419,7 @@ const main = async (): Promise<void> => {
       [4, appendCost.append4Ms],
     ]);
     const rounds = alone.flatMap((a) => {
+      if (a.block !== 1) return [];
       const appendMs = appendOf.get(a.concurrency);
       if (appendMs === undefined) return [];
       const nodeMs = round((a.concurrency * a.nodeCpuUsPerCommand) / 1000, 3);
@@ -444,51 +483,58 @@ const main = async (): Promise<void> => {
     const perCommand: { concurrency: number; placeP50Ms: number; settleP50Ms: number; rawInsertP50Ms: number | undefined }[] = [];
     const lag: number[] = [];
     for (const c of LEVELS) {
-      let sampling = 0;
-      // Projection lag: from the append being acknowledged to the read models having applied it.
-      const r = await pairs(c, {
-        onPair: () => {
-          if ((sampling += 1) % 25 === 0) sampleLag(lag);
-        },
-        quiet: () => projector.waitFor(ledger.internals.handler.lastPosition()),
-        profile: 'in-process',
-      });
-      const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
-      perCommand.push(each);
-      commands.push({
-        concurrency: c,
-        opsPerSec: r.opsPerSec,
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        ratioToRawInsertsAtSameConcurrency: r.ratio,
-        rawInsertsBesidePerSec: r.rawBeside,
-        ratioToRawInsertsBeside: r.ratioBeside,
-        placeP50Ms: each.placeP50Ms,
-        settleP50Ms: each.settleP50Ms,
-        nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-        postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
-        note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
-      });
-      console.log(
-        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
-        c,
-        r.opsPerSec,
-        r.ratio ?? '?',
-        c,
-        r.rawAtC?.opsPerSec ?? '?',
-        besideLine(r),
-        r.p50Ms,
-        r.p99Ms,
-      );
-      console.log(
-        '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included)',
-        each.placeP50Ms,
-        each.settleP50Ms,
-        c,
-        r.rawAtC?.p50Ms ?? '?',
-        cpuLine(r),
-      );
+      const blocks = [];
+      for (let block = 1; block <= BLOCKS; block += 1) {
+        let sampling = 0;
+        // Projection lag: from the append being acknowledged to the read models having applied it.
+        const r = await pairs(c, {
+          onPair: () => {
+            if ((sampling += 1) % 25 === 0) sampleLag(lag);
+          },
+          quiet: () => projector.waitFor(ledger.internals.handler.lastPosition()),
+          profile: block === 1 ? 'in-process' : undefined,
+        });
+        blocks.push(r);
+        const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
+        perCommand.push(each);
+        commands.push({
+          block,
+          concurrency: c,
+          opsPerSec: r.opsPerSec,
+          p50Ms: r.p50Ms,
+          p99Ms: r.p99Ms,
+          ratioToRawInsertsAtSameConcurrency: r.ratio,
+          rawInsertsBesidePerSec: r.rawBeside,
+          ratioToRawInsertsBeside: r.ratioBeside,
+          placeP50Ms: each.placeP50Ms,
+          settleP50Ms: each.settleP50Ms,
+          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
+          note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
+        });
+        console.log(
+          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
+          c,
+          r.opsPerSec,
+          r.ratio ?? '?',
+          c,
+          r.rawAtC?.opsPerSec ?? '?',
+          besideLine(r),
+          r.p50Ms,
+          r.p99Ms,
+        );
+        console.log(
+          '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included)',
+          each.placeP50Ms,
+          each.settleP50Ms,
+          c,
+          r.rawAtC?.p50Ms ?? '?',
+          cpuLine(r),
+        );
+      }
+      if (BLOCKS > 1) spreads.inProcess!.push(spreadOf(c, blocks));
     }
+    if (BLOCKS > 1) report.blockSpreads = spreads;
     /** Prints and returns p50/p99 of each read model's lag samples. */
     const lagTable = (label: string) => {
       const out: Record<string, { p50Ms: number; p99Ms: number; samples: number }> = {};
