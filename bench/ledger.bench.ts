@@ -45,7 +45,7 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? '1,4,16,64,256').split(',').map(Number);
 const POOL_SIZE = Number(process.env.BENCH_POOL ?? 10);
-/** Timed blocks per concurrency in the command-path-alone and in-process rows: the ratio's spread on a noisy machine. */
+/** Timed blocks per concurrency in each ledger row: the ratio's spread on a machine whose speed drifts. */
 const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 1));
 /** The projector's coalescing wait (its default when unset). */
 const COALESCE_MS = process.env.BENCH_COALESCE_MS ? Number(process.env.BENCH_COALESCE_MS) : undefined;
@@ -709,50 +709,58 @@ const main = async (): Promise<void> => {
       await caughtUp();
       console.log('ledger with every read model following in a process of its own: place bet + settle (2 commands per iteration)');
       const separate = [];
+      const apartSpreads: BlockSpread[] = [];
       for (const c of LEVELS) {
-        const followersBefore = await processCpuMs(followers.pid!);
-        const r = await pairs(c, { quiet: caughtUp });
-        const followersAfter = await processCpuMs(followers.pid!);
-        const commandsRun = Math.max(1, r.opsPerSec * SECONDS);
-        const followersCpuUsPerCommand =
-          followersBefore === undefined || followersAfter === undefined
-            ? undefined
-            : round(((followersAfter - followersBefore) * 1000) / commandsRun, 0);
-        const caughtStart = performance.now();
-        await caughtUp();
-        const catchUpMs = round(performance.now() - caughtStart);
-        separate.push({
-          concurrency: c,
-          opsPerSec: r.opsPerSec,
-          ratioToRawInsertsAtSameConcurrency: r.ratio,
-          rawInsertsBesidePerSec: r.rawBeside,
-          ratioToRawInsertsBeside: r.ratioBeside,
-          p50Ms: r.p50Ms,
-          p99Ms: r.p99Ms,
-          catchUpMs,
-          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-          followersCpuUsPerCommand,
-          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
-        });
-        console.log(
-          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; read models caught up %d ms after the load',
-          c,
-          r.opsPerSec,
-          r.ratio ?? '?',
-          c,
-          r.rawAtC?.opsPerSec ?? '?',
-          besideLine(r),
-          r.p50Ms,
-          catchUpMs,
-        );
-        console.log(
-          "        CPU per command: this process %s µs, the followers' process %s µs (while the load ran), PostgreSQL %s µs",
-          r.nodeCpuUsPerOp,
-          followersCpuUsPerCommand ?? '?',
-          r.postgresCpuUsPerOp ?? '?',
-        );
+        const blocks = [];
+        for (let block = 1; block <= BLOCKS; block += 1) {
+          const followersBefore = await processCpuMs(followers.pid!);
+          const r = await pairs(c, { quiet: caughtUp });
+          blocks.push(r);
+          const followersAfter = await processCpuMs(followers.pid!);
+          const commandsRun = Math.max(1, r.opsPerSec * SECONDS);
+          const followersCpuUsPerCommand =
+            followersBefore === undefined || followersAfter === undefined
+              ? undefined
+              : round(((followersAfter - followersBefore) * 1000) / commandsRun, 0);
+          const caughtStart = performance.now();
+          await caughtUp();
+          const catchUpMs = round(performance.now() - caughtStart);
+          separate.push({
+            block,
+            concurrency: c,
+            opsPerSec: r.opsPerSec,
+            ratioToRawInsertsAtSameConcurrency: r.ratio,
+            rawInsertsBesidePerSec: r.rawBeside,
+            ratioToRawInsertsBeside: r.ratioBeside,
+            p50Ms: r.p50Ms,
+            p99Ms: r.p99Ms,
+            catchUpMs,
+            nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+            followersCpuUsPerCommand,
+            postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
+          });
+          console.log(
+            '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; read models caught up %d ms after the load',
+            c,
+            r.opsPerSec,
+            r.ratio ?? '?',
+            c,
+            r.rawAtC?.opsPerSec ?? '?',
+            besideLine(r),
+            r.p50Ms,
+            catchUpMs,
+          );
+          console.log(
+            "        CPU per command: this process %s µs, the followers' process %s µs (while the load ran), PostgreSQL %s µs",
+            r.nodeCpuUsPerOp,
+            followersCpuUsPerCommand ?? '?',
+            r.postgresCpuUsPerOp ?? '?',
+          );
+        }
+        if (BLOCKS > 1) apartSpreads.push(spreadOf(c, blocks));
       }
       report.ledgerCommandsFollowersApart = separate;
+      if (BLOCKS > 1) report.blockSpreadsFollowersApart = apartSpreads;
     } finally {
       followers.kill('SIGTERM');
       await exited;
