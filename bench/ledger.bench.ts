@@ -561,7 +561,7 @@ const main = async (): Promise<void> => {
       max: Math.max(...batches),
     };
     console.log(
-      'projector: %d batches, avg %d events, caught up %d ms after the load',
+      'projector: %d batches (each group of read models counts its own), avg %d events, caught up %d ms after the load',
       batches.length,
       (report.projectorBatches as { avgEvents: number }).avgEvents,
       report.projectorCatchUpMs,
