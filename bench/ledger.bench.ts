@@ -141,10 +141,11 @@ const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
 
 type BlockSpread = Readonly<{ concurrency: number; blocks: number; ratioBeside: Spread; commandsPerSec: Spread }>;
 type Spread = Readonly<{ median: number; min: number; max: number }>;
-const spread = (xs: readonly number[]): Spread => {
+/** Median and range of `xs`, the median rounded to `digits` decimals. */
+const spread = (xs: readonly number[], digits = 2): Spread => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length / 2;
-  return { median: round(s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2), min: s[0]!, max: s[s.length - 1]! };
+  return { median: round(s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2, digits), min: s[0]!, max: s[s.length - 1]! };
 };
 /** Prints and returns the median and range, over a row's blocks at one concurrency, of the ratio to the raw INSERT beside each. */
 const spreadOf = (c: number, blocks: readonly { ratioBeside: number; opsPerSec: number }[]): BlockSpread => {
@@ -152,7 +153,10 @@ const spreadOf = (c: number, blocks: readonly { ratioBeside: number; opsPerSec: 
     concurrency: c,
     blocks: blocks.length,
     ratioBeside: spread(blocks.map((b) => b.ratioBeside)),
-    commandsPerSec: spread(blocks.map((b) => b.opsPerSec)),
+    commandsPerSec: spread(
+      blocks.map((b) => b.opsPerSec),
+      0,
+    ),
   };
   console.log(
     '  c=%d  over %d blocks: %sx the raw INSERT run beside each, median (%s-%s); %d commands/s median (%d-%d)',
@@ -372,7 +376,7 @@ const main = async (): Promise<void> => {
     // The command path on its own: what the append costs next to the raw INSERT, with no read model following.
     console.log('ledger, command path alone (no read model following): place bet + settle (2 commands per iteration)');
     const alone = [];
-    const spreads: Record<string, BlockSpread[]> = { alone: [], inProcess: [] };
+    const spreads: { alone: BlockSpread[]; inProcess: BlockSpread[] } = { alone: [], inProcess: [] };
     for (const c of LEVELS) {
       const blocks = [];
       for (let block = 1; block <= BLOCKS; block += 1) {
@@ -408,7 +412,7 @@ const main = async (): Promise<void> => {
           cpuLine(r),
         );
       }
-      if (BLOCKS > 1) spreads.alone!.push(spreadOf(c, blocks));
+      if (BLOCKS > 1) spreads.alone.push(spreadOf(c, blocks));
     }
     report.ledgerCommandsAlone = alone;
     // The closed loops move in rounds: each loop's command waits in the same append, then the answers and the next commands
@@ -532,7 +536,7 @@ const main = async (): Promise<void> => {
           cpuLine(r),
         );
       }
-      if (BLOCKS > 1) spreads.inProcess!.push(spreadOf(c, blocks));
+      if (BLOCKS > 1) spreads.inProcess.push(spreadOf(c, blocks));
     }
     if (BLOCKS > 1) report.blockSpreads = spreads;
     /** Prints and returns p50/p99 of each read model's lag samples. */
