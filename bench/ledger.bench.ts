@@ -370,6 +370,19 @@ const main = async (): Promise<void> => {
         settleP50Ms: round(percentile(settleMs, 50), 3),
       };
     };
+    /** What every ledger row keeps of a block: its rate, its ratios to the raw INSERT, its pair latencies and CPU. */
+    const blockFigures = (block: number, c: number, r: Awaited<ReturnType<typeof pairs>>) => ({
+      block,
+      concurrency: c,
+      opsPerSec: r.opsPerSec,
+      ratioToRawInsertsAtSameConcurrency: r.ratio,
+      rawInsertsBesidePerSec: r.rawBeside,
+      ratioToRawInsertsBeside: r.ratioBeside,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
+      postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
+    });
 
     // Untimed: the first commands compile the command path (JIT) and the server's plans; the first row would pay for them.
     await pairs(4, { seconds: 2 });
@@ -382,21 +395,7 @@ const main = async (): Promise<void> => {
       for (let block = 1; block <= BLOCKS; block += 1) {
         const r = await pairs(c, { profile: block === 1 ? 'alone' : undefined });
         blocks.push(r);
-        alone.push({
-          block,
-          concurrency: c,
-          opsPerSec: r.opsPerSec,
-          ratioToRawInsertsAtSameConcurrency: r.ratio,
-          rawInsertsBesidePerSec: r.rawBeside,
-          ratioToRawInsertsBeside: r.ratioBeside,
-          p50Ms: r.p50Ms,
-          p99Ms: r.p99Ms,
-          placeP50Ms: r.placeP50Ms,
-          settleP50Ms: r.settleP50Ms,
-          rawInsertP50Ms: r.rawAtC?.p50Ms,
-          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
-        });
+        alone.push({ ...blockFigures(block, c, r), placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms });
         console.log(
           '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 %s ms; %s',
           c,
@@ -502,18 +501,9 @@ const main = async (): Promise<void> => {
         const each = { concurrency: c, placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms, rawInsertP50Ms: r.rawAtC?.p50Ms };
         perCommand.push(each);
         commands.push({
-          block,
-          concurrency: c,
-          opsPerSec: r.opsPerSec,
-          p50Ms: r.p50Ms,
-          p99Ms: r.p99Ms,
-          ratioToRawInsertsAtSameConcurrency: r.ratio,
-          rawInsertsBesidePerSec: r.rawBeside,
-          ratioToRawInsertsBeside: r.ratioBeside,
+          ...blockFigures(block, c, r),
           placeP50Ms: each.placeP50Ms,
           settleP50Ms: each.settleP50Ms,
-          nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-          postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
           note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
         });
         console.log(
@@ -729,20 +719,7 @@ const main = async (): Promise<void> => {
           const caughtStart = performance.now();
           await caughtUp();
           const catchUpMs = round(performance.now() - caughtStart);
-          separate.push({
-            block,
-            concurrency: c,
-            opsPerSec: r.opsPerSec,
-            ratioToRawInsertsAtSameConcurrency: r.ratio,
-            rawInsertsBesidePerSec: r.rawBeside,
-            ratioToRawInsertsBeside: r.ratioBeside,
-            p50Ms: r.p50Ms,
-            p99Ms: r.p99Ms,
-            catchUpMs,
-            nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
-            followersCpuUsPerCommand,
-            postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
-          });
+          separate.push({ ...blockFigures(block, c, r), catchUpMs, followersCpuUsPerCommand });
           console.log(
             '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms; read models caught up %d ms after the load',
             c,
