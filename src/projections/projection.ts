@@ -44,10 +44,7 @@ export const walletRecords = streamRecords<WalletEvent>(walletStreamUserId, isWa
 
 export type Row = Readonly<Record<string, unknown>>;
 
-/**
- * Every column present in each row. Rows travel as `json`, not `jsonb`: read once into records, they need no jsonb tree built
- * and thrown away (11 % less PostgreSQL CPU for a live batch of 148 ledger events).
- */
+/** Every column present in each row. As `json`, not `jsonb`: read once into records, rows need no jsonb tree built. */
 export const insertRows = (table: string, rows: readonly Row[], onConflict = ''): Sql[] =>
   rows.length === 0
     ? []

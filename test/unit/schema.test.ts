@@ -1,16 +1,11 @@
-import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Migration } from '../../src/infra/migrate.js';
 import { allMigrations, readSideMigrations } from '../../src/schema.js';
+import { filesUnder } from '../support/source-files.js';
 
 const srcDir = join(import.meta.dirname, '../../src');
-
-const migrationFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? migrationFiles(join(dir, e.name)) : /\.migrations?\.ts$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
 
 const isMigration = (v: unknown): v is Migration =>
   typeof v === 'object' && v !== null && typeof (v as Migration).id === 'string' && typeof (v as Migration).sql === 'string';
@@ -25,7 +20,7 @@ describe('the schema: one list of migrations', () => {
   it('when a migration is exported anywhere in src, then it is in the list', async () => {
     const listed = new Set(allMigrations);
     const missing: string[] = [];
-    for (const file of migrationFiles(srcDir)) {
+    for (const file of filesUnder(srcDir, /\.migrations?\.ts$/)) {
       const exported = Object.values((await import(pathToFileURL(file).href)) as Record<string, unknown>);
       for (const m of exported.flatMap((v) => (Array.isArray(v) ? v : [v])).filter(isMigration)) {
         if (!listed.has(m)) missing.push(`${relative(srcDir, file)}: ${m.id}`);

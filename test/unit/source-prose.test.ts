@@ -1,15 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../support/source-files.js';
 
 const srcDir = join(import.meta.dirname, '../../src');
 const MAX_LINE = 140;
 const MAX_COMMENT_SHARE = 0.05;
-
-const sourceFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
 
 type Prose = { nonBlank: number; comments: string[] };
 
@@ -29,7 +25,7 @@ const prose = (text: string): Prose => {
   return out;
 };
 
-const files = sourceFiles(srcDir).map((file) => ({ name: relative(srcDir, file), text: readFileSync(file, 'utf8') }));
+const files = filesUnder(srcDir, /\.tsx?$/).map((file) => ({ name: relative(srcDir, file), text: readFileSync(file, 'utf8') }));
 
 describe('the prose of src', () => {
   it('when a file is counted, then line comments and every line of a block comment count, code and blank lines do not', () => {

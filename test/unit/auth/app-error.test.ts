@@ -1,15 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authError, AUTH_ERRORS } from '../../../src/auth/auth.errors.js';
 import { HTTP_STATUS, HttpError } from '../../../src/http/errors.js';
 import { ACK_STATUS, ackOf } from '../../../src/realtime/ack-errors.js';
 import { AppError } from '../../../src/shared/app-error.js';
-
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
+import { filesUnder } from '../../support/source-files.js';
 
 describe('AppError and its two tables', () => {
   it('when an auth refusal leaves over HTTP or a socket, then both transports give it the same status', () => {
@@ -31,7 +26,7 @@ describe('AppError and its two tables', () => {
 
   it('when src/auth is read, then no file imports express or src/http (the use cases know no transport)', () => {
     const root = new URL('../../../src/auth', import.meta.url).pathname;
-    const offending = filesUnder(root).filter((file) => /from '(express|[./]+\/http\/[^']*)'/.test(readFileSync(file, 'utf8')));
+    const offending = filesUnder(root, /\.ts$/).filter((file) => /from '(express|[./]+\/http\/[^']*)'/.test(readFileSync(file, 'utf8')));
     expect(offending).toEqual([]);
   });
 });
