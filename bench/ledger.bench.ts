@@ -141,11 +141,10 @@ const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
 
 type BlockSpread = Readonly<{ concurrency: number; blocks: number; ratioBeside: Spread; commandsPerSec: Spread }>;
 type Spread = Readonly<{ median: number; min: number; max: number }>;
-/** Median and range of `xs`, the median rounded to `digits` decimals. */
-const spread = (xs: readonly number[], digits = 2): Spread => {
+/** Median (the blocks' own figure in the middle, as `percentile` picks it) and range of `xs`. */
+const spread = (xs: readonly number[]): Spread => {
   const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length / 2;
-  return { median: round(s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2, digits), min: s[0]!, max: s[s.length - 1]! };
+  return { median: percentile(s, 50), min: s[0]!, max: s[s.length - 1]! };
 };
 /** Prints and returns the median and range, over a row's blocks at one concurrency, of the ratio to the raw INSERT beside each. */
 const spreadOf = (c: number, blocks: readonly { ratioBeside: number; opsPerSec: number }[]): BlockSpread => {
@@ -153,10 +152,7 @@ const spreadOf = (c: number, blocks: readonly { ratioBeside: number; opsPerSec: 
     concurrency: c,
     blocks: blocks.length,
     ratioBeside: spread(blocks.map((b) => b.ratioBeside)),
-    commandsPerSec: spread(
-      blocks.map((b) => b.opsPerSec),
-      0,
-    ),
+    commandsPerSec: spread(blocks.map((b) => b.opsPerSec)),
   };
   console.log(
     '  c=%d  over %d blocks: %sx the raw INSERT run beside each, median (%s-%s); %d commands/s median (%d-%d)',
