@@ -11,6 +11,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -446,8 +447,22 @@ const main = async (): Promise<void> => {
 
     const batches: number[] = [];
     const batchTimes: number[] = [];
-    // Then as in production: every read model follows on its own, from one shared read of new events.
-    const followed = shareSubscriptions(store);
+    // Then as in production: every read model follows on its own, from one shared read of new events. They start from
+    // the beginning, so they first catch up on every event so far, as a projector does after a restart.
+    const storeReads = { calls: 0, events: 0 };
+    const followed = shareSubscriptions({
+      ...store,
+      readAll: async (o) => {
+        const events = await store.readAll(o);
+        storeReads.calls += 1;
+        storeReads.events += events.length;
+        return events;
+      },
+    });
+    const backlog = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n);
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const catchUpFrom = performance.now();
     const projector = startProjector({
       store: followed,
       pool,
@@ -476,6 +491,28 @@ const main = async (): Promise<void> => {
       pendingSamples.length = 0;
     };
     await projector.waitFor(ledger.internals.handler.lastPosition());
+    loopDelay.disable();
+    const catchUp = {
+      events: backlog,
+      ms: round(performance.now() - catchUpFrom),
+      eventsPerSec: Math.round((backlog * 1000) / (performance.now() - catchUpFrom)),
+      storeReads: storeReads.calls,
+      eventsReadPerEvent: round(storeReads.events / Math.max(1, backlog)),
+      loopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
+      loopDelayMaxMs: round(loopDelay.max / 1e6),
+    };
+    report.readModelsCatchUp = catchUp;
+    console.log(
+      'read models catching up on the %s events so far: %s ms (%s events/s), %s store reads (%s events read per event), ' +
+        "this process's event loop delayed p99 %s ms, max %s ms",
+      catchUp.events,
+      catchUp.ms,
+      catchUp.eventsPerSec,
+      catchUp.storeReads,
+      catchUp.eventsReadPerEvent,
+      catchUp.loopDelayP99Ms,
+      catchUp.loopDelayMaxMs,
+    );
 
     console.log('ledger with every read model following in this process: place bet + settle (2 commands per iteration)');
     const commands = [];

@@ -1,5 +1,6 @@
 import {
   comparePositions,
+  formatPosition,
   type EventStore,
   type Position,
   type RecordedEvent,
@@ -11,8 +12,10 @@ import { sleep } from './follow-loop.js';
 import type { WakeSignal } from './wake-signal.js';
 
 export type SharedSubscriptionsOptions = Readonly<{
-  /** Recent events kept in memory for the followers; one further behind reads the store on its own until it is back. */
+  /** Recent events kept in memory for the followers; one further behind reads the store until it is back. */
   maxBuffered?: number;
+  /** Bounds the events of pages read for followers behind that buffer and kept for the others behind it. */
+  maxPaged?: number;
   logger?: { warn(obj: object, msg?: string): void };
   /** The next read waits until this long after the last, for larger batches under load; a wake-up of `hurry` ends the wait. */
   coalesceMs?: number;
@@ -54,6 +57,7 @@ export const coalesceWait = (o: SharedSubscriptionsOptions, events: number, sinc
 /** One store subscription per process fills a buffer of recent events; followers behind it read the store until they reach it. */
 export const shareSubscriptions = (store: EventStore, options: SharedSubscriptionsOptions = {}): EventStore => {
   const maxBuffered = options.maxBuffered ?? 20_000;
+  const maxPaged = options.maxPaged ?? 100_000;
   const feedBatch = 2_000;
   let feed: Feed | undefined;
   let followers = 0;
@@ -112,6 +116,44 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
     return f;
   };
 
+  /**
+   * Followers behind the buffer (a projector catching up after a restart) ask for the same pages, the quick ones first: one
+   * read serves them all. A full page stays until every follower has had it (or older pages pass the bound), since nothing
+   * can later sort into it; a short one may still grow, so it goes once read.
+   */
+  type Page = { maxCount: number; read: Promise<RecordedEvent[]>; served: number };
+  const pages = new Map<string, Page>();
+  let kept = 0;
+  const forget = (key: string, page: Page): void => {
+    if (pages.get(key) !== page) return;
+    kept -= page.maxCount;
+    pages.delete(key);
+  };
+  const readBehind = (after: Position, maxCount: number): Promise<RecordedEvent[]> => {
+    const key = formatPosition(after);
+    let page = pages.get(key);
+    if (!page || page.maxCount < maxCount) {
+      if (page) forget(key, page);
+      const fresh: Page = { maxCount, read: store.readAll({ after, maxCount }), served: 0 };
+      fresh.read.then(
+        (events) => events.length < maxCount && forget(key, fresh),
+        () => forget(key, fresh),
+      );
+      pages.set(key, (page = fresh));
+      for (kept += maxCount; kept > maxPaged;) forget(...pages.entries().next().value!);
+    }
+    page.served += 1;
+    if (page.served >= followers) forget(key, page);
+    return page.read.then((events) => events.slice(0, maxCount));
+  };
+  let followersBehind = 0;
+  const countBehind = (delta: number): void => {
+    followersBehind += delta;
+    if (followersBehind > 0) return;
+    pages.clear();
+    kept = 0;
+  };
+
   const closeFeed = async (): Promise<void> => {
     const f = feed;
     feed = undefined;
@@ -144,12 +186,16 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
 
     const run = async (abort: AbortSignal): Promise<void> => {
       let after = o.after;
+      let behind = false;
       try {
         await f.ready;
         while (!abort.aborted && !f.controller.signal.aborted) {
           let events: RecordedEvent[];
-          if (f.base && comparePositions(after, f.base) < 0) {
-            events = await store.readAll({ after, maxCount: batchSize });
+          const wasBehind: boolean = behind;
+          behind = f.base !== undefined && comparePositions(after, f.base) < 0;
+          if (behind !== wasBehind) countBehind(behind ? 1 : -1);
+          if (behind) {
+            events = await readBehind(after, batchSize);
           } else {
             const from = firstAfter(f.buffer, after);
             events = f.buffer.slice(from, from + batchSize);
@@ -163,6 +209,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
           after = events.at(-1)!.position;
         }
       } finally {
+        if (behind) countBehind(-1);
         followers -= 1;
         if (followers === 0 && feed === f) await closeFeed();
       }
