@@ -492,10 +492,11 @@ const main = async (): Promise<void> => {
     };
     await projector.waitFor(ledger.internals.handler.lastPosition());
     loopDelay.disable();
+    const catchUpMs = performance.now() - catchUpFrom;
     const catchUp = {
       events: backlog,
-      ms: round(performance.now() - catchUpFrom),
-      eventsPerSec: Math.round((backlog * 1000) / (performance.now() - catchUpFrom)),
+      ms: round(catchUpMs),
+      eventsPerSec: Math.round((backlog * 1000) / catchUpMs),
       storeReads: storeReads.calls,
       eventsReadPerEvent: round(storeReads.events / Math.max(1, backlog)),
       loopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),

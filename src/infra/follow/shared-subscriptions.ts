@@ -123,12 +123,10 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
    */
   type Page = { maxCount: number; read: Promise<RecordedEvent[]>; served: number };
   const pages = new Map<string, Page>();
-  let kept = 0;
   const forget = (key: string, page: Page): void => {
-    if (pages.get(key) !== page) return;
-    kept -= page.maxCount;
-    pages.delete(key);
+    if (pages.get(key) === page) pages.delete(key);
   };
+  const kept = (): number => [...pages.values()].reduce((n, p) => n + p.maxCount, 0);
   const readBehind = (after: Position, maxCount: number): Promise<RecordedEvent[]> => {
     const key = formatPosition(after);
     let page = pages.get(key);
@@ -140,7 +138,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
         () => forget(key, fresh),
       );
       pages.set(key, (page = fresh));
-      for (kept += maxCount; kept > maxPaged;) forget(...pages.entries().next().value!);
+      while (kept() > maxPaged) forget(...pages.entries().next().value!);
     }
     page.served += 1;
     if (page.served >= followers) forget(key, page);
@@ -149,9 +147,7 @@ export const shareSubscriptions = (store: EventStore, options: SharedSubscriptio
   let followersBehind = 0;
   const countBehind = (delta: number): void => {
     followersBehind += delta;
-    if (followersBehind > 0) return;
-    pages.clear();
-    kept = 0;
+    if (followersBehind === 0) pages.clear();
   };
 
   const closeFeed = async (): Promise<void> => {
