@@ -21,7 +21,8 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
 import { createLedger } from '../src/commands/ledger.js';
 import { migrateLedger } from '../src/commands/ledger.migrations.js';
-import { createPostgresEventStore, WRITER_SETTINGS } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { createPostgresEventStore, FOLLOWER_SETTINGS, WRITER_SETTINGS } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { followingStatement } from '../src/infra/event-store/postgres/postgres.reads.js';
 import { appendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPool } from '../src/infra/pg.js';
@@ -175,12 +176,13 @@ const pgbenchRun = async (
   sql: string,
   clients: number,
   settings: readonly string[] = [],
+  mode: 'prepared' | 'simple' = 'prepared',
 ): Promise<{ tps: number; latencyMs: number } | undefined> => {
   const script = join(tmpdir(), `bench-${process.pid}-${Math.random().toString(36).slice(2)}.sql`);
   await writeFile(script, `${sql}\n`);
   try {
     // The event JSON goes in as a bound variable: pgbench would read its "...:45..." as variable names.
-    const args = ['-n', '-M', 'prepared', '-D', `data=${EVENT_DATA}`, '-c', String(clients), '-j', String(Math.min(2, clients))];
+    const args = ['-n', '-M', mode, '-D', `data=${EVENT_DATA}`, '-c', String(clients), '-j', String(Math.min(2, clients))];
     const options = [`-c search_path=${schema}`, ...settings.map((x) => `-c ${x}`)].join(' ');
     const { stdout } = await run('pgbench', [...args, '-T', String(SECONDS), '-f', script, DATABASE_URL], {
       env: { ...process.env, PGOPTIONS: options },
@@ -296,6 +298,25 @@ const main = async (): Promise<void> => {
       console.log('server cost (pgbench c=1, prepared): %s  avg %s ms', label.padEnd(50), r?.latencyMs ?? '?');
     }
     report.appendCostAtTheServer = appendCost;
+
+    // A follower at the head reads the few events since its last read, about every 10 ms under load: planned once on the
+    // store's follower connections, or planned afresh on each read.
+    const head = await pool.query<{ t: string; g: string }>(
+      `SELECT transaction_id::text AS t, global_position::text AS g FROM events
+       ORDER BY transaction_id DESC, global_position DESC OFFSET 35 LIMIT 1`,
+    );
+    const behind = head.rows[0];
+    if (behind) {
+      const follow = `${followingStatement(500).text.replace(/\$1/g, `'${behind.t}'`).replace(/\$2/g, behind.g).replace(/\s+/g, ' ')};`;
+      const once = await pgbenchRun(schema, follow, 1, FOLLOWER_SETTINGS);
+      const each = await pgbenchRun(schema, follow, 1, [], 'simple');
+      report.followReadAtTheServer = { events: 35, plannedOnceMs: once?.latencyMs, plannedEachReadMs: each?.latencyMs };
+      console.log(
+        'server cost (pgbench c=1): the follow read of the 35 newest events, planned once on the follower settings avg %s ms, planned on each read avg %s ms',
+        once?.latencyMs ?? '?',
+        each?.latencyMs ?? '?',
+      );
+    }
 
     // The ledger: place bet + settle through createLedger (validation, keys, decide, group commit).
     const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });

@@ -3,8 +3,10 @@ import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DuplicateEventId, comparePositions, type EventStore } from '../../src/infra/event-store/event-store.port.js';
-import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { createPostgresEventStore, FOLLOWER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { siblingPool } from '../../src/infra/pg.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { readAllFollowing } from '../../src/infra/event-store/postgres/postgres.reads.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, settledHead, streamName } from './event-store.contract.js';
 
@@ -261,5 +263,39 @@ describe('postgres event store', () => {
     await expect(sub.subscription.done).resolves.toBeUndefined();
     await own.pool.query('SELECT 1');
     await own.pool.end();
+  });
+});
+
+describe('the follow read', () => {
+  it('when a follower reads on the follower settings, then each page size keeps one generic plan along the position index, even while the store is small', async () => {
+    const pool = siblingPool(db.pool({ max: 1 }), 1, FOLLOWER_SETTINGS);
+    const store = createPostgresEventStore({ pool });
+    try {
+      const after = await settledHead(store);
+      await store.append({ streamId: streamName('follow'), events: events(3), expectedRevision: 'no_stream' });
+      for (let i = 0; i < 2; i += 1) {
+        expect((await readAllFollowing(pool, after, 2)).events).toHaveLength(2);
+        expect((await readAllFollowing(pool, after, 500)).events).toHaveLength(3);
+      }
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ name: string; generic_plans: string }>(
+          `SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'events-following-%' ORDER BY name`,
+        );
+        expect(rows.map((r) => [r.name, Number(r.generic_plans)])).toEqual([
+          ['events-following-2', 2],
+          ['events-following-500', 2],
+        ]);
+        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE "events-following-500"('0', -1)`);
+        const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(text).toContain('Index Scan using events_transaction_position_idx on events');
+        expect(text).not.toMatch(/Seq Scan|Bitmap|Sort/);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await store.close();
+      await pool.end();
+    }
   });
 });

@@ -18,6 +18,8 @@ export type PostgresEventStoreDeps = Readonly<{
 
 /** The append's connections: a generic plan, chosen once per connection, that reaches every table by key even while it is small. */
 export const WRITER_SETTINGS: readonly string[] = ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off'];
+/** The follow read's connections: one generic plan that walks the position index in order, never a scan-and-sort made while small. */
+export const FOLLOWER_SETTINGS: readonly string[] = [...WRITER_SETTINGS, 'enable_bitmapscan=off', 'enable_sort=off'];
 
 const isFailure = (o: AppendOutcome): o is Exclude<AppendOutcome, AppendResult> => o instanceof Error;
 
@@ -29,6 +31,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
   const subscriptions = new Set<Subscription>();
   let closed = false;
   const writer = siblingPool(pool, 2, WRITER_SETTINGS);
+  const follower = siblingPool(pool, 1, FOLLOWER_SETTINGS);
 
   const appendMany = async (requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
     const outcomes = await appendOutcomes(writer, requests);
@@ -56,7 +59,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
     subscribe: (options) => {
       if (closed) throw new Error('event store is closed');
       const subscription = startSubscription(
-        { pool, signal, notifier, pollIntervalMs: deps.pollIntervalMs ?? 250, coalesceMs: deps.coalesceMs ?? 10, logger },
+        { pool: follower, signal, notifier, pollIntervalMs: deps.pollIntervalMs ?? 250, coalesceMs: deps.coalesceMs ?? 10, logger },
         options,
       );
       subscriptions.add(subscription);
@@ -71,7 +74,7 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
       await notifier.close();
-      await writer.end();
+      await Promise.all([writer.end(), follower.end()]);
     },
   };
 };

@@ -73,23 +73,35 @@ export const headPosition = async (pool: pg.Pool): Promise<Position> => {
   return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;
 };
 
+/**
+ * The follow read, one named statement per page size: planned once per connection (on the store's follower connections, a
+ * generic plan along the position index), where planning it afresh on every read cost more than running it.
+ */
+export const followingStatement = (maxCount: number): Readonly<{ name: string; text: string }> => {
+  const limit = Math.max(0, Math.floor(maxCount));
+  return {
+    name: `events-following-${limit}`,
+    // The held-back probe starts at the snapshot's xmin and stops at the first row: an index range, however far behind.
+    text: `SELECT h.held_back, e.* FROM (SELECT (SELECT transaction_id FROM events
+       WHERE transaction_id >= GREATEST($1::text::xid8, pg_snapshot_xmin(pg_current_snapshot()))
+         AND (transaction_id > $1::text::xid8 OR global_position > $2::bigint)
+       ORDER BY transaction_id, global_position LIMIT 1) IS NOT NULL AS held_back) h
+     LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events
+       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
+       ORDER BY events.transaction_id, events.global_position LIMIT ${limit}) e ON true`,
+  };
+};
+
 /** Next readable events, plus whether a committed event is still held back by an older open transaction. */
 export const readAllFollowing = async (
   pool: pg.Pool,
   after: Position,
   maxCount: number,
 ): Promise<{ events: RecordedEvent[]; heldBack: boolean }> => {
-  const { rows } = await pool.query<Partial<EventRow> & { held_back: boolean }>(
-    // The held-back probe starts at the snapshot's xmin and stops at the first row: an index range, however far behind.
-    `SELECT h.held_back, e.* FROM (SELECT (SELECT transaction_id FROM events
-       WHERE transaction_id >= GREATEST($1::text::xid8, pg_snapshot_xmin(pg_current_snapshot()))
-         AND (transaction_id > $1::text::xid8 OR global_position > $2::bigint)
-       ORDER BY transaction_id, global_position LIMIT 1) IS NOT NULL AS held_back) h
-     LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events
-       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
-       ORDER BY events.transaction_id, events.global_position LIMIT $3) e ON true`,
-    [...positionParams(after), Math.max(0, maxCount)],
-  );
+  const { rows } = await pool.query<Partial<EventRow> & { held_back: boolean }>({
+    ...followingStatement(maxCount),
+    values: positionParams(after),
+  });
   const events = rows.filter((r) => r.global_position !== null && r.global_position !== undefined) as EventRow[];
   return { events: events.map(toRecordedEvent), heldBack: rows[0]?.held_back ?? false };
 };
