@@ -73,10 +73,7 @@ export const headPosition = async (pool: pg.Pool): Promise<Position> => {
   return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;
 };
 
-/**
- * The follow read, one named statement per page size: planned once per connection (on the store's follower connections, a
- * generic plan along the position index), where planning it afresh on every read cost more than running it.
- */
+/** Named per page size, so that a connection plans it once: planning it on every read cost more than running it. */
 export const followingStatement = (maxCount: number): Readonly<{ name: string; text: string }> => {
   const limit = Math.max(0, Math.floor(maxCount));
   return {
