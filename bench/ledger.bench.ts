@@ -39,6 +39,9 @@ const COUNTS_CHECK_SQL = COUNTED_LISTS.map(
   SELECT coalesce(c.key, k.key) AS key FROM counted c FULL JOIN ${l.counts} k ON k.key = c.key WHERE coalesce(k.n, 0) <> coalesce(c.n, 0))`,
 ).join(' UNION ALL ');
 import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js';
+import { startFollowersThread } from '../src/followers/followers.thread.js';
+import { createLocalBus } from '../src/infra/bus.js';
+import { createLogger } from '../src/infra/logger.js';
 import { migrateReadSide } from '../src/schema.js';
 import { postgresCpuMs, postgresCpuSpent, processCpuMs } from './cpu.js';
 
@@ -81,6 +84,8 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
   let ops = 0;
   const pgBefore = await postgresCpuMs();
   const cpuBefore = process.cpuUsage();
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, client) => {
@@ -93,6 +98,7 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
+  loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
   latencies.sort((a, b) => a - b);
@@ -103,6 +109,9 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
     p99Ms: round(percentile(latencies, 99), 3),
     nodeCpuUsPerOp: round((cpu.user + cpu.system) / Math.max(1, ops), 0),
     postgresCpuUsPerOp: pgSpent === undefined ? undefined : round((pgSpent * 1000) / Math.max(1, ops), 0),
+    /** How long the loops' own thread was held up: what a request beside them would wait on top of its own work. */
+    loopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
+    loopDelayMaxMs: round(loopDelay.max / 1e6),
   };
 };
 /** "CPU per op: this process N µs, PostgreSQL P µs" for a drive() result (an op is an insert or a command). */
@@ -400,6 +409,8 @@ const main = async (): Promise<void> => {
       p99Ms: r.p99Ms,
       nodeCpuUsPerCommand: r.nodeCpuUsPerOp,
       postgresCpuUsPerCommand: r.postgresCpuUsPerOp,
+      loopDelayP99Ms: r.loopDelayP99Ms,
+      loopDelayMaxMs: r.loopDelayMaxMs,
     });
 
     // Untimed: the first commands compile the command path (JIT) and the server's plans; the first row would pay for them.
@@ -573,12 +584,15 @@ const main = async (): Promise<void> => {
           r.p99Ms,
         );
         console.log(
-          '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included)',
+          '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included); ' +
+            'event loop delayed p99 %s ms, max %s ms',
           each.placeP50Ms,
           each.settleP50Ms,
           c,
           r.rawAtC?.p50Ms ?? '?',
           cpuLine(r),
+          r.loopDelayP99Ms,
+          r.loopDelayMaxMs,
         );
       }
       if (BLOCKS > 1) spreads.inProcess.push(spreadOf(c, blocks));
@@ -800,6 +814,59 @@ const main = async (): Promise<void> => {
     } finally {
       followers.kill('SIGTERM');
       await exited;
+    }
+
+    // As the service runs them beside its APIs (more roles than the projector in one process): on a thread of their own.
+    process.env.LOG_LEVEL ??= 'warn';
+    const names = allProjections.map((p) => p.name);
+    const thread = await startFollowersThread({
+      databaseUrl: DATABASE_URL,
+      schema,
+      only: ['projector'],
+      coalesceMs: COALESCE_MS,
+      bus: createLocalBus(),
+      logger: createLogger({ level: 'warn' }),
+      readModels: names,
+    });
+    try {
+      const threadCaughtUp = () => thread.waitForModels(names, ledger.internals.handler.lastPosition());
+      await threadCaughtUp();
+      console.log('ledger with every read model following on a thread of this process, as the service runs them beside its APIs:');
+      const onThread = [];
+      const threadSpreads: BlockSpread[] = [];
+      for (const c of LEVELS) {
+        const blocks = [];
+        for (let block = 1; block <= BLOCKS; block += 1) {
+          const r = await pairs(c, { quiet: threadCaughtUp, profile: block === 1 ? 'thread' : undefined });
+          blocks.push(r);
+          onThread.push({ ...blockFigures(block, c, r), placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms });
+          console.log(
+            '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
+            c,
+            r.opsPerSec,
+            r.ratio ?? '?',
+            c,
+            r.rawAtC?.opsPerSec ?? '?',
+            besideLine(r),
+            r.p50Ms,
+            r.p99Ms,
+          );
+          console.log(
+            '        p50 per command: place bet %s ms, settle %s ms; %s (both threads, read models included); ' +
+              'event loop of the commands delayed p99 %s ms, max %s ms',
+            r.placeP50Ms,
+            r.settleP50Ms,
+            cpuLine(r),
+            r.loopDelayP99Ms,
+            r.loopDelayMaxMs,
+          );
+        }
+        if (BLOCKS > 1) threadSpreads.push(spreadOf(c, blocks));
+      }
+      report.ledgerCommandsFollowersOnThread = onThread;
+      if (BLOCKS > 1) report.blockSpreadsFollowersOnThread = threadSpreads;
+    } finally {
+      await thread.stop();
     }
 
     // A rebuild of every read model from the events of this run (truncate, replay to the head), and its counts checked.

@@ -13,19 +13,19 @@ import { createPublicApp } from './http/public-app.js';
 import { identityProviderRoutes } from './http/identity-providers/wiring.js';
 import { createRates } from './commands/rates.js';
 import { createLocalBus, createRedisBus } from './infra/bus.js';
-import { startLedgerPublisher } from './realtime/ledger-publisher.js';
 import { startLeaderboardScheduler } from './leaderboards/leaderboard.scheduler.js';
 import { allowedOrigins, ConfigError, loadConfig, type Config } from './infra/config.js';
 import { startEmbeddedPostgres, StartRefused } from './infra/embedded-postgres.js';
-import type { EventStore } from './infra/event-store/event-store.port.js';
-import { createPostgresEventStore } from './infra/event-store/postgres/postgres.event-store.js';
 import { createNotifier } from './infra/event-store/postgres/postgres.wake-up.js';
 import { createWakeSignal } from './infra/follow/wake-signal.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
-import { runWhileLeader } from './infra/leader.js';
 import { closeRedis, createRedis } from './infra/redis.js';
-import { allProjections, startProjector } from './projections/index.js';
+import { allProjections } from './projections/index.js';
+import type { LocalProgress } from './projections/read-model-waiter.js';
+import { openEventStore } from './infra/event-store/open-event-store.js';
+import { startFollowers } from './followers/followers.js';
+import { startFollowersThread } from './followers/followers.thread.js';
 import { migrateAll } from './schema.js';
 import { startGateway } from './realtime/gateway.js';
 import { adminHandlers } from './realtime/handlers/admin.js';
@@ -34,15 +34,12 @@ import { liveHandlers } from './realtime/handlers/live.js';
 import { notificationHandlers } from './realtime/handlers/notifications.js';
 import { replayUserEvents } from './realtime/replay.js';
 import { validateTrustProxy } from './realtime/protection/index.js';
-import { startSealer } from './audit/seal.js';
 import { SEAL_KEY_NAME } from './audit/cli/ledger-cli.js';
 import { createMetrics, instrumentStore } from './infra/metrics.js';
 import { instrumentLedger } from './commands/ledger.metrics.js';
 import { projectionReadings } from './projections/projection-status.js';
 import { MFA_KEY_NAME, mayGenerateKeys, missingSecrets } from './infra/required-secrets.js';
-import { shareSubscriptions } from './infra/follow/shared-subscriptions.js';
 import { trackAppends } from './infra/event-store/append-tracker.js';
-import type { Projector } from './projections/projection-runner.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -63,18 +60,6 @@ const closeServer = (server: Server): Promise<void> =>
   });
 
 const portOf = (server: Server): number => (server.address() as AddressInfo).port;
-
-const openEventStore = async (
-  config: Config,
-  deps: { pool: Parameters<typeof createPostgresEventStore>[0]['pool']; logger: Logger },
-): Promise<EventStore> => {
-  // NOTIFY wakes the followers at once; the poll only covers a lost notification, so it can be rare (idle cost).
-  if (config.eventStore.kind === 'postgres')
-    return createPostgresEventStore({ pool: deps.pool, logger: deps.logger, pollIntervalMs: 2_000 });
-  // Loaded only when chosen, so the default setup never loads the KurrentDB client.
-  const { createKurrentDbEventStore } = await import('./infra/event-store/kurrentdb.event-store.js');
-  return createKurrentDbEventStore({ connectionString: config.eventStore.connectionString });
-};
 
 /** Builds what the configured roles need and starts them; every resource is registered for shutdown as soon as it exists. */
 const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stopping: () => boolean): Promise<void> => {
@@ -169,59 +154,27 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const redisSubscriber = redis?.duplicate();
   if (redisSubscriber) cleanups.push({ name: 'redis subscriber', run: () => closeRedis(redisSubscriber) });
   const bus = redis && redisSubscriber ? createRedisBus(redis, redisSubscriber) : createLocalBus();
-  // The followers of this process (publisher, read models, sealer) share one read of new events.
-  const followed = shareSubscriptions(store, { logger });
-  cleanups.push({ name: 'shared subscriptions', run: () => followed.close() });
-  if (roles.has('projector')) {
-    // One publisher among projector replicas: two would send every public feed message twice.
-    const publisher = await runWhileLeader({
-      pool,
-      name: 'realtime-publisher',
-      logger: logger.child({ component: 'realtime-publisher' }),
-      start: () =>
-        startLedgerPublisher({
-          store: followed,
-          pool,
-          bus,
-          rates: createRates({ pool }),
-          feeds: config.feeds,
-          logger: logger.child({ component: 'realtime-publisher' }),
-        }),
-    });
-    cleanups.push({ name: 'realtime publisher', run: publisher.stop });
-  }
-  // The projectors coalesce new events under load; a read waiting on them, in any process, hurries them (NOTIFY).
-  const hurry = createWakeSignal();
-  const readersWaiting = createNotifier({ pool, channel: 'read_models_wanted', signal: hurry, logger });
+  // Reads that wait for read models ask the projectors, in any process, to take new events now (NOTIFY).
+  const readersWaiting = createNotifier({ pool, channel: 'read_models_wanted', signal: createWakeSignal(), logger });
   cleanups.push({ name: 'read-model waits', run: () => readersWaiting.close() });
-  let localProjector: Projector | undefined;
+  let localProjector: LocalProgress | undefined;
   if (roles.has('projector')) {
-    readersWaiting.acquire();
-    const projector = startProjector({
-      store: followed,
-      pool,
-      projections: allProjections,
-      hurry,
-      logger: logger.child({ component: 'projector' }),
-    });
-    cleanups.push({ name: 'projector', run: () => projector.stop() });
-    localProjector = projector;
-    logger.info({ role: 'projector', projections: allProjections.length }, 'projector: following the event store into read models');
-    // Tamper evidence: the sealer chains a hash over every stored event and checkpoints the global chain
-    // (docs/audit.md). Each checkpoint goes to the log as well, so that it is anchored outside the database.
-    const sealer = startSealer({
-      store: followed,
-      pool,
-      key: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
-      checkpointEvery: config.audit.sealCheckpointEvery,
-      logger: logger.child({ component: 'sealer' }),
-      onCheckpoint: (c) =>
-        logger.info(
-          { sealedCount: String(c.sealedCount), position: c.position, chainHash: c.chainHash.toString('hex') },
-          'ledger seal checkpoint',
-        ),
-    });
-    cleanups.push({ name: 'sealer', run: sealer.stop });
+    const sealKey = await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) });
+    if (roles.size > 1) {
+      // Beside the APIs, the followers get a thread of their own: a catch-up or a busy batch never delays a request.
+      const thread = await startFollowersThread({
+        databaseUrl,
+        sealKey,
+        bus,
+        logger,
+        readModels: allProjections.map((p) => p.name),
+      });
+      cleanups.push({ name: 'followers thread', run: thread.stop });
+      localProjector = thread;
+    } else {
+      const followers = await startFollowers({ config, pool, store, bus, logger, sealKey });
+      cleanups.push({ name: 'followers', run: followers.stop });
+    }
   }
   if (roles.has('admin-api')) {
     const server = await listen(

@@ -71,7 +71,7 @@ const blockStdout = (): DestinationStream => {
 
 let stdoutOfProcess: DestinationStream | undefined;
 /** One per process, whatever the number of loggers: they share file descriptor 1. */
-const stdout = (): DestinationStream => (stdoutOfProcess ??= blockStdout());
+export const stdout = (): DestinationStream => (stdoutOfProcess ??= blockStdout());
 
 const lineShape = {
   timestamp: pino.stdTimeFunctions.isoTime,
