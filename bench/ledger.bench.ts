@@ -819,6 +819,12 @@ const main = async (): Promise<void> => {
     // As the service runs them beside its APIs (more roles than the projector in one process): on a thread of their own.
     process.env.LOG_LEVEL ??= 'warn';
     const names = allProjections.map((p) => p.name);
+    // First a catch-up from the first event, as after a restart, while this thread's event loop is watched.
+    await pool.query(`TRUNCATE ${[...new Set(allProjections.flatMap((p) => p.tables))].join(', ')}`);
+    await pool.query('DELETE FROM projection_checkpoints');
+    const threadLoop = monitorEventLoopDelay({ resolution: 1 });
+    threadLoop.enable();
+    const threadCatchUpFrom = performance.now();
     const thread = await startFollowersThread({
       databaseUrl: DATABASE_URL,
       schema,
@@ -831,6 +837,25 @@ const main = async (): Promise<void> => {
     try {
       const threadCaughtUp = () => thread.waitForModels(names, ledger.internals.handler.lastPosition());
       await threadCaughtUp();
+      threadLoop.disable();
+      const threadCatchUpMs = performance.now() - threadCatchUpFrom;
+      const total = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n);
+      report.readModelsCatchUpOnThread = {
+        events: total,
+        ms: round(threadCatchUpMs),
+        eventsPerSec: Math.round((total * 1000) / threadCatchUpMs),
+        loopDelayP99Ms: round(threadLoop.percentile(99) / 1e6),
+        loopDelayMaxMs: round(threadLoop.max / 1e6),
+      };
+      console.log(
+        'read models catching up on a thread of this process on the %s events so far: %s ms (%s events/s), ' +
+          "this thread's event loop delayed p99 %s ms, max %s ms",
+        total,
+        round(threadCatchUpMs),
+        Math.round((total * 1000) / threadCatchUpMs),
+        round(threadLoop.percentile(99) / 1e6),
+        round(threadLoop.max / 1e6),
+      );
       console.log('ledger with every read model following on a thread of this process, as the service runs them beside its APIs:');
       const onThread = [];
       const threadSpreads: BlockSpread[] = [];

@@ -96,16 +96,19 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
       w.on('exit', (code) => {
         if (worker === w) worker = undefined;
         if (!started) return reject(new Error(`followers thread exited with code ${code} before it started`));
-        if (stopping) return;
         // A bug or a lost resource ended it: the read models stop moving, so start it again, later each time it fails.
-        logger.error({ code, restartInMs: delay }, 'followers thread ended; restarting it');
-        restartTimer = setTimeout(() => {
-          restartTimer = undefined;
-          if (!stopping) spawn().catch((error: unknown) => logger.error({ err: error }, 'followers thread restart failed'));
-        }, delay);
-        delay = Math.min(delay * 2, o.maxRestartDelayMs ?? 30_000);
+        if (!stopping) restartLater(`followers thread ended with code ${code}`);
       });
     });
+
+  const restartLater = (reason: string): void => {
+    logger.error({ reason, restartInMs: delay }, 'followers thread ended; restarting it');
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (!stopping) spawn().catch((error: unknown) => restartLater((error as Error).message));
+    }, delay);
+    delay = Math.min(delay * 2, o.maxRestartDelayMs ?? 30_000);
+  };
 
   const post = (message: ToFollowers): void => worker?.postMessage(message);
   await spawn();
