@@ -397,6 +397,19 @@ const main = async (): Promise<void> => {
         settleP50Ms: round(percentile(settleMs, 50), 3),
       };
     };
+    /** A row's first line: its rate, its ratios to the raw INSERT and its pair latencies. */
+    const printRate = (c: number, r: Awaited<ReturnType<typeof pairs>>): void =>
+      console.log(
+        '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
+        c,
+        r.opsPerSec,
+        r.ratio ?? '?',
+        c,
+        r.rawAtC?.opsPerSec ?? '?',
+        besideLine(r),
+        r.p50Ms,
+        r.p99Ms,
+      );
     /** What every ledger row keeps of a block: its rate, its ratios to the raw INSERT, its pair latencies and CPU. */
     const blockFigures = (block: number, c: number, r: Awaited<ReturnType<typeof pairs>>) => ({
       block,
@@ -572,17 +585,7 @@ const main = async (): Promise<void> => {
           settleP50Ms: each.settleP50Ms,
           note: 'opsPerSec counts commands; p50/p99 are per place+settle pair',
         });
-        console.log(
-          '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
-          c,
-          r.opsPerSec,
-          r.ratio ?? '?',
-          c,
-          r.rawAtC?.opsPerSec ?? '?',
-          besideLine(r),
-          r.p50Ms,
-          r.p99Ms,
-        );
+        printRate(c, r);
         console.log(
           '        p50 per command: place bet %s ms, settle %s ms; raw INSERT p50 at c=%d: %s ms; %s (read models included); ' +
             'event loop delayed p99 %s ms, max %s ms',
@@ -865,17 +868,7 @@ const main = async (): Promise<void> => {
           const r = await pairs(c, { quiet: threadCaughtUp, profile: block === 1 ? 'thread' : undefined });
           blocks.push(r);
           onThread.push({ ...blockFigures(block, c, r), placeP50Ms: r.placeP50Ms, settleP50Ms: r.settleP50Ms });
-          console.log(
-            '  c=%d  %d commands/s (%sx raw Node inserts at c=%d: %s/s; %s)  pair p50 %s ms  p99 %s ms',
-            c,
-            r.opsPerSec,
-            r.ratio ?? '?',
-            c,
-            r.rawAtC?.opsPerSec ?? '?',
-            besideLine(r),
-            r.p50Ms,
-            r.p99Ms,
-          );
+          printRate(c, r);
           console.log(
             '        p50 per command: place bet %s ms, settle %s ms; %s (both threads, read models included); ' +
               'event loop of the commands delayed p99 %s ms, max %s ms',
