@@ -9,7 +9,7 @@ export type FollowersThreadData = Readonly<{
   coalesceMs?: number;
 }>;
 
-/** Positions as `formatPosition` writes them; a log line is written by the main thread, so lines never interleave. */
+/** Posted in arrays, in order; the main thread writes the log lines, so lines of the two threads never interleave. */
 export type FromFollowers =
   | Readonly<{ t: 'ready' }>
   | Readonly<{ t: 'failed'; message: string }>

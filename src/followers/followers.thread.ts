@@ -12,7 +12,6 @@ export type FollowersThreadOptions = FollowersThreadData &
     /** Where the thread's server events go: the process's own bus, which its gateway (or Redis) reads. */
     bus: ServerEventBus;
     logger: Logger;
-    /** The read models its projector builds (none when it runs no projector). */
     readModels: readonly string[];
     restartDelayMs?: number;
     maxRestartDelayMs?: number;
@@ -70,7 +69,7 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
       let started = false;
       const w = newWorker(data);
       worker = w;
-      w.on('message', (m: FromFollowers) => {
+      const handle = (m: FromFollowers): void => {
         switch (m.t) {
           case 'progress':
             for (const [name, at] of Object.entries(m.at)) progress.set(name, parsePosition(at));
@@ -91,7 +90,8 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
             if (!started) reject(new Error(`followers thread: ${m.message}`));
             return;
         }
-      });
+      };
+      w.on('message', (batch: readonly FromFollowers[]) => batch.forEach(handle));
       w.on('error', (error) => logger.error({ err: error }, 'followers thread failed'));
       w.on('exit', (code) => {
         if (worker === w) worker = undefined;

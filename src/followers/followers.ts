@@ -21,7 +21,6 @@ export type FollowersDeps = Readonly<{
   store: EventStore;
   bus: ServerEventBus;
   logger: Logger;
-  /** Needed by the sealer only. */
   sealKey?: Buffer;
   only?: readonly FollowerName[];
   coalesceMs?: number;

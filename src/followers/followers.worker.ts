@@ -10,7 +10,14 @@ import type { FromFollowers, ToFollowers, FollowersThreadData } from './follower
 
 const port = parentPort!;
 const data = workerData as FollowersThreadData;
-const send = (message: FromFollowers): void => port.postMessage(message);
+const outbox: FromFollowers[] = [];
+const flush = (): void => {
+  if (outbox.length > 0) port.postMessage(outbox.splice(0));
+};
+/** Sent together once per turn of this loop: a busy ledger's server events would otherwise cost a message each. */
+const send = (message: FromFollowers): void => {
+  if (outbox.push(message) === 1) setImmediate(flush);
+};
 const PROGRESS_EVERY_MS = 200;
 
 const config = loadConfig();
@@ -22,7 +29,6 @@ pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connect
 
 let progressQueued = false;
 let lastSent = '';
-/** Where each read model stands, when it moved since the last report. */
 const reportProgress = (projector: Projector | undefined): void => {
   const at: Record<string, string> = {};
   for (const p of allProjections) {
@@ -51,7 +57,6 @@ const run = async (): Promise<void> => {
     sealKey: data.sealKey ? Buffer.from(data.sealKey) : undefined,
     only: data.only,
     coalesceMs: data.coalesceMs,
-    // Once per turn of this loop however many batches ended in it.
     onBatch: () => {
       if (progressQueued) return;
       progressQueued = true;
@@ -71,6 +76,7 @@ const run = async (): Promise<void> => {
         await followers.stop();
         await store.close().catch((error: unknown) => logger.warn({ err: error }, 'error while closing the event store'));
         await pool.end().catch(() => undefined);
+        flush();
         process.exit(0); // ends this thread only
       })();
   });
@@ -81,5 +87,6 @@ run().catch(async (error: unknown) => {
   logger.error({ err: error }, 'followers thread failed to start');
   await pool.end().catch(() => undefined);
   send({ t: 'failed', message: error instanceof Error ? error.message : String(error) });
+  flush();
   process.exit(1);
 });
