@@ -117,9 +117,11 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
     progress: (name) => progress.get(name),
     follows: (name) => followed.has(name),
     hurry: () => post({ t: 'hurry' }),
-    waitForModels: (names, position) =>
+    // As a projector's own: read models it does not build are not waited for.
+    waitForModels: (all, position) =>
       new Promise<void>((resolve, reject) => {
         if (stopping) return reject(new Error('followers thread stopped'));
+        const names = all.filter((n) => followed.has(n));
         if (reached(names, position)) return resolve();
         waiters.add({ names, position, resolve, reject });
       }),

@@ -62,6 +62,7 @@ describe('the followers on a worker thread, as the service runs them beside its 
     );
     expect(thread.follows('admin-tips')).toBe(true);
     expect(thread.follows('no-such-model')).toBe(false);
+    await thread.waitForModels(['no-such-model'], { commit: 1n << 60n, prepare: 0n }); // as a projector: nothing to wait for
   });
 
   it('when a read waits on a read model, then hurrying the thread does not wait for its coalescing', async () => {
