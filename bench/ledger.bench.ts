@@ -843,21 +843,18 @@ const main = async (): Promise<void> => {
       threadLoop.disable();
       const threadCatchUpMs = performance.now() - threadCatchUpFrom;
       const total = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n);
-      report.readModelsCatchUpOnThread = {
+      const onThreadCatchUp = {
         events: total,
         ms: round(threadCatchUpMs),
         eventsPerSec: Math.round((total * 1000) / threadCatchUpMs),
         loopDelayP99Ms: round(threadLoop.percentile(99) / 1e6),
         loopDelayMaxMs: round(threadLoop.max / 1e6),
       };
+      report.readModelsCatchUpOnThread = onThreadCatchUp;
       console.log(
         'read models catching up on a thread of this process on the %s events so far: %s ms (%s events/s), ' +
           "this thread's event loop delayed p99 %s ms, max %s ms",
-        total,
-        round(threadCatchUpMs),
-        Math.round((total * 1000) / threadCatchUpMs),
-        round(threadLoop.percentile(99) / 1e6),
-        round(threadLoop.max / 1e6),
+        ...Object.values(onThreadCatchUp),
       );
       console.log('ledger with every read model following on a thread of this process, as the service runs them beside its APIs:');
       const onThread = [];

@@ -35,21 +35,14 @@ type Waiter = Readonly<{ names: readonly string[]; position: Position; resolve: 
 
 /** Resolves once the thread's followers have started; rejects when they cannot (the service must not run without them). */
 export const startFollowersThread = async (o: FollowersThreadOptions): Promise<FollowersThread> => {
-  const { logger, bus } = o;
-  const data: FollowersThreadData = {
-    databaseUrl: o.databaseUrl,
-    schema: o.schema,
-    only: o.only,
-    sealKey: o.sealKey,
-    coalesceMs: o.coalesceMs,
-  };
+  const { logger, bus, readModels, restartDelayMs, maxRestartDelayMs, ...data } = o;
   const progress = new Map<string, Position>();
   const waiters = new Set<Waiter>();
-  const followed = new Set(o.readModels);
+  const followed = new Set(readModels);
   let stopping = false;
   let worker: Worker | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
-  let delay = o.restartDelayMs ?? 1_000;
+  let delay = restartDelayMs ?? 1_000;
 
   const reached = (names: readonly string[], position: Position): boolean =>
     names.every((n) => {
@@ -83,7 +76,7 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
             return;
           case 'ready':
             started = true;
-            delay = o.restartDelayMs ?? 1_000;
+            delay = restartDelayMs ?? 1_000;
             resolve();
             return;
           case 'failed':
@@ -107,7 +100,7 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
       restartTimer = undefined;
       if (!stopping) spawn().catch((error: unknown) => restartLater((error as Error).message));
     }, delay);
-    delay = Math.min(delay * 2, o.maxRestartDelayMs ?? 30_000);
+    delay = Math.min(delay * 2, maxRestartDelayMs ?? 30_000);
   };
 
   const post = (message: ToFollowers): void => worker?.postMessage(message);

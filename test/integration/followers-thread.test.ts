@@ -2,7 +2,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFollowersThread, type FollowersThread } from '../../src/followers/followers.thread.js';
 import { createLocalBus } from '../../src/infra/bus.js';
-import { comparePositions } from '../../src/infra/event-store/event-store.port.js';
+import { comparePositions, type Position } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { allProjections } from '../../src/projections/index.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
@@ -64,18 +64,52 @@ describe('the followers on a worker thread, as the service runs them beside its 
     expect(thread.follows('no-such-model')).toBe(false);
     await thread.waitForModels(['no-such-model'], { commit: 1n << 60n, prepare: 0n }); // as a projector: nothing to wait for
   });
+});
+
+/** Far longer than the test takes: an event applied early was hurried, not reached by the wait's end. */
+const HOLD_MS = 8_000;
+
+describe('a followers thread that holds new events back to batch them', () => {
+  let env: AuthEnv;
+  let thread: FollowersThread;
+  beforeAll(async () => {
+    env = await createAuthEnv('followers_thread_hurry');
+    thread = await startFollowersThread({
+      databaseUrl: env.db.connectionString,
+      schema: env.db.schema,
+      only: ['projector'],
+      coalesceMs: HOLD_MS,
+      bus: createLocalBus(),
+      logger,
+      readModels: READ_MODELS,
+    });
+  });
+  afterAll(async () => {
+    await thread?.stop();
+    await env?.close();
+  });
 
   it('when a read waits on a read model, then hurrying the thread does not wait for its coalescing', async () => {
     const bob = await env.makeUser();
     const admin = await env.makeUser({ roles: ['Admin'] });
-    expect(
-      isRight(await env.ledger.tip({ recipientUserId: bob.id, adminUserId: admin.id, currencyId: 'USDT', amount: '1', notes: 'n' })),
-    ).toBe(true);
-    const head = env.ledger.internals.handler.lastPosition();
+    const tip = async (): Promise<Position> => {
+      const given = await env.ledger.tip({ recipientUserId: bob.id, adminUserId: admin.id, currencyId: 'USDT', amount: '1', notes: 'n' });
+      expect(isRight(given)).toBe(true);
+      return env.ledger.internals.handler.lastPosition();
+    };
+    // The first events after a quiet spell are taken at once, and the next read starts a coalescing wait.
+    await thread.waitForModels(['transactions'], await tip());
+    await thread.waitForModels(['transactions'], await tip());
+    const head = await tip();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(comparePositions(thread.progress('transactions')!, head)).toBeLessThan(0);
+
+    const since = performance.now();
     thread.hurry();
     await thread.waitForModels(['transactions'], head);
+    expect(performance.now() - since).toBeLessThan(HOLD_MS / 2);
     const rows = await env.pool.query('SELECT 1 FROM transactions WHERE user_id = $1', [bob.id]);
-    expect(rows.rowCount).toBe(1);
+    expect(rows.rowCount).toBe(3);
   });
 });
 
