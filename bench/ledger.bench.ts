@@ -11,7 +11,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,6 +114,14 @@ const drive = async (concurrency: number, seconds: number, worker: (client: numb
     loopDelayMaxMs: round(loopDelay.max / 1e6),
   };
 };
+/** A catch-up's size, time and rate, and how long the event loop beside it was held up. */
+const catchUpFigures = (events: number, ms: number, loop: IntervalHistogram) => ({
+  events,
+  ms: round(ms),
+  eventsPerSec: Math.round((events * 1000) / ms),
+  loopDelayP99Ms: round(loop.percentile(99) / 1e6),
+  loopDelayMaxMs: round(loop.max / 1e6),
+});
 /** "CPU per op: this process N µs, PostgreSQL P µs" for a drive() result (an op is an insert or a command). */
 const cpuLine = (r: { nodeCpuUsPerOp: number; postgresCpuUsPerOp: number | undefined }): string =>
   `CPU per op: this process ${r.nodeCpuUsPerOp} µs, PostgreSQL ${r.postgresCpuUsPerOp ?? '?'} µs`;
@@ -539,13 +547,9 @@ const main = async (): Promise<void> => {
     loopDelay.disable();
     const catchUpMs = performance.now() - catchUpFrom;
     const catchUp = {
-      events: backlog,
-      ms: round(catchUpMs),
-      eventsPerSec: Math.round((backlog * 1000) / catchUpMs),
+      ...catchUpFigures(backlog, catchUpMs, loopDelay),
       storeReads: storeReads.calls,
       eventsReadPerEvent: round(storeReads.events / Math.max(1, backlog)),
-      loopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
-      loopDelayMaxMs: round(loopDelay.max / 1e6),
     };
     report.readModelsCatchUp = catchUp;
     console.log(
@@ -843,13 +847,7 @@ const main = async (): Promise<void> => {
       threadLoop.disable();
       const threadCatchUpMs = performance.now() - threadCatchUpFrom;
       const total = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n);
-      const onThreadCatchUp = {
-        events: total,
-        ms: round(threadCatchUpMs),
-        eventsPerSec: Math.round((total * 1000) / threadCatchUpMs),
-        loopDelayP99Ms: round(threadLoop.percentile(99) / 1e6),
-        loopDelayMaxMs: round(threadLoop.max / 1e6),
-      };
+      const onThreadCatchUp = catchUpFigures(total, threadCatchUpMs, threadLoop);
       report.readModelsCatchUpOnThread = onThreadCatchUp;
       console.log(
         'read models catching up on a thread of this process on the %s events so far: %s ms (%s events/s), ' +
