@@ -4,21 +4,22 @@
  * run, on the same PostgreSQL: a cluster of the bench's own with pg_stat_statements, started under a temporary
  * directory. The load generator (node:http keep-alive connections) runs in a process of its own. Reported per concurrency (BENCH_CONCURRENCY,
  * default 4,32): bets/s, p50, p99 and the ratio to the bare route; per bet, the statements that ran on the command
- * path and on the followers' side (projector, publisher, sealer) with their execution time; the idle service's
- * statement rate. With EVENTSTORE_CONNECTION_STRING set, the same rows for EVENT_STORE=eventstoredb.
+ * path and on the followers' side (projector, publisher, sealer) with their execution time, the time inside the
+ * projector's batches by read model, and the CPU of the load generator, of the server (by thread) and of PostgreSQL;
+ * the idle service's statement rate. With EVENTSTORE_CONNECTION_STRING set, the same rows for EVENT_STORE=eventstoredb.
  * Writes bench/results/http-<timestamp>.json. Not a test: nothing here asserts a timing.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { isRight } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
-import { postgresCpuMs, postgresCpuSpent, processCpuMs } from './cpu.js';
+import { postgresCpuMs, postgresCpuSpent, processCpuMs, threadCpuMs, threadCpuSpent } from './cpu.js';
 import { createUsers } from '../src/commands/users.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 
@@ -35,6 +36,7 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
  */
 const ROWS = new Set((process.env.BENCH_ROWS ?? 'all,apart,api').split(','));
 const TOKEN = randomBytes(24).toString('hex');
+const CORES = availableParallelism();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -61,7 +63,7 @@ const startCluster = async (dir: string) => {
   }
   const data = join(dir, 'pg');
   await as('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c pg_stat_statements.track=all -c max_connections=200`;
   await as('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-o', options, '-w', 'start']);
   return {
     url: (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`,
@@ -132,6 +134,8 @@ type Load = {
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
+  /** The load generator's own CPU over the run. */
+  cpuMs: number;
 };
 /** The load generator in a process of its own. */
 const load = async (url: string, connections: number, seconds: number, users: number[]): Promise<Load> => {
@@ -154,19 +158,40 @@ const COMMAND_PATH: readonly (readonly [string, RegExp])[] = [
   ['wallet stream read', /FROM events\s+WHERE stream_id = \$1/],
 ];
 const NOTIFY = /pg_notify/;
-type StatementRow = { query: string; calls: string; total_exec_time: number; total_plan_time: number };
+type StatementRow = { query: string; calls: string; total_exec_time: number; total_plan_time: number; toplevel: boolean };
 type Side = { statements: number; ms: number; planMs: number; rows: { what: string; perBet: number; msPerBet: number }[] };
 
 const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
   (
-    await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time, s.total_plan_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    await admin.query<StatementRow>(`SELECT s.query, s.calls, s.total_exec_time, s.total_plan_time, s.toplevel FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
     WHERE d.datname = 'ledger' AND s.query NOT ILIKE '%pg_stat_statements%'`)
   ).rows;
 
-const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
+/**
+ * The read model a statement run inside the projector's batch function writes (its counts table is its list's), or
+ * the batch's own work: its arguments unpacked, locks, the checkpoint check and move.
+ */
+const readModelOf = (query: string): string => {
+  const table = /(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/i.exec(query)?.[1];
+  return table ? table.replace(/_counts$/, '') : "the batch's own (arguments, locks, checkpoints)";
+};
+
+/** Statements inside the projector's batches (pg_stat_statements.track=all), by the table they write: ms per bet. */
+const byReadModel = (rows: readonly StatementRow[], per: number) => {
+  const ms = new Map<string, number>();
+  for (const r of rows.filter((x) => !x.toplevel)) ms.set(readModelOf(r.query), (ms.get(readModelOf(r.query)) ?? 0) + r.total_exec_time);
+  return [...ms]
+    .map(([table, total]) => ({ table, msPerBet: round(total / per, 3) }))
+    .filter((x) => x.msPerBet > 0)
+    .sort((a, b) => b.msPerBet - a.msPerBet);
+};
+
+const split = (all: readonly StatementRow[], per: number, idleCallsPerSecond = 0, seconds = 0) => {
   const command = new Map<string, { calls: number; ms: number; planMs: number }>();
   const followers = { calls: 0, ms: 0, top: [] as { query: string; calls: number; ms: number }[] };
   let notify = 0;
+  // Statements run inside a function are counted in their caller's time, and apart by read model below.
+  const rows = all.filter((r) => r.toplevel);
   for (const r of rows) {
     const calls = Number(r.calls);
     if (NOTIFY.test(r.query)) {
@@ -200,6 +225,7 @@ const split = (rows: readonly StatementRow[], per: number, idleCallsPerSecond = 
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 8)
         .map(({ query, calls, ms }) => ({ query, calls, perBet: round(calls / per), msPerBet: round(ms / per, 3) })),
+      byReadModel: byReadModel(all, per),
     },
   };
 };
@@ -210,12 +236,23 @@ const cpuMs = async (pid: number): Promise<number> => (await processCpuMs(pid)) 
 /** A load run, with the CPU the target process and PostgreSQL used per request (less noisy than wall time on a shared machine). */
 const measured = async (pid: number, url: string, connections: number, seconds: number, users: number[]) => {
   const before = await cpuMs(pid);
+  const threadsBefore = await threadCpuMs(pid);
   const pgBefore = await postgresCpuMs();
   const result = await load(url, connections, seconds, users);
-  const cpuMsPerBet = round(((await cpuMs(pid)) - before) / Math.max(1, result.total), 3);
+  const per = Math.max(1, result.total);
+  const cpuMsPerBet = round(((await cpuMs(pid)) - before) / per, 3);
+  const threads = threadCpuSpent(pid, threadsBefore, await threadCpuMs(pid));
+  const threadsMsPerBet = {
+    main: round(threads.main / per, 3),
+    busiestOther: round(threads.busiestOther / per, 3),
+    rest: round(threads.rest / per, 3),
+  };
   const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
   const postgresCpuMsPerBet = pgSpent === undefined ? undefined : round(pgSpent / Math.max(1, result.total), 3);
-  return { ...result, cpuMsPerBet, postgresCpuMsPerBet };
+  const loadCpuMsPerBet = round(result.cpuMs / per, 3);
+  // Everything the machine ran for a bet: a CPU-bound run's rate is at most the cores over this.
+  const machineCpuMsPerBet = postgresCpuMsPerBet === undefined ? undefined : round(cpuMsPerBet + postgresCpuMsPerBet + loadCpuMsPerBet, 3);
+  return { ...result, cpuMsPerBet, threadsMsPerBet, postgresCpuMsPerBet, loadCpuMsPerBet, machineCpuMsPerBet };
 };
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -327,7 +364,7 @@ const main = async (): Promise<void> => {
       await sleep(2_000);
       await admin.query('SELECT pg_stat_statements_reset()');
       await sleep(IDLE_SECONDS * 1000);
-      const idleCalls = (await readStatements(admin)).reduce((a, r) => a + Number(r.calls), 0);
+      const idleCalls = (await readStatements(admin)).filter((r) => r.toplevel).reduce((a, r) => a + Number(r.calls), 0);
       const idlePerSecond = round(idleCalls / IDLE_SECONDS);
 
       // Sequential bets: statements per bet on each side (followers net of the idle rate over the same window).
@@ -383,6 +420,8 @@ const main = async (): Promise<void> => {
             p99Ms: bareRun.p99Ms,
             cpuMsPerBet: bareRun.cpuMsPerBet,
             postgresCpuMsPerBet: bareRun.postgresCpuMsPerBet,
+            loadGeneratorCpuMsPerBet: bareRun.loadCpuMsPerBet,
+            machineCpuMsPerBet: bareRun.machineCpuMsPerBet,
             non2xx: bareRun.non2xx,
             errors: bareRun.errors,
           },
@@ -391,7 +430,10 @@ const main = async (): Promise<void> => {
             p50Ms: serviceRun.p50Ms,
             p99Ms: serviceRun.p99Ms,
             cpuMsPerBet: serviceRun.cpuMsPerBet,
+            threadsCpuMsPerBet: serviceRun.threadsMsPerBet,
             postgresCpuMsPerBet: serviceRun.postgresCpuMsPerBet,
+            loadGeneratorCpuMsPerBet: serviceRun.loadCpuMsPerBet,
+            machineCpuMsPerBet: serviceRun.machineCpuMsPerBet,
             ...(followersCpuMsPerBet === undefined ? {} : { followersProcessCpuMsPerBet: followersCpuMsPerBet }),
             non2xx: serviceRun.non2xx,
             errors: serviceRun.errors,
@@ -405,6 +447,7 @@ const main = async (): Promise<void> => {
             followers: underLoad.followers.statements,
             followersMs: underLoad.followers.ms,
             followersTop: underLoad.followers.top,
+            followersByReadModel: underLoad.followers.byReadModel,
           },
           throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
           p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
@@ -428,6 +471,23 @@ const main = async (): Promise<void> => {
         );
         for (const t of st.followersTop.slice(0, 4)) {
           console.log(`         ${String(t.perBet).padStart(5)} /bet ${String(t.msPerBet).padStart(6)} ms  ${t.query.slice(0, 70)}`);
+        }
+        const [bareAll, serviceAll] = [row.bare.machineCpuMsPerBet, row.service.machineCpuMsPerBet];
+        if (bareAll !== undefined && serviceAll !== undefined) {
+          const busy = (msPerBet: number, perSec: number) => round((msPerBet * perSec) / 1000, 2);
+          console.log(
+            `       CPU per bet on the whole machine (load generator + server + PostgreSQL): bare ${bareAll} ms, service ${serviceAll} ms ` +
+              `(ratio ${round(bareAll / serviceAll)}); cores busy: bare ${busy(bareAll, row.bare.betsPerSec)}, service ${busy(serviceAll, row.service.betsPerSec)} of ${CORES} cores`,
+          );
+        }
+        const th = row.service.threadsCpuMsPerBet;
+        console.log(
+          `       the service's CPU per bet by thread: main ${th.main} ms, the busiest other (the followers' thread where it runs) ${th.busiestOther} ms, ` +
+            `the rest (GC and compiler helpers, libuv) ${th.rest} ms`,
+        );
+        if (st.followersByReadModel.length > 0) {
+          const parts = st.followersByReadModel.slice(0, 8).map((x) => `${x.table} ${x.msPerBet}`);
+          console.log(`       inside the projector's batches, ms per bet by table written: ${parts.join(', ')}`);
         }
       }
       rows.push({

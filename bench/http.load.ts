@@ -39,6 +39,7 @@ const post = (body: string): Promise<number> =>
 
 const deadline = performance.now() + o.seconds * 1000;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 await Promise.all(
   Array.from({ length: o.connections }, async () => {
     while (performance.now() < deadline) {
@@ -64,6 +65,7 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuAtStart);
 latencies.sort((a, b) => a - b);
 const at = (p: number): number =>
   Math.round((latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN) * 100) / 100;
@@ -78,5 +80,6 @@ console.log(
     non2xx: latencies.length - ok,
     errors,
     statuses: Object.fromEntries(statuses),
+    cpuMs: (cpu.user + cpu.system) / 1000,
   }),
 );
