@@ -433,7 +433,11 @@ const main = async (): Promise<void> => {
             threadsCpuMsPerBet: serviceRun.threadsMsPerBet,
             postgresCpuMsPerBet: serviceRun.postgresCpuMsPerBet,
             loadGeneratorCpuMsPerBet: serviceRun.loadCpuMsPerBet,
-            machineCpuMsPerBet: serviceRun.machineCpuMsPerBet,
+            // With the followers in a process of their own, theirs too.
+            machineCpuMsPerBet:
+              serviceRun.machineCpuMsPerBet === undefined
+                ? undefined
+                : round(serviceRun.machineCpuMsPerBet + (followersCpuMsPerBet ?? 0), 3),
             ...(followersCpuMsPerBet === undefined ? {} : { followersProcessCpuMsPerBet: followersCpuMsPerBet }),
             non2xx: serviceRun.non2xx,
             errors: serviceRun.errors,
