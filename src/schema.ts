@@ -31,11 +31,11 @@ export const allMigrations: readonly Migration[] = [
   ...ledgerMigrations, // 0050-0052
   ...userMigrations, // 0060-0062: identity and access, command side
   ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442, 0460
-  ...walletBalancesMigrations, // 0101
+  ...walletBalancesMigrations, // 0101, 0470
   ...transactionsMigrations, // 0102, 0430, 0452
   ...depositsMigrations, // 0103
   ...betsMigrations, // 0104, 0160, 0451
-  ...userStatsUsdMigrations, // 0105
+  ...userStatsUsdMigrations, // 0105, 0471
   ...usersMigrations, // 0110, 0190
   ...signUpEffectsMigrations, // 0111
   ...leaderboardMigrations, // 0140

@@ -22,4 +22,10 @@ export const userStatsUsdMigrations: readonly Migration[] = [
       CREATE INDEX user_stats_usd_wagered ON user_stats_usd (total_wagered);
       CREATE INDEX user_stats_usd_ltv ON user_stats_usd (ltv);`,
   },
+  {
+    // No query could use them: the users list sorts and filters on coalesce(s.total_wagered, 0) and coalesce(s.ltv, 0) over a
+    // LEFT JOIN, and every other read is by user. Every settled bet paid for both, and they kept each update from being HOT.
+    id: '0471_user_stats_usd_unused_indexes',
+    sql: `DROP INDEX IF EXISTS user_stats_usd_wagered, user_stats_usd_ltv;`,
+  },
 ];

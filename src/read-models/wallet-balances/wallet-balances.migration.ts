@@ -22,4 +22,10 @@ export const walletBalancesMigrations: readonly Migration[] = [
         PRIMARY KEY (account, currency_id)
       );`,
   },
+  {
+    // No query could use it: the users list filters on coalesce(pt.balance, 0) over a LEFT JOIN and sorts on the USD sum.
+    // Every balance change paid for it, and it kept each update from being HOT.
+    id: '0470_wallet_balances_unused_index',
+    sql: `DROP INDEX IF EXISTS wallet_balances_currency_balance;`,
+  },
 ];
