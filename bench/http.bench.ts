@@ -169,17 +169,20 @@ const readStatements = async (admin: pg.Pool): Promise<StatementRow[]> =>
 
 /**
  * The read model a statement run inside the projector's batch function writes (its counts table is its list's), or
- * the batch's own work: its arguments unpacked, locks, the checkpoint check and move.
+ * the batch's own reads: its arguments unpacked, locks, the checkpoint check (its move shows as projection_checkpoints).
  */
 const readModelOf = (query: string): string => {
   const table = /(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/i.exec(query)?.[1];
-  return table ? table.replace(/_counts$/, '') : "the batch's own (arguments, locks, checkpoints)";
+  return table ? table.replace(/_counts$/, '') : "the batch's own reads (arguments, locks, the checkpoint check)";
 };
 
 /** Statements inside the projector's batches (pg_stat_statements.track=all), by the table they write: ms per bet. */
 const byReadModel = (rows: readonly StatementRow[], per: number) => {
   const ms = new Map<string, number>();
-  for (const r of rows.filter((x) => !x.toplevel)) ms.set(readModelOf(r.query), (ms.get(readModelOf(r.query)) ?? 0) + r.total_exec_time);
+  for (const r of rows.filter((x) => !x.toplevel)) {
+    const table = readModelOf(r.query);
+    ms.set(table, (ms.get(table) ?? 0) + r.total_exec_time);
+  }
   return [...ms]
     .map(([table, total]) => ({ table, msPerBet: round(total / per, 3) }))
     .filter((x) => x.msPerBet > 0)
@@ -248,7 +251,7 @@ const measured = async (pid: number, url: string, connections: number, seconds: 
     rest: round(threads.rest / per, 3),
   };
   const pgSpent = postgresCpuSpent(pgBefore, await postgresCpuMs());
-  const postgresCpuMsPerBet = pgSpent === undefined ? undefined : round(pgSpent / Math.max(1, result.total), 3);
+  const postgresCpuMsPerBet = pgSpent === undefined ? undefined : round(pgSpent / per, 3);
   const loadCpuMsPerBet = round(result.cpuMs / per, 3);
   // Everything the machine ran for a bet: a CPU-bound run's rate is at most the cores over this.
   const machineCpuMsPerBet = postgresCpuMsPerBet === undefined ? undefined : round(cpuMsPerBet + postgresCpuMsPerBet + loadCpuMsPerBet, 3);
