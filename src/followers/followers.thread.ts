@@ -42,7 +42,8 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
   let stopping = false;
   let worker: Worker | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
-  let delay = restartDelayMs ?? 1_000;
+  const firstDelay = restartDelayMs ?? 1_000;
+  let delay = firstDelay;
 
   const reached = (names: readonly string[], position: Position): boolean =>
     names.every((n) => {
@@ -76,7 +77,7 @@ export const startFollowersThread = async (o: FollowersThreadOptions): Promise<F
             return;
           case 'ready':
             started = true;
-            delay = restartDelayMs ?? 1_000;
+            delay = firstDelay;
             resolve();
             return;
           case 'failed':
