@@ -160,7 +160,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   let localProjector: LocalProgress | undefined;
   if (roles.has('projector')) {
     const sealKey = await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) });
-    if (roles.size > 1) {
+    if (roles.has('public-api') || roles.has('admin-api') || roles.has('gateway')) {
       // Beside the APIs, the followers get a thread of their own: a catch-up or a busy batch never delays a request.
       const thread = await startFollowersThread({
         databaseUrl,

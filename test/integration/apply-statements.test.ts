@@ -120,10 +120,10 @@ describe("a projector batch's statements in one round trip", () => {
     const [patch] = patchRows(
       'bets',
       'id',
-      ['status', 'payout'],
+      ['status', 'payout', 'multiplier'],
       [
-        { id: 'pb7', status: 'SETTLED', payout: '3' },
-        { id: 'pb29999', status: 'SETTLED', payout: '0' },
+        { id: 'pb7', status: 'SETTLED', payout: '3', multiplier: '2' },
+        { id: 'pb29999', status: 'SETTLED', payout: '0', multiplier: '0' },
       ],
     );
     // EXPLAIN alone plans the statement without running it.

@@ -70,4 +70,11 @@ export const betsMigrations: readonly Migration[] = [
       DROP INDEX IF EXISTS bets_list_usd_amount_desc, bets_list_usd_payout_desc, bets_list_created_desc, bets_status_created;
       CREATE INDEX IF NOT EXISTS bets_list_created ON bets (status, created_at, id);`,
   },
+  {
+    // One status's multipliers are all NULL or none: one index serves both orders (docs/read-models.md, "bets").
+    id: '0472_bets_unused_indexes',
+    sql: `
+      ALTER TABLE bets ADD CONSTRAINT bets_multiplier_when_settled CHECK ((multiplier IS NOT NULL) = (status = 'SETTLED'));
+      DROP INDEX IF EXISTS bets_list_multiplier_desc, bets_created;`,
+  },
 ];

@@ -32,7 +32,7 @@ const BET_FIELDS: FieldMap = {
     },
   },
 };
-/** Only the multiplier can be NULL: the other orders need no NULLS clause, so one index serves both directions. */
+/** With no NULLS clause one index serves both directions: only the multiplier can be NULL, and never beside a non-NULL one. */
 const BET_SORT = {
   CREATED_AT: 'b.created_at',
   MULTIPLIER: 'b.multiplier',
@@ -85,7 +85,7 @@ export const listBets = (pool: pg.Pool, q: BetsFilter): Promise<Listed<unknown>>
       from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
       key: 'b.id',
       conditions: compileWhere(BET_FIELDS, q.where, p),
-      orderBy: `${BET_SORT[q.sortBy]} ${dir}${q.sortBy === 'MULTIPLIER' ? ' NULLS LAST' : ''}, b.id ${dir}`,
+      orderBy: `${BET_SORT[q.sortBy]} ${dir}, b.id ${dir}`,
     },
     p,
     q,
