@@ -34,7 +34,7 @@ export const allMigrations: readonly Migration[] = [
   ...walletBalancesMigrations, // 0101, 0470
   ...transactionsMigrations, // 0102, 0430, 0452
   ...depositsMigrations, // 0103
-  ...betsMigrations, // 0104, 0160, 0451, 0472
+  ...betsMigrations, // 0104, 0160, 0451, 0472, 0473
   ...userStatsUsdMigrations, // 0105, 0471
   ...usersMigrations, // 0110, 0190
   ...signUpEffectsMigrations, // 0111

@@ -62,6 +62,10 @@ describe('the bets list orders', () => {
          VALUES ($1, 1, 'r', 1, 'Dice', 'dice', 'ORIGINALS', 'house', 'USDT', 1, 1, 0, 0, $2, $3, 't', now(), now())`,
         [`${status}-${multiplier}`, multiplier, status],
       );
+    const check = await pool.query<{ convalidated: boolean }>(
+      `SELECT convalidated FROM pg_constraint WHERE conname = 'bets_multiplier_when_settled' AND connamespace = current_schema()::regnamespace`,
+    );
+    expect(check.rows).toEqual([{ convalidated: true }]);
     await expect(row('SETTLED', null)).rejects.toThrow(/bets_multiplier_when_settled/);
     await expect(row('CREATED', '2')).rejects.toThrow(/bets_multiplier_when_settled/);
     await expect(row('SETTLED', '2')).resolves.toMatchObject({ rowCount: 1 });

@@ -74,7 +74,8 @@ export const betsMigrations: readonly Migration[] = [
     // One status's multipliers are all NULL or none: one index serves both orders (docs/read-models.md, "bets").
     id: '0472_bets_unused_indexes',
     sql: `
-      ALTER TABLE bets ADD CONSTRAINT bets_multiplier_when_settled CHECK ((multiplier IS NOT NULL) = (status = 'SETTLED'));
+      ALTER TABLE bets ADD CONSTRAINT bets_multiplier_when_settled CHECK ((multiplier IS NOT NULL) = (status = 'SETTLED')) NOT VALID;
       DROP INDEX IF EXISTS bets_list_multiplier_desc, bets_created;`,
   },
+  { id: '0473_bets_multiplier_check_validated', sql: `ALTER TABLE bets VALIDATE CONSTRAINT bets_multiplier_when_settled;` },
 ];
