@@ -2,9 +2,10 @@
  * npm run bench:http — a bet through HTTP (POST /internal/bets of one unit) on the service started as in production
  * (every role, default logging), next to a bare node:http route doing one INSERT of an event-sized row, in the same
  * run, on the same PostgreSQL: a cluster of the bench's own with pg_stat_statements, started under a temporary
- * directory. The load generator (node:http keep-alive connections) runs in a process of its own. Reported per concurrency (BENCH_CONCURRENCY,
- * default 4,32): bets/s, p50, p99 and the ratio to the bare route; per bet, the statements that ran on the command
- * path and on the followers' side (projector, publisher, sealer) with their execution time, the time inside the
+ * directory. The load generator (node:http keep-alive connections) runs in a process of its own. Reported per concurrency
+ * (BENCH_CONCURRENCY, default 4,32): bets/s, p50, p99 and the ratio to the bare route (with BENCH_BLOCKS above 1, the
+ * medians of that many runs of both in turn); per bet, the statements that ran on the command path and on the
+ * followers' side (projector, publisher, sealer) with their execution time, the time inside the
  * projector's batches by read model, and the CPU of the load generator, of the server (by thread) and of PostgreSQL;
  * the idle service's statement rate. With EVENTSTORE_CONNECTION_STRING set, the same rows for EVENT_STORE=eventstoredb.
  * Writes bench/results/http-<timestamp>.json. Not a test: nothing here asserts a timing.
@@ -30,6 +31,8 @@ const LEVELS = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number);
 const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+/** Runs of the bare route and the service at each concurrency, in turn; with more than one, the ratios are their medians. */
+const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 1));
 /**
  * Which service rows run: `all` (every role in one process), `apart` (the API, and the followers in a process of their
  * own, as docker-compose runs them), `api` (ROLES=public-api,admin-api alone: what the followers cost the rest).
@@ -406,8 +409,7 @@ const main = async (): Promise<void> => {
       console.log(`idle service: ${idlePerSecond} statements/s`);
 
       const levels = [];
-      for (const c of LEVELS) {
-        const bareRun = await measured(bare.child.pid!, bareUrl, c, SECONDS, players);
+      const serviceRunAt = async (c: number) => {
         await admin.query('SELECT pg_stat_statements_reset()');
         const followersBefore = followers ? await cpuMs(followers.child.pid!) : 0;
         const serviceRun = await measured(service.child.pid!, betsUrl, c, SECONDS, players);
@@ -415,7 +417,14 @@ const main = async (): Promise<void> => {
           ? round(((await cpuMs(followers.child.pid!)) - followersBefore) / Math.max(1, serviceRun.total), 3)
           : undefined;
         const underLoad = split(await readStatements(admin), Math.max(1, serviceRun.total));
-        const row = {
+        return { serviceRun, followersCpuMsPerBet, underLoad };
+      };
+      const blockAt = async (c: number, block: number) => {
+        // Every other block runs the service first, so that a drift of the machine's speed weighs on both routes alike.
+        const serviceFirst = block % 2 === 1 ? await serviceRunAt(c) : undefined;
+        const bareRun = await measured(bare.child.pid!, bareUrl, c, SECONDS, players);
+        const { serviceRun, followersCpuMsPerBet, underLoad } = serviceFirst ?? (await serviceRunAt(c));
+        return {
           concurrency: c,
           bare: {
             betsPerSec: round(bareRun.requestsPerSec, 0),
@@ -459,14 +468,44 @@ const main = async (): Promise<void> => {
           throughputRatio: round(serviceRun.requestsPerSec / bareRun.requestsPerSec),
           p50Ratio: round(serviceRun.p50Ms / bareRun.p50Ms),
         };
+      };
+      for (const c of LEVELS) {
+        const blocks = [];
+        for (let block = 0; block < BLOCKS; block += 1) blocks.push(await blockAt(c, block));
+        const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+        const throughputRatio = median(blocks.map((b) => b.throughputRatio));
+        // The details printed and saved are the block whose throughput ratio is the median.
+        const row = {
+          ...blocks.find((b) => b.throughputRatio === throughputRatio)!,
+          throughputRatio,
+          p50Ratio: median(blocks.map((b) => b.p50Ratio)),
+          ...(BLOCKS > 1
+            ? {
+                blocks: blocks.map((b) => ({
+                  bareBetsPerSec: b.bare.betsPerSec,
+                  serviceBetsPerSec: b.service.betsPerSec,
+                  throughputRatio: b.throughputRatio,
+                  p50Ratio: b.p50Ratio,
+                })),
+              }
+            : {}),
+        };
         levels.push(row);
         console.log(
           `c=${String(c).padEnd(3)} bare ${String(row.bare.betsPerSec).padStart(6)}/s p50 ${row.bare.p50Ms} ms p99 ${row.bare.p99Ms} ms | ` +
             `service ${String(row.service.betsPerSec).padStart(6)}/s p50 ${row.service.p50Ms} ms p99 ${row.service.p99Ms} ms | ` +
             `ratio ${row.throughputRatio}x bets/s, p50 ${row.p50Ratio}x`,
         );
+        if (BLOCKS > 1) {
+          const range = (values: number[]) => `${Math.min(...values)}-${Math.max(...values)}`;
+          console.log(
+            `       ${BLOCKS} blocks in turn, medians above (the rest of this row is the median block's): ratio ${range(blocks.map((b) => b.throughputRatio))}x bets/s, ` +
+              `p50 ${range(blocks.map((b) => b.p50Ratio))}x; bare ${blocks.map((b) => b.bare.betsPerSec).join(', ')}/s, service ${blocks.map((b) => b.service.betsPerSec).join(', ')}/s`,
+          );
+        }
         const failed = row.service.non2xx + row.service.errors > 0 ? ` (${row.service.non2xx} non-2xx, ${row.service.errors} errors)` : '';
-        const apart = followersCpuMsPerBet === undefined ? '' : ` (+ ${followersCpuMsPerBet} ms in the followers' process)`;
+        const followersCpu = 'followersProcessCpuMsPerBet' in row.service ? row.service.followersProcessCpuMsPerBet : undefined;
+        const apart = followersCpu === undefined ? '' : ` (+ ${followersCpu} ms in the followers' process)`;
         console.log(
           `       CPU per bet: bare ${row.bare.cpuMsPerBet} ms, service ${row.service.cpuMsPerBet} ms${apart}; ` +
             `PostgreSQL ${row.bare.postgresCpuMsPerBet ?? '?'} ms with the bare route, ${row.service.postgresCpuMsPerBet ?? '?'} ms with the service${failed}`,
