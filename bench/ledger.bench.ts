@@ -219,7 +219,7 @@ const pgbenchRun = async (
 
 /**
  * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
- * (the event JSON bound as :data): fresh event ids and keys on every run, and streams among 2,000, so that most appends
+ * (the event JSON bound as :data, the documents joined as the store joins them): fresh event ids and keys on every run, and streams among 2,000, so that most appends
  * update a stream's head, as a wallet's do.
  */
 const appendScript = (n: number): string => {
@@ -233,8 +233,8 @@ const appendScript = (n: number): string => {
     each(() => '1'),
     each(() => 'gen_random_uuid()'),
     each(() => `'BetPlaced'`),
-    each(() => ':data'),
-    each(() => `'{}'`),
+    `array_to_string(${each(() => ':data')}, chr(1))`,
+    `array_to_string(${each(() => `'{}'`)}, chr(1))`,
     each((i) => String(i + 1)),
     each(() => `'bet'`),
     each(() => 'gen_random_uuid()::text'),

@@ -24,8 +24,8 @@ const VALUES = [
   [1],
   [randomUUID()],
   ['BetPlaced'],
-  ['{}'],
-  ['{}'],
+  '{}',
+  '{}',
   [1],
   ['bet'],
   ['b-1'],
@@ -42,7 +42,9 @@ const planOf = async (settings: readonly string[], statement: (typeof STATEMENTS
   try {
     // A prepared statement's EXPLAIN EXECUTE shows the plan it keeps: with force_generic_plan, the generic one.
     await client.query(`PREPARE append_plan AS ${statement.text}`);
-    const args = VALUES.slice(0, statement.params).map((v) => `'{${v.map((x) => `"${String(x)}"`).join(',')}}'`);
+    const args = VALUES.slice(0, statement.params).map((v) =>
+      Array.isArray(v) ? `'{${v.map((x) => `"${String(x)}"`).join(',')}}'` : `'${v}'`,
+    );
     const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE append_plan(${args.join(', ')})`);
     const kept = await client.query<{ generic_plans: string }>(
       `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'append_plan'`,

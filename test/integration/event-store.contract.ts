@@ -109,6 +109,29 @@ export const eventStoreContract = (name: string, makeStore: StoreFactory, option
       expect(read.every((e) => e.streamId === stream && e.createdAt instanceof Date)).toBe(true);
     });
 
+    it('when event data holds quotes, backslashes, control characters and non-ASCII text, then it reads back exactly', async () => {
+      const stream = streamName();
+      const odd = [
+        '"quoted"',
+        'back\\slash',
+        'sep\u0001arated',
+        'tab\tand\nnewline',
+        'brace {"a":[1,2]}',
+        'NULL',
+        'a,b|c;d',
+        'héllo ✓ 𝄞',
+        '',
+      ];
+      const appended = odd.map((text, i) => ({ ...newEvent('Odd'), data: { text, i, nested: { text } }, metadata: { note: text } }));
+      const second = [{ ...newEvent('Odd'), data: { text: odd[2]! }, metadata: {} }];
+      await store.appendMany([
+        { streamId: stream, events: appended, expectedRevision: 'no_stream' },
+        { streamId: streamName(), events: second, expectedRevision: 'no_stream' },
+      ]);
+      const read = await store.readStream(stream);
+      expect(read.map((e) => [e.data, e.metadata])).toEqual(appended.map((e) => [e.data, e.metadata]));
+    });
+
     it('when a stream is expected not to exist but does, then the append fails with WrongExpectedRevision', async () => {
       const stream = streamName();
       await store.append({ streamId: stream, events: events(2), expectedRevision: 'no_stream' });

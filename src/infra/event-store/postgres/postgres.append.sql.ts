@@ -1,15 +1,14 @@
 /**
- * The group-commit append as one statement: run prepared on connections whose planner settings pin a generic plan that reaches
- * every table by key, it costs PostgreSQL less than migration 0002's ledger_append did. Requests whose event ids are stored are
- * left out (a retry, resolved afterwards); then those a guard refuses; then those whose key another owner holds (or a writer
- * this snapshot cannot see yet). Keys are claimed in (kind, key) order, and only for commands that are otherwise written.
+ * The group-commit append as one statement, prepared on connections whose planner settings pin a generic plan reaching every table
+ * by key. Left out: requests whose event ids are stored (a retry, resolved afterwards), then those a guard refuses, then those whose
+ * key another owner holds (or a writer this snapshot cannot see). Keys are claimed in (kind, key) order, only for written commands.
  */
 export const appendStatement = (withClaims: boolean, withGuards: boolean): string => `
 WITH req AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(stream_id, kind, expected, n, ord)
 ), ev AS (
-  SELECT * FROM unnest($5::int[], $6::int[], $7::uuid[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY
-    AS e(req, idx, id, type, data, meta, ord)
+  SELECT * FROM unnest($5::int[], $6::int[], $7::uuid[], $8::text[], string_to_array($9::text, chr(1)), string_to_array($10::text, chr(1)))
+    WITH ORDINALITY AS e(req, idx, id, type, data, meta, ord)
 ), stored AS (
   SELECT DISTINCT ev.req FROM ev JOIN events s ON s.event_id = ev.id
 )${

@@ -44,6 +44,9 @@ const validate = (requests: readonly AppendRequest[]): void => {
   }
 };
 
+/** JSON.stringify escapes every control character: U+0001 separates documents in one text, unescaped, unlike a text[] literal. */
+const DOCUMENTS = '\u0001';
+
 type Serialised = readonly (readonly [string, string])[];
 const serialise = (r: AppendRequest): Serialised =>
   r.events.map((ev) => [JSON.stringify(ev.data), JSON.stringify(ev.metadata ?? {})] as const);
@@ -90,7 +93,8 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
       p[9].push(texts[i]![j]![1]);
     });
   });
-  return [...p, ...c, ...g];
+  const [streams, kinds, expected, counts, reqs, idxs, ids, types, data, meta] = p;
+  return [streams, kinds, expected, counts, reqs, idxs, ids, types, data.join(DOCUMENTS), meta.join(DOCUMENTS), ...c, ...g];
 };
 
 type WinnerRow = {
