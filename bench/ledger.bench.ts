@@ -219,8 +219,8 @@ const pgbenchRun = async (
 
 /**
  * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
- * (the event JSON bound as :data, the documents joined as the store joins them): fresh event ids and keys on every run, and streams among 2,000, so that most appends
- * update a stream's head, as a wallet's do.
+ * (the event JSON bound as :data, the documents joined as the store joins them): fresh event ids and keys on every run, and
+ * streams among 2,000, so that most appends update a stream's head, as a wallet's do.
  */
 const appendScript = (n: number): string => {
   const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
