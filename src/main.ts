@@ -109,6 +109,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
+      walletCacheEntries: config.walletCacheEntries,
     }),
     metrics,
   );

@@ -26,6 +26,7 @@ export type LedgerDeps = Readonly<{
   /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
   betGuard?: BetGuard;
   handler?: WalletHandler;
+  walletCacheEntries?: number;
 }>;
 
 /** The bet guard; a store that checks in its append (PostgreSQL) calls it only to name a refusal. */
@@ -51,6 +52,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
     createWalletHandler({
       store: deps.store,
       ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.walletCacheEntries ? { cacheEntries: deps.walletCacheEntries } : {}),
       // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
       claimKeys: async (claims) => {
         const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));

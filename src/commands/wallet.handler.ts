@@ -41,6 +41,7 @@ export type WalletHandler = Readonly<{
   /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
   lastPosition: () => Position;
   evict: (userId?: number) => void;
+  cachedEntries: () => number;
 }>;
 
 export type WalletHandlerDeps = Readonly<{
@@ -51,6 +52,8 @@ export type WalletHandlerDeps = Readonly<{
   /** Conflicts with another process are retried this many times before failing. */
   maxConflictRetries?: number;
   cacheSize?: number;
+  /** Memory bound of the cache, in remembered entries (`weightOf`): idle wallets leave, least recently used first, past it. */
+  cacheEntries?: number;
   appendConcurrency?: number;
   /** For stores that cannot claim keys in the append: claims first, returns keys owned by someone else. */
   claimKeys?: (claims: readonly KeyClaim[]) => Promise<readonly KeyClaim[]>;
@@ -68,7 +71,11 @@ type Pending = {
 };
 
 const keyOf = (c: KeyClaim): string => `${c.kind}:${c.key}`;
-type Slot = { userId: number; state: WalletState; revision: bigint; loaded: boolean; queue: Pending[]; running: boolean };
+type Slot = { userId: number; state: WalletState; revision: bigint; loaded: boolean; queue: Pending[]; running: boolean; weight: number };
+
+/** A wallet remembers every bet, deposit, withdrawal, keyed operation and claim it had: about 600 bytes each in memory. */
+export const weightOf = (state: WalletState): number =>
+  1 + state.bets.size + state.deposits.size + state.withdrawals.size + state.operations.size + state.claims.size;
 
 export class ConcurrencyRetriesExhausted extends Error {
   override readonly name = 'ConcurrencyRetriesExhausted';
@@ -80,7 +87,9 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   const maxPerAppend = deps.maxCommandsPerAppend ?? 64;
   const maxRetries = deps.maxConflictRetries ?? 8;
   const cacheSize = deps.cacheSize ?? 50_000;
+  const cacheEntries = deps.cacheEntries ?? 1_000_000;
   const slots = new Map<number, Slot>();
+  let cachedEntries = 0;
   let lastPosition: Position = START;
   const committer = createBatcher<AppendRequest, AppendOutcome>((reqs) => deps.store.appendMany(reqs), {
     maxBatch: 256,
@@ -93,26 +102,46 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     if (slot) {
       slots.delete(userId); // re-insert: Map order is our LRU order
     } else {
-      slot = { userId, state: initialWalletState(userId), revision: -1n, loaded: false, queue: [], running: false };
+      slot = { userId, state: initialWalletState(userId), revision: -1n, loaded: false, queue: [], running: false, weight: 1 };
+      cachedEntries += 1;
     }
     slots.set(userId, slot);
-    if (slots.size > cacheSize) {
-      for (const [id, s] of slots) {
-        if (slots.size <= cacheSize) break;
-        if (!s.running && s.queue.length === 0 && id !== userId) slots.delete(id);
-      }
-    }
+    trim(userId);
     return slot;
+  };
+
+  const drop = (slot: Slot): void => {
+    if (slots.get(slot.userId) !== slot) return;
+    slots.delete(slot.userId);
+    cachedEntries -= slot.weight;
+  };
+
+  const trim = (keep?: number): void => {
+    if (slots.size <= cacheSize && cachedEntries <= cacheEntries) return;
+    for (const s of slots.values()) {
+      if (slots.size <= cacheSize && cachedEntries <= cacheEntries) break;
+      if (!s.running && s.queue.length === 0 && s.userId !== keep) drop(s);
+    }
+  };
+
+  const setState = (slot: Slot, state: WalletState): void => {
+    slot.state = state;
+    const weight = weightOf(state);
+    if (slots.get(slot.userId) === slot) cachedEntries += weight - slot.weight;
+    slot.weight = weight;
   };
 
   const catchUp = async (slot: Slot): Promise<void> => {
     const stream = walletStream(slot.userId);
     for (;;) {
       const events = await deps.store.readStream(stream, { fromRevision: slot.revision + 1n, maxCount: 1000 });
+      let { state, revision } = slot;
       for (const e of events) {
-        slot.state = evolve(slot.state, { type: e.type, data: e.data } as WalletEvent);
-        slot.revision = e.revision;
+        state = evolve(state, { type: e.type, data: e.data } as WalletEvent);
+        revision = e.revision;
       }
+      setState(slot, state);
+      slot.revision = revision;
       if (events.length < 1000) break;
     }
     slot.loaded = true;
@@ -128,13 +157,14 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
           batch.forEach((p, i) => p.resolve(results[i]!));
         } catch (error) {
           slot.loaded = false; // state may be stale: reload before the next command
-          slot.state = initialWalletState(slot.userId);
+          setState(slot, initialWalletState(slot.userId));
           slot.revision = -1n;
           batch.forEach((p) => p.reject(error));
         }
       }
     } finally {
       slot.running = false;
+      trim();
     }
   };
 
@@ -247,7 +277,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         continue;
       }
       if (outcome instanceof Error) throw outcome;
-      slot.state = state;
+      setState(slot, state);
       slot.revision = outcome.nextExpectedRevision;
       if (comparePositions(outcome.position, lastPosition) > 0) lastPosition = outcome.position;
       if (claims.length > 0) deps.onClaimed?.(claims);
@@ -297,8 +327,8 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       return slot?.loaded ? slot.state : undefined;
     },
     evict: (userId) => {
-      if (userId === undefined) slots.clear();
-      else slots.delete(userId);
+      for (const slot of userId === undefined ? [...slots.values()] : [slots.get(userId) ?? []].flat()) drop(slot);
     },
+    cachedEntries: () => cachedEntries,
   };
 };

@@ -58,6 +58,7 @@ export type Config = Readonly<{
   }>;
   /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
   readConsistencyTimeoutMs: number;
+  walletCacheEntries: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
   /** Metrics/health port for a process without admin-api (which serves them on ADMIN_PORT). */
@@ -174,6 +175,7 @@ const EnvSchema = z.object({
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
+  WALLET_CACHE_ENTRIES: positiveInt(1_000_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -289,6 +291,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
     readConsistencyTimeoutMs: e.READ_CONSISTENCY_TIMEOUT_MS,
+    walletCacheEntries: e.WALLET_CACHE_ENTRIES,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,
