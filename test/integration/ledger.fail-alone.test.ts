@@ -2,7 +2,7 @@ import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
 import { AppendRefused } from '../../src/infra/event-store/event-store.port.js';
-import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
+import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 
@@ -15,25 +15,12 @@ describe('a command fails alone, and a refused command leaves no state', () => {
     await env.close();
   });
 
-  const fund = async (ledger: LedgerEnv['ledger'], userId: number, amount: string) => {
-    const dep = await ledger.requestDeposit({
-      externalId: `fund-${userId}`,
-      userId,
-      providerId: 'TEST',
-      networkId: 'ETH',
-      currencyId: 'USDT',
-      amount,
-    });
-    if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
-    const done = await ledger.completeDeposit(dep.right.deposit.id, {});
-    if (isLeft(done)) throw new Error(JSON.stringify(done.left));
-  };
   const keyRows = async (): Promise<number> =>
     Number((await env.pool.query<{ n: string }>('SELECT count(*) AS n FROM ledger_keys')).rows[0]!.n);
 
   it('when tips PostgreSQL cannot store share group commits with valid bets on many wallets, then every valid bet succeeds and balances are exact', async () => {
     const wallets = Array.from({ length: 40 }, (_, i) => 1000 + i);
-    await Promise.all(wallets.map((w) => fund(env.ledger, w, '100')));
+    await Promise.all(wallets.map((w) => fundWallet(env.ledger, w, '100')));
     const rounds = 5;
     const bets: Promise<unknown>[] = [];
     const tips: Promise<unknown>[] = [];
@@ -83,7 +70,7 @@ describe('a command fails alone, and a refused command leaves no state', () => {
   });
 
   it('when a bet is refused for insufficient funds, then no ledger_keys row is written', async () => {
-    await fund(env.ledger, 2001, '1');
+    await fundWallet(env.ledger, 2001, '1');
     const before = await keyRows();
     const refused = await env.ledger.placeBet({
       id: 'too-big',
@@ -132,7 +119,7 @@ describe('a command fails alone, and a refused command leaves no state', () => {
   });
 
   it('when two users race for one bet id, then exactly one wallet is debited and the other is refused as a reused key', async () => {
-    await Promise.all([fund(env.ledger, 2003, '10'), fund(env.ledger, 2004, '10')]);
+    await Promise.all([fundWallet(env.ledger, 2003, '10'), fundWallet(env.ledger, 2004, '10')]);
     const other = env.secondProcess();
     const [a, b] = await Promise.all([
       env.ledger.placeBet({ id: 'contested', userId: 2003, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1' }),

@@ -4,6 +4,7 @@ import { createLedger } from '../../src/commands/ledger.js';
 import { createLimits } from '../../src/commands/limits.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { createTestDb, type TestDb } from '../support/db.js';
+import { fundWallet } from '../support/ledger-env.js';
 import { migrateAll } from '../../src/schema.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -27,19 +28,6 @@ describe('bet guard checked inside the PostgreSQL append', () => {
     await db.drop();
   });
 
-  const fund = async (userId: number, amount: string) => {
-    const dep = await ledger.requestDeposit({
-      externalId: `fund-${userId}`,
-      userId,
-      providerId: 'TEST',
-      networkId: 'ETH',
-      currencyId: 'USDT',
-      amount,
-    });
-    if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
-    const done = await ledger.completeDeposit(dep.right.deposit.id, {});
-    if (isLeft(done)) throw new Error(JSON.stringify(done.left));
-  };
   const bet = (userId: number, id: string, amount: string) =>
     ledger.placeBet({ id, userId, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount });
   const keysOf = async (prefix: string): Promise<number> =>
@@ -49,7 +37,7 @@ describe('bet guard checked inside the PostgreSQL append', () => {
     );
 
   it("when bets under and over the bet limit share one wallet's appends, then only those over it are refused, with the limit named", async () => {
-    await fund(1, '100');
+    await fundWallet(ledger, 1, '100');
     expect(isRight(await limits.setBetLimit(1, '2', 99))).toBe(true);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => bet(1, `lim-${i}`, i % 2 === 0 ? '1' : '5')));
     results.forEach((r, i) => {
@@ -61,7 +49,7 @@ describe('bet guard checked inside the PostgreSQL append', () => {
   });
 
   it('when a user is self-excluded, then every bet is refused as excluded and nothing is written', async () => {
-    await fund(2, '10');
+    await fundWallet(ledger, 2, '10');
     const until = new Date(Date.now() + 3_600_000);
     expect(isRight(await limits.setExclusion(2, until, 99))).toBe(true);
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => bet(2, `ex-${i}`, '1')));

@@ -1,7 +1,7 @@
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
-import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
+import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const BOUND = 12;
@@ -18,19 +18,7 @@ describe('the wallet cache is bounded by what its wallets remember, and a wallet
   });
 
   const handler = () => ledger.internals.handler;
-  const fund = async (userId: number) => {
-    const dep = await ledger.requestDeposit({
-      externalId: `fund-${userId}`,
-      userId,
-      providerId: 'TEST',
-      networkId: 'ETH',
-      currencyId: 'USDT',
-      amount: '100',
-    });
-    if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
-    const done = await ledger.completeDeposit(dep.right.deposit.id, {});
-    if (isLeft(done)) throw new Error(JSON.stringify(done.left));
-  };
+  const fund = (userId: number) => fundWallet(ledger, userId, '100');
   const bet = (userId: number, n: number, amount = '1') =>
     ledger.placeBet({ id: `wc-${userId}-${n}`, userId, roundId: `r-${n}`, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount });
   const balance = async (userId: number) => (await ledger.balances(userId)).find((b) => b.currencyId === 'USDT')?.balance;

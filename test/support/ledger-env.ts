@@ -1,3 +1,4 @@
+import { isLeft } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { createLedger } from '../../src/commands/ledger.js';
 import { migrateLedger } from '../../src/commands/ledger.migrations.js';
@@ -47,4 +48,19 @@ export const createLedgerEnv = async (
       await db.drop();
     },
   };
+};
+
+/** Credits `amount` USDT to `userId` through a completed deposit (externalId `fund-<userId>`: once per wallet and schema). */
+export const fundWallet = async (ledger: ReturnType<typeof createLedger>, userId: number, amount: string): Promise<void> => {
+  const dep = await ledger.requestDeposit({
+    externalId: `fund-${userId}`,
+    userId,
+    providerId: 'TEST',
+    networkId: 'ETH',
+    currencyId: 'USDT',
+    amount,
+  });
+  if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
+  const done = await ledger.completeDeposit(dep.right.deposit.id, {});
+  if (isLeft(done)) throw new Error(JSON.stringify(done.left));
 };
