@@ -40,7 +40,6 @@ export type WalletHandler = Readonly<{
   peek: (userId: number) => WalletState | undefined;
   /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
   lastPosition: () => Position;
-  evict: (userId?: number) => void;
   cachedEntries: () => number;
 }>;
 
@@ -325,9 +324,6 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     peek: (userId) => {
       const slot = slots.get(userId);
       return slot?.loaded ? slot.state : undefined;
-    },
-    evict: (userId) => {
-      for (const slot of userId === undefined ? [...slots.values()] : [slots.get(userId) ?? []].flat()) drop(slot);
     },
     cachedEntries: () => cachedEntries,
   };
