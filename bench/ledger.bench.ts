@@ -158,6 +158,18 @@ type PairsOptions = Readonly<{
 const besideLine = (r: { ratioBeside: number; rawBeside: number }): string =>
   `${r.ratioBeside}x the raw INSERT run beside it: ${r.rawBeside}/s`;
 
+/** One ledger row's blocks, for the closing lines that put every row side by side. */
+type RowBlocks = Readonly<{ row: string; blocks: readonly { concurrency: number; ratioToRawInsertsBeside: number }[] }>;
+/** Per concurrency, each row's median (range) ratio to the raw INSERT run beside its blocks: the figures to quote together. */
+const atAGlance = (rows: readonly RowBlocks[]) =>
+  LEVELS.map((c) => ({
+    concurrency: c,
+    rows: rows.map(({ row, blocks }) => ({
+      row,
+      ratioBeside: spread(blocks.filter((b) => b.concurrency === c).map((b) => b.ratioToRawInsertsBeside)),
+    })),
+  }));
+
 type BlockSpread = Readonly<{ concurrency: number; blocks: number; ratioBeside: Spread; commandsPerSec: Spread }>;
 type Spread = Readonly<{ median: number; min: number; max: number }>;
 /** Median (the blocks' own figure in the middle, as `percentile` picks it) and range of `xs`. */
@@ -252,6 +264,7 @@ const main = async (): Promise<void> => {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const pool = createPool({ connectionString: DATABASE_URL, schema, max: POOL_SIZE });
   const keysPool = createPool({ connectionString: DATABASE_URL, schema, max: 2, synchronousCommit: false });
+  const glance: RowBlocks[] = [];
   const report: Record<string, unknown> = {
     at: new Date().toISOString(),
     database: DATABASE_URL.replace(/\/\/[^@]*@/, '//'),
@@ -464,6 +477,7 @@ const main = async (): Promise<void> => {
       if (BLOCKS > 1) spreads.alone.push(spreadOf(c, blocks));
     }
     report.ledgerCommandsAlone = alone;
+    glance.push({ row: 'the command path alone', blocks: alone });
     // The closed loops move in rounds: each loop's command waits in the same append, then the answers and the next commands
     // are worked out one after another on one thread. So a round of c commands costs about one append of c plus c times the
     // Node work of a command, and neither overlaps the other.
@@ -638,6 +652,7 @@ const main = async (): Promise<void> => {
     );
     lag.sort((a, b) => a - b);
     report.ledgerCommands = commands;
+    glance.push({ row: 'every read model on the same thread', blocks: commands });
     report.perCommandP50 = perCommand;
     report.projectionLagAtSaturation = { samples: lag.length, p50Ms: round(percentile(lag, 50)), p99Ms: round(percentile(lag, 99)) };
     console.log(
@@ -817,6 +832,7 @@ const main = async (): Promise<void> => {
         if (BLOCKS > 1) apartSpreads.push(spreadOf(c, blocks));
       }
       report.ledgerCommandsFollowersApart = separate;
+      glance.push({ row: 'in a process of their own', blocks: separate });
       if (BLOCKS > 1) report.blockSpreadsFollowersApart = apartSpreads;
     } finally {
       followers.kill('SIGTERM');
@@ -877,6 +893,7 @@ const main = async (): Promise<void> => {
         if (BLOCKS > 1) threadSpreads.push(spreadOf(c, blocks));
       }
       report.ledgerCommandsFollowersOnThread = onThread;
+      glance.push({ row: 'on a thread, as the service runs them', blocks: onThread });
       if (BLOCKS > 1) report.blockSpreadsFollowersOnThread = threadSpreads;
     } finally {
       await thread.stop();
@@ -905,6 +922,11 @@ const main = async (): Promise<void> => {
       round(rebuilt.events / (rebuildMs / 1000), 0),
       mismatches,
     );
+    report.atAGlance = atAGlance(glance);
+    for (const { concurrency, rows } of report.atAGlance as ReturnType<typeof atAGlance>) {
+      const each = rows.map(({ row, ratioBeside: r }) => `${row} ${r.median}x (${r.min}-${r.max})`);
+      console.log('at a glance, c=%d, median (range) ratio to the raw INSERT run beside each block: %s', concurrency, each.join('; '));
+    }
     await store.close();
   } finally {
     await pool.end();
