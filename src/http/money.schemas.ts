@@ -1,6 +1,6 @@
 import { ADMIN_TIP_TAGS } from '../domain/wallet/wallet.events.js';
 import { required } from '../shared/zod.js';
-import { currencyId, DecimalString, userId, withScales } from './internal.schemas.js';
+import { currencyId, DecimalString, userId, withScales } from './money-fields.schemas.js';
 import { z } from './validate.js';
 
 /** Spec "Admin tip" create body, shared by POST /admin-tips and POST /admin-tips/deduct-balance. */
