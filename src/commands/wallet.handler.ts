@@ -73,7 +73,7 @@ const keyOf = (c: KeyClaim): string => `${c.kind}:${c.key}`;
 type Slot = { userId: number; state: WalletState; revision: bigint; loaded: boolean; queue: Pending[]; running: boolean; weight: number };
 
 /** A wallet remembers every bet, deposit, withdrawal, keyed operation and claim it had: about 600 bytes each in memory. */
-export const weightOf = (state: WalletState): number =>
+const weightOf = (state: WalletState): number =>
   1 + state.bets.size + state.deposits.size + state.withdrawals.size + state.operations.size + state.claims.size;
 
 export class ConcurrencyRetriesExhausted extends Error {
