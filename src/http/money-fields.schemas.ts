@@ -17,6 +17,7 @@ export const userId = z
   .max(Number.MAX_SAFE_INTEGER, 'is too large')
   .openapi({ example: 42 });
 export const currencyId = z.enum(REQUEST_CURRENCY_IDS, { error: required(`one of ${REQUEST_CURRENCY_IDS.join(', ')}`) });
+
 type ScaleRule = Readonly<{ field: string; scale: 'currency' | 'usd'; positive: boolean }>;
 
 /** Scale and sign per currency, run even when other fields failed, so one 400 lists every bad field before the ledger is called. */

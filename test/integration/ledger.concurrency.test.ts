@@ -1,6 +1,6 @@
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
+import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 
@@ -13,19 +13,7 @@ describe('wallet commands under concurrency', () => {
     await env.close();
   });
 
-  const fund = async (userId: number, amount: string, currencyId: 'BTC' | 'USDT' = 'USDT') => {
-    const dep = await env.ledger.requestDeposit({
-      externalId: `fund-${userId}-${amount}`,
-      userId,
-      providerId: 'TEST',
-      networkId: 'ETH',
-      currencyId,
-      amount,
-    });
-    if (isLeft(dep)) throw new Error(JSON.stringify(dep.left));
-    const done = await env.ledger.completeDeposit(dep.right.deposit.id, {});
-    if (isLeft(done)) throw new Error(JSON.stringify(done.left));
-  };
+  const fund = (userId: number, amount: string) => fundWallet(env.ledger, userId, amount);
 
   it('when 200 debits race against a wallet that covers 100, then exactly 100 succeed and the balance is exact', async () => {
     await fund(1, '100.000001');
