@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START, type EventStore, type Subscription } from '../../src/infra/event-store/event-store.port.js';
 import { shareSubscriptions } from '../../src/infra/follow/shared-subscriptions.js';
-import { eventuallyTrue } from '../support/eventually.js';
+import { eventually, eventuallyTrue } from '../support/eventually.js';
 import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
 import { WalletScript } from '../unit/projections/wallet-fixtures.js';
@@ -15,7 +15,12 @@ describe('followers catching up behind the shared buffer', () => {
   beforeAll(async () => {
     schema = await ledgerSchema('shared_catch_up');
     await appendScripted(schema.store, new RandomWallets(new WalletScript(), seeded(11), 6), EVENTS);
-    stored = (await schema.store.readAll({ after: START, maxCount: 10 * EVENTS })).map((e) => e.id);
+    // Another test's open transaction on the same server holds the newest events back from readAll for a moment.
+    stored = await eventually(async () => {
+      const ids = (await schema.store.readAll({ after: START, maxCount: 10 * EVENTS })).map((e) => e.id);
+      expect(ids).toHaveLength(EVENTS);
+      return ids;
+    });
   });
   afterAll(() => schema?.close());
 

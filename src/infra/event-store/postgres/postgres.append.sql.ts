@@ -1,28 +1,46 @@
-/**
- * The group-commit append as one statement, prepared on connections whose planner settings pin a generic plan reaching every table
- * by key. Left out: requests whose event ids are stored (a retry, resolved afterwards), then those a guard refuses, then those whose
- * key another owner holds (or a writer this snapshot cannot see). Keys are claimed in (kind, key) order, only for written commands.
- */
-export const appendStatement = (withClaims: boolean, withGuards: boolean): string => `
+const REQUESTS_AND_EVENTS = `
 WITH req AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(stream_id, kind, expected, n, ord)
 ), ev AS (
   SELECT * FROM unnest($5::int[], $6::int[], $7::uuid[], $8::text[], string_to_array($9::text, chr(1)), string_to_array($10::text, chr(1)))
     WITH ORDINALITY AS e(req, idx, id, type, data, meta, ord)
-), stored AS (
-  SELECT DISTINCT ev.req FROM ev JOIN events s ON s.event_id = ev.id
-)${
+)`;
+
+const guarded = (withGuards: boolean, unlessStored: boolean): string =>
   withGuards
     ? `, guarded AS (
   SELECT DISTINCT g.req FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
   LEFT JOIN user_access a ON a.user_id = g.user_id
   LEFT JOIN user_limits l ON l.user_id = g.user_id
-  WHERE g.req NOT IN (SELECT req FROM stored) AND (a.is_banned IS TRUE
+  WHERE ${unlessStored ? 'g.req NOT IN (SELECT req FROM stored) AND ' : ''}(a.is_banned IS TRUE
     OR (l.state->'exclusion'->>'expiresAt')::timestamptz > g.at
     OR g.usd > (l.state->'betLimit'->>'betLimit')::numeric)
 )`
-    : `, guarded AS (SELECT NULL::int AS req WHERE false)`
-}${
+    : `, guarded AS (SELECT NULL::int AS req WHERE false)`;
+
+const WRITE_WINNERS = `, written AS (
+  INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+  SELECT w.stream_id, w.revision - r.n + e.idx, e.id, e.type, e.data::jsonb, e.meta::jsonb
+  FROM ev e JOIN req r ON r.ord = e.req JOIN winners w ON w.stream_id = r.stream_id
+  ORDER BY e.ord
+  RETURNING events.stream_id, events.stream_revision, events.global_position
+)
+SELECT wr.stream_id, max(wr.stream_revision)::text AS revision, max(wr.global_position)::text AS global_position,
+  pg_current_xact_id()::text AS transaction_id, NULL AS refused
+FROM written wr GROUP BY wr.stream_id`;
+
+const REFUSED_BY_GUARD = `
+UNION ALL
+SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM req r WHERE r.ord IN (SELECT req FROM guarded)`;
+
+/**
+ * The group-commit append as one statement, prepared on connections whose planner settings pin a generic plan reaching every table
+ * by key. Left out: requests whose event ids are stored (a retry, resolved afterwards), then those a guard refuses, then those whose
+ * key another owner holds (or a writer this snapshot cannot see). Keys are claimed in (kind, key) order, only for written commands.
+ */
+export const appendStatement = (withClaims: boolean, withGuards: boolean): string => `${REQUESTS_AND_EVENTS}, stored AS (
+  SELECT DISTINCT ev.req FROM ev JOIN events s ON s.event_id = ev.id
+)${guarded(withGuards, true)}${
   withClaims || withGuards
     ? `, cl AS (
   SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
@@ -52,17 +70,25 @@ WITH req AS (
   ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + excluded.revision + 1 RETURNING s.stream_id, s.revision
 ), winners AS (
   SELECT * FROM exact UNION ALL SELECT * FROM fresh UNION ALL SELECT * FROM anyone
-), written AS (
-  INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
-  SELECT w.stream_id, w.revision - r.n + e.idx, e.id, e.type, e.data::jsonb, e.meta::jsonb
-  FROM ev e JOIN req r ON r.ord = e.req JOIN winners w ON w.stream_id = r.stream_id
-  ORDER BY e.ord
-  RETURNING events.stream_id, events.stream_revision, events.global_position
-)
-SELECT wr.stream_id, max(wr.stream_revision)::text AS revision, max(wr.global_position)::text AS global_position,
-  pg_current_xact_id()::text AS transaction_id, NULL AS refused
-FROM written wr GROUP BY wr.stream_id
+)${WRITE_WINNERS}
 UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM req r WHERE r.ord IN (SELECT req FROM clashed)
-UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM req r WHERE r.ord IN (SELECT req FROM guarded)`;
+SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM req r WHERE r.ord IN (SELECT req FROM clashed)${REFUSED_BY_GUARD}`;
+
+/** For exact revisions, without the probes: a stored id or a taken key fails it on a unique index, and the batch goes full. */
+export const leanAppendStatement = (
+  withClaims: boolean,
+  withGuards: boolean,
+): string => `${REQUESTS_AND_EVENTS}${guarded(withGuards, false)}${
+  withClaims || withGuards
+    ? `, keyed AS (
+  INSERT INTO ledger_keys (kind, key, user_id)
+  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
+  WHERE c.req NOT IN (SELECT req FROM guarded) ORDER BY c.kind, c.key
+  RETURNING kind
+)`
+    : ''
+}, winners AS (
+  UPDATE streams s SET revision = s.revision + c.n FROM req c
+  WHERE s.stream_id = c.stream_id AND s.revision = c.expected AND c.ord NOT IN (SELECT req FROM guarded)
+  RETURNING s.stream_id, s.revision
+)${WRITE_WINNERS}${REFUSED_BY_GUARD}`;

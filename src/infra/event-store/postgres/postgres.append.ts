@@ -10,21 +10,24 @@ import {
   type AppendResult,
 } from '../event-store.port.js';
 
-import { appendStatement } from './postgres.append.sql.js';
+import { appendStatement, leanAppendStatement } from './postgres.append.sql.js';
 
 /** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
 export const STATEMENTS = {
   plain: { name: 'ledger-append', text: appendStatement(false, false), params: 10 },
   claims: { name: 'ledger-append-claims', text: appendStatement(true, false), params: 14 },
   guards: { name: 'ledger-append-guards', text: appendStatement(true, true), params: 18 },
+  leanPlain: { name: 'ledger-append-lean', text: leanAppendStatement(false, false), params: 10 },
+  leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, false), params: 14 },
+  leanGuards: { name: 'ledger-append-lean-guards', text: leanAppendStatement(true, true), params: 18 },
 } as const;
 
-const statementFor = (requests: readonly AppendRequest[]) =>
+const statementFor = (requests: readonly AppendRequest[], lean: boolean) =>
   requests.some((r) => (r.guards?.length ?? 0) > 0)
-    ? STATEMENTS.guards
+    ? STATEMENTS[lean ? 'leanGuards' : 'guards']
     : requests.some((r) => (r.claims?.length ?? 0) > 0)
-      ? STATEMENTS.claims
-      : STATEMENTS.plain;
+      ? STATEMENTS[lean ? 'leanClaims' : 'claims']
+      : STATEMENTS[lean ? 'leanPlain' : 'plain'];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -168,8 +171,13 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
   return outcomes;
 };
 
-const runStatement = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
-  const statement = statementFor(requests);
+const runStatement = async (
+  pool: pg.Pool,
+  requests: readonly AppendRequest[],
+  texts: readonly Serialised[],
+  lean = false,
+): Promise<AppendOutcome[]> => {
+  const statement = statementFor(requests, lean);
   const values = params(requests, texts).slice(0, statement.params);
   const { rows } = await pool.query<WinnerRow>({ name: statement.name, text: statement.text, values });
   const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
@@ -234,6 +242,29 @@ const isolate = async (pool: pg.Pool, requests: readonly AppendRequest[], texts:
   }
 };
 
+/** Lean first when every revision is exact; what it cannot settle, and the bets its guard refused (a retry may hide there), go full. */
+const appendReady = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
+  if (!requests.every((r) => typeof r.expectedRevision === 'bigint')) return isolate(pool, requests, texts);
+  let outcomes: AppendOutcome[];
+  try {
+    outcomes = await runStatement(pool, requests, texts, true);
+  } catch (error) {
+    if (!belongsToOneRequest(error)) throw error;
+    return isolate(pool, requests, texts);
+  }
+  const refused = requests.flatMap((r, i) => (outcomes[i] instanceof GuardRefused ? [i] : []));
+  if (refused.length === 0) return outcomes;
+  const settled = await isolate(
+    pool,
+    refused.map((i) => requests[i]!),
+    refused.map((i) => texts[i]!),
+  );
+  refused.forEach((i, k) => {
+    outcomes[i] = settled[k]!;
+  });
+  return outcomes;
+};
+
 export const appendOutcomes = async (pool: pg.Pool, requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
   validate(requests);
   if (requests.length === 0) return [];
@@ -250,7 +281,7 @@ export const appendOutcomes = async (pool: pg.Pool, requests: readonly AppendReq
       outcomes.push(new AppendRefused(r.streamId, undefined, { cause: error }));
     }
   }
-  const written = ready.length === 0 ? [] : await isolate(pool, ready, texts);
+  const written = ready.length === 0 ? [] : await appendReady(pool, ready, texts);
   let next = 0;
   return outcomes.map((o) => o ?? written[next++]!);
 };
