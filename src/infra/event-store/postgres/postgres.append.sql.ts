@@ -84,7 +84,6 @@ export const leanAppendStatement = (
   INSERT INTO ledger_keys (kind, key, user_id)
   SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
   WHERE c.req NOT IN (SELECT req FROM guarded) ORDER BY c.kind, c.key
-  RETURNING kind
 )`
     : ''
 }, winners AS (
