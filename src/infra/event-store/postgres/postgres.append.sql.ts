@@ -6,9 +6,9 @@ WITH req AS (
     WITH ORDINALITY AS e(req, idx, id, type, data, meta, ord)
 )`;
 
-const guarded = (withGuards: boolean, unlessStored: boolean): string =>
+const guarded = (withGuards: boolean, unlessStored: boolean, name = 'guarded'): string =>
   withGuards
-    ? `, guarded AS (
+    ? `, ${name} AS (
   SELECT DISTINCT g.req FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
   LEFT JOIN user_access a ON a.user_id = g.user_id
   LEFT JOIN user_limits l ON l.user_id = g.user_id
@@ -74,11 +74,14 @@ export const appendStatement = (withClaims: boolean, withGuards: boolean): strin
 UNION ALL
 SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM req r WHERE r.ord IN (SELECT req FROM clashed)${REFUSED_BY_GUARD}`;
 
-/** For exact revisions, without the probes: a stored id or a taken key fails it on a unique index, and the batch goes full. */
-export const leanAppendStatement = (
-  withClaims: boolean,
-  withGuards: boolean,
-): string => `${REQUESTS_AND_EVENTS}${guarded(withGuards, false)}${
+/** For exact revisions, probing only what a guard flags: a stored id or a taken key fails it on a unique index, and the batch goes full. */
+export const leanAppendStatement = (withClaims: boolean, withGuards: boolean): string => `${REQUESTS_AND_EVENTS}${
+  withGuards
+    ? `${guarded(true, false, 'flagged')}, guarded AS (
+  SELECT f.req FROM flagged f WHERE NOT EXISTS (SELECT 1 FROM ev JOIN events s ON s.event_id = ev.id WHERE ev.req = f.req)
+)`
+    : guarded(false, false)
+}${
   withClaims || withGuards
     ? `, keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)

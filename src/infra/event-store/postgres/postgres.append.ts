@@ -242,27 +242,15 @@ const isolate = async (pool: pg.Pool, requests: readonly AppendRequest[], texts:
   }
 };
 
-/** Lean first when every revision is exact; what it cannot settle, and the bets its guard refused (a retry may hide there), go full. */
+/** Lean first when every revision is exact; a batch it cannot settle goes through the full statement. */
 const appendReady = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
   if (!requests.every((r) => typeof r.expectedRevision === 'bigint')) return isolate(pool, requests, texts);
-  let outcomes: AppendOutcome[];
   try {
-    outcomes = await runStatement(pool, requests, texts, true);
+    return await runStatement(pool, requests, texts, true);
   } catch (error) {
     if (!belongsToOneRequest(error)) throw error;
     return isolate(pool, requests, texts);
   }
-  const refused = requests.flatMap((r, i) => (outcomes[i] instanceof GuardRefused ? [i] : []));
-  if (refused.length === 0) return outcomes;
-  const settled = await isolate(
-    pool,
-    refused.map((i) => requests[i]!),
-    refused.map((i) => texts[i]!),
-  );
-  refused.forEach((i, k) => {
-    outcomes[i] = settled[k]!;
-  });
-  return outcomes;
 };
 
 export const appendOutcomes = async (pool: pg.Pool, requests: readonly AppendRequest[]): Promise<AppendOutcome[]> => {
