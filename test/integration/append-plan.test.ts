@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
+import { SOLO_STATEMENTS, STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
 import { WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { siblingPool } from '../../src/infra/pg.js';
 import { migrateAll } from '../../src/schema.js';
@@ -36,13 +36,17 @@ const VALUES = [
   [new Date().toISOString()],
 ];
 
-const planOf = async (settings: readonly string[], statement: (typeof STATEMENTS)[keyof typeof STATEMENTS]): Promise<string> => {
+/** The same request in the solo statements' scalar parameters. */
+const SOLO_VALUES = ['wallet-1', '3', randomUUID(), 'BetPlaced', '{}', '{}', 'bet', 'b-1', '1', '1', '1.5', new Date().toISOString()];
+
+type Statement = Readonly<{ text: string; params: number }>;
+const planOf = async (settings: readonly string[], statement: Statement, values: readonly unknown[] = VALUES): Promise<string> => {
   const pool = siblingPool(db.pool({ max: 1 }), 1, settings);
   const client = await pool.connect();
   try {
     // A prepared statement's EXPLAIN EXECUTE shows the plan it keeps: with force_generic_plan, the generic one.
     await client.query(`PREPARE append_plan AS ${statement.text}`);
-    const args = VALUES.slice(0, statement.params).map((v) =>
+    const args = values.slice(0, statement.params).map((v) =>
       Array.isArray(v) ? `'{${v.map((x) => `"${String(x)}"`).join(',')}}'` : `'${v}'`,
     );
     const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE append_plan(${args.join(', ')})`);
@@ -64,6 +68,16 @@ describe('the PostgreSQL append statement', () => {
       expect(plan).toMatch(/^generic plans: 1\n/);
       expect(plan).not.toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
       expect(plan).toMatch(/Index (Only )?Scan using \w+ on (events|streams)/);
+    },
+  );
+
+  it.each(Object.entries(SOLO_STATEMENTS))(
+    'when the %s variant for a lone request is planned on the writer connections of an empty ledger, then its generic plan reaches every table by key',
+    async (_, statement) => {
+      const plan = await planOf(WRITER_SETTINGS, statement, SOLO_VALUES);
+      expect(plan).toMatch(/^generic plans: 1\n/);
+      expect(plan).not.toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
+      expect(plan).toMatch(/Index (Only )?Scan using \w+ on streams/);
     },
   );
 

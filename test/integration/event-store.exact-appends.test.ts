@@ -4,11 +4,15 @@ import {
   DuplicateEventId,
   GuardRefused,
   KeyOwnedElsewhere,
+  WrongExpectedRevision,
+  type AppendOutcome,
   type AppendRequest,
   type AppendResult,
   type EventStore,
 } from '../../src/infra/event-store/event-store.port.js';
-import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { appendOutcomes } from '../../src/infra/event-store/postgres/postgres.append.js';
+import { createPostgresEventStore, WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
+import { siblingPool } from '../../src/infra/pg.js';
 import { migrateAll } from '../../src/schema.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { events, newEvent, streamName } from './event-store.contract.js';
@@ -140,5 +144,120 @@ describe('appends whose requests all name their exact revision', () => {
     expect(outcomes[2]).toEqual({ ...first, idempotent: true });
     expect([await count(a.streamId), await count(b.streamId), await count(c.streamId)]).toEqual([1, 2, 2]);
     expect(await ownerOf(key)).toBeUndefined();
+  });
+});
+
+describe('a lone request of one event at its exact revision', () => {
+  // One connection, so its prepared statements' execution counts tell which statements answered.
+  let writer: pg.Pool;
+  beforeAll(() => {
+    writer = siblingPool(pool, 1, WRITER_SETTINGS);
+  });
+  afterAll(() => writer.end());
+  const executions = async () =>
+    new Map(
+      (
+        await writer.query<{ name: string; n: string }>('SELECT name, generic_plans + custom_plans AS n FROM pg_prepared_statements')
+      ).rows.map((r) => [r.name, Number(r.n)]),
+    );
+  const lone = async (request: AppendRequest): Promise<{ outcome: AppendOutcome; ran: string[] }> => {
+    const before = await executions();
+    const [outcome] = await appendOutcomes(writer, [request]);
+    const after = await executions();
+    return {
+      outcome: outcome!,
+      ran: [...after]
+        .filter(([name, n]) => n > (before.get(name) ?? 0))
+        .map(([name]) => name)
+        .sort(),
+    };
+  };
+  const bet = (s: { streamId: string; revision: bigint }, owner: number, key: string): AppendRequest => ({
+    streamId: s.streamId,
+    events: events(1),
+    expectedRevision: s.revision,
+    claims: [{ kind: 'bet', key, owner }],
+    guards: [{ userId: owner, usdAmount: '1.5', at: new Date() }],
+  });
+
+  it('when it is fresh, then the solo statement alone writes it at the next revision and claims its key', async () => {
+    const s = await existing(2);
+    const key = `solo-${Date.now()}`;
+    const { outcome, ran } = await lone(bet(s, 8_001, key));
+    expect(written(outcome).nextExpectedRevision).toBe(s.revision + 1n);
+    expect(ran).toEqual(['ledger-append-solo-guards']);
+    expect(await ownerOf(key)).toBe('8001');
+    const plain = await existing();
+    expect((await lone({ streamId: plain.streamId, events: events(1), expectedRevision: plain.revision })).ran).toEqual([
+      'ledger-append-solo',
+    ]);
+    expect(await count(plain.streamId)).toBe(2);
+  });
+
+  it('when its revision is stale, then it is WrongExpectedRevision with the head, and its key is not taken', async () => {
+    const s = await existing(3);
+    const key = `stale-${Date.now()}`;
+    const { outcome } = await lone({ ...bet(s, 8_002, key), expectedRevision: s.revision - 1n });
+    expect(outcome).toBeInstanceOf(WrongExpectedRevision);
+    expect(outcome).toMatchObject({ actual: s.revision });
+    expect([await count(s.streamId), await ownerOf(key)]).toEqual([3, undefined]);
+  });
+
+  it('when it is retried after it was stored, then the first result comes back and nothing is written twice', async () => {
+    const s = await existing();
+    const request = bet(s, 8_003, `retry-${Date.now()}`);
+    const first = written((await lone(request)).outcome);
+    const again = await lone(request);
+    expect(again.outcome).toEqual({ ...first, idempotent: true });
+    expect(again.ran).toEqual(['ledger-append-solo-guards']);
+    expect(await count(s.streamId)).toBe(2);
+  });
+
+  it("when its event id is stored in another stream or its key is another owner's, then it is refused and nothing is written", async () => {
+    const [a, b] = [await existing(), await existing()];
+    const stored = (await store.readStream(a.streamId))[0]!;
+    const duplicate = await lone({ streamId: b.streamId, events: [{ ...newEvent(), id: stored.id }], expectedRevision: b.revision });
+    expect(duplicate.outcome).toBeInstanceOf(DuplicateEventId);
+    const key = `owned-${Date.now()}`;
+    written((await lone(bet(a, 8_004, key))).outcome);
+    const clash = await lone(bet(b, 8_005, key));
+    expect(clash.outcome).toBeInstanceOf(KeyOwnedElsewhere);
+    expect(clash.outcome).toMatchObject({ claims: [{ kind: 'bet', key, owner: 8_004 }] });
+    expect([await count(a.streamId), await count(b.streamId), await ownerOf(key)]).toEqual([2, 1, '8004']);
+  });
+
+  it('when the player is banned, self-excluded or over his bet limit, then GuardRefused takes no key; a retry of a bet stored before is the retry', async () => {
+    const [banned, excluded, limited] = [8_006, 8_007, 8_008];
+    const s = await existing();
+    const before = bet(s, banned, `before-${Date.now()}`);
+    const first = written((await lone(before)).outcome);
+    await pool.query(
+      `INSERT INTO user_access (user_id, revision, state, roles, permissions, is_banned) VALUES ($1, 0, '{}', '{}', '{}', true)`,
+      [banned],
+    );
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    await pool.query(`INSERT INTO user_limits (user_id, revision, state) VALUES ($1, 0, $2), ($3, 0, $4)`, [
+      excluded,
+      { exclusion: { expiresAt: until } },
+      limited,
+      { betLimit: { betLimit: '1.0' } },
+    ]);
+    for (const userId of [banned, excluded, limited]) {
+      const key = `guarded-${userId}-${Date.now()}`;
+      const refused = await lone(bet(await existing(), userId, key));
+      expect(refused.outcome).toBeInstanceOf(GuardRefused);
+      expect(refused.ran).toEqual(['ledger-append-solo-guards']);
+      expect(await ownerOf(key)).toBeUndefined();
+    }
+    expect(
+      (
+        await lone({
+          ...bet(await existing(), limited, `under-${Date.now()}`),
+          guards: [{ userId: limited, usdAmount: '0.5', at: new Date() }],
+        })
+      ).outcome,
+    ).toMatchObject({ idempotent: false });
+    expect((await lone(before)).outcome).toEqual({ ...first, idempotent: true });
+    expect(await count(s.streamId)).toBe(2);
   });
 });

@@ -94,3 +94,33 @@ export const leanAppendStatement = (withClaims: boolean, withGuards: boolean): s
   WHERE s.stream_id = c.stream_id AND s.revision = c.expected AND c.ord NOT IN (SELECT req FROM guarded)
   RETURNING s.stream_id, s.revision
 )${WRITE_WINNERS}${REFUSED_BY_GUARD}`;
+
+/** A lone request of one event, one key, one guard, at an exact revision: scalars, half the work of a batch of one; falls back as lean. */
+export const soloAppendStatement = (withClaims: boolean, withGuards: boolean): string => `WITH flagged AS (
+  SELECT ${
+    withGuards
+      ? `(EXISTS (SELECT 1 FROM user_access a WHERE a.user_id = $10 AND a.is_banned)
+    OR EXISTS (SELECT 1 FROM user_limits l WHERE l.user_id = $10 AND ((l.state->'exclusion'->>'expiresAt')::timestamptz > $12
+      OR $11 > (l.state->'betLimit'->>'betLimit')::numeric)))
+    AND NOT EXISTS (SELECT 1 FROM events s WHERE s.event_id = $3)`
+      : 'false'
+  } AS refused
+), winner AS (
+  UPDATE streams s SET revision = s.revision + 1 FROM flagged f WHERE NOT f.refused AND s.stream_id = $1 AND s.revision = $2
+  RETURNING s.revision
+)${
+  withClaims || withGuards
+    ? `, keyed AS (
+  INSERT INTO ledger_keys (kind, key, user_id) SELECT $7::text, $8::text, $9::bigint FROM winner WHERE $7::text IS NOT NULL
+)`
+    : ''
+}, written AS (
+  INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+  SELECT $1, w.revision, $3, $4, $5::jsonb, $6::jsonb FROM winner w
+  RETURNING events.stream_revision, events.global_position
+)
+SELECT $1::text AS stream_id, w.stream_revision::text AS revision, w.global_position::text AS global_position,
+  pg_current_xact_id()::text AS transaction_id, NULL AS refused
+FROM written w
+UNION ALL
+SELECT $1, NULL, NULL, NULL, 'guard' FROM flagged WHERE refused`;

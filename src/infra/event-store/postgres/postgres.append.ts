@@ -10,7 +10,7 @@ import {
   type AppendResult,
 } from '../event-store.port.js';
 
-import { appendStatement, leanAppendStatement } from './postgres.append.sql.js';
+import { appendStatement, leanAppendStatement, soloAppendStatement } from './postgres.append.sql.js';
 
 /** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
 export const STATEMENTS = {
@@ -21,6 +21,25 @@ export const STATEMENTS = {
   leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, false), params: 14 },
   leanGuards: { name: 'ledger-append-lean-guards', text: leanAppendStatement(true, true), params: 18 },
 } as const;
+
+export const SOLO_STATEMENTS = {
+  solo: { name: 'ledger-append-solo', text: soloAppendStatement(false, false), params: 6 },
+  soloClaims: { name: 'ledger-append-solo-claims', text: soloAppendStatement(true, false), params: 9 },
+  soloGuards: { name: 'ledger-append-solo-guards', text: soloAppendStatement(true, true), params: 12 },
+} as const;
+
+const fitsSolo = (requests: readonly AppendRequest[]): boolean => {
+  const r = requests[0]!;
+  return requests.length === 1 && r.events.length === 1 && (r.claims?.length ?? 0) <= 1 && (r.guards?.length ?? 0) <= 1;
+};
+
+const soloQuery = (r: AppendRequest, texts: Serialised): pg.QueryConfig => {
+  const [event, [data, metadata], claim, guard] = [r.events[0]!, texts[0]!, r.claims?.[0], r.guards?.[0]];
+  const statement = SOLO_STATEMENTS[guard ? 'soloGuards' : claim ? 'soloClaims' : 'solo'];
+  const values = [r.streamId, String(r.expectedRevision), event.id, event.type, data, metadata, claim?.kind ?? null, claim?.key ?? null];
+  values.push(claim ? String(claim.owner) : null, ...(guard ? [String(guard.userId), guard.usdAmount, guard.at.toISOString()] : []));
+  return { name: statement.name, text: statement.text, values: values.slice(0, statement.params) };
+};
 
 const statementFor = (requests: readonly AppendRequest[], lean: boolean) =>
   requests.some((r) => (r.guards?.length ?? 0) > 0)
@@ -171,15 +190,19 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
   return outcomes;
 };
 
+const queryFor = (requests: readonly AppendRequest[], texts: readonly Serialised[], lean: boolean): pg.QueryConfig => {
+  if (lean && fitsSolo(requests)) return soloQuery(requests[0]!, texts[0]!);
+  const statement = statementFor(requests, lean);
+  return { name: statement.name, text: statement.text, values: params(requests, texts).slice(0, statement.params) };
+};
+
 const runStatement = async (
   pool: pg.Pool,
   requests: readonly AppendRequest[],
   texts: readonly Serialised[],
   lean = false,
 ): Promise<AppendOutcome[]> => {
-  const statement = statementFor(requests, lean);
-  const values = params(requests, texts).slice(0, statement.params);
-  const { rows } = await pool.query<WinnerRow>({ name: statement.name, text: statement.text, values });
+  const { rows } = await pool.query<WinnerRow>(queryFor(requests, texts, lean));
   const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
   const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
   const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));
@@ -242,7 +265,7 @@ const isolate = async (pool: pg.Pool, requests: readonly AppendRequest[], texts:
   }
 };
 
-/** Lean first when every revision is exact; a batch it cannot settle goes through the full statement. */
+/** Lean (or solo) first when every revision is exact; a batch it cannot settle goes through the full statement. */
 const appendReady = async (pool: pg.Pool, requests: readonly AppendRequest[], texts: readonly Serialised[]): Promise<AppendOutcome[]> => {
   if (!requests.every((r) => typeof r.expectedRevision === 'bigint')) return isolate(pool, requests, texts);
   try {
