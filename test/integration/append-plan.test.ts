@@ -46,9 +46,9 @@ const planOf = async (settings: readonly string[], statement: Statement, values:
   try {
     // A prepared statement's EXPLAIN EXECUTE shows the plan it keeps: with force_generic_plan, the generic one.
     await client.query(`PREPARE append_plan AS ${statement.text}`);
-    const args = values.slice(0, statement.params).map((v) =>
-      Array.isArray(v) ? `'{${v.map((x) => `"${String(x)}"`).join(',')}}'` : `'${v}'`,
-    );
+    const args = values
+      .slice(0, statement.params)
+      .map((v) => (Array.isArray(v) ? `'{${v.map((x) => `"${String(x)}"`).join(',')}}'` : `'${v}'`));
     const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE append_plan(${args.join(', ')})`);
     const kept = await client.query<{ generic_plans: string }>(
       `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'append_plan'`,
