@@ -59,6 +59,19 @@ describe('appends whose requests all name their exact revision', () => {
     expect(await Promise.all(streams.map((s) => count(s.streamId)))).toEqual([3, 5, 4]);
   });
 
+  it('when one request names a stale revision, then it is WrongExpectedRevision and takes no key; the others are written with theirs', async () => {
+    const [a, b] = [await existing(2), await existing()];
+    const [stale, fresh] = [`stale-${Date.now()}`, `fresh-${Date.now()}`];
+    const outcomes = await store.appendMany([
+      { streamId: a.streamId, events: events(1), expectedRevision: a.revision - 1n, claims: [{ kind: 'bet', key: stale, owner: 1 }] },
+      { streamId: b.streamId, events: events(1), expectedRevision: b.revision, claims: [{ kind: 'bet', key: fresh, owner: 2 }] },
+    ]);
+    expect(outcomes[0]).toBeInstanceOf(WrongExpectedRevision);
+    written(outcomes[1]);
+    expect([await ownerOf(stale), await ownerOf(fresh)]).toEqual([undefined, '2']);
+    expect([await count(a.streamId), await count(b.streamId)]).toEqual([2, 2]);
+  });
+
   it('when one request carries an id stored in another stream, then it is DuplicateEventId and the others are written once', async () => {
     const [a, b, c] = [await existing(), await existing(), await existing()];
     const stored = (await store.readStream(a.streamId))[0]!;

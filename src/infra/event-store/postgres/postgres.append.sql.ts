@@ -81,19 +81,19 @@ export const leanAppendStatement = (withClaims: boolean, withGuards: boolean): s
   SELECT f.req FROM flagged f WHERE NOT EXISTS (SELECT 1 FROM ev JOIN events s ON s.event_id = ev.id WHERE ev.req = f.req)
 )`
     : guarded(false, false)
-}${
-  withClaims || withGuards
-    ? `, keyed AS (
-  INSERT INTO ledger_keys (kind, key, user_id)
-  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
-  WHERE c.req NOT IN (SELECT req FROM guarded) ORDER BY c.kind, c.key
-)`
-    : ''
 }, winners AS (
   UPDATE streams s SET revision = s.revision + c.n FROM req c
   WHERE s.stream_id = c.stream_id AND s.revision = c.expected AND c.ord NOT IN (SELECT req FROM guarded)
   RETURNING s.stream_id, s.revision
-)${WRITE_WINNERS}${REFUSED_BY_GUARD}`;
+)${
+  withClaims || withGuards
+    ? `, keyed AS (
+  INSERT INTO ledger_keys (kind, key, user_id)
+  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
+  JOIN req r ON r.ord = c.req JOIN winners w ON w.stream_id = r.stream_id ORDER BY c.kind, c.key
+)`
+    : ''
+}${WRITE_WINNERS}${REFUSED_BY_GUARD}`;
 
 /** A lone request of one event, one key, one guard, at an exact revision: scalars, half the work of a batch of one; falls back as lean. */
 export const soloAppendStatement = (withClaims: boolean, withGuards: boolean): string => `WITH flagged AS (
