@@ -23,7 +23,7 @@ import { createLedger } from '../src/commands/ledger.js';
 import { migrateLedger } from '../src/commands/ledger.migrations.js';
 import { createPostgresEventStore, FOLLOWER_SETTINGS, WRITER_SETTINGS } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { followingStatement } from '../src/infra/event-store/postgres/postgres.reads.js';
-import { appendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
+import { appendStatement, leanAppendStatement, soloAppendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/projections/index.js';
@@ -257,6 +257,51 @@ const appendScript = (n: number): string => {
     .replace(/\s+/g, ' ')};`;
 };
 
+/** A statement with its parameters written in as pgbench expressions, on one line. */
+const inlined = (text: string, params: readonly string[]): string =>
+  `${text.replace(/\$(\d+)/g, (_, k: string) => `(${params[Number(k) - 1]!})`).replace(/\s+/g, ' ')};`;
+/** The streams the exact-revision scripts write: each transaction picks streams at random and reads their heads in the statement. */
+const EXACT_STREAMS = 500;
+const headOf = (stream: string): string => `SELECT revision FROM streams WHERE stream_id = ${stream}`;
+
+/** What a group commit of `n` commands whose wallets the process holds sends: the lean statement, or for one the solo statement. */
+const exactScript = (n: number): string => {
+  const stream = (i: number): string => `'exact-' || ((:w * ${n} + ${i}) % ${EXACT_STREAMS})`;
+  const pick = `\\set w random(0, ${Math.floor(EXACT_STREAMS / n) - 1})\n`;
+  if (n === 1) {
+    const solo = [
+      stream(0),
+      headOf(stream(0)),
+      'gen_random_uuid()',
+      `'BetPlaced'`,
+      ':data',
+      `'{}'`,
+      `'bet'`,
+      'gen_random_uuid()::text',
+      '1',
+    ];
+    return pick + inlined(soloAppendStatement(true, false), solo);
+  }
+  const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
+  const lean = [
+    each(stream),
+    each(() => `'exact'`),
+    each((i) => `(${headOf(stream(i))})`),
+    each(() => '1'),
+    each((i) => String(i + 1)),
+    each(() => '1'),
+    each(() => 'gen_random_uuid()'),
+    each(() => `'BetPlaced'`),
+    `array_to_string(${each(() => ':data')}, chr(1))`,
+    `array_to_string(${each(() => `'{}'`)}, chr(1))`,
+    each((i) => String(i + 1)),
+    each(() => `'bet'`),
+    each(() => 'gen_random_uuid()::text'),
+    each(() => '1'),
+  ];
+  return pick + inlined(leanAppendStatement(true, false), lean);
+};
+
 const main = async (): Promise<void> => {
   const schema = `bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
@@ -312,6 +357,7 @@ const main = async (): Promise<void> => {
     // What one group-commit append costs the server, next to inserting the same rows: at c=4 the four loops' commands leave
     // in one append, so a round of four costs one of these plus the Node work of four commands.
     const appendCost: Record<string, number | undefined> = {};
+    await pool.query(`INSERT INTO streams (stream_id, revision) SELECT 'exact-' || i, 0 FROM generate_series(0, ${EXACT_STREAMS - 1}) i`);
     for (const [key, label, sql] of [
       ['roundTrip', 'SELECT 1, one round trip without a write', 'SELECT 1;'],
       ['insert1', 'INSERT of 1 event-sized row', `INSERT INTO raw_events (stream_id, type, data) VALUES ('wallet-1', 'BetPlaced', :data);`],
@@ -322,6 +368,8 @@ const main = async (): Promise<void> => {
       ],
       ['append1', 'group-commit append of 1 command with its key', appendScript(1)],
       ['append4', 'group-commit append of 4 commands with their keys', appendScript(4)],
+      ['exact1', 'the same for 1 held wallet, as sent: solo statement', exactScript(1)],
+      ['exact4', 'the same for 4 held wallets, as sent: lean statement', exactScript(4)],
     ] as const) {
       const r = await pgbenchRun(schema, sql, 1, WRITER_SETTINGS);
       appendCost[`${key}Ms`] = r?.latencyMs;
@@ -482,8 +530,8 @@ const main = async (): Promise<void> => {
     // are worked out one after another on one thread. So a round of c commands costs about one append of c plus c times the
     // Node work of a command, and neither overlaps the other.
     const appendOf = new Map([
-      [1, appendCost.append1Ms],
-      [4, appendCost.append4Ms],
+      [1, appendCost.exact1Ms],
+      [4, appendCost.exact4Ms],
     ]);
     const rounds = alone.flatMap((a) => {
       if (a.block !== 1) return [];
