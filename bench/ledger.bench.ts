@@ -229,17 +229,17 @@ const pgbenchRun = async (
   }
 };
 
-/**
- * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
- * (the event JSON bound as :data, the documents joined as the store joins them): fresh event ids and keys on every run, and
- * streams among 2,000, so that most appends update a stream's head, as a wallet's do.
- */
-const appendScript = (n: number): string => {
+/** A statement with its parameters written in as pgbench expressions, on one line. */
+const inlined = (text: string, params: readonly string[]): string =>
+  `${text.replace(/\$(\d+)/g, (_, k: string) => `(${params[Number(k) - 1]!})`).replace(/\s+/g, ' ')};`;
+
+/** A group commit's parameters for `n` one-event commands with their keys, given each request's stream, kind and revision. */
+const groupParams = (n: number, stream: (i: number) => string, kind: string, expected: (i: number) => string): string[] => {
   const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
-  const params = [
-    each((i) => `'pgbench-' || (random() * 499)::int || '-${i}'`),
-    each(() => `'any'`),
-    each(() => 'NULL'),
+  return [
+    each(stream),
+    each(() => kind),
+    each(expected),
     each(() => '1'),
     each((i) => String(i + 1)),
     each(() => '1'),
@@ -252,14 +252,24 @@ const appendScript = (n: number): string => {
     each(() => 'gen_random_uuid()::text'),
     each(() => '1'),
   ];
-  return `${appendStatement(true, false)
-    .replace(/\$(\d+)/g, (_, k: string) => `(${params[Number(k) - 1]!})`)
-    .replace(/\s+/g, ' ')};`;
 };
 
-/** A statement with its parameters written in as pgbench expressions, on one line. */
-const inlined = (text: string, params: readonly string[]): string =>
-  `${text.replace(/\$(\d+)/g, (_, k: string) => `(${params[Number(k) - 1]!})`).replace(/\s+/g, ' ')};`;
+/**
+ * The store's own append statement (with key claims) for `n` commands of one event each, its parameters written as arrays
+ * (the event JSON bound as :data, the documents joined as the store joins them): fresh event ids and keys on every run, and
+ * streams among 2,000, so that most appends update a stream's head, as a wallet's do.
+ */
+const appendScript = (n: number): string =>
+  inlined(
+    appendStatement(true, false),
+    groupParams(
+      n,
+      (i) => `'pgbench-' || (random() * 499)::int || '-${i}'`,
+      `'any'`,
+      () => 'NULL',
+    ),
+  );
+
 /** The streams the exact-revision scripts write: each transaction picks streams at random and reads their heads in the statement. */
 const EXACT_STREAMS = 500;
 const headOf = (stream: string): string => `SELECT revision FROM streams WHERE stream_id = ${stream}`;
@@ -282,24 +292,13 @@ const exactScript = (n: number): string => {
     ];
     return pick + inlined(soloAppendStatement(true, false), solo);
   }
-  const each = (f: (i: number) => string): string => `ARRAY[${Array.from({ length: n }, (_, i) => f(i)).join(', ')}]`;
-  const lean = [
-    each(stream),
-    each(() => `'exact'`),
-    each((i) => `(${headOf(stream(i))})`),
-    each(() => '1'),
-    each((i) => String(i + 1)),
-    each(() => '1'),
-    each(() => 'gen_random_uuid()'),
-    each(() => `'BetPlaced'`),
-    `array_to_string(${each(() => ':data')}, chr(1))`,
-    `array_to_string(${each(() => `'{}'`)}, chr(1))`,
-    each((i) => String(i + 1)),
-    each(() => `'bet'`),
-    each(() => 'gen_random_uuid()::text'),
-    each(() => '1'),
-  ];
-  return pick + inlined(leanAppendStatement(true, false), lean);
+  return (
+    pick +
+    inlined(
+      leanAppendStatement(true, false),
+      groupParams(n, stream, `'exact'`, (i) => `(${headOf(stream(i))})`),
+    )
+  );
 };
 
 const main = async (): Promise<void> => {
