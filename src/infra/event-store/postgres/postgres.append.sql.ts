@@ -6,6 +6,10 @@ WITH req AS (
     WITH ORDINALITY AS e(req, idx, id, type, data, meta, ord)
 )`;
 
+/** A bet the player's limits refuse (`l`: user_limits): self-excluded at `at`, or `usd` over the bet limit. */
+const limitsRefuse = (at: string, usd: string, newline: string): string =>
+  `(l.state->'exclusion'->>'expiresAt')::timestamptz > ${at}${newline}OR ${usd} > (l.state->'betLimit'->>'betLimit')::numeric`;
+
 const guarded = (withGuards: boolean, unlessStored: boolean, name = 'guarded'): string =>
   withGuards
     ? `, ${name} AS (
@@ -13,8 +17,7 @@ const guarded = (withGuards: boolean, unlessStored: boolean, name = 'guarded'): 
   LEFT JOIN user_access a ON a.user_id = g.user_id
   LEFT JOIN user_limits l ON l.user_id = g.user_id
   WHERE ${unlessStored ? 'g.req NOT IN (SELECT req FROM stored) AND ' : ''}(a.is_banned IS TRUE
-    OR (l.state->'exclusion'->>'expiresAt')::timestamptz > g.at
-    OR g.usd > (l.state->'betLimit'->>'betLimit')::numeric)
+    OR ${limitsRefuse('g.at', 'g.usd', '\n    ')})
 )`
     : `, guarded AS (SELECT NULL::int AS req WHERE false)`;
 
@@ -100,8 +103,7 @@ export const soloAppendStatement = (withClaims: boolean, withGuards: boolean): s
   SELECT ${
     withGuards
       ? `(EXISTS (SELECT 1 FROM user_access a WHERE a.user_id = $10 AND a.is_banned)
-    OR EXISTS (SELECT 1 FROM user_limits l WHERE l.user_id = $10 AND ((l.state->'exclusion'->>'expiresAt')::timestamptz > $12
-      OR $11 > (l.state->'betLimit'->>'betLimit')::numeric)))
+    OR EXISTS (SELECT 1 FROM user_limits l WHERE l.user_id = $10 AND (${limitsRefuse('$12', '$11', '\n      ')})))
     AND NOT EXISTS (SELECT 1 FROM events s WHERE s.event_id = $3)`
       : 'false'
   } AS refused

@@ -34,9 +34,9 @@ const fitsSolo = ([r, ...others]: readonly AppendRequest[]): boolean =>
 const soloQuery = (r: AppendRequest, texts: Serialised): pg.QueryConfig => {
   const [event, [data, metadata], claim, guard] = [r.events[0]!, texts[0]!, r.claims?.[0], r.guards?.[0]];
   const statement = SOLO_STATEMENTS[guard ? 'soloGuards' : claim ? 'soloClaims' : 'solo'];
-  const values = [r.streamId, String(r.expectedRevision), event.id, event.type, data, metadata, claim?.kind ?? null, claim?.key ?? null];
-  values.push(claim ? String(claim.owner) : null, ...(guard ? [String(guard.userId), guard.usdAmount, guard.at.toISOString()] : []));
-  return { name: statement.name, text: statement.text, values: values.slice(0, statement.params) };
+  const values = [r.streamId, String(r.expectedRevision), event.id, event.type, data, metadata, claim?.kind, claim?.key, claim?.owner];
+  const guarded = guard ? [guard.userId, guard.usdAmount, guard.at.toISOString()] : [];
+  return { name: statement.name, text: statement.text, values: [...values, ...guarded].map((v) => v ?? null).slice(0, statement.params) };
 };
 
 const statementFor = (requests: readonly AppendRequest[], lean: boolean) =>
