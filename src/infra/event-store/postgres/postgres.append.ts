@@ -28,8 +28,10 @@ export const SOLO_STATEMENTS = {
   soloGuards: { name: 'ledger-append-solo-guards', text: soloAppendStatement(true, true), params: 12 },
 } as const;
 
-const fitsSolo = ([r, ...others]: readonly AppendRequest[]): boolean =>
-  r !== undefined && others.length === 0 && r.events.length === 1 && (r.claims?.length ?? 0) <= 1 && (r.guards?.length ?? 0) <= 1;
+const fitsSolo = (requests: readonly AppendRequest[]): boolean => {
+  const r = requests.length === 1 ? requests[0]! : undefined;
+  return r !== undefined && r.events.length === 1 && (r.claims?.length ?? 0) <= 1 && (r.guards?.length ?? 0) <= 1;
+};
 
 const soloQuery = (r: AppendRequest, texts: Serialised): pg.QueryConfig => {
   const [event, [data, metadata], claim, guard] = [r.events[0]!, texts[0]!, r.claims?.[0], r.guards?.[0]];
