@@ -37,22 +37,58 @@ const positionParams = (after: Position): [string, string] =>
 
 const limitParam = (maxCount: number | undefined): number | null => (maxCount === undefined ? null : Math.max(0, maxCount));
 
-export const readStream = async (pool: pg.Pool, streamId: string, o: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
-  const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
-    [streamId, (o.fromRevision ?? 0n).toString(), limitParam(o.maxCount)],
-  );
-  return rows.map(toRecordedEvent);
+/*
+ * A stream's revisions are dense (0, 1, 2, ... as appended), so a page is first read as a range of revisions: it costs its
+ * own rows whatever plan the statistics pick (with a LIMIT alone, a bitmap scan read the whole rest of a long stream and
+ * sorted it, for every page). Only a short range (the stream's end, or a hole only a tampered store has, which the audit
+ * must see past) reads on. Named statements: each connection plans a page once.
+ */
+const pageOf = (range: string, rest: string, order: 'ASC' | 'DESC', n: string): string => `
+  WITH page AS MATERIALIZED (
+    SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND ${range} ORDER BY stream_revision ${order} LIMIT ${n}
+  )
+  SELECT * FROM page
+  UNION ALL
+  (SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND ${rest} AND (SELECT count(*) FROM page) < ${n}
+   ORDER BY stream_revision ${order} LIMIT ${n})
+  ORDER BY stream_revision ${order} LIMIT ${n}`;
+
+export const readStreamQuery = (streamId: string, o: ReadStreamOptions = {}): pg.QueryConfig => {
+  const from = (o.fromRevision ?? 0n).toString();
+  const limit = limitParam(o.maxCount);
+  if (limit === null) {
+    return {
+      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision`,
+      values: [streamId, from],
+    };
+  }
+  const [start, end] = ['$2::bigint', '$2::bigint + $3::bigint'];
+  const text = pageOf(`stream_revision >= ${start} AND stream_revision < ${end}`, `stream_revision >= ${end}`, 'ASC', '$3');
+  return { name: 'events-stream-page', text, values: [streamId, from, limit] };
 };
 
-export const readStreamBackward = async (pool: pg.Pool, streamId: string, o: ReadStreamBackwardOptions = {}): Promise<RecordedEvent[]> => {
-  const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND ($2::bigint IS NULL OR stream_revision <= $2::bigint)
-     ORDER BY stream_revision DESC LIMIT $3`,
-    [streamId, o.fromRevision === undefined ? null : o.fromRevision.toString(), limitParam(o.maxCount)],
-  );
-  return rows.map(toRecordedEvent);
+/** Backwards from `fromRevision`, or from the stream's last revision (which the index gives at once) if that is lower. */
+export const readStreamBackwardQuery = (streamId: string, o: ReadStreamBackwardOptions = {}): pg.QueryConfig => {
+  const limit = limitParam(o.maxCount);
+  const head = '(SELECT max(stream_revision) FROM events WHERE stream_id = $1)';
+  const values: unknown[] = o.fromRevision === undefined ? [streamId] : [streamId, o.fromRevision.toString()];
+  const top = o.fromRevision === undefined ? head : `LEAST($2::bigint, ${head})`;
+  if (limit === null) {
+    return {
+      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_revision <= ${top} ORDER BY stream_revision DESC`,
+      values,
+    };
+  }
+  const n = `$${values.length + 1}::bigint`;
+  const text = pageOf(`stream_revision <= ${top} AND stream_revision > ${top} - ${n}`, `stream_revision <= ${top} - ${n}`, 'DESC', n);
+  return { name: `events-stream-page-backward${o.fromRevision === undefined ? '' : '-from'}`, text, values: [...values, limit] };
 };
+
+export const readStream = async (pool: pg.Pool, streamId: string, o: ReadStreamOptions = {}): Promise<RecordedEvent[]> =>
+  (await pool.query<EventRow>(readStreamQuery(streamId, o))).rows.map(toRecordedEvent);
+
+export const readStreamBackward = async (pool: pg.Pool, streamId: string, o: ReadStreamBackwardOptions = {}): Promise<RecordedEvent[]> =>
+  (await pool.query<EventRow>(readStreamBackwardQuery(streamId, o))).rows.map(toRecordedEvent);
 
 export const readAll = async (pool: pg.Pool, o: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
   const { rows } = await pool.query<EventRow>(
