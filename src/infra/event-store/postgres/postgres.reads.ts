@@ -37,12 +37,8 @@ const positionParams = (after: Position): [string, string] =>
 
 const limitParam = (maxCount: number | undefined): number | null => (maxCount === undefined ? null : Math.max(0, maxCount));
 
-/*
- * A stream's revisions are dense (0, 1, 2, ... as appended), so a page is first read as a range of revisions: it costs its
- * own rows whatever plan the statistics pick (with a LIMIT alone, a bitmap scan read the whole rest of a long stream and
- * sorted it, for every page). Only a short range (the stream's end, or a hole only a tampered store has, which the audit
- * must see past) reads on. Named statements: each connection plans a page once.
- */
+/** Revisions are dense, so a page is first read as a range: its own rows whatever plan stale statistics pick (a LIMIT alone
+ * read the rest of the stream). A short range (the end, or a tampered store's hole the audit must see past) reads on. */
 const pageOf = (range: string, rest: string, order: 'ASC' | 'DESC', n: string): string => `
   WITH page AS MATERIALIZED (
     SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND ${range} ORDER BY stream_revision ${order} LIMIT ${n}
@@ -67,7 +63,6 @@ export const readStreamQuery = (streamId: string, o: ReadStreamOptions = {}): pg
   return { name: 'events-stream-page', text, values: [streamId, from, limit] };
 };
 
-/** Backwards from `fromRevision`, or from the stream's last revision (which the index gives at once) if that is lower. */
 export const readStreamBackwardQuery = (streamId: string, o: ReadStreamBackwardOptions = {}): pg.QueryConfig => {
   const limit = limitParam(o.maxCount);
   const head = '(SELECT max(stream_revision) FROM events WHERE stream_id = $1)';
