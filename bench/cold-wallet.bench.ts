@@ -127,6 +127,7 @@ const main = async (): Promise<void> => {
       `${JSON.stringify({ at: new Date().toISOString(), bets: BETS, events, runs: RUNS, page: PAGE, rows }, null, 2)}\n`,
     );
     console.log('report: %s', file);
+    await store.close();
   } finally {
     await pool.end();
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
