@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { bootstrapSuperAdmin } from '../../src/auth/bootstrap.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call, createAuthEnv, FRONTEND, GOOD_CAPTCHA, signIn, unique, type AuthEnv } from '../support/auth-env.js';
+import { bearer, call, createAuthEnv, FRONTEND, GOOD_CAPTCHA, signIn, totpNow, unique, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;
 beforeAll(async () => {
@@ -143,7 +143,7 @@ describe('MFA: setup, enable, sign-in, verify-2fa, disable', () => {
     expect(setup.status).toBe(200);
     expect(setup.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\//);
     const secret = setup.body.secret as string;
-    const now = Date.now();
+    const now = (await totpNow()) * 1000;
     const enable = await call(env.publicUrl, 'POST', '/auth/mfa/enable', {
       headers: bearer(accessToken),
       body: { code: await generate({ secret, epoch: Math.floor(now / 1000) - 30 }) },

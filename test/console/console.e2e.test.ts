@@ -5,7 +5,7 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { BYPASS, bearer, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
 import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
 
@@ -104,7 +104,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const { accessToken } = await signIn(env, admin, env.publicUrl);
     const setup = await call(env.publicUrl, 'POST', '/auth/mfa/setup', { headers: bearer(accessToken) });
     const secret = setup.body.secret as string;
-    const now = Math.floor(Date.now() / 1000);
+    const now = await totpNow();
     expect(
       (
         await call(env.publicUrl, 'POST', '/auth/mfa/enable', {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call, GOOD_CAPTCHA, signIn } from '../support/auth-env.js';
+import { bearer, call, GOOD_CAPTCHA, signIn, totpNow } from '../support/auth-env.js';
 import { createRealtimeEnv, type RealtimeEnv } from '../support/realtime-env.js';
 
 /** The distinct src/ files a section of a doc names (those `pattern` finds), from its heading to the next `## `, in order. */
@@ -97,7 +97,7 @@ describe('the paths docs/ follows file by file run through every file they name'
     for (const user of users) {
       const { accessToken } = await signIn(env, user);
       const secret = (await call(env.publicUrl, 'POST', '/auth/mfa/setup', { headers: bearer(accessToken) })).body.secret as string;
-      const code = await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 });
+      const code = await generate({ secret, epoch: (await totpNow()) - 30 });
       expect((await call(env.publicUrl, 'POST', '/auth/mfa/enable', { headers: bearer(accessToken), body: { code } })).status).toBe(200);
       secrets.set(user.id, secret);
     }

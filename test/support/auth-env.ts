@@ -230,6 +230,19 @@ export const signIn = async (env: AuthEnv, user: { email: string; password: stri
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
+const TOTP_STEP_MS = 30_000;
+
+/**
+ * The current second for making TOTP codes, at least `marginMs` before the next 30 s step. The service accepts a code of one
+ * step either side of its own clock, so the previous step's code (what a test enables MFA with, leaving the current step for
+ * the sign-in) is refused once the service's clock has crossed a step change after the code was made.
+ */
+export const totpNow = async (marginMs = 5_000): Promise<number> => {
+  const into = Date.now() % TOTP_STEP_MS;
+  if (into > TOTP_STEP_MS - marginMs) await new Promise((resolve) => setTimeout(resolve, TOTP_STEP_MS - into + 20));
+  return Math.floor(Date.now() / 1000);
+};
+
 /** Row counts of every table sign-up or sign-in writes: "nothing was created". */
 export const footprint = async (pool: pg.Pool): Promise<Record<string, number>> => {
   const tables = ['events', 'user_keys', 'user_credentials', 'user_access', 'sessions', 'mfa_challenges_used'];
