@@ -13,6 +13,14 @@ export const AUTH_ERRORS = {
   banned: ['forbidden', 'USER_BANNED', 'The account is banned'],
   crossSite: ['forbidden', 'FORBIDDEN', 'Cross-site request refused'],
   usernameRequired: ['forbidden', 'USERNAME_REQUIRED', 'Set a username first'],
+  identityNotLinked: [
+    'conflict',
+    'AUTH_IDENTITY_NOT_LINKED',
+    'An account with this e-mail exists: sign in with its password and link the provider from the account',
+  ],
+  identityInUse: ['conflict', 'AUTH_IDENTITY_IN_USE', 'This identity is linked to another account'],
+  sessionRequired: ['forbidden', 'AUTH_SESSION_REQUIRED', 'This action needs a signed-in session, not an API key'],
+  staffPasswordOnly: ['forbidden', 'AUTH_STAFF_PASSWORD_ONLY', 'Staff accounts sign in with their password and MFA'],
 } as const satisfies Record<string, readonly [ErrorClass, string, string]>;
 
 export type AuthErrorKind = keyof typeof AUTH_ERRORS;

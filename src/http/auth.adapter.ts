@@ -96,6 +96,17 @@ export const requireAuth =
     }, next);
   };
 
+/** Like requireAuth, but only a session: an API key never manages MFA, sessions, credentials or linked identities. */
+export const requireSession =
+  (authenticator: Authenticator, surface: Surface): RequestHandler =>
+  (req, _res, next) => {
+    authenticateRequest(authenticator, req, surface).then((auth) => {
+      if (auth.via === 'api-key') return next(authError('sessionRequired'));
+      req.auth = auth;
+      next();
+    }, next);
+  };
+
 export const authOf = (req: Request): AuthContext => {
   if (!req.auth) throw authError('unauthorized');
   return req.auth;

@@ -90,6 +90,8 @@ export type AuthConfig = Readonly<{
   publicBaseUrl: string;
   google: Readonly<{ issuerUrl: string; clientId: string; clientSecret: string }> | undefined;
   steam: Readonly<{ openIdEndpoint: string; claimedIdHost: string }>;
+  /** Identity providers staff accounts may sign in with (STAFF_IDENTITY_PROVIDERS); none: password and MFA only. */
+  staffIdentityProviders: readonly ('google' | 'steam')[];
   superAdmin: Readonly<{ email: string; username: string; password: string }> | undefined;
 }>;
 
@@ -211,6 +213,7 @@ const EnvSchema = z.object({
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   STEAM_OPENID_ENDPOINT: url(['http:', 'https:']).default('https://steamcommunity.com/openid/login'),
   STEAM_CLAIMED_ID_HOST: z.string().default('steamcommunity.com'),
+  STAFF_IDENTITY_PROVIDERS: commaList.pipe(z.array(z.enum(['google', 'steam']))).default([]),
   SUPERADMIN_EMAIL: z.email('must be an e-mail address').optional(),
   SUPERADMIN_USERNAME: z
     .string()
@@ -318,6 +321,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
           ? { issuerUrl: e.GOOGLE_ISSUER_URL, clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }
           : undefined,
       steam: { openIdEndpoint: e.STEAM_OPENID_ENDPOINT, claimedIdHost: e.STEAM_CLAIMED_ID_HOST },
+      staffIdentityProviders: e.STAFF_IDENTITY_PROVIDERS,
       superAdmin:
         e.SUPERADMIN_EMAIL && e.SUPERADMIN_USERNAME && e.SUPERADMIN_PASSWORD
           ? { email: e.SUPERADMIN_EMAIL, username: e.SUPERADMIN_USERNAME, password: e.SUPERADMIN_PASSWORD }

@@ -229,14 +229,14 @@ describe('identity-provider users and POST /auth/setup-username', () => {
     );
   });
 
-  it('when a Google identity with a verified e-mail of an existing user signs in, then it is linked to that user; an unverified one is not', async () => {
+  it('when a Google identity with a verified e-mail of an existing user signs in, then it gets no session of that user; an unverified one gets an account of its own', async () => {
     const user = await env.makeUser();
-    const linked = await call(env.publicUrl, 'POST', '/test/identity-sign-in', {
+    const refused = await call(env.publicUrl, 'POST', '/test/identity-sign-in', {
       body: { provider: 'google', subject: unique('g'), email: user.email, emailVerified: true },
     });
-    expect((await call(env.publicUrl, 'GET', '/user/me', { cookies: { access_token: linked.cookies.access_token!.value } })).body.id).toBe(
-      user.id,
-    );
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe(`${FRONTEND}/login?error=AUTH_IDENTITY_NOT_LINKED`);
+    expect(refused.cookies.access_token).toBeUndefined();
     const other = await call(env.publicUrl, 'POST', '/test/identity-sign-in', {
       body: { provider: 'google', subject: unique('g'), email: user.email, emailVerified: false },
     });

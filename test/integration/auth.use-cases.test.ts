@@ -66,13 +66,18 @@ describe('auth use cases, called without a transport', () => {
     expect(isLeft(reused) && reused.left.ended && reused.left.error.code).toBe('UNAUTHORIZED');
   });
 
-  it("when two sign-ins race with a verified identity carrying a user's e-mail, then it is linked once, to that user", async () => {
+  it("when a verified identity carries a user's e-mail, then it is refused, and linked only from that user's side, once", async () => {
     const user = await env.makeUser();
     const identity = { provider: 'google' as const, subject: `sub-${user.id}`, email: user.email, emailVerified: true };
-    const [a, b] = await Promise.all([auth.signInWithIdentity(identity, client), auth.signInWithIdentity(identity, client)]);
-    expect([value(a).needsUsername, value(b).needsUsername]).toEqual([false, false]);
+    const refused = await auth.signInWithIdentity(identity, client);
+    expect(isLeft(refused) && 'code' in refused.left && refused.left.code).toBe('AUTH_IDENTITY_NOT_LINKED');
+    expect(await env.users.idByKey('google', identity.subject)).toBeUndefined();
+    const [a, b] = await Promise.all([auth.linkIdentity(user.id, identity), auth.linkIdentity(user.id, identity)]);
+    expect([value(a), value(b)]).toEqual([user.id, user.id]);
     expect(await env.users.idByKey('google', identity.subject)).toBe(user.id);
     const state = await env.users.load(user.id);
     expect(state.status === 'registered' && state.identities.filter((i) => i.provider === 'google')).toHaveLength(1);
+    const signedIn = value(await auth.signInWithIdentity(identity, client));
+    expect('tokens' in signedIn && signedIn.needsUsername).toBe(false);
   });
 });

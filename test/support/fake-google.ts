@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 
@@ -56,7 +57,14 @@ const clientCredentials = (req: IncomingMessage, form: URLSearchParams): [string
 };
 
 /** A local OpenID Connect provider: discovery, /authorize, /token (PKCE S256, client auth), /jwks. */
-export const startFakeGoogle = async (options: { clientId?: string; clientSecret?: string } = {}): Promise<FakeGoogle> => {
+export type FakeGoogleOptions = Readonly<{
+  clientId?: string;
+  clientSecret?: string;
+  /** Served over HTTPS with this key and certificate (for `localhost`), as the real provider is. */
+  tls?: Readonly<{ key: string; cert: string }>;
+}>;
+
+export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<FakeGoogle> => {
   const clientId = options.clientId ?? 'test-client.apps.example';
   const clientSecret = options.clientSecret ?? 'test-client-secret';
   const kid = 'test-key-1';
@@ -105,7 +113,7 @@ export const startFakeGoogle = async (options: { clientId?: string; clientSecret
     });
   };
 
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', issuer);
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /.well-known/openid-configuration') {
@@ -146,9 +154,11 @@ export const startFakeGoogle = async (options: { clientId?: string; clientSecret
       return;
     }
     json(res, 404, { error: 'not_found' });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  issuer = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
 
   return {
     issuer,

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { documentedRoutes } from '../openapi.js';
@@ -24,6 +24,7 @@ const PendingLogin = z.object({
   nonce: z.string(),
   codeVerifier: z.string(),
   createdAt: z.number(),
+  linkUserId: z.number().int().positive().optional(),
 });
 
 /** OpenID Connect code flow with PKCE, state and nonce; openid-client checks the ID token, state is checked here too. */
@@ -45,6 +46,35 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
     return configuration;
   };
 
+  /** Stores the pending login (with the linking user, if any) and sends the browser to the provider. */
+  const begin = async (res: Response, next: NextFunction, linkUserId?: number): Promise<void> => {
+    noStore(res);
+    let provider: oidc.Configuration;
+    try {
+      provider = await config();
+    } catch (error) {
+      refuse('discovery-failed', res, next, error);
+      return;
+    }
+    const pending = {
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      codeVerifier: oidc.randomPKCECodeVerifier(),
+      createdAt: now(),
+      ...(linkUserId === undefined ? {} : { linkUserId }),
+    } satisfies z.infer<typeof PendingLogin>;
+    await flow.start(res, pending);
+    const url = oidc.buildAuthorizationUrl(provider, {
+      redirect_uri: deps.redirectUri,
+      scope: SCOPE,
+      code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+      code_challenge_method: 'S256',
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    res.redirect(302, url.href);
+  };
+
   const router = Router();
   const route = documentedRoutes(router);
 
@@ -57,32 +87,7 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
       tag: 'identity-providers',
       responses: { 302: { description: 'Redirect to the identity provider' } },
     },
-    async (_req, res, next) => {
-      noStore(res);
-      let provider: oidc.Configuration;
-      try {
-        provider = await config();
-      } catch (error) {
-        refuse('discovery-failed', res, next, error);
-        return;
-      }
-      const pending = {
-        state: oidc.randomState(),
-        nonce: oidc.randomNonce(),
-        codeVerifier: oidc.randomPKCECodeVerifier(),
-        createdAt: now(),
-      } satisfies z.infer<typeof PendingLogin>;
-      await flow.start(res, pending);
-      const url = oidc.buildAuthorizationUrl(provider, {
-        redirect_uri: deps.redirectUri,
-        scope: SCOPE,
-        code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
-        code_challenge_method: 'S256',
-        state: pending.state,
-        nonce: pending.nonce,
-      });
-      res.redirect(302, url.href);
-    },
+    (_req, res, next) => begin(res, next),
   );
 
   route(
@@ -130,9 +135,26 @@ export const googleRoutes = (deps: GoogleDeps): Router => {
         },
         req,
         res,
+        pending.linkUserId,
       );
     },
   );
+
+  if (deps.session) {
+    route(
+      'get',
+      '/auth/google/link',
+      { kind: 'auth' },
+      {
+        summary: "Link a Google account to the signed-in user's account (a session, not an API key)",
+        tag: 'identity-providers',
+        addition: true,
+        responses: { 302: { description: 'Redirect to the identity provider; its callback links and returns to /account' } },
+      },
+      deps.session,
+      (req: Request, res, next) => begin(res, next, req.auth!.userId),
+    );
+  }
 
   return router;
 };

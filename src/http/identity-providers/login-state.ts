@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type pg from 'pg';
 import type { Logger } from '../../infra/logger.js';
@@ -8,8 +8,11 @@ import type { Migration } from '../../infra/migrate.js';
 import { HttpError } from '../errors.js';
 import type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js';
 
-/** Called once per successful login; it owns the response (user, session, cookies, redirect); what it throws goes to the error handler. */
-export type OnIdentity = (identity: ExternalIdentity, req: Request, res: Response) => Promise<void>;
+/**
+ * Called once per successful login; it owns the response (user, session, cookies, redirect); what it throws goes to the
+ * error handler. `linkUserId`: the flow was started from that user's signed-in session, to link the identity to them.
+ */
+export type OnIdentity = (identity: ExternalIdentity, req: Request, res: Response, linkUserId?: number) => Promise<void>;
 
 export type LoginRecord = Readonly<Record<string, string | number>>;
 
@@ -228,7 +231,12 @@ export type LoginFlowDeps = FailureTarget &
     /** The login cookie's Secure flag (default true); false only for http during local development. */
     secureCookie?: boolean;
     now?: () => number;
+    /** Authenticates a signed-in session (never an API key): given, the provider also offers `GET /auth/<provider>/link`. */
+    session?: RequestHandler;
   }>;
+
+/** The user a link flow was started by, kept in the pending login (absent for a sign-in). */
+export const LINK_USER_ID = 'linkUserId';
 
 /** One provider's pending logins: started with a stored record and a cookie, then taken once and either refused or signed in. */
 export const loginFlow = (provider: ExternalIdentity['provider'], cookiePath: string, deps: LoginFlowDeps) => {
@@ -248,9 +256,9 @@ export const loginFlow = (provider: ExternalIdentity['provider'], cookiePath: st
       clearLoginCookie(res, cookie);
       refuseLogin(deps, provider, reason, res, next);
     },
-    signIn: async (identity: ExternalIdentity, req: Request, res: Response): Promise<void> => {
+    signIn: async (identity: ExternalIdentity, req: Request, res: Response, linkUserId?: number): Promise<void> => {
       clearLoginCookie(res, cookie);
-      await deps.onIdentity(identity, req, res);
+      await deps.onIdentity(identity, req, res, linkUserId);
     },
   };
 };

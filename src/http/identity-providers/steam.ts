@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { documentedRoutes } from '../openapi.js';
 import { loginFlow, noStore, sameSecret, type LoginFlowDeps, type SeenNonceStore } from './login-state.js';
@@ -31,7 +31,12 @@ export type SteamDeps = LoginFlowDeps &
     checkTimeoutMs?: number;
   }>;
 
-const PendingLogin = z.object({ state: z.string(), returnTo: z.string(), createdAt: z.number() });
+const PendingLogin = z.object({
+  state: z.string(),
+  returnTo: z.string(),
+  createdAt: z.number(),
+  linkUserId: z.number().int().positive().optional(),
+});
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -67,6 +72,31 @@ export const steamRoutes = (deps: SteamDeps): Router => {
     return response.ok && saysValid(await response.text());
   };
 
+  /** Stores the pending login (with the linking user, if any) and sends the browser to the provider. */
+  const begin = async (res: Response, linkUserId?: number): Promise<void> => {
+    noStore(res);
+    const state = randomBytes(32).toString('base64url');
+    const returnTo = new URL(returnToBase);
+    returnTo.searchParams.set('state', state);
+    const pending = {
+      state,
+      returnTo: returnTo.href,
+      createdAt: now(),
+      ...(linkUserId === undefined ? {} : { linkUserId }),
+    } satisfies z.infer<typeof PendingLogin>;
+    await flow.start(res, pending);
+    const url = new URL(endpoint);
+    url.search = new URLSearchParams({
+      'openid.ns': OPENID_NS,
+      'openid.mode': 'checkid_setup',
+      'openid.claimed_id': IDENTIFIER_SELECT,
+      'openid.identity': IDENTIFIER_SELECT,
+      'openid.return_to': pending.returnTo,
+      'openid.realm': deps.realm,
+    }).toString();
+    res.redirect(302, url.href);
+  };
+
   const router = Router();
   const route = documentedRoutes(router);
 
@@ -79,24 +109,7 @@ export const steamRoutes = (deps: SteamDeps): Router => {
       tag: 'identity-providers',
       responses: { 302: { description: 'Redirect to the game platform' } },
     },
-    async (_req, res) => {
-      noStore(res);
-      const state = randomBytes(32).toString('base64url');
-      const returnTo = new URL(returnToBase);
-      returnTo.searchParams.set('state', state);
-      const pending = { state, returnTo: returnTo.href, createdAt: now() } satisfies z.infer<typeof PendingLogin>;
-      await flow.start(res, pending);
-      const url = new URL(endpoint);
-      url.search = new URLSearchParams({
-        'openid.ns': OPENID_NS,
-        'openid.mode': 'checkid_setup',
-        'openid.claimed_id': IDENTIFIER_SELECT,
-        'openid.identity': IDENTIFIER_SELECT,
-        'openid.return_to': pending.returnTo,
-        'openid.realm': deps.realm,
-      }).toString();
-      res.redirect(302, url.href);
-    },
+    (_req, res) => begin(res),
   );
 
   route(
@@ -155,9 +168,25 @@ export const steamRoutes = (deps: SteamDeps): Router => {
       }
       if (!valid) return refuse('check-authentication-refused', res, next);
 
-      await flow.signIn({ provider: 'steam', subject: steamId }, req, res);
+      await flow.signIn({ provider: 'steam', subject: steamId }, req, res, pending.linkUserId);
     },
   );
+
+  if (deps.session) {
+    route(
+      'get',
+      '/auth/steam/link',
+      { kind: 'auth' },
+      {
+        summary: "Link a Steam account to the signed-in user's account (a session, not an API key)",
+        tag: 'identity-providers',
+        addition: true,
+        responses: { 302: { description: 'Redirect to the game platform; its return links and goes to /account' } },
+      },
+      deps.session,
+      (req, res) => begin(res, req.auth!.userId),
+    );
+  }
 
   return router;
 };

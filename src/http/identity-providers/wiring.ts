@@ -5,6 +5,7 @@ import type { Config } from '../../infra/config.js';
 import type { Logger } from '../../infra/logger.js';
 import { googleRoutes } from './google.js';
 import { createPostgresLoginStateStore, createPostgresSeenNonceStore } from './login-state.js';
+import { requireSession } from '../auth.adapter.js';
 import { createSignInWithIdentity } from './sign-in.js';
 import { steamRoutes } from './steam.js';
 
@@ -12,7 +13,7 @@ import { steamRoutes } from './steam.js';
 export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; pool: pg.Pool; logger: Logger }): Router[] => {
   const { config, auth, pool, logger } = deps;
   const base = config.auth.publicBaseUrl;
-  const onIdentity = createSignInWithIdentity(auth);
+  const onIdentity = createSignInWithIdentity(auth, { staffProviders: config.auth.staffIdentityProviders });
   const stateStore = createPostgresLoginStateStore(pool);
   const common = {
     stateStore,
@@ -20,6 +21,7 @@ export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; po
     secureCookie: config.appEnv !== 'local',
     failureRedirect: `${config.frontendOrigin}/login`,
     logger: logger.child({ component: 'identity-providers' }),
+    session: requireSession(auth.authenticator, 'public'),
   };
   const routers = [
     steamRoutes({
