@@ -91,6 +91,27 @@ export const createSessions = (deps: Readonly<{ pool: pg.Pool; refreshTtlSeconds
   },
 });
 
+/** What ending a user's access revoked. */
+export type AccessEnded = Readonly<{ sessions: number; apiKeyIds: readonly string[] }>;
+
+/**
+ * Ends every way in of a user at once: every session (with its refresh token, so no access token of it passes either)
+ * and every API key. Nothing restores them: a ban lifted later or a new password needs a new sign-in and a new key.
+ */
+export const revokeAllAccess = async (pool: pg.Pool, userId: number, reason: string, byUserId: number | null): Promise<AccessEnded> => {
+  const { rows } = await pool.query<{ sessions: string; api_key_ids: string[] }>(
+    `WITH s AS (
+       UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING 1
+     ), k AS (
+       UPDATE api_keys SET revoked_at = now(), updated_at = now(), revoked_by = $3
+       WHERE user_id = $1 AND revoked_at IS NULL RETURNING id
+     )
+     SELECT (SELECT count(*) FROM s) AS sessions, ARRAY(SELECT id::text FROM k) AS api_key_ids`,
+    [userId, reason, byUserId],
+  );
+  return { sessions: Number(rows[0]!.sessions), apiKeyIds: rows[0]!.api_key_ids };
+};
+
 /** Signing is pinned to one asymmetric algorithm; verification accepts only it (no `none`, no HMAC confusion). */
 export const JWT_ALG = 'EdDSA';
 const ISSUER = 'casino-ledger';

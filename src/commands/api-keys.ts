@@ -5,8 +5,28 @@ import { sha256 } from '../auth/sessions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { inTransaction } from '../infra/pg.js';
 
-/** Audit trail of key changes (never the key or its hash): who issued or revoked which key. */
+/** Audit trail of credential changes (never a key or its hash): who issued or revoked which key, who ended sessions. */
 export const apiKeysStream = (userId: number): string => `api-keys-${userId}`;
+
+/** Records that an admin ended every session and API key of a user (the admin audit log's `user.sign-out`). */
+export const recordSessionsEnded = (
+  store: EventStore,
+  userId: number,
+  adminUserId: number,
+  ended: Readonly<{ sessions: number; apiKeyIds: readonly string[] }>,
+): Promise<unknown> =>
+  store.append({
+    streamId: apiKeysStream(userId),
+    expectedRevision: 'any',
+    events: [
+      {
+        id: newId(),
+        type: 'SessionsEnded',
+        data: { sessions: ended.sessions, apiKeyIds: ended.apiKeyIds, adminUserId, at: new Date().toISOString() },
+        metadata: { adminUserId },
+      },
+    ],
+  });
 
 type Row = { id: string; user_id: string; prefix: string | null; created_at: Date; updated_at: Date };
 const view = (r: Row) => ({

@@ -6,6 +6,8 @@ export type MfaSecrets = Readonly<{ active: string | null; pending: string | nul
 /** The only module that reads or writes `user_credentials`: the password hash and the sealed second factor. */
 export type Credentials = Readonly<{
   savePassword(userId: number, passwordHash: string): Promise<void>;
+  /** Replaces the password hash (or sets the first one, for accounts made through an identity provider). */
+  replacePassword(userId: number, passwordHash: string): Promise<void>;
   passwordHash(userId: number): Promise<string | null | undefined>;
   mfaSecrets(userId: number): Promise<MfaSecrets | undefined>;
   savePendingMfa(userId: number, sealedSecret: string): Promise<void>;
@@ -17,6 +19,13 @@ export type Credentials = Readonly<{
 export const createCredentials = (pool: pg.Pool): Credentials => ({
   savePassword: async (userId, passwordHash) => {
     await pool.query('INSERT INTO user_credentials (user_id, password_hash) VALUES ($1, $2)', [userId, passwordHash]);
+  },
+  replacePassword: async (userId, passwordHash) => {
+    await pool.query(
+      `INSERT INTO user_credentials (user_id, password_hash) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`,
+      [userId, passwordHash],
+    );
   },
   passwordHash: async (userId) =>
     (await pool.query<{ password_hash: string | null }>('SELECT password_hash FROM user_credentials WHERE user_id = $1', [userId])).rows[0]

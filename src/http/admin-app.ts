@@ -84,7 +84,16 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }),
     );
     app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
-    app.use(adminUserRoutes({ users: deps.auth.users, pool: deps.pool, authenticator: deps.auth.authenticator, registry, reads }));
+    app.use(
+      adminUserRoutes({
+        users: deps.auth.users,
+        pool: deps.pool,
+        store: deps.store,
+        authenticator: deps.auth.authenticator,
+        registry,
+        reads,
+      }),
+    );
   }
   app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));
   return finishApp(app, deps.logger);

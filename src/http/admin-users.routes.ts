@@ -3,7 +3,10 @@ import type pg from 'pg';
 import type { Authenticator } from '../auth/authenticator.js';
 import { authOf } from './auth.adapter.js';
 import type { Users } from '../commands/users.js';
-import { holdsPermission, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
+import { recordSessionsEnded } from '../commands/api-keys.js';
+import { revokeAllAccess } from '../auth/sessions.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { holdsPermission, mayManageCredentialsOf, PERMISSIONS, type Permission } from '../domain/user/permissions.js';
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
 import { fullUserOf } from '../read-models/users/user-record.js';
 import { registrationInfo } from '../read-models/users/users.queries.js';
@@ -23,11 +26,15 @@ import {
 import { authError, HttpError } from './errors.js';
 import { parseBody, parseParams } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
+import { z } from './validate.js';
+
+const SessionsEndedResponse = z.object({ sessions: z.number().int(), apiKeyIds: z.array(z.string()) }).openapi('SessionsEnded');
 import { orThrowUser } from '../commands/errors.js';
 
 export type AdminUsersDeps = Readonly<{
   users: Users;
   pool: pg.Pool;
+  store: EventStore;
   authenticator: Authenticator;
   registry: AccessRegistry;
   reads?: ConsistentReads;
@@ -41,7 +48,7 @@ export const SUPERADMIN_TARGET_RULE = 'Least privilege: an Admin cannot do this 
 const DELEGATION_RULE = 'Only a permission the caller holds can be granted or revoked (a SuperAdmin holds all).';
 
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
-export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }: AdminUsersDeps): Router => {
+export const adminUserRoutes = ({ users, pool, store, authenticator, registry, reads }: AdminUsersDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
@@ -173,6 +180,28 @@ export const adminUserRoutes = ({ users, pool, authenticator, registry, reads }:
       const { id } = parseParams(UserIdParams, req);
       const { banReason } = parseBody(BanBody, req);
       res.json(await banUser.run({ users, pool }, { userId: id, banReason }, admin(req)));
+    },
+  );
+  route(
+    'post',
+    '/user/:id/sign-out',
+    { kind: 'perm', permission: banUser.permission },
+    {
+      summary: 'Sign a user out everywhere: end every session, refresh token and API key of theirs (audited)',
+      description:
+        'Least privilege: only a SuperAdmin may do this to a SuperAdmin or to an account holding permissions the caller lacks (403 FORBIDDEN).',
+      addition: true,
+      request: { params: UserIdParams },
+      responses: { 200: { description: 'How many sessions and which API keys were ended', schema: SessionsEndedResponse } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const target = await users.access(id);
+      if (!target) throw new HttpError(404, 'USER_NOT_FOUND', `User ${id} not found`);
+      if (!mayManageCredentialsOf(authOf(req), target)) throw authError('forbidden', 'Only a SuperAdmin may sign this user out');
+      const ended = await revokeAllAccess(pool, id, 'signed out by an admin', admin(req));
+      await recordSessionsEnded(store, id, admin(req), ended);
+      res.json(ended);
     },
   );
   route(

@@ -34,5 +34,11 @@ export const SignInBody = z
 export const Verify2faBody = z
   .object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits'), mfaToken: z.string().min(1).max(4096) })
   .openapi('Verify2faBody');
+export const PasswordChangeBody = z
+  .object({
+    currentPassword: z.string().min(1).max(1024).optional().openapi({ description: 'Required when the account has a password' }),
+    newPassword: password,
+  })
+  .openapi('PasswordChangeBody');
 export const MfaCodeBody = z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }).openapi('MfaCodeBody');
 export const SetupUsernameBody = z.object({ username: Username }).openapi('SetupUsernameBody');

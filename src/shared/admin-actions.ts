@@ -12,6 +12,7 @@ export const EVENT_ACTIONS = [
   'user.update-profile',
   'user.ban',
   'user.unban',
+  'user.sign-out',
   'user.disable-mfa',
   'role.add',
   'role.remove',

@@ -29,6 +29,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /user/:id': (t) => ({ path: `/user/${t.id}` }),
   'patch /user/:id/ban': (t) => ({ path: `/user/${t.id}/ban`, body: { banReason: 'matrix' } }),
   'patch /user/:id/unban': (t) => ({ path: `/user/${t.id}/unban` }),
+  'post /user/:id/sign-out': (t) => ({ path: `/user/${t.id}/sign-out` }),
   'put /user/:id/roles': (t) => ({ path: `/user/${t.id}/roles`, body: { roles: 'Admin' } }),
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { authError } from '../../auth/auth.errors.js';
+import { revokeAllAccess } from '../../auth/sessions.js';
 import { fullUserOf } from '../../read-models/users/user-record.js';
 import { orThrowUser } from '../errors.js';
 import type { Users } from '../users.js';
@@ -27,6 +28,9 @@ export const banUser: AdminOperation<
   schema: UserBanCommand,
   run: async ({ users, pool }, { userId, banReason }, adminUserId) => {
     await guardSuperAdminTarget(users, adminUserId, userId);
-    return fullUserOf(pool, orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId)));
+    const banned = orThrowUser(await users.execute(userId, { type: 'BanUser', data: { reason: banReason } }, adminUserId));
+    // A ban ends every session, refresh token and API key; an unban later brings none of them back.
+    await revokeAllAccess(pool, userId, 'banned', adminUserId);
+    return fullUserOf(pool, banned);
   },
 };

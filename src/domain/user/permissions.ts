@@ -75,3 +75,16 @@ export const holdsPermission = (
 ): boolean => who.roles.includes('SuperAdmin') || who.permissions.includes(permission);
 
 export const isStaff = (roles: readonly string[]): boolean => roles.includes('Admin') || roles.includes('SuperAdmin');
+
+/**
+ * Least privilege between admins over credentials: an actor may manage another account's credentials only if the
+ * target is no SuperAdmin and holds no permission the actor lacks (a SuperAdmin may manage anyone's).
+ */
+export const mayManageCredentialsOf = (
+  actor: Readonly<{ roles: readonly string[]; permissions: readonly string[] }>,
+  target: Readonly<{ roles: readonly string[]; permissions: readonly string[] }>,
+): boolean => {
+  if (actor.roles.includes('SuperAdmin')) return true;
+  if (target.roles.includes('SuperAdmin')) return false;
+  return target.permissions.every((p) => actor.permissions.includes(p));
+};

@@ -33,7 +33,7 @@ const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'conf
     SelfExclusionLifted: 'limits.lift-self-exclusion',
     BetLimitSet: 'limits.set-bet-limit',
   },
-  'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke' },
+  'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke', SessionsEnded: 'user.sign-out' },
   config: { SiteConfigChanged: 'config.update' },
 };
 
