@@ -74,7 +74,13 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     databaseUrl = embedded.connectionString;
   }
 
-  const pool = createPool({ connectionString: databaseUrl, max: 20, applicationName: `casino-ledger:${[...roles].join('+')}` });
+  const pool = createPool({
+    connectionString: databaseUrl,
+    max: 20,
+    applicationName: `casino-ledger:${[...roles].join('+')}`,
+    statementTimeoutMs: config.db.statementTimeoutMs,
+    connectionTimeoutMs: config.db.connectionTimeoutMs,
+  });
   // During shutdown the (embedded) server may close connections first: expected, not worth a warning.
   pool.on('error', (error) => logger[stopping() ? 'debug' : 'warn']({ err: error }, 'idle PostgreSQL connection failed'));
   cleanups.push({ name: 'pool', run: () => pool.end() });
@@ -190,6 +196,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         localProjector,
         askReadModels: readersWaiting.announce,
         readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
+        exportLimits: config.exports,
       }),
       config.adminPort,
     );

@@ -24,10 +24,25 @@ export const csvField = (value: string | null): string => {
   return NEEDS_QUOTES.test(value) ? `"${value.replace(QUOTE, '""')}"` : value;
 };
 
+/** What a spreadsheet would read as the start of a formula (OWASP CSV injection): = + - @ TAB CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** The manifest's and the API documentation's statement of the rule below. */
+export const CSV_FORMULA_GUARD =
+  "OWASP CSV injection: a text cell starting with =, +, -, @, TAB or CR is written with a leading ' and quoted; " +
+  'numbers, decimals and times are never altered';
+
+/**
+ * A text cell as a spreadsheet may safely open it: a leading `'` makes a would-be formula plain text (OWASP), and the
+ * cell is quoted. Only text columns pass here: decimals (a negative amount starts with `-`) stay numbers.
+ */
+export const csvTextField = (value: string | null): string =>
+  value !== null && FORMULA_START.test(value) ? `"'${value.replace(QUOTE, '""')}"` : csvField(value);
+
 const textColumns = (columns: readonly ExportColumn[]): number[] => columns.flatMap((col, i) => (col.type === 'text' ? [i] : []));
 
 const csv = (columns: readonly ExportColumn[]): RowFormatter => {
-  // Digits, decimals and timestamps can hold none of [",\r\n]: only text columns are inspected.
+  // Digits, decimals and timestamps can hold none of [",\r\n] and start no formula: only text columns are inspected.
   const text = textColumns(columns);
   return {
     format: 'csv',
@@ -38,7 +53,7 @@ const csv = (columns: readonly ExportColumn[]): RowFormatter => {
     line(row) {
       for (const i of text) {
         const v = row[i];
-        if (v === '' || (v && NEEDS_QUOTES.test(v))) row[i] = csvField(v);
+        if (v === '' || (v && (NEEDS_QUOTES.test(v) || FORMULA_START.test(v)))) row[i] = csvTextField(v);
       }
       return row.join(','); // join writes null as the empty field
     },

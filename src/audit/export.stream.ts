@@ -4,6 +4,8 @@ import type pg from 'pg';
 import type { RawRow, RowFormatter } from './export.format.js';
 
 const CHUNK_CHARS = 64 * 1024;
+/** The window over which a reader's rate is judged. */
+export const RATE_WINDOW_MS = 10_000;
 
 /** A pg `Submittable` that is also a Readable. */
 export class ExportStream extends Readable implements pg.Submittable {
@@ -19,13 +21,17 @@ export class ExportStream extends Readable implements pg.Submittable {
   private connection: pg.Connection | undefined;
   private socketPaused = false;
   private stallTimer: NodeJS.Timeout | undefined;
+  private rateTimer: NodeJS.Timeout | undefined;
+  /** Whether the export waited for its reader during the current rate window, and the bytes sent before it. */
+  private waitedInWindow = false;
+  private bytesAtWindow = 0;
   private start!: () => void;
   private failStart!: (error: unknown) => void;
 
   constructor(
     private readonly query: Readonly<{ text: string; values: readonly string[] }>,
     private readonly formatter: RowFormatter,
-    private readonly limits: Readonly<{ stallTimeoutMs: number; maxRows?: number | undefined }>,
+    private readonly limits: Readonly<{ stallTimeoutMs: number; minBytesPerSecond?: number | undefined; maxRows?: number | undefined }>,
   ) {
     super({ highWaterMark: 2 * CHUNK_CHARS });
     this.prefix = formatter.header;
@@ -51,6 +57,19 @@ export class ExportStream extends Readable implements pg.Submittable {
 
   handleRowDescription(): void {
     this.start();
+    const minimum = this.limits.minBytesPerSecond;
+    if (minimum !== undefined && minimum > 0) {
+      // Judged only over windows in which the reader, not the database, held the export back.
+      this.rateTimer = setInterval(() => {
+        const sent = this.bytes - this.bytesAtWindow;
+        if (this.waitedInWindow && !this.finished && sent < (minimum * RATE_WINDOW_MS) / 1000) {
+          this.destroy(new Error(`export too slow: the reader took ${sent} bytes in ${RATE_WINDOW_MS} ms`));
+        }
+        this.waitedInWindow = this.socketPaused;
+        this.bytesAtWindow = this.bytes;
+      }, RATE_WINDOW_MS);
+      this.rateTimer.unref();
+    }
   }
 
   handleDataRow(message: Readonly<{ fields: RawRow }>): void {
@@ -77,6 +96,7 @@ export class ExportStream extends Readable implements pg.Submittable {
     if (this.destroyed) return;
     this.flush();
     this.finished = true;
+    clearInterval(this.rateTimer);
     this.resumeSocket();
     this.push(null);
   }
@@ -96,6 +116,7 @@ export class ExportStream extends Readable implements pg.Submittable {
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
     clearTimeout(this.stallTimer);
+    clearInterval(this.rateTimer);
     done(error);
   }
 
@@ -114,6 +135,7 @@ export class ExportStream extends Readable implements pg.Submittable {
   private pauseSocket(): void {
     if (this.socketPaused || !this.connection || this.finished) return;
     this.socketPaused = true;
+    this.waitedInWindow = true;
     this.connection.stream.pause();
     this.stallTimer = setTimeout(() => {
       this.destroy(new Error(`export stalled: the reader took nothing for ${this.limits.stallTimeoutMs} ms`));

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
 import { ExportStream } from './export.stream.js';
-import { formatterFor } from './export.format.js';
+import { CSV_FORMULA_GUARD, formatterFor } from './export.format.js';
 
 export { EXPORT_FORMATS, EXPORT_KINDS, exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
 
@@ -18,6 +18,8 @@ export type ExportOptions = Readonly<{
   to?: Date | string | undefined;
   /** How long a reader may take nothing (a stalled download) before the export ends with an error (default 60 s). */
   stallTimeoutMs?: number;
+  /** A reader slower than this, over any 10 s in which the export waited for it, is cut off (default: no minimum). */
+  minBytesPerSecond?: number;
   batchSize?: number;
 }>;
 
@@ -64,6 +66,7 @@ export const openExport = async (options: ExportOptions): Promise<OpenedExport> 
     throw new RangeError('batchSize must be a positive integer');
   const rows = new ExportStream(exportQuery(options.kind, range), formatter, {
     stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+    minBytesPerSecond: options.minBytesPerSecond,
     maxRows: options.batchSize,
   });
 
@@ -130,6 +133,8 @@ export type ExportManifest = Readonly<{
   bytes: number;
   sha256: string;
   columns: readonly string[];
+  /** How CSV cells that would start a spreadsheet formula were written (absent for NDJSON). */
+  formulaGuard?: string;
   createdAt: string;
 }>;
 export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestFile: string; manifest: ExportManifest }>;
@@ -157,6 +162,7 @@ export const exportToFile = async (options: ExportOptions & Readonly<{ file: str
     bytes: result.bytes,
     sha256: result.sha256,
     columns: opened.columns,
+    ...(options.format === 'csv' ? { formulaGuard: CSV_FORMULA_GUARD } : {}),
     createdAt: (options.now ?? (() => new Date()))().toISOString(),
   };
   const manifestFile = manifestPathOf(options.file);

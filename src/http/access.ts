@@ -5,11 +5,23 @@ import { holdsPermission, isStaff, type Permission } from '../domain/user/permis
 import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './errors.js';
 
+/** The rule one value of a query parameter needs (see `by-query`). */
+export type QueryValueAccess = Readonly<{ kind: 'perm'; permission: Permission }> | Readonly<{ kind: 'superadmin' }>;
+
 export type Access =
   | Readonly<{ kind: 'none' }>
   | Readonly<{ kind: 'auth' }>
   | Readonly<{ kind: 'perm'; permission: Permission }>
-  | Readonly<{ kind: 'superadmin' }>;
+  | Readonly<{ kind: 'superadmin' }>
+  /** One route serving several lists (an export's `kind`): each value needs what its own list needs. */
+  | Readonly<{ kind: 'by-query'; param: string; rules: Readonly<Record<string, QueryValueAccess>> }>;
+
+/** The rule that applies to this request: a `by-query` rule by its parameter's value (an unknown value: the route's 400). */
+const ruleFor = (rule: Access, query: unknown): Access | undefined => {
+  if (rule.kind !== 'by-query') return rule;
+  const value = (query as Record<string, unknown> | undefined)?.[rule.param];
+  return typeof value === 'string' && Object.hasOwn(rule.rules, value) ? rule.rules[value] : undefined;
+};
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -40,9 +52,10 @@ export const access =
       const auth = await authenticateRequest(authenticator, req, 'admin');
       req.auth = auth;
       if (!isStaff(auth.roles)) throw authError('forbidden', 'Back-office access needs the Admin or SuperAdmin role');
-      if (rule.kind === 'perm' && !holdsPermission(auth, rule.permission))
-        throw authError('forbidden', `Missing permission ${rule.permission}`);
-      if (rule.kind === 'superadmin' && !auth.roles.includes('SuperAdmin')) throw authError('forbidden', 'SuperAdmin only');
+      const applied = ruleFor(rule, req.query);
+      if (applied?.kind === 'perm' && !holdsPermission(auth, applied.permission))
+        throw authError('forbidden', `Missing permission ${applied.permission}`);
+      if (applied?.kind === 'superadmin' && !auth.roles.includes('SuperAdmin')) throw authError('forbidden', 'SuperAdmin only');
       next();
     } catch (error) {
       next(error);

@@ -19,6 +19,7 @@ import { ledgerListsRoutes } from './ledger-lists.routes.js';
 import { moneyRoutes } from './money.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { exportRoutes } from './export.routes.js';
+import type { ExportLimits } from './export-slots.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import type { Metrics } from '../infra/metrics.js';
@@ -36,6 +37,8 @@ export type AdminAppDeps = AppDeps &
     auth?: AuthKit;
     /** Filled with every back-office route and its access (tests enumerate it). */
     accessRegistry?: AccessRegistry;
+    /** Bounds on concurrent and slow downloads (GET /accounting/export); the defaults when unset. */
+    exportLimits?: ExportLimits | undefined;
     /** Server events for sockets (a chat message deleted by POST /chat/admin-action); unset: nothing is pushed. */
     bus?: ServerEventBus | undefined;
     /** Set: GET /metrics serves this registry (Prometheus text), behind `metricsToken` when that is set. */
@@ -83,7 +86,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       faqRoutes(backOffice),
       chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }),
     );
-    app.use(auditRoutes(backOffice), exportRoutes(backOffice), adminAuditRoutes(backOffice));
+    app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({
         users: deps.auth.users,

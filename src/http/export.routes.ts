@@ -1,6 +1,11 @@
 import { Router } from 'express';
-import { ExportRangeError, openExport } from '../audit/export.js';
-import { guardedRoutes } from './access.js';
+import type pg from 'pg';
+import { ExportRangeError, openExport, type ExportKind } from '../audit/export.js';
+import { CSV_FORMULA_GUARD } from '../audit/export.format.js';
+import { siblingPool } from '../infra/pg.js';
+import { authOf } from './auth.adapter.js';
+import { guardedRoutes, type QueryValueAccess } from './access.js';
+import { createExportSlots, DEFAULT_EXPORT_LIMITS, type ExportLimits } from './export-slots.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { ExportQuery } from './export.schemas.js';
 import { parseQuery } from './validate.js';
@@ -10,15 +15,33 @@ export const EXPORT_TRAILERS = { rows: 'X-Export-Rows', bytes: 'X-Export-Bytes',
 
 const fileStamp = (d: string | undefined): string => (d === undefined ? 'all' : new Date(d).toISOString().replace(/[:.]/g, '-'));
 
-/** Row count and SHA-256 go as trailers; a failure after the first byte destroys the connection: a cut download never passes as whole. */
-export const exportRoutes = (deps: BackOfficeDeps): Router => {
+/** Each export kind needs what the list it copies needs; the accounting log is the SuperAdmin's. */
+export const EXPORT_ACCESS: Readonly<Record<ExportKind, QueryValueAccess>> = {
+  transactions: { kind: 'superadmin' },
+  deposits: { kind: 'perm', permission: 'deposits.view' },
+  withdrawals: { kind: 'perm', permission: 'withdrawals.view' },
+  bets: { kind: 'perm', permission: 'user.bets.view' },
+  tips: { kind: 'perm', permission: 'admin-tips.view' },
+};
+
+/**
+ * Row count and SHA-256 go as trailers; a failure after the first byte destroys the connection: a cut download never
+ * passes as whole. Exports stream on connections of their own (never the requests' pool), a bounded number at once, each cut off past
+ * its total time, when its reader stalls, or when it reads too slowly.
+ */
+export const exportRoutes = (deps: BackOfficeDeps & Readonly<{ exportLimits?: ExportLimits | undefined }>): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const limits = deps.exportLimits ?? DEFAULT_EXPORT_LIMITS;
+  const slots = createExportSlots(limits);
+  let exportPool: pg.Pool | undefined;
+  const poolForExports = (): pg.Pool =>
+    (exportPool ??= siblingPool(deps.pool, limits.total, [`statement_timeout=${limits.maxDurationMs}`]));
 
   route(
     'get',
     '/accounting/export',
-    { kind: 'perm', permission: 'transaction.view' },
+    { kind: 'by-query', param: 'kind', rules: EXPORT_ACCESS },
     {
       summary: 'Download a read model as CSV or NDJSON',
       addition: true,
@@ -26,20 +49,35 @@ export const exportRoutes = (deps: BackOfficeDeps): Router => {
         'Streams transactions, deposits, withdrawals, bets or admin tips with created_at in [from, to), oldest first, ' +
         'as RFC 4180 CSV (header row, CRLF) or NDJSON, with decimals exactly as stored and ISO 8601 UTC times. ' +
         `Sent chunked with the trailers ${Object.values(EXPORT_TRAILERS).join(', ')} (row count, byte count, SHA-256 hex of the body); ` +
-        'a download that ends without them was cut off.',
+        'a download that ends without them was cut off. ' +
+        `CSV: ${CSV_FORMULA_GUARD}. ` +
+        `At most ${limits.perAdmin} exports per admin and ${limits.total} in all run at once (429 EXPORT_BUSY with Retry-After past it); ` +
+        'an export is cut off when its reader stalls or reads too slowly, or when it runs past its time limit.',
       request: { query: ExportQuery },
       responses: {
         200: { description: 'The file (text/csv or application/x-ndjson, attachment)' },
         400: { description: 'VALIDATION_FAILED: a bad kind, format or range' },
+        429: { description: 'EXPORT_BUSY: too many exports running; retry after Retry-After seconds' },
       },
     },
     async (req, res) => {
       const q = parseQuery(ExportQuery, req);
+      const release = slots.take(authOf(req).userId);
+      res.once('close', release);
       let opened;
       try {
         // Opened before any header is written: a failure here is still an ordinary error response.
-        opened = await openExport({ pool: deps.pool, kind: q.kind, format: q.format, from: q.from, to: q.to });
+        opened = await openExport({
+          pool: poolForExports(),
+          kind: q.kind,
+          format: q.format,
+          from: q.from,
+          to: q.to,
+          stallTimeoutMs: limits.stallTimeoutMs,
+          minBytesPerSecond: limits.minBytesPerSecond,
+        });
       } catch (error) {
+        release();
         if (error instanceof ExportRangeError) throw validationFailed([{ field: `query.${error.field}`, message: error.message }]);
         throw error;
       }

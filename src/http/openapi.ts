@@ -34,12 +34,20 @@ const SECURITY_SCHEMES = {
 const schemesOf = (audience: DocumentInfo['audience']): Security[] =>
   audience === 'staff' ? ['bearer', 'cookie', 'legacyCookie'] : ['bearer', 'cookie'];
 
+const byQueryNote = (rule: Access): string =>
+  rule.kind !== 'by-query'
+    ? ''
+    : `Access by \`${rule.param}\`: ${Object.entries(rule.rules)
+        .map(([value, r]) => `${value}: ${r.kind === 'perm' ? `permission \`${r.permission}\`` : 'SuperAdmin only'}`)
+        .join('; ')} (SuperAdmin holds every permission).`;
+
 const accessNote = (rule: Access, audience: DocumentInfo['audience']): string =>
   ({
     none: 'Access: none.',
     auth: audience === 'staff' ? 'Access: any authenticated Admin or SuperAdmin.' : 'Access: a signed-in user.',
     perm: `Access: Admin with permission \`${rule.kind === 'perm' ? rule.permission : ''}\` (SuperAdmin holds all).`,
     superadmin: 'Access: SuperAdmin only.',
+    'by-query': byQueryNote(rule),
   })[rule.kind];
 
 const tagOf = (route: DocumentedRoute): string => route.docs?.tag ?? route.path.split('/')[1] ?? 'default';

@@ -58,6 +58,10 @@ export type Config = Readonly<{
   }>;
   /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
   readConsistencyTimeoutMs: number;
+  /** The request pool's limits: a statement longer than statementTimeoutMs is cancelled; a request waits at most connectionTimeoutMs for a connection. */
+  db: Readonly<{ statementTimeoutMs: number; connectionTimeoutMs: number }>;
+  /** Downloads of read models: how many at once (in all, per admin), how long each may run, how slow a reader may be. */
+  exports: Readonly<{ total: number; perAdmin: number; maxDurationMs: number; stallTimeoutMs: number; minBytesPerSecond: number }>;
   walletCacheEntries: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
@@ -177,6 +181,13 @@ const EnvSchema = z.object({
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
+  DB_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
+  EXPORT_MAX_CONCURRENT: positiveInt(4),
+  EXPORT_MAX_PER_ADMIN: positiveInt(2),
+  EXPORT_MAX_DURATION_MS: positiveInt(15 * 60_000),
+  EXPORT_STALL_TIMEOUT_MS: positiveInt(60_000),
+  EXPORT_MIN_BYTES_PER_SECOND: positiveInt(4096),
   WALLET_CACHE_ENTRIES: positiveInt(1_000_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce
@@ -294,6 +305,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
     readConsistencyTimeoutMs: e.READ_CONSISTENCY_TIMEOUT_MS,
+    db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, connectionTimeoutMs: e.DB_CONNECTION_TIMEOUT_MS },
+    exports: {
+      total: e.EXPORT_MAX_CONCURRENT,
+      perAdmin: e.EXPORT_MAX_PER_ADMIN,
+      maxDurationMs: e.EXPORT_MAX_DURATION_MS,
+      stallTimeoutMs: e.EXPORT_STALL_TIMEOUT_MS,
+      minBytesPerSecond: e.EXPORT_MIN_BYTES_PER_SECOND,
+    },
     walletCacheEntries: e.WALLET_CACHE_ENTRIES,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,

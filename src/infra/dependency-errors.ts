@@ -11,8 +11,9 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
-// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections, 08xxx connection_exception.
-const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections, 08xxx connection_exception,
+// 57014 query_canceled (a statement timeout: the database is too busy to answer in time).
+const PG_CODES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 const PG_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',

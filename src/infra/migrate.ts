@@ -9,6 +9,8 @@ export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): 
   const client = await pool.connect();
   const applied: string[] = [];
   try {
+    // A schema change on a large table, or the wait for another process's, may outlast any request's statement timeout.
+    await client.query('SET statement_timeout = 0');
     await client.query(`SELECT pg_advisory_lock(hashtext(current_schema() || ':migrations'))`);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
@@ -29,6 +31,7 @@ export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): 
     }
   } finally {
     await client.query(`SELECT pg_advisory_unlock(hashtext(current_schema() || ':migrations'))`).catch(() => undefined);
+    await client.query('RESET statement_timeout').catch(() => undefined);
     client.release();
   }
   return applied;

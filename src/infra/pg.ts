@@ -18,11 +18,14 @@ export type PoolOptions = Readonly<{
   synchronousCommit?: boolean;
   /** Longest wait for a connection (pool full, or server unreachable) before the query fails; default none. */
   connectionTimeoutMs?: number;
+  /** PostgreSQL cancels a statement running longer (57014, answered 503); default none. */
+  statementTimeoutMs?: number;
 }>;
 
 export const createPool = (o: PoolOptions): pg.Pool => {
   const settings = [`-c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs ?? 10_000}`];
   if (o.synchronousCommit === false) settings.push('-c synchronous_commit=off');
+  if (o.statementTimeoutMs !== undefined) settings.push(`-c statement_timeout=${o.statementTimeoutMs}`);
   if (o.schema) settings.push(`-c search_path=${o.schema},public`);
   return withErrorListeners(
     new pg.Pool({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Permission } from '../../src/domain/user/permissions.js';
-import type { RegisteredRoute } from '../../src/http/access.js';
+import type { Access, RegisteredRoute } from '../../src/http/access.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;
@@ -112,13 +112,13 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
   'delete /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
   // Exports and the admin audit log (issue 7): additions
-  'get /accounting/export': () => ({ path: '/accounting/export?kind=tips&format=csv' }),
+  'get /accounting/export': () => ({ path: '/accounting/export?format=csv' }),
   'get /admin-audit': (t) => ({ path: `/admin-audit?userId=${t.id}` }),
 };
 
 type Row = readonly [actor: string, expected: 'allowed' | 401 | 403];
-const rowsFor = (route: RegisteredRoute): Row[] => {
-  switch (route.access.kind) {
+const rowsFor = (access: Exclude<Access, { kind: 'by-query' }>): Row[] => {
+  switch (access.kind) {
     case 'none':
       return [
         ['nobody', 'allowed'],
@@ -177,27 +177,41 @@ describe('back-office access matrix', () => {
       }
       return permTokens.get(key)!;
     };
-    for (const route of env.registry) {
-      const key = `${route.method} ${route.path}`;
-      const sample = SAMPLES[key];
-      if (!sample) {
-        failures.push(`${key}: no sample request in the matrix`);
-        continue;
+    // A by-query route is checked once per value of its parameter, each against that value's own rule.
+    const casesOf = (route: RegisteredRoute) =>
+      route.access.kind === 'by-query'
+        ? Object.entries(route.access.rules).map(([value, access]) => ({
+            access,
+            query: `${route.access.kind === 'by-query' ? route.access.param : ''}=${value}`,
+          }))
+        : [{ access: route.access, query: undefined }];
+    for (const route of env.registry)
+      for (const { access, query } of casesOf(route)) {
+        const key = `${route.method} ${route.path}`;
+        const sample = SAMPLES[key];
+        if (!sample) {
+          failures.push(`${key}: no sample request in the matrix`);
+          continue;
+        }
+        const permission = access.kind === 'perm' ? access.permission : undefined;
+        const permToken = await tokenFor(permission);
+        for (const [actor, expected] of rowsFor(access)) {
+          const target = await env.makeUser();
+          const sampled = sample({ id: target.id, username: target.username! });
+          const { body } = sampled;
+          const path = query === undefined ? sampled.path : `${sampled.path}${sampled.path.includes('?') ? '&' : '?'}${query}`;
+          const token = actor === 'nobody' ? undefined : actor === 'admin+perm' ? permToken : tokens[actor as keyof typeof tokens];
+          const reply = await call(env.adminUrl, route.method.toUpperCase(), path, {
+            headers: token ? bearer(token) : {},
+            ...(body === undefined ? {} : { body }),
+          });
+          const ok = expected === 'allowed' ? reply.status !== 401 && reply.status !== 403 : reply.status === expected;
+          if (!ok)
+            failures.push(
+              `${key}${query ? ` ${query}` : ''} as ${actor}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`,
+            );
+        }
       }
-      const permission = route.access.kind === 'perm' ? route.access.permission : undefined;
-      const permToken = await tokenFor(permission);
-      for (const [actor, expected] of rowsFor(route)) {
-        const target = await env.makeUser();
-        const { path, body } = sample({ id: target.id, username: target.username! });
-        const token = actor === 'nobody' ? undefined : actor === 'admin+perm' ? permToken : tokens[actor as keyof typeof tokens];
-        const reply = await call(env.adminUrl, route.method.toUpperCase(), path, {
-          headers: token ? bearer(token) : {},
-          ...(body === undefined ? {} : { body }),
-        });
-        const ok = expected === 'allowed' ? reply.status !== 401 && reply.status !== 403 : reply.status === expected;
-        if (!ok) failures.push(`${key} as ${actor}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`);
-      }
-    }
     expect(failures).toEqual([]);
   }, 120_000); // about 300 real requests: the budget is for a loaded 2-core machine, not a timing assertion
 

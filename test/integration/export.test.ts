@@ -14,6 +14,7 @@ import {
   type ExportFormat,
   type ExportKind,
 } from '../../src/audit/export.js';
+import { CSV_FORMULA_GUARD } from '../../src/audit/export.format.js';
 import { parseCsv } from '../support/csv.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventually } from '../support/eventually.js';
@@ -250,6 +251,7 @@ describe('exportToFile', () => {
       bytes: content.length,
       sha256: createHash('sha256').update(content).digest('hex'),
       columns: exportColumns('deposits').map((c) => c.name),
+      formulaGuard: CSV_FORMULA_GUARD,
       createdAt: now.toISOString(),
     });
     expect(result).toMatchObject({ rows: 2, file, manifestFile: `${file}.manifest.json` });
