@@ -119,7 +119,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     }),
     metrics,
   );
-  const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy };
+  const appDeps = { logger, pool, store, redis, trustProxy: config.trustProxy, hsts: config.appEnv !== 'local' };
   const a = config.auth;
   if (a.superAdmin)
     logger.info({ email: a.superAdmin.email, result: await bootstrapSuperAdmin(users, a.superAdmin) }, 'SuperAdmin bootstrap');
@@ -152,6 +152,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       geoBlockedCountries: a.geoBlockedCountries,
       trustedCountryHeader: a.trustedCountryHeader,
       allowedOrigins: allowedOrigins(config),
+      adminOrigins: config.appEnv !== 'production' && config.adminToolOrigin ? [config.adminToolOrigin] : [],
       secureCookies: config.appEnv !== 'local',
       frontendOrigin: config.frontendOrigin,
     },

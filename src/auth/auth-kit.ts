@@ -25,6 +25,8 @@ export type AuthSettings = Readonly<{
   geoBlockedCountries: readonly string[];
   trustedCountryHeader: string;
   allowedOrigins: readonly string[];
+  /** Origins besides its own whose cookie-carried requests the back office accepts (an admin tool outside production). */
+  adminOrigins?: readonly string[];
   /** Secure cookies everywhere but APP_ENV=local. */
   secureCookies: boolean;
   frontendOrigin: string;
@@ -80,7 +82,12 @@ export const createAuthKit = async (deps: AuthKitDeps): Promise<AuthKit> => {
     mfa: createMfa({ credentials, key: settings.mfaKey }),
     throttle: createThrottle(settings.throttle, deps.redis),
     captcha: createCaptcha(settings.captcha),
-    authenticator: createAuthenticator({ tokens, pool: deps.pool, allowedOrigins: settings.allowedOrigins }),
+    authenticator: createAuthenticator({
+      tokens,
+      pool: deps.pool,
+      allowedOrigins: settings.allowedOrigins,
+      adminOrigins: settings.adminOrigins ?? [],
+    }),
     settings,
     geoRefusal: (client) => {
       const country = client.country?.trim().toUpperCase();

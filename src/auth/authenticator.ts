@@ -18,7 +18,14 @@ export type AuthContext = Readonly<{
   user: RegisteredUser;
 }>;
 
-export type AuthenticatorDeps = Readonly<{ tokens: Tokens; pool: pg.Pool; allowedOrigins: readonly string[] }>;
+export type AuthenticatorDeps = Readonly<{
+  tokens: Tokens;
+  pool: pg.Pool;
+  /** Origins whose cookie-carried requests the public API trusts (the player site). */
+  allowedOrigins: readonly string[];
+  /** Origins whose cookie-carried requests the back office trusts besides its own (the console is same-origin). */
+  adminOrigins?: readonly string[];
+}>;
 
 type AccessRow = {
   user_id: string;
@@ -68,8 +75,8 @@ export const createAuthenticator = (deps: AuthenticatorDeps) => {
     return context(rows[0], null, 'api-key');
   };
 
-  /** Origins whose cookie-carried requests are trusted (the HTTP adapter's cross-site check). */
-  return { authenticateToken, authenticateApiKey, allowedOrigins: deps.allowedOrigins };
+  /** Origins whose cookie-carried requests are trusted (the HTTP adapter's cross-site check), per surface. */
+  return { authenticateToken, authenticateApiKey, allowedOrigins: deps.allowedOrigins, adminOrigins: deps.adminOrigins ?? [] };
 };
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -83,7 +83,8 @@ export const authenticateRequest = async (authenticator: Authenticator, req: Req
   if (apiKey) return authenticator.authenticateApiKey(apiKey);
   const found = credential(req, surface);
   if (!found) throw authError('unauthorized');
-  if (found.via === 'cookie') assertNotCrossSite(req, authenticator.allowedOrigins);
+  // The back office trusts cookies only from its own origin (and a configured admin tool), never the player site's.
+  if (found.via === 'cookie') assertNotCrossSite(req, surface === 'admin' ? authenticator.adminOrigins : authenticator.allowedOrigins);
   return authenticator.authenticateToken(found.token, found.via);
 };
 

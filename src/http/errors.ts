@@ -73,6 +73,21 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 type RequestContext = Readonly<{ id: string; log: Logger }>;
 
 /** An id (the caller's sane `x-request-id`), its lazily bound logger and one access line: on node's own objects, shared by both paths. */
+/**
+ * A URL as the access log keeps it: the path and the names of its query parameters, never their values (an OAuth
+ * `code` or `state`, a searched e-mail address, a token would otherwise sit in every log line).
+ */
+export const loggableUrl = (url: string): string => {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const names = url
+    .slice(at + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => `${pair.split('=')[0]}=*`);
+  return `${url.slice(0, at)}?${names.join('&')}`;
+};
+
 export const beginRequest = (logger: Logger, access: Logger, req: IncomingMessage, res: ServerResponse): RequestContext => {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -83,7 +98,7 @@ export const beginRequest = (logger: Logger, access: Logger, req: IncomingMessag
     const line = {
       reqId: id,
       method: req.method,
-      url: (req as { originalUrl?: string }).originalUrl ?? req.url,
+      url: loggableUrl((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
       statusCode: res.statusCode,
       durationMs,
     };

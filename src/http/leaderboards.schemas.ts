@@ -52,7 +52,7 @@ export const LeaderboardUserParams = LeaderboardParams.extend({ userId: z.coerce
 
 export const LeaderboardUsersQuery = z
   .object({
-    search: z.string().max(100).optional(),
+    search: z.string().max(100).optional().openapi({ description: 'Part of a username, or a user id (never an e-mail address)' }),
     isWinner: queryBoolean.optional(),
     isWaitingForPrice: queryBoolean.optional(),
     ...paginationFields(30),

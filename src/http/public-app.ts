@@ -13,6 +13,7 @@ import { inputPolicy } from './input-policy.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
 import { HEALTH_DOCS, PUBLIC_INFO } from './api-docs.js';
 import { docsRoutes, openApiDocument, routeDocsOf, type DocumentedRoute } from './openapi.js';
+import { securityHeaders } from './security-headers.js';
 
 export type AppDeps = Readonly<{
   logger: Logger;
@@ -23,12 +24,15 @@ export type AppDeps = Readonly<{
   trustProxy?: readonly string[];
   bodyLimit?: string;
   healthTimeoutMs?: number;
+  /** Strict-Transport-Security on every answer: on outside local development (APP_ENV != local). */
+  hsts?: boolean;
 }>;
 
-/** What every app starts with: no x-powered-by, request id, request log, JSON bodies, GET /health. */
+/** What every app starts with: no x-powered-by, security headers, request id, request log, JSON bodies, GET /health. */
 export const createBaseApp = (deps: AppDeps): Express => {
   const app = express();
   app.disable('x-powered-by');
+  app.use(securityHeaders({ hsts: deps.hsts ?? false }));
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   app.use(requestContext(deps.logger), ledgerPositionHeader(deps.store));
   app.use(express.json({ limit: deps.bodyLimit ?? '100kb' }));

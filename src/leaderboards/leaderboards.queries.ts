@@ -105,7 +105,7 @@ export const createLeaderboardQueries = (pool: pg.Pool) => {
       const pattern = search === null ? null : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       const searchedId = search !== null && /^\d{1,15}$/.test(search) ? Number(search) : null;
       const where = `lu.leaderboard_id = $1
-        AND ($2::text IS NULL OR lu.user_id = $3::bigint OR u.username ILIKE $2 OR u.email ILIKE $2)
+        AND ($2::text IS NULL OR lu.user_id = $3::bigint OR u.username ILIKE $2)
         AND ($4::boolean IS NULL OR lu.is_winner = $4)
         AND ($5::boolean IS NULL OR (lu.is_winner AND lu.remaining_usd_prize > 0) = $5)`;
       const params = [leaderboardId, pattern, searchedId, q.isWinner ?? null, q.isWaitingForPrice ?? null];

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
@@ -35,16 +38,25 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
   const contexts: BrowserContext[] = [];
   let superPage: Page;
 
+  /** What Chromium reported refusing under the console's Content-Security-Policy, on any page of these tests. */
+  const cspViolations: string[] = [];
   /** A fresh browser context (own cookies) on the console. */
   const newPage = async (): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
     context.setDefaultTimeout(60_000);
     contexts.push(context);
-    return context.newPage();
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    return page;
   };
   const expectAccessible = async (page: Page, screen: string) => {
     // A notification left by the previous action is measured mid-fade (its text blends with the page): check the screen once it is gone.
-    await page.waitForFunction("!document.querySelector('.MuiSnackbar-root')", undefined, { timeout: 20_000 });
+    // A function, not a string: the console's CSP refuses eval, which a string expression would need.
+    const noNotice = () =>
+      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
+    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
     expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
   };
   const shoot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
@@ -382,5 +394,35 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       await shoot(page, name);
     }
     expect(failures).toEqual([]);
+  });
+
+  it('when every screen above was used, then the console ran under its Content-Security-Policy with nothing refused', () => {
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('when a page of another origin frames the console, then the browser refuses to show it there', async () => {
+    const framer = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>framer</title><iframe src="${base}/admin/"></iframe>`);
+    });
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await newPage();
+      const refusals: string[] = [];
+      page.on('console', (message) => refusals.push(message.text()));
+      await page.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`);
+      const frame = await eventually(async () => {
+        const child = page.frames().find((f) => f !== page.mainFrame());
+        if (!child) throw new Error('no frame yet');
+        return child;
+      }, 20_000);
+      // Blocked by frame-ancestors 'none' (and X-Frame-Options DENY): the frame never shows the console's sign-in.
+      await eventually(async () => {
+        if (!refusals.some((t) => /frame-ancestors|X-Frame-Options|Refused to (display|frame)/i.test(t)))
+          throw new Error('not yet refused');
+      }, 20_000);
+      expect(await frame.locator('text=Sign in').count()).toBe(0);
+    } finally {
+      await new Promise((resolve) => framer.close(resolve));
+    }
   });
 });
