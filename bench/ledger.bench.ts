@@ -261,7 +261,7 @@ const groupParams = (n: number, stream: (i: number) => string, kind: string, exp
  */
 const appendScript = (n: number): string =>
   inlined(
-    appendStatement(true, false),
+    appendStatement(true, undefined),
     groupParams(
       n,
       (i) => `'pgbench-' || (random() * 499)::int || '-${i}'`,
@@ -290,12 +290,12 @@ const exactScript = (n: number): string => {
       'gen_random_uuid()::text',
       '1',
     ];
-    return pick + inlined(soloAppendStatement(true, false), solo);
+    return pick + inlined(soloAppendStatement(true, undefined), solo);
   }
   return (
     pick +
     inlined(
-      leanAppendStatement(true, false),
+      leanAppendStatement(true, undefined),
       groupParams(n, stream, `'exact'`, (i) => `(${headOf(stream(i))})`),
     )
   );

@@ -28,7 +28,7 @@ const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
 /** Every schema change of the system, in the order they apply (by id; an applied id never changes). */
 export const allMigrations: readonly Migration[] = [
   ...eventStoreMigrations, // 0001
-  ...ledgerMigrations, // 0050-0052
+  ...ledgerMigrations, // 0002 (superseded), 0050-0053
   ...userMigrations, // 0060-0062: identity and access, command side
   ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442, 0460
   ...walletBalancesMigrations, // 0101, 0470

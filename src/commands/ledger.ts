@@ -6,6 +6,7 @@ import { fromMinor, isParseError, parseDecimal, toUsdMinor, usdFromMinor, type M
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import { depositExternalKey, type WalletState } from '../domain/wallet/wallet.state.js';
 import { GuardRefused, type BetGuardCheck, type EventStore } from '../infra/event-store/event-store.port.js';
+import { BET_GUARD, betGuardRefusal } from './bet-guard.js';
 import { createEntityKeys, type EntityKeys, type EntityKind } from './entity-keys.js';
 import type { BalanceView, Ledger, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
@@ -206,7 +207,7 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
         const refusal = await guard(input.userId, usdAmount.right);
         if (refusal) return left(refusal);
       }
-      const guards = folded ? [{ userId: input.userId, usdAmount: usdFromMinor(usdAmount.right), at: now() }] : [];
+      const guards = folded ? [{ rule: BET_GUARD, userId: input.userId, usdAmount: usdFromMinor(usdAmount.right), at: now() }] : [];
       const place = () =>
         run(
           input.userId,
@@ -228,17 +229,16 @@ export const createLedger = (deps: LedgerDeps): Ledger & { internals: LedgerInte
           guards,
         );
       if (!folded) return place();
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          const result = await place();
-          // A guard's refusal comes before the wallet's (a banned user without funds is told about the ban).
-          return isLeft(result) ? left((await guard(input.userId, usdAmount.right)) ?? result.left) : result;
-        } catch (error) {
-          if (!(error instanceof GuardRefused)) throw error;
-          const refusal = await guard(input.userId, usdAmount.right);
-          if (refusal) return left(refusal);
-          if (attempt >= 3) throw error; // the guard keeps changing under us: let the caller retry
-        }
+      try {
+        const result = await place();
+        // A guard's refusal comes before the wallet's (a banned user without funds is told about the ban).
+        return isLeft(result) ? left((await guard(input.userId, usdAmount.right)) ?? result.left) : result;
+      } catch (error) {
+        if (!(error instanceof GuardRefused)) throw error;
+        // The append ran the guard and says what refused the bet: no second reading of the limits.
+        const refusal = betGuardRefusal(input.userId, error.refusals?.find(Boolean));
+        if (refusal) return left(refusal);
+        throw error;
       }
     },
     settleBet: (betId, input) =>

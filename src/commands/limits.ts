@@ -7,6 +7,7 @@ import type { LimitsError } from '../domain/limits/limits.errors.js';
 import { limitsStream, type LimitsEvent } from '../domain/limits/limits.events.js';
 import { evolve, initialLimitsState, isExcluded, type BetLimit, type Exclusion, type LimitsState } from '../domain/limits/limits.state.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
+import { BET_GUARD, betGuardRefusal } from './bet-guard.js';
 import type { BetGuard } from './ledger.js';
 import type { LedgerError } from './ledger.types.js';
 import { createStreamHandler } from './stream.handler.js';
@@ -94,20 +95,14 @@ export const createLimits = (deps: Readonly<{ store: EventStore; pool: pg.Pool; 
       return isExcluded(state, clock()) ? exclusionView(userId, state.exclusion!) : undefined;
     },
     betGuard: Object.assign(
+      // The same rule the PostgreSQL append runs inside its statement, read on its own (stores that cannot run it).
       async (userId: number, usdAmount: Minor): Promise<LedgerError | undefined> => {
-        const { rows } = await deps.pool.query<{ is_banned: boolean | null; state: LimitsState | null }>(
-          `SELECT a.is_banned, l.state FROM (SELECT $1::bigint AS user_id) u
-         LEFT JOIN user_access a ON a.user_id = u.user_id LEFT JOIN user_limits l ON l.user_id = u.user_id`,
-          [userId],
-        );
-        const row = rows[0];
-        if (row?.is_banned) return { _tag: 'UserBanned', userId };
-        const state = row?.state;
-        if (!state) return undefined;
-        if (isExcluded(state, clock())) return { _tag: 'UserSelfExcluded', userId, expiresAt: state.exclusion!.expiresAt };
-        const limit = state.betLimit && parseDecimal(state.betLimit.betLimit, USD_SCALE);
-        if (typeof limit === 'bigint' && usdAmount > limit) return { _tag: 'BetLimitExceeded', userId, betLimit: state.betLimit!.betLimit };
-        return undefined;
+        const { rows } = await deps.pool.query<{ refusal: string | null }>(`SELECT ${BET_GUARD.refusalSql('$1', '$2', '$3')} AS refusal`, [
+          userId,
+          usdFromMinor(usdAmount),
+          clock().toISOString(),
+        ]);
+        return betGuardRefusal(userId, rows[0]?.refusal);
       },
       { inAppend: true },
     ),

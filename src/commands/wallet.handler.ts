@@ -208,6 +208,8 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       const events: { event: WalletEvent; actor: Pending['actor']; command: string }[] = [];
       const claims: KeyClaim[] = [];
       const guards: BetGuardCheck[] = [];
+      /** Whose each guard check is, in order. */
+      const guardOwners: Pending[] = [];
       for (const p of live) {
         const decision = decide(p.command!, state, { userId: slot.userId, now });
         if (!isLeft(decision)) {
@@ -218,6 +220,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
           if (decision.right.length > 0) {
             claims.push(...p.claims);
             guards.push(...p.guards);
+            guardOwners.push(...p.guards.map(() => p));
           }
         }
         decided.push({ pending: p, decision, state });
@@ -255,12 +258,17 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         ...(guards.length > 0 && deps.store.claimsKeys ? { guards } : {}),
       });
       if (outcome instanceof GuardRefused) {
-        // Which bet, and why, is the caller's to find out (the refused ones leave; the others are decided again).
+        // The refused commands leave with what refused each; the others are decided again. A store that does not say
+        // which check refused leaves every guarded command to its caller, who asks the rule again.
+        const refusedBy = new Map<Pending, string>();
+        outcome.refusals?.forEach((refusal, i) => {
+          if (refusal && !refusedBy.has(guardOwners[i]!)) refusedBy.set(guardOwners[i]!, refusal);
+        });
         for (const p of live) {
-          if (p.guards.length > 0) {
-            p.reject(outcome);
-            refused.set(p, { decision: right([]), state: slot.state, position: undefined }); // ignored: already rejected
-          }
+          if (p.guards.length === 0 || (outcome.refusals && !refusedBy.has(p))) continue;
+          const refusal = refusedBy.get(p);
+          p.reject(refusal === undefined ? outcome : new GuardRefused(outcome.streamId, [refusal]));
+          refused.set(p, { decision: right([]), state: slot.state, position: undefined }); // ignored: already rejected
         }
         live = live.filter((p) => !refused.has(p));
         continue;

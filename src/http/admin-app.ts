@@ -66,7 +66,15 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use('/internal', internalRoutes({ routes, serviceToken }));
     inFrontOf(
       app,
-      leanInternalPath({ routes, mount: '/internal', serviceToken, logger: deps.logger, store: deps.store, bodyLimit: deps.bodyLimit }),
+      leanInternalPath({
+        routes,
+        mount: '/internal',
+        serviceToken,
+        logger: deps.logger,
+        store: deps.store,
+        bodyLimit: deps.bodyLimit,
+        hsts: deps.hsts,
+      }),
     );
   }
   if (deps.auth) {

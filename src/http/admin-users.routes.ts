@@ -189,7 +189,8 @@ export const adminUserRoutes = ({ users, pool, store, authenticator, registry, r
     {
       summary: 'Sign a user out everywhere: end every session, refresh token and API key of theirs (audited)',
       description:
-        'Least privilege: only a SuperAdmin may do this to a SuperAdmin or to an account holding permissions the caller lacks (403 FORBIDDEN).',
+        'Least privilege: only a SuperAdmin may do this to a SuperAdmin or to an account holding permissions ' +
+        'the caller lacks (403 FORBIDDEN).',
       addition: true,
       request: { params: UserIdParams },
       responses: { 200: { description: 'How many sessions and which API keys were ended', schema: SessionsEndedResponse } },

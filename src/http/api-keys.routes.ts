@@ -10,7 +10,8 @@ import { parseBody, parseParams } from './validate.js';
 import { ApiKeyOrNothing, IssuedApiKey } from './openapi.schemas.js';
 
 export const CREDENTIALS_RULE =
-  'Least privilege: only a SuperAdmin may manage the API key of a SuperAdmin or of an account holding permissions the caller lacks (403 FORBIDDEN)';
+  'Least privilege: only a SuperAdmin may manage the API key of a SuperAdmin or of an account holding ' +
+  'permissions the caller lacks (403 FORBIDDEN)';
 
 /** API keys of the public API: the secret is in the create answer only; look-up shows the active key's prefix; `{}` when none. */
 export const apiKeysRoutes = (deps: BackOfficeDeps): Router => {

@@ -8,6 +8,7 @@ import { isTracked } from '../infra/event-store/append-tracker.js';
 import { unredacted, type Logger } from '../infra/logger.js';
 import { inspectInput } from '../shared/input-policy.js';
 import { beginRequest, errorAnswer, HttpError } from './errors.js';
+import { dataHeaderList } from './security-headers.js';
 import { LEDGER_POSITION_HEADER, ledgerPositionOf } from './ledger-position.js';
 import { serviceTokenCheck, type InternalRoute } from './internal.routes.js';
 
@@ -18,6 +19,8 @@ export type LeanPathDeps = Readonly<{
   logger: Logger;
   store: EventStore;
   bodyLimit?: string | undefined;
+  /** Strict-Transport-Security, as the express apps send it (outside local development). */
+  hsts?: boolean | undefined;
 }>;
 
 /** A request node hands over, and whether the lean path took it (false: express answers it, not a byte of its body read). */
@@ -84,6 +87,7 @@ export const leanInternalPath = (deps: LeanPathDeps): LeanPath => {
   const tokenMatches = serviceTokenCheck(deps.serviceToken);
   const limit = bytes.parse(deps.bodyLimit ?? '100kb') ?? 102_400;
   const access = unredacted(deps.logger);
+  const securityHeaders = dataHeaderList({ hsts: deps.hsts ?? false });
   const store = deps.store;
   const tracked = isTracked(store) ? store : undefined;
 
@@ -108,6 +112,7 @@ export const leanInternalPath = (deps: LeanPathDeps): LeanPath => {
     const token = req.headers['x-service-token'];
     if (!found || !tokenMatches(typeof token === 'string' ? token : undefined)) return false;
 
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     const context = beginRequest(deps.logger, access, req, res);
     const answer = (statusCode: number, body: unknown, headers?: Readonly<Record<string, string>>): void => {
       const position = tracked ? ledgerPositionOf(tracked, statusCode) : undefined;

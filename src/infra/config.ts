@@ -58,7 +58,7 @@ export type Config = Readonly<{
   }>;
   /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
   readConsistencyTimeoutMs: number;
-  /** The request pool's limits: a statement longer than statementTimeoutMs is cancelled; a request waits at most connectionTimeoutMs for a connection. */
+  /** The request pool: a statement past statementTimeoutMs is cancelled; a request waits at most connectionTimeoutMs for a connection. */
   db: Readonly<{ statementTimeoutMs: number; connectionTimeoutMs: number }>;
   /** Downloads of read models: how many at once (in all, per admin), how long each may run, how slow a reader may be. */
   exports: Readonly<{ total: number; perAdmin: number; maxDurationMs: number; stallTimeoutMs: number; minBytesPerSecond: number }>;

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SOLO_STATEMENTS, STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
+import { BET_GUARD } from '../../src/commands/bet-guard.js';
+import { guardStatements, SOLO_STATEMENTS, STATEMENTS } from '../../src/infra/event-store/postgres/postgres.append.js';
+
+const GUARDED = guardStatements(BET_GUARD);
+const ALL = { ...STATEMENTS, guards: GUARDED.full, leanGuards: GUARDED.lean };
+const ALL_SOLO = { ...SOLO_STATEMENTS, soloGuards: GUARDED.solo };
 import { WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { siblingPool } from '../../src/infra/pg.js';
 import { migrateAll } from '../../src/schema.js';
@@ -61,7 +66,7 @@ const planOf = async (settings: readonly string[], statement: Statement, values:
 };
 
 describe('the PostgreSQL append statement', () => {
-  it.each(Object.entries(STATEMENTS))(
+  it.each(Object.entries(ALL))(
     'when the %s variant is planned on the writer connections of an empty ledger, then it keeps a generic plan that reaches every table by key',
     async (_, statement) => {
       const plan = await planOf(WRITER_SETTINGS, statement);
@@ -71,7 +76,7 @@ describe('the PostgreSQL append statement', () => {
     },
   );
 
-  it.each(Object.entries(SOLO_STATEMENTS))(
+  it.each(Object.entries(ALL_SOLO))(
     'when the %s variant for a lone request is planned on the writer connections of an empty ledger, then its generic plan reaches every table by key',
     async (_, statement) => {
       const plan = await planOf(WRITER_SETTINGS, statement, SOLO_VALUES);
@@ -82,7 +87,7 @@ describe('the PostgreSQL append statement', () => {
   );
 
   it('when the same statement is planned without those settings, then on tables this small PostgreSQL would scan them whole', async () => {
-    const plan = await planOf(['plan_cache_mode=force_generic_plan'], STATEMENTS.guards);
+    const plan = await planOf(['plan_cache_mode=force_generic_plan'], GUARDED.full);
     expect(plan).toMatch(/Seq Scan on (events|streams|ledger_keys|user_access|user_limits)\b/);
   });
 

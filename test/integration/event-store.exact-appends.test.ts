@@ -11,6 +11,7 @@ import {
   type EventStore,
 } from '../../src/infra/event-store/event-store.port.js';
 import { appendOutcomes } from '../../src/infra/event-store/postgres/postgres.append.js';
+import { BET_GUARD } from '../../src/commands/bet-guard.js';
 import { createPostgresEventStore, WRITER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { siblingPool } from '../../src/infra/pg.js';
 import { migrateAll } from '../../src/schema.js';
@@ -134,7 +135,7 @@ describe('appends whose requests all name their exact revision', () => {
       `INSERT INTO user_access (user_id, revision, state, roles, permissions, is_banned) VALUES ($1, 0, '{}', '{}', '{}', true)`,
       [banned],
     );
-    const guard = [{ userId: banned, usdAmount: '1.5', at: new Date() }];
+    const guard = [{ rule: BET_GUARD, userId: banned, usdAmount: '1.5', at: new Date() }];
     const key = `banned-${Date.now()}`;
     const outcomes = await store.appendMany([
       {
@@ -148,7 +149,7 @@ describe('appends whose requests all name their exact revision', () => {
         streamId: b.streamId,
         events: events(1),
         expectedRevision: b.revision,
-        guards: [{ userId: 7_002, usdAmount: '1.5', at: new Date() }],
+        guards: [{ rule: BET_GUARD, userId: 7_002, usdAmount: '1.5', at: new Date() }],
       },
       { ...before, guards: guard },
     ]);
@@ -190,7 +191,7 @@ describe('a lone request of one event at its exact revision', () => {
     events: events(1),
     expectedRevision: s.revision,
     claims: [{ kind: 'bet', key, owner }],
-    guards: [{ userId: owner, usdAmount: '1.5', at: new Date() }],
+    guards: [{ rule: BET_GUARD, userId: owner, usdAmount: '1.5', at: new Date() }],
   });
 
   it('when it is fresh, then the solo statement alone writes it at the next revision and claims its key', async () => {
@@ -198,7 +199,7 @@ describe('a lone request of one event at its exact revision', () => {
     const key = `solo-${Date.now()}`;
     const { outcome, ran } = await lone(bet(s, 8_001, key));
     expect(written(outcome).nextExpectedRevision).toBe(s.revision + 1n);
-    expect(ran).toEqual(['ledger-append-solo-guards']);
+    expect(ran).toEqual(['ledger-append-solo-bet-guard']);
     expect(await ownerOf(key)).toBe('8001');
     const plain = await existing();
     expect((await lone({ streamId: plain.streamId, events: events(1), expectedRevision: plain.revision })).ran).toEqual([
@@ -222,7 +223,7 @@ describe('a lone request of one event at its exact revision', () => {
     const first = written((await lone(request)).outcome);
     const again = await lone(request);
     expect(again.outcome).toEqual({ ...first, idempotent: true });
-    expect(again.ran).toEqual(['ledger-append-solo-guards']);
+    expect(again.ran).toEqual(['ledger-append-solo-bet-guard']);
     expect(await count(s.streamId)).toBe(2);
   });
 
@@ -259,14 +260,18 @@ describe('a lone request of one event at its exact revision', () => {
       const key = `guarded-${userId}-${Date.now()}`;
       const refused = await lone(bet(await existing(), userId, key));
       expect(refused.outcome).toBeInstanceOf(GuardRefused);
-      expect(refused.ran).toEqual(['ledger-append-solo-guards']);
+      // The append says which rule refused the bet: no second reading of the limits is needed to name it.
+      expect((refused.outcome as GuardRefused).refusals?.[0]).toMatch(
+        userId === banned ? /^banned$/ : userId === excluded ? /^self-excluded \d{4}-/ : /^bet-limit 1\.0$/,
+      );
+      expect(refused.ran).toEqual(['ledger-append-solo-bet-guard']);
       expect(await ownerOf(key)).toBeUndefined();
     }
     expect(
       (
         await lone({
           ...bet(await existing(), limited, `under-${Date.now()}`),
-          guards: [{ userId: limited, usdAmount: '0.5', at: new Date() }],
+          guards: [{ rule: BET_GUARD, userId: limited, usdAmount: '0.5', at: new Date() }],
         })
       ).outcome,
     ).toMatchObject({ idempotent: false });

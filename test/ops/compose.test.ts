@@ -156,8 +156,8 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("when the README's production section is read, then it runs what these tests check", () => {
-    const readme = read('README.md');
+  it('when the deployment guide is read, then its production section runs what these tests check', () => {
+    const readme = read('docs/deployment.md');
     expect(readme).toContain('cp .env.example .env');
     expect(readme).toContain('docker compose up --build -d');
   });

@@ -52,8 +52,15 @@ export type AppendRequest = Readonly<{
   guards?: readonly BetGuardCheck[];
 }>;
 
-/** Bet guard: not banned, not self-excluded at `at`, `usdAmount` (USD decimal) within the bet limit; checked in the append. */
-export type BetGuardCheck = Readonly<{ userId: number; usdAmount: string; at: Date }>;
+/**
+ * A rule the application hands the PostgreSQL append to run inside its own statement: an SQL expression of a request's
+ * user id, USD amount and time (given as SQL expressions) that yields the reason the request is refused, or NULL. The
+ * adapter knows nothing of what it reads; statements are prepared per rule `name`.
+ */
+export type AppendGuardRule = Readonly<{ name: string; refusalSql: (user: string, usd: string, at: string) => string }>;
+
+/** One check of `rule` for a request: `usdAmount` a USD decimal, `at` the command's time. */
+export type BetGuardCheck = Readonly<{ rule: AppendGuardRule; userId: number; usdAmount: string; at: Date }>;
 
 export type AppendResult = Readonly<{
   streamId: string;
@@ -100,8 +107,12 @@ export class KeyOwnedElsewhere extends Error {
 /** A guard of the request refused it (ban, self-exclusion, bet limit): nothing of it was written. */
 export class GuardRefused extends Error {
   override readonly name = 'GuardRefused';
-  constructor(readonly streamId: string) {
-    super(`stream ${streamId}: a bet guard refused the append`);
+  constructor(
+    readonly streamId: string,
+    /** When the store ran the rule: what each of the request's guard checks yielded, in order (null: that one passed). */
+    readonly refusals?: readonly (string | null)[],
+  ) {
+    super(`stream ${streamId}: a bet guard refused the append${refusals ? ` (${refusals.filter(Boolean).join('; ')})` : ''}`);
   }
 }
 

@@ -6,20 +6,22 @@ WITH req AS (
     WITH ORDINALITY AS e(req, idx, id, type, data, meta, ord)
 )`;
 
-/** A bet the player's limits refuse (`l`: user_limits): self-excluded at `at`, or `usd` over the bet limit. */
-const limitsRefuse = (at: string, usd: string, newline: string): string =>
-  `(l.state->'exclusion'->>'expiresAt')::timestamptz > ${at}${newline}OR ${usd} > (l.state->'betLimit'->>'betLimit')::numeric`;
+/** The guard rule's SQL (handed over by the application), or none: a statement is built per rule, never knowing its tables. */
+export type GuardSql = ((user: string, usd: string, at: string) => string) | undefined;
 
-const guarded = (withGuards: boolean, unlessStored: boolean, name = 'guarded'): string =>
-  withGuards
+/**
+ * The requests a guard refuses, each with what every one of its checks yielded, in order, separated by U+0001 (empty:
+ * that check passed): a wallet's append carries the checks of several commands, and only the refused ones leave.
+ */
+const guarded = (guard: GuardSql, unlessStored: boolean, name = 'guarded'): string =>
+  guard
     ? `, ${name} AS (
-  SELECT DISTINCT g.req FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) AS g(req, user_id, usd, at)
-  LEFT JOIN user_access a ON a.user_id = g.user_id
-  LEFT JOIN user_limits l ON l.user_id = g.user_id
-  WHERE ${unlessStored ? 'g.req NOT IN (SELECT req FROM stored) AND ' : ''}(a.is_banned IS TRUE
-    OR ${limitsRefuse('g.at', 'g.usd', '\n    ')})
+  SELECT g.req, string_agg(coalesce(r.refusal, ''), chr(1) ORDER BY g.ord) AS refusal
+  FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) WITH ORDINALITY AS g(req, user_id, usd, at, ord)
+  CROSS JOIN LATERAL (SELECT ${guard('g.user_id', 'g.usd', 'g.at')} AS refusal) r
+  ${unlessStored ? 'WHERE g.req NOT IN (SELECT req FROM stored) ' : ''}GROUP BY g.req HAVING bool_or(r.refusal IS NOT NULL)
 )`
-    : `, guarded AS (SELECT NULL::int AS req WHERE false)`;
+    : `, guarded AS (SELECT NULL::int AS req, NULL::text AS refusal WHERE false)`;
 
 const WRITE_WINNERS = `, written AS (
   INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
@@ -34,17 +36,17 @@ FROM written wr GROUP BY wr.stream_id`;
 
 const REFUSED_BY_GUARD = `
 UNION ALL
-SELECT r.stream_id, NULL, NULL, NULL, 'guard' FROM req r WHERE r.ord IN (SELECT req FROM guarded)`;
+SELECT r.stream_id, NULL, NULL, NULL, 'guard:' || g.refusal FROM req r JOIN guarded g ON g.req = r.ord`;
 
 /**
  * The group-commit append as one statement, prepared on connections whose planner settings pin a generic plan reaching every table
  * by key. Left out: requests whose event ids are stored (a retry, resolved afterwards), then those a guard refuses, then those whose
  * key another owner holds (or a writer this snapshot cannot see). Keys are claimed in (kind, key) order, only for written commands.
  */
-export const appendStatement = (withClaims: boolean, withGuards: boolean): string => `${REQUESTS_AND_EVENTS}, stored AS (
+export const appendStatement = (withClaims: boolean, guard: GuardSql): string => `${REQUESTS_AND_EVENTS}, stored AS (
   SELECT DISTINCT ev.req FROM ev JOIN events s ON s.event_id = ev.id
-)${guarded(withGuards, true)}${
-  withClaims || withGuards
+)${guarded(guard, true)}${
+  withClaims || guard
     ? `, cl AS (
   SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
   WHERE c.req NOT IN (SELECT req FROM stored) AND c.req NOT IN (SELECT req FROM guarded)
@@ -78,18 +80,18 @@ UNION ALL
 SELECT r.stream_id, NULL, NULL, NULL, 'key' FROM req r WHERE r.ord IN (SELECT req FROM clashed)${REFUSED_BY_GUARD}`;
 
 /** For exact revisions, probing only what a guard flags: a stored id or a taken key fails it on a unique index, and the batch goes full. */
-export const leanAppendStatement = (withClaims: boolean, withGuards: boolean): string => `${REQUESTS_AND_EVENTS}${
-  withGuards
-    ? `${guarded(true, false, 'flagged')}, guarded AS (
-  SELECT f.req FROM flagged f WHERE NOT EXISTS (SELECT 1 FROM ev JOIN events s ON s.event_id = ev.id WHERE ev.req = f.req)
+export const leanAppendStatement = (withClaims: boolean, guard: GuardSql): string => `${REQUESTS_AND_EVENTS}${
+  guard
+    ? `${guarded(guard, false, 'flagged')}, guarded AS (
+  SELECT f.req, f.refusal FROM flagged f WHERE NOT EXISTS (SELECT 1 FROM ev JOIN events s ON s.event_id = ev.id WHERE ev.req = f.req)
 )`
-    : guarded(false, false)
+    : guarded(undefined, false)
 }, winners AS (
   UPDATE streams s SET revision = s.revision + c.n FROM req c
   WHERE s.stream_id = c.stream_id AND s.revision = c.expected AND c.ord NOT IN (SELECT req FROM guarded)
   RETURNING s.stream_id, s.revision
 )${
-  withClaims || withGuards
+  withClaims || guard
     ? `, keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)
   SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
@@ -99,19 +101,18 @@ export const leanAppendStatement = (withClaims: boolean, withGuards: boolean): s
 }${WRITE_WINNERS}${REFUSED_BY_GUARD}`;
 
 /** A lone request of one event, one key, one guard, at an exact revision: scalars, half the work of a batch of one; falls back as lean. */
-export const soloAppendStatement = (withClaims: boolean, withGuards: boolean): string => `WITH flagged AS (
+export const soloAppendStatement = (withClaims: boolean, guard: GuardSql): string => `WITH flagged AS (
   SELECT ${
-    withGuards
-      ? `(EXISTS (SELECT 1 FROM user_access a WHERE a.user_id = $10 AND a.is_banned)
-    OR EXISTS (SELECT 1 FROM user_limits l WHERE l.user_id = $10 AND (${limitsRefuse('$12', '$11', '\n      ')})))
-    AND NOT EXISTS (SELECT 1 FROM events s WHERE s.event_id = $3)`
-      : 'false'
-  } AS refused
+    guard
+      ? `CASE WHEN NOT EXISTS (SELECT 1 FROM events s WHERE s.event_id = $3)
+    THEN ${guard('$10::bigint', '$11::numeric', '$12::timestamptz')} END`
+      : 'NULL::text'
+  } AS refusal
 ), winner AS (
-  UPDATE streams s SET revision = s.revision + 1 FROM flagged f WHERE NOT f.refused AND s.stream_id = $1 AND s.revision = $2
+  UPDATE streams s SET revision = s.revision + 1 FROM flagged f WHERE f.refusal IS NULL AND s.stream_id = $1 AND s.revision = $2
   RETURNING s.revision
 )${
-  withClaims || withGuards
+  withClaims || guard
     ? `, keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id) SELECT $7::text, $8::text, $9::bigint FROM winner WHERE $7::text IS NOT NULL
 )`
@@ -125,4 +126,4 @@ SELECT $1::text AS stream_id, w.stream_revision::text AS revision, w.global_posi
   pg_current_xact_id()::text AS transaction_id, NULL AS refused
 FROM written w
 UNION ALL
-SELECT $1, NULL, NULL, NULL, 'guard' FROM flagged WHERE refused`;
+SELECT $1, NULL, NULL, NULL, 'guard:' || refusal FROM flagged WHERE refusal IS NOT NULL`;

@@ -6,27 +6,50 @@ import {
   KeyOwnedElsewhere,
   WrongExpectedRevision,
   type AppendOutcome,
+  type AppendGuardRule,
   type AppendRequest,
   type AppendResult,
 } from '../event-store.port.js';
 
 import { appendStatement, leanAppendStatement, soloAppendStatement } from './postgres.append.sql.js';
 
+type Statement = Readonly<{ name: string; text: string; params: number }>;
+
 /** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
 export const STATEMENTS = {
-  plain: { name: 'ledger-append', text: appendStatement(false, false), params: 10 },
-  claims: { name: 'ledger-append-claims', text: appendStatement(true, false), params: 14 },
-  guards: { name: 'ledger-append-guards', text: appendStatement(true, true), params: 18 },
-  leanPlain: { name: 'ledger-append-lean', text: leanAppendStatement(false, false), params: 10 },
-  leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, false), params: 14 },
-  leanGuards: { name: 'ledger-append-lean-guards', text: leanAppendStatement(true, true), params: 18 },
+  plain: { name: 'ledger-append', text: appendStatement(false, undefined), params: 10 },
+  claims: { name: 'ledger-append-claims', text: appendStatement(true, undefined), params: 14 },
+  leanPlain: { name: 'ledger-append-lean', text: leanAppendStatement(false, undefined), params: 10 },
+  leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, undefined), params: 14 },
 } as const;
 
 export const SOLO_STATEMENTS = {
-  solo: { name: 'ledger-append-solo', text: soloAppendStatement(false, false), params: 6 },
-  soloClaims: { name: 'ledger-append-solo-claims', text: soloAppendStatement(true, false), params: 9 },
-  soloGuards: { name: 'ledger-append-solo-guards', text: soloAppendStatement(true, true), params: 12 },
+  solo: { name: 'ledger-append-solo', text: soloAppendStatement(false, undefined), params: 6 },
+  soloClaims: { name: 'ledger-append-solo-claims', text: soloAppendStatement(true, undefined), params: 9 },
 } as const;
+
+/** The variants that run a guard rule: built once per rule the application hands over, named after it. */
+export type GuardStatements = Readonly<{ full: Statement; lean: Statement; solo: Statement }>;
+const guardStatementsByRule = new Map<string, GuardStatements>();
+export const guardStatements = (rule: AppendGuardRule): GuardStatements => {
+  let built = guardStatementsByRule.get(rule.name);
+  if (!built) {
+    built = {
+      full: { name: `ledger-append-${rule.name}`, text: appendStatement(true, rule.refusalSql), params: 18 },
+      lean: { name: `ledger-append-lean-${rule.name}`, text: leanAppendStatement(true, rule.refusalSql), params: 18 },
+      solo: { name: `ledger-append-solo-${rule.name}`, text: soloAppendStatement(true, rule.refusalSql), params: 12 },
+    };
+    guardStatementsByRule.set(rule.name, built);
+  }
+  return built;
+};
+
+/** The one guard rule of a batch (a batch mixing rules is a caller's mistake). */
+const ruleOf = (requests: readonly AppendRequest[]): AppendGuardRule | undefined => {
+  const rules = new Set(requests.flatMap((r) => (r.guards ?? []).map((g) => g.rule)));
+  if (rules.size > 1) throw new TypeError('appendMany: one batch carries guards of different rules');
+  return rules.values().next().value;
+};
 
 const fitsSolo = (requests: readonly AppendRequest[]): boolean => {
   const r = requests.length === 1 ? requests[0]! : undefined;
@@ -35,18 +58,19 @@ const fitsSolo = (requests: readonly AppendRequest[]): boolean => {
 
 const soloQuery = (r: AppendRequest, texts: Serialised): pg.QueryConfig => {
   const [event, [data, metadata], claim, guard] = [r.events[0]!, texts[0]!, r.claims?.[0], r.guards?.[0]];
-  const statement = SOLO_STATEMENTS[guard ? 'soloGuards' : claim ? 'soloClaims' : 'solo'];
+  const statement = guard ? guardStatements(guard.rule).solo : SOLO_STATEMENTS[claim ? 'soloClaims' : 'solo'];
   const values = [r.streamId, String(r.expectedRevision), event.id, event.type, data, metadata, claim?.kind, claim?.key, claim?.owner];
   const guarded = guard ? [guard.userId, guard.usdAmount, guard.at.toISOString()] : [];
   return { name: statement.name, text: statement.text, values: [...values, ...guarded].map((v) => v ?? null).slice(0, statement.params) };
 };
 
-const statementFor = (requests: readonly AppendRequest[], lean: boolean) =>
-  requests.some((r) => (r.guards?.length ?? 0) > 0)
-    ? STATEMENTS[lean ? 'leanGuards' : 'guards']
-    : requests.some((r) => (r.claims?.length ?? 0) > 0)
-      ? STATEMENTS[lean ? 'leanClaims' : 'claims']
-      : STATEMENTS[lean ? 'leanPlain' : 'plain'];
+const statementFor = (requests: readonly AppendRequest[], lean: boolean): Statement => {
+  const rule = ruleOf(requests);
+  if (rule) return guardStatements(rule)[lean ? 'lean' : 'full'];
+  return requests.some((r) => (r.claims?.length ?? 0) > 0)
+    ? STATEMENTS[lean ? 'leanClaims' : 'claims']
+    : STATEMENTS[lean ? 'leanPlain' : 'plain'];
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -124,7 +148,8 @@ type WinnerRow = {
   revision: string | null;
   global_position: string | null;
   transaction_id: string | null;
-  refused: 'key' | 'guard' | null;
+  /** 'key', or 'guard:' and what the guard yielded; null when written. */
+  refused: string | null;
 };
 type StoredRow = { event_id: string; stream_id: string; stream_revision: string; global_position: string; transaction_id: string };
 
@@ -205,7 +230,9 @@ const runStatement = async (
   const { rows } = await pool.query<WinnerRow>(queryFor(requests, texts, lean));
   const won = new Map(rows.filter((row) => row.refused === null).map((row) => [row.stream_id, row]));
   const clashed = new Set(rows.filter((row) => row.refused === 'key').map((row) => row.stream_id));
-  const guarded = new Set(rows.filter((row) => row.refused === 'guard').map((row) => row.stream_id));
+  const guarded = new Map(
+    rows.flatMap((row) => (row.refused?.startsWith('guard:') ? [[row.stream_id, row.refused.slice('guard:'.length)] as const] : [])),
+  );
   const clashes = requests.filter((r) => clashed.has(r.streamId));
   const losers = requests.filter((r) => !won.has(r.streamId) && !clashed.has(r.streamId) && !guarded.has(r.streamId));
   const [lost, clashOutcomes] = await Promise.all([
@@ -214,7 +241,12 @@ const runStatement = async (
   ]);
   return requests.map((r): AppendOutcome => {
     const row = won.get(r.streamId);
-    if (guarded.has(r.streamId)) return new GuardRefused(r.streamId);
+    const refusals = guarded.get(r.streamId);
+    if (refusals !== undefined)
+      return new GuardRefused(
+        r.streamId,
+        refusals.split('\u0001').map((x) => x || null),
+      );
     if (!row) return lost.get(r) ?? clashOutcomes.get(r)!;
     const result: AppendResult = {
       streamId: r.streamId,
