@@ -13,6 +13,7 @@ import { createLedger } from '../src/commands/ledger.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../src/infra/pg.js';
 import { migrateAll } from '../src/schema.js';
+import { game } from './lib/game.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const BETS = Number(process.env.BENCH_BETS ?? 100_000);
@@ -35,7 +36,6 @@ const timed = async (f: () => Promise<unknown>) => {
   return { medianMs: round(median(ms)), minMs: round(Math.min(...ms)), maxMs: round(Math.max(...ms)) };
 };
 
-const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const bet = (id: string) => ({ id, userId: USER, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT' as const, amount: '1.5' });
 
 const main = async (): Promise<void> => {

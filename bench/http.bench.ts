@@ -20,9 +20,10 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { isRight } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
-import { postgresCpuMs, postgresCpuSpent, processCpuMs, threadCpuMs, threadCpuSpent } from './cpu.js';
+import { postgresCpuMs, postgresCpuSpent, processCpuMs, threadCpuMs, threadCpuSpent } from './lib/cpu.js';
 import { createUsers } from '../src/commands/users.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { game } from './lib/game.js';
 
 const run = promisify(execFile);
 const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -261,7 +262,6 @@ const measured = async (pid: number, url: string, connections: number, seconds: 
   return { ...result, cpuMsPerBet, threadsMsPerBet, postgresCpuMsPerBet, loadCpuMsPerBet, machineCpuMsPerBet };
 };
 
-const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const post = async (url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
   const res = await fetch(url, {
     method: 'POST',

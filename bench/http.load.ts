@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { game } from './lib/game.js';
 
 type Options = { url: string; token: string; connections: number; seconds: number; users: number[] };
 const o = JSON.parse(process.argv[2]!) as Options;
 const url = new URL(o.url);
 const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
-const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const statuses = new Map<number, number>();
 const latencies: number[] = [];
 let n = 0;

@@ -11,6 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { COUNTED_LISTS } from '../src/read-models/list-counts/list-counts.js';
 import { bearer, call, createAuthEnv, signIn } from '../test/support/auth-env.js';
+import { percentile, round } from './lib/stats.js';
 
 const BETS = Number(process.env.BENCH_BETS ?? 1_000_000);
 const TRANSACTIONS = Number(process.env.BENCH_TRANSACTIONS ?? 1_000_000);
@@ -90,9 +91,6 @@ const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
 };
 
 type Recorded = { text: string; values: unknown[] };
-const percentile = (sorted: number[], p: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const round = (n: number): number => Math.round(n * 100) / 100;
 const stats = (samples: number[]) => {
   const s = [...samples].sort((a, b) => a - b);
   return { p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), maxMs: round(s.at(-1) ?? 0) };
