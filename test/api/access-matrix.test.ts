@@ -34,7 +34,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),
   'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
-  // Users (issue 5)
+  // Users
   'get /user/all': () => ({ path: '/user/all?sortBy=id&sortOrder=asc&where[vipLevel][gte]=0' }),
   'get /user/search': ({ username }) => ({ path: `/user/search?search=${username}` }),
   'post /user/all': () => ({ path: '/user/all', body: { sortBy: 'id', sortOrder: 'desc' } }),
@@ -46,7 +46,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   }),
   'patch /user/:id': (t) => ({ path: `/user/${t.id}`, body: { isStreamer: true } }),
   'patch /user/:id/avatar/reset': (t) => ({ path: `/user/${t.id}/avatar/reset` }),
-  // Leaderboards (issue 4); ids that do not exist answer 404, past the guard.
+  // Leaderboards; ids that do not exist answer 404, past the guard.
   'get /leaderboards/schedule': () => ({ path: '/leaderboards/schedule' }),
   'get /leaderboards/schedule/:id': () => ({ path: '/leaderboards/schedule/matrix-missing' }),
   'post /leaderboards/schedule/:id': () => ({
@@ -61,7 +61,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /leaderboards/:leaderboardId': () => ({ path: '/leaderboards/matrix-missing' }),
   'get /leaderboards/:leaderboardId/users': () => ({ path: '/leaderboards/matrix-missing/users' }),
   'get /leaderboards/:leaderboardId/users/:userId': (t) => ({ path: `/leaderboards/matrix-missing/users/${t.id}` }),
-  // Money commands (issue 4); a withdrawal that does not exist answers 404, past the guard.
+  // Money commands; a withdrawal that does not exist answers 404, past the guard.
   'post /admin-tips': (t) => ({ path: '/admin-tips', body: { amount: '1', currencyId: 'DBC', recipientUserId: t.id, notes: 'matrix' } }),
   'post /admin-tips/deduct-balance': (t) => ({
     path: '/admin-tips/deduct-balance',
@@ -71,18 +71,18 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /withdraw/reject': () => ({ path: '/withdraw/reject', body: { id: 'matrix-missing', rejectReason: 'matrix' } }),
   'post /withdraw/retry': () => ({ path: '/withdraw/retry', body: { id: 'matrix-missing' } }),
   'put /user/:id/balance': (t) => ({ path: `/user/${t.id}/balance`, body: { balance: '1', currencyId: 'DBC' } }),
-  // Ledger lists (issue 4, read side)
+  // Ledger lists (read side)
   'get /admin-tips': () => ({ path: '/admin-tips?sortBy=ID&sortOrder=asc' }),
   'get /withdraw': () => ({ path: '/withdraw?sortBy=CREATED_AT&sortOrder=desc' }),
   'get /deposit': () => ({ path: '/deposit?sortBy=CREATED_AT&sortOrder=desc' }),
   'get /bets': () => ({ path: '/bets?sortBy=CREATED_AT&sortOrder=desc&where[status]=SETTLED' }),
   'post /bets': () => ({ path: '/bets', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', page: 1, take: 20 } }),
   'post /accounting/transactions': (t) => ({ path: '/accounting/transactions', body: { where: { userId: t.id } } }),
-  'get /accounting/balances': (t) => ({ path: `/accounting/balances?userId=${t.id}` }), // addition (issue 7)
+  'get /accounting/balances': (t) => ({ path: `/accounting/balances?userId=${t.id}` }), // an addition to the spec
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
-  // Affiliates, config, FAQ, chat (issue 5); unknown FAQ ids answer 404, past the guard.
+  // Affiliates, config, FAQ, chat; unknown FAQ ids answer 404, past the guard.
   'get /affiliate/levels': () => ({ path: '/affiliate/levels' }),
   'post /affiliate/users': (t) => ({
     path: '/affiliate/users',
@@ -99,7 +99,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
     path: '/chat/admin-action',
     body: { action: 'set_rate_limit', args: { roomId: 'matrix', messagesPerMinute: 10 } },
   }),
-  // Limits and API keys (issue 5)
+  // Limits and API keys
   'post /user-limits/user-exclusion': (t) => ({
     path: '/user-limits/user-exclusion',
     body: { excludeUntil: '2099-01-01T00:00:00Z', userId: t.id },
@@ -111,7 +111,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /api-keys': (t) => ({ path: '/api-keys', body: { userId: t.id } }),
   'get /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
   'delete /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
-  // Exports and the admin audit log (issue 7): additions
+  // Exports and the admin audit log: additions to the spec
   'get /accounting/export': () => ({ path: '/accounting/export?format=csv' }),
   'get /admin-audit': (t) => ({ path: `/admin-audit?userId=${t.id}` }),
 };
