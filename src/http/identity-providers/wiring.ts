@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { AuthKit } from '../../auth/auth-kit.js';
 import type { Config } from '../../infra/config.js';
 import type { Logger } from '../../infra/logger.js';
-import { googleRoutes } from './google.js';
+import { googleRoutes, googleUnconfiguredRoutes } from './google.js';
 import { createPostgresLoginStateStore, createPostgresSeenNonceStore } from './login-state.js';
 import { requireSession } from '../auth.adapter.js';
 import { createSignInWithIdentity } from './sign-in.js';
@@ -34,6 +34,6 @@ export const identityProviderRoutes = (deps: { config: Config; auth: AuthKit; po
     }),
   ];
   const google = config.auth.google;
-  if (google) routers.push(googleRoutes({ ...common, ...google, redirectUri: `${base}/auth/google/callback` }));
+  routers.push(google ? googleRoutes({ ...common, ...google, redirectUri: `${base}/auth/google/callback` }) : googleUnconfiguredRoutes());
   return routers;
 };
