@@ -9,7 +9,8 @@ import {
   type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { PROJECTION_LOCK_SQL, type ProjectorLogger } from './projection-runner.js';
+import { PROJECTION_LOCK_SQL } from './projection-locks.js';
+import type { ProjectorLogger } from './projector.types.js';
 import { PROJECTION_READS } from './projection-reads.js';
 
 export { PROJECTION_READS } from './projection-reads.js';

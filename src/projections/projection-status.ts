@@ -8,7 +8,7 @@ import {
   type Position,
 } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { readCheckpoints } from './projection-runner.js';
+import { readCheckpoints } from './projection-checkpoints.js';
 import { runningRebuilds } from './rebuild-registry.js';
 import type { ProjectionReading } from '../infra/metrics.js';
 

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { comparePositions, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { rederive, REPLAY_LOCK, startProjector, withModelLocks, withProjectionLock, type ProjectorLogger } from './projection-runner.js';
+import { rederive } from './projection-checkpoints.js';
+import { REPLAY_LOCK, withModelLocks, withProjectionLock } from './projection-locks.js';
+import { startProjector, type ProjectorLogger } from './projection-runner.js';
 import { pendingSwitches } from './rebuild-registry.js';
 
 export type RebuildOptions = Readonly<{
