@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,7 +130,11 @@ describe('the image, outside Docker', () => {
     // `RUN npm ci --omit=dev` stands in as the checkout's node_modules; the imports test below checks that the
     // compiled code needs no devDependency.
     expect(stage.runs.some((r) => r.includes('npm ci --omit=dev'))).toBe(true);
-    symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
+    // Linked file by file (a copy where hard links cannot reach), never a symlink into the checkout: the service user
+    // must not need to enter the checkout, which may be private (a 0700 home or CI folder).
+    await run('cp', ['-al', join(ROOT, 'node_modules'), join(app, 'node_modules')], { cwd: ROOT, timeout: 120_000 }).catch(() =>
+      cpSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), { recursive: true, verbatimSymlinks: true }),
+    );
     chmodSync(app, 0o755); // root-owned: readable, not writable, by the service user
     data = mkdtempSync(join(tmpdir(), 'image-data-'));
     chownSync(data, NOBODY.uid, NOBODY.gid);
