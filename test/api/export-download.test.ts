@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportColumns, runExport } from '../../src/audit/export.js';
 import { parseCsv } from '../support/csv.js';
 import { eventually } from '../support/eventually.js';
-import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
+import { createListsEnv, seedBulkTransactions, type ListsEnv } from '../support/lists-seed.js';
 
 type Download = {
   status: number;
@@ -191,14 +191,7 @@ describe('GET /accounting/export', () => {
 
   it('when the database connection dies mid-download, then the response is cut off without its last chunk and trailers, and the server carries on', async () => {
     // 40 MB of rows in a year no other test reads: more than the socket buffers hold, so the server is held back while the client waits.
-    await w.env.pool.query(
-      `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
-        position_commit, position_prepare, created_at, updated_at)
-      SELECT 'bulk-' || g || repeat('x', 2000), $1, 'DBC', 1, g, g + 1, 'DEPOSIT', gen_random_uuid(), '0/' || g, 0, g,
-        '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second'
-      FROM generate_series(1, 20000) g`,
-      [alice.id],
-    );
+    await seedBulkTransactions(w.env.pool, alice.id);
     const table = `"${w.env.db.schema}".transactions`;
     const reply = await download(w.env.adminUrl, '/accounting/export?kind=transactions&from=2031-01-01T00:00:00Z', viewer, async () => {
       const { rows } = await w.env.pool.query<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM (${EXPORT_BACKENDS}) b`, [

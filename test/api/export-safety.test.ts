@@ -7,7 +7,7 @@ import { bearer, call } from '../support/auth-env.js';
 import { GOOD_CAPTCHA } from '../support/captcha-server.js';
 import { parseCsv } from '../support/csv.js';
 import { betBody, depositBody, uid } from '../support/internal-bodies.js';
-import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
+import { createListsEnv, seedBulkTransactions, type ListsEnv } from '../support/lists-seed.js';
 import { eventually } from '../support/eventually.js';
 
 const TOKEN = 'export-safety-internal-token-0123456789';
@@ -90,14 +90,7 @@ describe('GET /accounting/export: readers that stall cannot starve the service',
 
   beforeAll(async () => {
     // About 40 MB of rows: far more than the socket buffers hold, so each stalled download holds its export back.
-    await w.env.pool.query(
-      `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
-         position_commit, position_prepare, created_at, updated_at)
-       SELECT 'bulk-' || g || repeat('x', 2000), $1, 'DBC', 1, g, g + 1, 'DEPOSIT', gen_random_uuid(), '0/' || g, 0, g,
-         '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second'
-       FROM generate_series(1, 20000) g`,
-      [player.id],
-    );
+    await seedBulkTransactions(w.env.pool, player.id);
     const app = createAdminApp({
       logger: createLogger({ level: 'silent' }),
       pool: w.env.pool,

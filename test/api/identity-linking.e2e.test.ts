@@ -5,7 +5,7 @@ import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, BYPASS, call, totpNow, unique, type Reply } from '../support/auth-env.js';
 import { ADMIN, sharedKeys } from '../support/deployment.js';
-import { startFakeGoogle, type FakeGoogle, type FakeUser } from '../support/fake-google.js';
+import { authorizationRequestOf, startFakeGoogle, type FakeGoogle, type FakeUser } from '../support/fake-google.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-services.js';
 import { SERVICE_TEST_ENV, startService, type ServiceProcess } from '../support/service-process.js';
 import { makeTestCa, type TestCa } from '../support/test-ca.js';
@@ -75,17 +75,7 @@ describe('GET /auth/google and /auth/google/link: an identity proves possession 
     const authorize = new URL(start.headers.get('location')!);
     expect(authorize.href).toMatch(/^https:\/\/localhost:\d+\/authorize\?/);
     // What the browser would carry to the provider's /authorize page; the provider keeps it until the token request.
-    const p = (name: string): string => authorize.searchParams.get(name) ?? '';
-    const request = {
-      clientId: p('client_id'),
-      redirectUri: p('redirect_uri'),
-      responseType: p('response_type'),
-      scope: p('scope'),
-      codeChallenge: p('code_challenge'),
-      codeChallengeMethod: p('code_challenge_method'),
-      state: p('state'),
-      nonce: p('nonce'),
-    };
+    const request = authorizationRequestOf(authorize);
     const back = new URL(google.approve(request, user));
     return call(api, 'GET', `${back.pathname}${back.search}`, { cookies: { ...cookies, ...cookiesOf(start) } });
   };

@@ -46,6 +46,21 @@ const json = (res: ServerResponse, status: number, body: unknown): void => {
 
 const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
 
+/** What a browser brings to /authorize, read from the URL the service redirected it to. */
+export const authorizationRequestOf = (url: URL): AuthorizationRequest => {
+  const p = (name: string): string => url.searchParams.get(name) ?? '';
+  return {
+    clientId: p('client_id'),
+    redirectUri: p('redirect_uri'),
+    responseType: p('response_type'),
+    scope: p('scope'),
+    codeChallenge: p('code_challenge'),
+    codeChallengeMethod: p('code_challenge_method'),
+    state: p('state'),
+    nonce: p('nonce'),
+  };
+};
+
 /** The client's credentials from client_secret_basic or client_secret_post. */
 const clientCredentials = (req: IncomingMessage, form: URLSearchParams): [string | undefined, string | undefined] => {
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -135,17 +150,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       return;
     }
     if (route === 'GET /authorize') {
-      const p = (name: string): string => url.searchParams.get(name) ?? '';
-      authorizations.push({
-        clientId: p('client_id'),
-        redirectUri: p('redirect_uri'),
-        responseType: p('response_type'),
-        scope: p('scope'),
-        codeChallenge: p('code_challenge'),
-        codeChallengeMethod: p('code_challenge_method'),
-        state: p('state'),
-        nonce: p('nonce'),
-      });
+      authorizations.push(authorizationRequestOf(url));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to continue</p>');
       return;
     }

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import type { CurrencyId } from '../../src/domain/money/currency.js';
@@ -126,3 +127,15 @@ export const createListsEnv = async (label: string, dbOptions: TestDbOptions = {
   };
 };
 export type ListsEnv = Awaited<ReturnType<typeof createListsEnv>>;
+
+/** About 40 MB of accounting rows in 2031, a year no other test reads: more than the socket buffers hold, so a download
+ * whose reader stops holds its export back. Written straight into the read model (this is about exports, not the ledger). */
+export const seedBulkTransactions = (pool: pg.Pool, userId: number): Promise<unknown> =>
+  pool.query(
+    `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
+       position_commit, position_prepare, created_at, updated_at)
+     SELECT 'bulk-' || g || repeat('x', 2000), $1, 'DBC', 1, g, g + 1, 'DEPOSIT', gen_random_uuid(), '0/' || g, 0, g,
+       '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second'
+     FROM generate_series(1, 20000) g`,
+    [userId],
+  );
