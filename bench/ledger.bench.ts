@@ -26,7 +26,7 @@ import { followingStatement } from '../src/infra/event-store/postgres/postgres.r
 import { appendStatement, leanAppendStatement, soloAppendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPool } from '../src/infra/pg.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { startProjector } from '../src/projections/projection-runner.js';
 import { comparePositions, parsePosition, START } from '../src/infra/event-store/event-store.port.js';
 import { createReadModelWaiter } from '../src/projections/read-model-waiter.js';

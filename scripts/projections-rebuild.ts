@@ -7,7 +7,7 @@ import cliProgress from 'cli-progress';
 import { createPool } from '../src/infra/pg.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { migrateReadSide } from '../src/schema.js';
 

@@ -21,7 +21,7 @@ import { createPostgresEventStore } from '../src/infra/event-store/postgres/post
 import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
 import { createPool } from '../src/infra/pg.js';
 import { abortRebuild, rebuildBlueGreen, withDependencies } from '../src/projections/blue-green.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { projectionStatus, type ProjectionStatus } from '../src/projections/projection-status.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
 import { migrateReadSide } from '../src/schema.js';

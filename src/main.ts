@@ -21,7 +21,7 @@ import { createWakeSignal } from './infra/follow/wake-signal.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
 import { closeRedis, createRedis } from './infra/redis.js';
-import { allProjections } from './projections/index.js';
+import { allProjections } from './read-models/all-projections.js';
 import type { LocalProgress } from './projections/read-model-waiter.js';
 import { openEventStore } from './infra/event-store/open-event-store.js';
 import { startFollowers } from './followers/followers.js';

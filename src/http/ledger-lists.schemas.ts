@@ -1,5 +1,5 @@
 import { CURRENCY_IDS, REQUEST_CURRENCY_IDS } from '../domain/money/currency.js';
-import { ACCOUNTING_TYPES } from '../read-models/transactions/transactions.projection.js';
+import { ACCOUNTING_TYPES } from '../domain/wallet/wallet.transaction-types.js';
 import { DateFilter, DecimalFilter, IntFilter, jsonOrObject, looseInt, looseUserId, NumberFilter, StringFilter } from './filters.js';
 import { paginationFields } from './pagination.js';
 import { z } from './validate.js';

@@ -12,7 +12,8 @@ import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres
 import { createLogger } from '../../src/infra/logger.js';
 import { createMetrics, instrumentStore, type Metrics } from '../../src/infra/metrics.js';
 import { instrumentLedger } from '../../src/commands/ledger.metrics.js';
-import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
+import { startProjector, type Projector } from '../../src/projections/index.js';
 import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventually } from '../support/eventually.js';

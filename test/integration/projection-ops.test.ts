@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { isParseError, parseDecimal, type Minor } from '../../src/domain/money/money.js';
 import { hasMovement } from '../../src/domain/wallet/wallet.events.js';
 import { rebuildBlueGreen, withDependencies, type BlueGreenProjection } from '../../src/projections/blue-green.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { insertRows, userLegAmount, walletRecords, type Projection, type Row } from '../../src/projections/projection.js';
 import { startProjector, type ProjectorLogger } from '../../src/projections/projection-runner.js';
 import { projectionStatus } from '../../src/projections/projection-status.js';

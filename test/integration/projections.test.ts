@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from '../support/db.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { WalletScript, type Scripted } from '../unit/projections/wallet-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allProjections } from '../../../src/projections/index.js';
+import { allProjections } from '../../../src/read-models/all-projections.js';
 import { transactionsProjection } from '../../../src/read-models/transactions/transactions.projection.js';
 import { walletBalancesProjection } from '../../../src/read-models/wallet-balances/wallet-balances.projection.js';
 import { accountBalancesProjection } from '../../../src/read-models/account-balances/account-balances.projection.js';
