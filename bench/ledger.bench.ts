@@ -20,11 +20,11 @@ import { promisify } from 'node:util';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import pg from 'pg';
 import { createLedger } from '../src/commands/ledger.js';
-import { migrateLedger } from '../src/commands/ledger.migrations.js';
+import { migrateLedger } from '../src/commands/ledger.migration.js';
 import { createPostgresEventStore, FOLLOWER_SETTINGS, WRITER_SETTINGS } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { followingStatement } from '../src/infra/event-store/postgres/postgres.reads.js';
 import { appendStatement, leanAppendStatement, soloAppendStatement } from '../src/infra/event-store/postgres/postgres.append.sql.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migration.js';
 import { createPool } from '../src/infra/pg.js';
 import { allProjections } from '../src/read-models/all-projections.js';
 import { startProjector } from '../src/projections/projection-runner.js';
@@ -42,7 +42,7 @@ import { shareSubscriptions } from '../src/infra/follow/shared-subscriptions.js'
 import { startFollowersThread } from '../src/followers/followers.thread.js';
 import { createLocalBus } from '../src/infra/bus.js';
 import { createLogger } from '../src/infra/logger.js';
-import { migrateReadSide } from '../src/schema.js';
+import { migrateNonCore } from '../src/schema.js';
 import { postgresCpuMs, postgresCpuSpent, processCpuMs } from './cpu.js';
 
 const run = promisify(execFile);
@@ -318,7 +318,7 @@ const main = async (): Promise<void> => {
   try {
     await migrateEventStore(pool);
     await migrateLedger(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     await pool.query(
       `CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
     );

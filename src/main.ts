@@ -32,7 +32,7 @@ import { adminHandlers } from './realtime/handlers/admin.js';
 import { chatHandlers } from './realtime/handlers/chat.js';
 import { liveHandlers } from './realtime/handlers/live.js';
 import { notificationHandlers } from './realtime/handlers/notifications.js';
-import { replayUserEvents } from './realtime/replay.js';
+import { replayUserEvents } from './realtime/socket-replay.js';
 import { validateTrustProxy } from './realtime/protection/index.js';
 import { SEAL_KEY_NAME } from './audit/cli/ledger-cli.js';
 import { createMetrics, instrumentStore } from './infra/metrics.js';

@@ -6,18 +6,6 @@ import { z } from './validate.js';
 
 const SortOrder = z.enum(['asc', 'desc']);
 
-export const AdminTipsQuery = z
-  .object({
-    sortBy: z.enum(['AMOUNT', 'CREATED_AT', 'ID']),
-    sortOrder: SortOrder,
-    senderUserId: looseUserId.optional(),
-    recipientUserId: looseUserId.optional(),
-    senderOrRecipientUserId: looseUserId.optional(),
-    search: z.string().max(100).optional(),
-    ...paginationFields(20),
-  })
-  .openapi('AdminTipsQuery');
-
 export const WithdrawalsQuery = z
   .object({
     sortBy: z.enum(['CREATED_AT', 'USD_AMOUNT']),

@@ -1,23 +1,16 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
-import type { Ledger } from '../commands/ledger.types.js';
 import { scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
-import type { Permission } from '../domain/user/permissions.js';
 import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
 import { adminOperationRoute } from './admin-operation-route.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import {
-  AdminTipBody,
-  BalanceUserParams,
-  IdempotencyKeyHeaders,
-  SetBalanceBody,
-  WithdrawalIdBody,
-  WithdrawalRejectBody,
-} from './money.schemas.js';
-import { parseBody, parseHeaders, parseParams } from './validate.js';
-import { BalanceRecord, SuccessResponse, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
+import { BalanceUserParams, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
+import { adminOperationKey, IdempotencyKeyHeaders } from './operation-key.js';
+import { adminTipsRoutes } from '../wallet/admin-tips/admin-tips.routes.js';
+import { parseBody, parseParams } from './validate.js';
+import { BalanceRecord, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
 import { orThrow } from '../commands/errors.js';
 
 /** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
@@ -27,38 +20,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
   const route = guardedRoutes(router, auth.authenticator, registry);
   const admin = (req: Request) => authOf(req).userId;
 
-  /** An `Idempotency-Key` scoped to the acting admin: two admins picking the same key never swallow each other's commands. */
-  const operationKey = (req: Request): string | undefined => {
-    const key = parseHeaders(IdempotencyKeyHeaders, req)['idempotency-key'];
-    return key === undefined ? undefined : `adm${admin(req)}:${key}`;
-  };
-
-  /** A tip and a deduction take the same body and key and differ only in the ledger command. */
-  const adminTipRoute = (path: string, permission: Permission, summary: string, done: string, command: Ledger['tip']): void =>
-    route(
-      'post',
-      path,
-      { kind: 'perm', permission },
-      {
-        summary,
-        request: { body: AdminTipBody, headers: IdempotencyKeyHeaders },
-        responses: { 201: { description: done, schema: SuccessResponse } },
-      },
-      async (req, res) => {
-        const key = operationKey(req);
-        const body = parseBody(AdminTipBody, req);
-        orThrow(await command({ ...body, adminUserId: admin(req), operationKey: key }));
-        res.status(201).json({ success: true });
-      },
-    );
-  adminTipRoute('/admin-tips', 'admin-tips.tip', 'Tip a user', 'Tipped', ledger.tip);
-  adminTipRoute(
-    '/admin-tips/deduct-balance',
-    'admin-tips.deduct-balance',
-    "Deduct from a user's balance",
-    'Deducted',
-    ledger.deductBalance,
-  );
+  adminTipsRoutes(route, deps);
 
   const withdrawal = { description: 'The withdrawal', schema: WithdrawalRecordSchema };
   adminOperationRoute(route, '/withdraw/approve', withdrawApprove, deps, {
@@ -97,7 +59,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
     },
     async (req, res) => {
       const { id } = parseParams(BalanceUserParams, req);
-      const key = operationKey(req);
+      const key = adminOperationKey(req);
       const body = parseBody(SetBalanceBody, req);
       const set = orThrow(await ledger.setBalance({ ...body, userId: id, adminUserId: admin(req), operationKey: key }));
       // The balance that was set, not today's: a retry (same key, same values) answers what the first request did.

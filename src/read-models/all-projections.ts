@@ -1,7 +1,7 @@
 import type { Projection } from '../projections/projection.js';
 import { accountBalancesProjection } from './account-balances/account-balances.projection.js';
 import { adminAuditProjection } from './admin-audit/admin-audit.projection.js';
-import { adminTipsProjection } from './admin-tips/admin-tips.projection.js';
+import { adminTipsProjection } from '../wallet/admin-tips/admin-tips.projection.js';
 import { affiliateCommissionProjection } from './affiliate-commission/affiliate-commission.projection.js';
 import { betsProjection } from './bets/bets.projection.js';
 import { depositsProjection } from './deposits/deposits.projection.js';

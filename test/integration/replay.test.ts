@@ -8,7 +8,7 @@ import type { Projector } from '../../src/projections/index.js';
 import { createLocalBus } from '../../src/infra/bus.js';
 import { wageredBefore } from '../../src/realtime/ledger-lookups.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
-import { replayUserEvents, type ReplayDeps } from '../../src/realtime/replay.js';
+import { replayUserEvents, type ReplayDeps } from '../../src/realtime/socket-replay.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { eventually } from '../support/eventually.js';
 import { fund, must, placeBet, recordBus } from '../support/realtime-ledger.js';

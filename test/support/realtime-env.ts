@@ -9,7 +9,7 @@ import { createRedisBus, type ServerEventBus } from '../../src/infra/bus.js';
 import { startGateway, type Gateway } from '../../src/realtime/gateway.js';
 import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
 import type { Ack, ClientEventHandler } from '../../src/realtime/protocol.js';
-import { replayUserEvents, type ReplayResult } from '../../src/realtime/replay.js';
+import { replayUserEvents, type ReplayResult } from '../../src/realtime/socket-replay.js';
 import { createAuthEnv, FRONTEND, signIn, type AuthEnv } from './auth-env.js';
 import { eventually } from './eventually.js';
 

@@ -77,7 +77,6 @@ const what = (e: WalletEvent): [NotificationType, Record<string, unknown>] | und
   }
 };
 
-/** A recorded event as the store hands it, described here so the domain needs no adapter type. */
 export type NotifyingRecord = Readonly<{
   id: string;
   streamId: string;
