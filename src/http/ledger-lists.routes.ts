@@ -16,13 +16,13 @@ import type { z } from './validate.js';
 import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
 import { input, json, nested, page, perm, read, SUPERADMIN, type Pool } from './read-route.js';
 import { adminTipsListRoute } from '../wallet/admin-tips/admin-tips.routes.js';
-import { listBets } from '../read-models/bets/bets.queries.js';
-import { listDeposits } from '../read-models/deposits/deposits.queries.js';
-import { statsTransactions } from '../read-models/deposits/transaction-stats.queries.js';
+import { listBets } from '../wallet/bets/bets.queries.js';
+import { listDeposits } from '../wallet/deposits/deposits.queries.js';
+import { statsTransactions } from '../wallet/deposits/transaction-stats.queries.js';
 import { rakebackRecords } from '../read-models/rakeback/rakeback.queries.js';
 import { listTransactions } from '../read-models/transactions/transactions.queries.js';
 import { fullStats } from '../read-models/user-stats-usd/user-stats-usd.queries.js';
-import { listWithdrawals } from '../read-models/withdrawals/withdrawals.queries.js';
+import { listWithdrawals } from '../wallet/withdrawals/withdrawals.queries.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
 
