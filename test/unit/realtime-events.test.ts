@@ -26,7 +26,7 @@ import {
   type BetPlacement,
   type BetRecord,
   type EventLookups,
-} from '../../src/realtime/ledger-events.js';
+} from '../../src/realtime/server-events.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { vipLevelOf } from '../../src/domain/user/vip.js';
 import { GAME, recorded, WalletScript } from './projections/wallet-fixtures.js';

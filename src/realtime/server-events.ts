@@ -52,7 +52,7 @@ export type BetRecord = Readonly<{
   settledAt: string | null;
 }>;
 
-/** Read by the caller beforehand (see ledger-lookups.ts). */
+/** Read by the caller beforehand (see server-event-lookups.ts). */
 export type EventLookups = Readonly<{
   usdRate: (currencyId: string) => DecimalString;
   /** The admin's username as it stood then, by event id. */
