@@ -10,10 +10,9 @@ import {
   RakebackBody,
   StatsTransactionsQuery,
   TransactionsBody,
-  WithdrawalsQuery,
 } from './ledger-lists.schemas.js';
 import type { z } from './validate.js';
-import { AdminStats, Paginated, TransactionBucket, UntypedList, WithdrawalRecord } from './openapi.schemas.js';
+import { AdminStats, Paginated, TransactionBucket, UntypedList } from './openapi.schemas.js';
 import { input, json, nested, page, perm, read, SUPERADMIN, type Pool } from './read-route.js';
 import { adminTipsListRoute } from '../wallet/admin-tips/admin-tips.routes.js';
 import { listBets } from '../wallet/bets/bets.queries.js';
@@ -22,7 +21,7 @@ import { statsTransactions } from '../wallet/deposits/transaction-stats.queries.
 import { rakebackRecords } from '../read-models/rakeback/rakeback.queries.js';
 import { listTransactions } from '../read-models/transactions/transactions.queries.js';
 import { fullStats } from '../read-models/user-stats-usd/user-stats-usd.queries.js';
-import { listWithdrawals } from '../wallet/withdrawals/withdrawals.queries.js';
+import { withdrawalsListRoute } from '../wallet/withdrawals/withdrawals.routes.js';
 
 const PaginatedBets = Paginated('PaginatedBets');
 
@@ -37,10 +36,7 @@ const rakebackOf = (pool: Pool, { where }: z.output<typeof RakebackBody>) => rak
 /** The routes in registration order, which the OpenAPI document keeps. */
 const READ_ROUTES = [
   adminTipsListRoute,
-  read('get', '/withdraw', perm('withdrawals.view'), ['withdrawals', 'users'], input('query', WithdrawalsQuery), listWithdrawals, {
-    summary: 'List withdrawals',
-    output: page('Paginated withdrawals', Paginated('PaginatedWithdrawals', WithdrawalRecord)),
-  }),
+  withdrawalsListRoute,
   read('get', '/deposit', perm('deposits.view'), ['deposits', 'users'], input('query', DepositsQuery), listDeposits, {
     summary: 'List deposits',
     output: page('Paginated deposits', Paginated('PaginatedDeposits')),

@@ -6,17 +6,6 @@ import { z } from './validate.js';
 
 const SortOrder = z.enum(['asc', 'desc']);
 
-export const WithdrawalsQuery = z
-  .object({
-    sortBy: z.enum(['CREATED_AT', 'USD_AMOUNT']),
-    sortOrder: SortOrder,
-    status: z.enum(['PENDING', 'CONFIRMED', 'COMPLETE', 'DENIED', 'FAILED']).optional(),
-    userId: looseUserId.optional(),
-    username: z.string().max(64).optional(),
-    ...paginationFields(20),
-  })
-  .openapi('WithdrawalsQuery');
-
 export const DepositsQuery = z
   .object({
     sortBy: z.enum(['CREATED_AT', 'USD_AMOUNT', 'COMPLETED_AT', 'CONFIRMED_AT']),

@@ -2,15 +2,14 @@ import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
 import { scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal } from '../domain/money/money.js';
-import { withdrawalRecord, withdrawApprove, withdrawReject } from '../commands/admin-operations/withdrawals.js';
 import { guardedRoutes } from './access.js';
-import { adminOperationRoute } from './admin-operation-route.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { BalanceUserParams, SetBalanceBody, WithdrawalIdBody, WithdrawalRejectBody } from './money.schemas.js';
+import { BalanceUserParams, SetBalanceBody } from './money.schemas.js';
 import { adminOperationKey, IdempotencyKeyHeaders } from './operation-key.js';
 import { adminTipsRoutes } from '../wallet/admin-tips/admin-tips.routes.js';
+import { withdrawalsRoutes } from '../wallet/withdrawals/withdrawals.routes.js';
 import { parseBody, parseParams } from './validate.js';
-import { BalanceRecord, WithdrawalRecord as WithdrawalRecordSchema } from './openapi.schemas.js';
+import { BalanceRecord } from './openapi.schemas.js';
 import { orThrow } from '../commands/errors.js';
 
 /** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
@@ -22,31 +21,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
 
   adminTipsRoutes(route, deps);
 
-  const withdrawal = { description: 'The withdrawal', schema: WithdrawalRecordSchema };
-  adminOperationRoute(route, '/withdraw/approve', withdrawApprove, deps, {
-    summary: 'Approve a withdrawal',
-    body: WithdrawalIdBody,
-    answer: withdrawal,
-  });
-  adminOperationRoute(route, '/withdraw/reject', withdrawReject, deps, {
-    summary: 'Reject a withdrawal',
-    body: WithdrawalRejectBody,
-    answer: withdrawal,
-  });
-  route(
-    'post',
-    '/withdraw/retry',
-    { kind: 'perm', permission: 'withdrawals.retry' },
-    {
-      summary: 'Retry a failed withdrawal',
-      request: { body: WithdrawalIdBody },
-      responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
-    },
-    async (req, res) => {
-      const { id } = parseBody(WithdrawalIdBody, req);
-      res.status(201).json(await withdrawalRecord(deps, orThrow(await ledger.retryWithdrawal(id, admin(req)))));
-    },
-  );
+  withdrawalsRoutes(route, deps);
 
   route(
     'put',

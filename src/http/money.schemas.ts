@@ -1,8 +1,6 @@
 import { currencyId, DecimalString, withScales } from './money-fields.schemas.js';
 import { z } from './validate.js';
 
-export { WithdrawalIdBody, WithdrawalRejectBody } from '../commands/admin-operations/withdrawals.schemas.js';
-
 /** PUT /user/{id}/balance: the balance to set; zero is allowed, more decimals than the currency has are not. */
 export const SetBalanceBody = withScales(z.object({ balance: DecimalString, currencyId }), [
   { field: 'balance', scale: 'currency', positive: false },
