@@ -2,28 +2,18 @@ import { Router } from 'express';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { HttpError } from './errors.js';
-import {
-  BetsBody,
-  BetsQuery,
-  DepositsQuery,
-  FullStatsParams,
-  RakebackBody,
-  StatsTransactionsQuery,
-  TransactionsBody,
-} from './ledger-lists.schemas.js';
+import { FullStatsParams, RakebackBody, StatsTransactionsQuery, TransactionsBody } from './ledger-lists.schemas.js';
 import type { z } from './validate.js';
 import { AdminStats, Paginated, TransactionBucket, UntypedList } from './openapi.schemas.js';
-import { input, json, nested, page, perm, read, SUPERADMIN, type Pool } from './read-route.js';
+import { input, json, page, perm, read, SUPERADMIN, type Pool } from './read-route.js';
 import { adminTipsListRoute } from '../wallet/admin-tips/admin-tips.routes.js';
-import { listBets } from '../wallet/bets/bets.queries.js';
-import { listDeposits } from '../wallet/deposits/deposits.queries.js';
+import { betsListRoutes } from '../wallet/bets/bets.routes.js';
+import { depositsListRoute } from '../wallet/deposits/deposits.routes.js';
 import { statsTransactions } from '../wallet/deposits/transaction-stats.queries.js';
 import { rakebackRecords } from '../read-models/rakeback/rakeback.queries.js';
 import { listTransactions } from '../read-models/transactions/transactions.queries.js';
 import { fullStats } from '../read-models/user-stats-usd/user-stats-usd.queries.js';
 import { withdrawalsListRoute } from '../wallet/withdrawals/withdrawals.routes.js';
-
-const PaginatedBets = Paginated('PaginatedBets');
 
 const fullStatsOrNotFound = async (pool: Pool, { id }: z.output<typeof FullStatsParams>) => {
   const stats = await fullStats(pool, id);
@@ -37,18 +27,8 @@ const rakebackOf = (pool: Pool, { where }: z.output<typeof RakebackBody>) => rak
 const READ_ROUTES = [
   adminTipsListRoute,
   withdrawalsListRoute,
-  read('get', '/deposit', perm('deposits.view'), ['deposits', 'users'], input('query', DepositsQuery), listDeposits, {
-    summary: 'List deposits',
-    output: page('Paginated deposits', Paginated('PaginatedDeposits')),
-  }),
-  read('get', '/bets', perm('user.bets.view'), ['bets', 'users'], nested(BetsQuery), listBets, {
-    summary: 'List bets',
-    output: page('Paginated bets', PaginatedBets),
-  }),
-  read('post', '/bets', perm('user.bets.view'), ['bets', 'users'], input('body', BetsBody), listBets, {
-    summary: 'List bets (filter in the body)',
-    output: page('Paginated bets', PaginatedBets, true),
-  }),
+  depositsListRoute,
+  ...betsListRoutes,
   read('post', '/accounting/transactions', SUPERADMIN, ['transactions'], input('body', TransactionsBody), listTransactions, {
     summary: 'List accounting transactions',
     output: page('Paginated transactions', Paginated('PaginatedTransactions'), true),
