@@ -3,7 +3,6 @@ import { input, page, perm, read } from '../../http/read-route.js';
 import { listDeposits } from './deposits.queries.js';
 import { DepositsQuery } from './deposits.schemas.js';
 
-/** GET /deposit: the deposits read model. */
 export const depositsListRoute = read(
   'get',
   '/deposit',

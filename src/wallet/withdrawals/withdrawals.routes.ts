@@ -9,7 +9,6 @@ import { orThrow } from '../../commands/errors.js';
 import { listWithdrawals } from './withdrawals.queries.js';
 import { WithdrawalIdBody, WithdrawalRejectBody, WithdrawalsQuery } from './withdrawals.schemas.js';
 
-/** GET /withdraw: the withdrawals read model. */
 export const withdrawalsListRoute = read(
   'get',
   '/withdraw',

@@ -1,5 +1,5 @@
-import { currencyId, DecimalString, withScales } from './money-fields.schemas.js';
-import { z } from './validate.js';
+import { currencyId, DecimalString, withScales } from '../../http/money-fields.schemas.js';
+import { z } from '../../http/validate.js';
 
 /** PUT /user/{id}/balance: the balance to set; zero is allowed, more decimals than the currency has are not. */
 export const SetBalanceBody = withScales(z.object({ balance: DecimalString, currencyId }), [
