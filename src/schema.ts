@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { migrate, type Migration } from './infra/migrate.js';
 import { eventStoreMigrations } from './infra/event-store/postgres/postgres.migration.js';
 import { ledgerMigrations } from './commands/ledger.migration.js';
-import { userMigrations } from './commands/users.migration.js';
+import { userMigrations } from './commands/identity.migration.js';
 import { backOfficeContentMigrations } from './commands/back-office-content.migration.js';
 import { chatMigrations } from './commands/chat.migration.js';
 import { projectorMigrations } from './projections/projector.migration.js';
