@@ -1,9 +1,10 @@
 /* global module */
-// Layer rules of src (docs: /work/shared/docs/house-style.md): transports -> use cases and read side -> domain; shared below all.
+// Layer rules of src (docs/architecture.md): transports -> use cases and read side -> domain; shared below all.
+// A wallet flow (src/wallet/<flow>/) holds its routes (transport edge) beside its use case and read side.
 const transports = '^src/(http|realtime)/';
-const useCases = '^src/(commands|auth|audit|leaderboards)/';
-const readSide = '^src/(read-models|projections)/';
-const application = '^src/(commands|auth|audit|leaderboards|read-models|projections|http|realtime|domain)/';
+const useCases = '^src/(commands|auth|audit|leaderboards)/|^src/wallet/.+[.](use-case|decide)[.]ts$';
+const readSide = '^src/(read-models|projections)/|^src/wallet/.+[.](projection|queries|migration)[.]ts$';
+const application = '^src/(commands|auth|audit|leaderboards|read-models|projections|http|realtime|domain|wallet)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -69,6 +70,20 @@ module.exports = {
       comment: 'main.ts and schema.ts compose everything; nothing in src depends on them.',
       from: { path: '^src/', pathNot: '^src/(main|schema)\\.ts$' },
       to: { path: '^src/(main|schema)\\.ts$' },
+    },
+    {
+      name: 'wallet-flows-apart',
+      severity: 'error',
+      comment: 'One flow does not reach into another: what two flows share lives below both.',
+      from: { path: '^src/wallet/([^/]+)/' },
+      to: { path: '^src/wallet/', pathNot: '^src/wallet/($1/|[^/]+[.]ts$)' },
+    },
+    {
+      name: 'use-cases-and-read-side-know-no-route',
+      severity: 'error',
+      comment: "A flow's routes are its transport edge: nothing below them imports them.",
+      from: { path: [useCases, readSide] },
+      to: { path: '[.]routes[.]ts$' },
     },
   ],
   options: {

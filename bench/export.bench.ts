@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { exportQuery, exportToFile } from '../src/audit/export.js';
 import { createPool } from '../src/infra/pg.js';
-import { migrateReadSide } from '../src/schema.js';
+import { migrateNonCore } from '../src/schema.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const { values: args } = parseArgs({ options: { rows: { type: 'string' }, repeat: { type: 'string' } }, allowPositionals: true });
@@ -152,7 +152,7 @@ const main = async (): Promise<void> => {
     seeding: 'INSERT ... SELECT generate_series straight into the transactions read model',
   };
   try {
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     let t0 = performance.now();
     await pool.query(SEED, [new Date(START).toISOString(), ROWS]);
     await pool.query('VACUUM ANALYZE transactions');

@@ -4,7 +4,7 @@
  */
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../src/infra/pg.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { startProjector } from '../src/projections/projection-runner.js';
 
 const pool = createPool({

@@ -6,10 +6,10 @@
 import cliProgress from 'cli-progress';
 import { createPool } from '../src/infra/pg.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
-import { allProjections } from '../src/projections/index.js';
+import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migration.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
-import { migrateReadSide } from '../src/schema.js';
+import { migrateNonCore } from '../src/schema.js';
 
 const main = async (): Promise<void> => {
   const url = process.env.DATABASE_URL;
@@ -26,7 +26,7 @@ const main = async (): Promise<void> => {
   );
   try {
     await migrateEventStore(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM events');
     bar.start(Number(rows[0]?.n ?? 0), 0);
     const started = Date.now();

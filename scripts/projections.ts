@@ -18,13 +18,13 @@ import type pg from 'pg';
 import type { EventStore, Position } from '../src/infra/event-store/event-store.port.js';
 import { formatPosition } from '../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migration.js';
 import { createPool } from '../src/infra/pg.js';
 import { abortRebuild, rebuildBlueGreen, withDependencies } from '../src/projections/blue-green.js';
-import { allProjections } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
 import { projectionStatus, type ProjectionStatus } from '../src/projections/projection-status.js';
 import { rebuildProjections } from '../src/projections/rebuild.js';
-import { migrateReadSide } from '../src/schema.js';
+import { migrateNonCore } from '../src/schema.js';
 
 const USAGE = 'usage: npm run projections -- status [--json] | rebuild [--projection NAME]... [--in-place] | abort --id ID';
 
@@ -110,7 +110,7 @@ const main = async (): Promise<void> => {
   const store = await openStore(pool);
   try {
     if (store.kind === 'postgres') await migrateEventStore(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     if (command === 'status') {
       const rows = await projectionStatus({
         pool,

@@ -19,7 +19,8 @@ import { createPool } from '../src/infra/pg.js';
 import { createPrizes } from '../src/leaderboards/leaderboard.prizes.js';
 import { usdToCurrencyMinor } from '../src/leaderboards/leaderboard.rules.js';
 import { runLeaderboardTick } from '../src/leaderboards/leaderboard.scheduler.js';
-import { allProjections, startProjector } from '../src/projections/index.js';
+import { allProjections } from '../src/read-models/all-projections.js';
+import { startProjector } from '../src/projections/index.js';
 import { migrateAll } from '../src/schema.js';
 
 const USERS = Number(process.env.SEED_USERS || 3000);

@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import { migrate, type Migration } from './infra/migrate.js';
-import { eventStoreMigrations } from './infra/event-store/postgres/postgres.migrations.js';
-import { ledgerMigrations } from './commands/ledger.migrations.js';
-import { userMigrations } from './commands/users.migrations.js';
+import { eventStoreMigrations } from './infra/event-store/postgres/postgres.migration.js';
+import { ledgerMigrations } from './commands/ledger.migration.js';
+import { userMigrations } from './commands/identity.migration.js';
 import { backOfficeContentMigrations } from './commands/back-office-content.migration.js';
-import { chatMigrations } from './commands/chat.migrations.js';
+import { chatMigrations } from './commands/chat.migration.js';
 import { projectorMigrations } from './projections/projector.migration.js';
 import { walletBalancesMigrations } from './read-models/wallet-balances/wallet-balances.migration.js';
 import { transactionsMigrations } from './read-models/transactions/transactions.migration.js';
-import { depositsMigrations } from './read-models/deposits/deposits.migration.js';
-import { betsMigrations } from './read-models/bets/bets.migration.js';
+import { depositsMigrations } from './wallet/deposits/deposits.migration.js';
+import { betsMigrations } from './wallet/bets/bets.migration.js';
 import { userStatsUsdMigrations } from './read-models/user-stats-usd/user-stats-usd.migration.js';
 import { usersMigrations } from './read-models/users/users.migration.js';
 import { signUpEffectsMigrations } from './read-models/sign-up-effects/sign-up-effects.migration.js';
@@ -18,9 +18,9 @@ import { listCountsMigrations } from './read-models/list-counts/list-counts.migr
 import { affiliateCommissionMigrations } from './read-models/affiliate-commission/affiliate-commission.migration.js';
 import { notificationsMigrations } from './read-models/notifications/notifications.migration.js';
 import { adminAuditMigrations } from './read-models/admin-audit/admin-audit.migration.js';
-import { leaderboardMigrations } from './leaderboards/leaderboards.migrations.js';
-import { gatewayMigrations } from './realtime/gateway.migrations.js';
-import { auditMigrations } from './audit/audit.migrations.js';
+import { leaderboardMigrations } from './leaderboards/leaderboards.migration.js';
+import { gatewayMigrations } from './realtime/gateway.migration.js';
+import { auditMigrations } from './audit/audit.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -51,11 +51,11 @@ export const allMigrations: readonly Migration[] = [
   ...adminAuditMigrations, // 0410
 ].sort(byId);
 
-const outsideReadSide = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);
+const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);
 
-/** All but the event store, ledger and identity tables: what ledger-only schemas (tests, projection tools) add. */
-export const readSideMigrations: readonly Migration[] = allMigrations.filter((m) => !outsideReadSide.has(m));
+/** All but the core (event store, wallet, identity tables): read models, chat, gateway, audit, leaderboards, content. */
+export const nonCoreMigrations: readonly Migration[] = allMigrations.filter((m) => !coreMigrations.has(m));
 
 export const migrateAll = (pool: pg.Pool): Promise<string[]> => migrate(pool, allMigrations);
 
-export const migrateReadSide = (pool: pg.Pool): Promise<string[]> => migrate(pool, readSideMigrations);
+export const migrateNonCore = (pool: pg.Pool): Promise<string[]> => migrate(pool, nonCoreMigrations);

@@ -4,7 +4,7 @@ import { fromMinor, isParseError, parseDecimal, type Minor } from '../domain/mon
 import { isWalletEventType, walletStreamUserId } from '../domain/wallet/wallet.events.js';
 import { comparePositions, formatPosition, type Position, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { MOVEMENT_EVENT_TYPES } from '../projections/projection.js';
-import { TRANSACTION_TYPES } from '../read-models/transactions/transactions.projection.js';
+import { TRANSACTION_TYPES } from '../domain/wallet/wallet.transaction-types.js';
 import { legSums, placeOf, readLegs, type StoredLeg } from './postings.js';
 
 export type DifferenceKind =

@@ -9,8 +9,9 @@ import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
 import { createWakeSignal } from '../infra/follow/wake-signal.js';
 import { runWhileLeader } from '../infra/leader.js';
 import type { Logger } from '../infra/logger.js';
-import { allProjections, startProjector, type Projector } from '../projections/index.js';
-import { startLedgerPublisher } from '../realtime/ledger-publisher.js';
+import { allProjections } from '../read-models/all-projections.js';
+import { startProjector, type Projector } from '../projections/index.js';
+import { startLedgerPublisher } from '../realtime/server-event-publisher.js';
 
 /** What follows the store in the `projector` role: the realtime publisher, the read models and the sealer. */
 export type FollowerName = 'publisher' | 'projector' | 'sealer';

@@ -4,7 +4,8 @@ import { openEventStore } from '../infra/event-store/open-event-store.js';
 import { formatPosition } from '../infra/event-store/event-store.port.js';
 import { createLogger } from '../infra/logger.js';
 import { createPool } from '../infra/pg.js';
-import { allProjections, type Projector } from '../projections/index.js';
+import { allProjections } from '../read-models/all-projections.js';
+import { type Projector } from '../projections/index.js';
 import { startFollowers } from './followers.js';
 import type { FromFollowers, ToFollowers, FollowersThreadData } from './followers.protocol.js';
 

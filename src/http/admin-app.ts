@@ -16,7 +16,7 @@ import { internalRoutes, internalRouteTable } from './internal.routes.js';
 import { inFrontOf, leanInternalPath } from './internal.lean.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
-import { moneyRoutes } from './money.routes.js';
+import { moneyRoutes } from '../wallet/wallet.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { exportRoutes } from './export.routes.js';
 import type { ExportLimits } from './export-slots.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { NOW, parsePointInTime, replayUser } from '../audit/replay.js';
+import { NOW, parsePointInTime, replayUser } from '../audit/balance-replay.js';
 import { guardedRoutes } from './access.js';
 import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
 import { parseQuery, z } from './validate.js';

@@ -9,7 +9,7 @@ import { errorHandler, notFound, requestContext } from './errors.js';
 import { accountRoutes } from './account.routes.js';
 import { ledgerPositionHeader } from './ledger-position.js';
 import { authRoutes } from './auth.routes.js';
-import { inputPolicy } from './input-policy.js';
+import { inputPolicy } from './input-policy.middleware.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
 import { HEALTH_DOCS, PUBLIC_INFO } from './api-docs.js';
 import { docsRoutes, openApiDocument, routeDocsOf, type DocumentedRoute } from './openapi.js';

@@ -93,22 +93,7 @@ export class EntityFold {
   }
 }
 
-/** Events that carry postings. */
-export const MOVEMENT_EVENT_TYPES = [
-  'DepositCompleted',
-  'BetPlaced',
-  'BetSettled',
-  'BetRolledBack',
-  'BetErrored',
-  'WithdrawalRequested',
-  'WithdrawalRejected',
-  'WithdrawalCompleted',
-  'AdminTipCredited',
-  'AdminTipDeducted',
-  'BalanceSet',
-  'LeaderboardPrizeCredited',
-  'AffiliateCommissionClaimed',
-] as const satisfies readonly WalletEvent['type'][];
+export { MOVEMENT_EVENT_TYPES } from '../domain/wallet/wallet.transaction-types.js';
 
 /** The user's own balance change, or undefined with no user leg (e.g. WithdrawalCompleted, a zero payout). */
 export const userLegAmount = (userId: number, event: WalletEvent): Minor | undefined => {

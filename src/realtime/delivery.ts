@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import { comparePositions, parsePosition, type Position } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
-import type { ReplayResult } from './replay.js';
+import type { ReplayResult } from './socket-replay.js';
 import { type BusMessage, type SocketUser } from './protocol.js';
 import { userRoom } from '../shared/rooms.js';
 

@@ -16,7 +16,7 @@ import { startOnlineTicker } from './online.js';
 import { clientAddress, createConnectionLimiter, createMessageThrottle, originAllowed, validateTrustProxy } from './protection/index.js';
 import { type BusMessage, type ClientEventHandler, type SocketUser } from './protocol.js';
 import { userRoom } from '../shared/rooms.js';
-import type { ReplayResult } from './replay.js';
+import type { ReplayResult } from './socket-replay.js';
 import { AUTH_ERROR_MESSAGES, authenticateSocketToken, tokenFromHandshake, type AuthOutcome } from './socket-auth.js';
 
 export type Gateway = Readonly<{

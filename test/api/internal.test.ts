@@ -3,15 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
+import { migrateLedger } from '../../src/commands/ledger.migration.js';
 import type { Ledger } from '../../src/commands/ledger.types.js';
 import { createAdminApp } from '../../src/http/admin-app.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createTestDb, type TestDb } from '../support/db.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 import { betBody, depositBody, uid, withdrawalBody } from '../support/internal-bodies.js';
 
 const TOKEN = 'test-service-token-0123456789';
@@ -82,7 +82,7 @@ beforeAll(async () => {
   pool = db.pool();
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadSide(pool);
+  await migrateNonCore(pool);
   store = createPostgresEventStore({ pool });
   ledger = createLedger({ store, pool });
   baseUrl = await serve(createAdminApp({ logger, pool, store, ledger, internalApiToken: TOKEN }));

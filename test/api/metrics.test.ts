@@ -3,20 +3,21 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
+import { migrateLedger } from '../../src/commands/ledger.migration.js';
 import type { AccessRegistry } from '../../src/http/access.js';
 import { createAdminApp, createMetricsApp } from '../../src/http/admin-app.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createMetrics, instrumentStore, type Metrics } from '../../src/infra/metrics.js';
 import { instrumentLedger } from '../../src/commands/ledger.metrics.js';
-import { allProjections, startProjector, type Projector } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
+import { startProjector, type Projector } from '../../src/projections/index.js';
 import { projectionReadings } from '../../src/projections/projection-status.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventually } from '../support/eventually.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 import { untilVisible } from '../support/audit-ledger.js';
 
 const SERVICE_TOKEN = 'test-service-token-0123456789';
@@ -84,7 +85,7 @@ beforeAll(async () => {
   pool = db.pool();
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadSide(pool);
+  await migrateNonCore(pool);
   rawStore = createPostgresEventStore({ pool, pollIntervalMs: 50 });
   // The composition main.ts is meant to use: one registry, the store and the ledger instrumented.
   metrics = createMetrics();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { applyCheckedBatch, applyStatements, type CheckedBatch } from '../../src/projections/apply-statements.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 import { patchRows } from '../../src/projections/projection.js';
 
 describe("a projector batch's statements in one round trip", () => {
@@ -12,7 +12,7 @@ describe("a projector batch's statements in one round trip", () => {
   beforeAll(async () => {
     db = await createTestDb('apply_statements');
     pool = db.pool();
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     await pool.query('CREATE TABLE applied (seq serial PRIMARY KEY, label text, tags text[], doc jsonb, n numeric, flag boolean)');
   });
   afterAll(async () => {

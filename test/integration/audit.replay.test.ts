@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { houseBalances, parsePointInTime, replayUser } from '../../src/audit/replay.js';
+import { houseBalances, parsePointInTime, replayUser } from '../../src/audit/balance-replay.js';
 import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
 import { playScenario, runLedgerScript, untilVisible } from '../support/audit-ledger.js';

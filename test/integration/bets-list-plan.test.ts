@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siblingPool } from '../../src/infra/pg.js';
-import { listBets, type BetsFilter } from '../../src/read-models/bets/bets.queries.js';
+import { listBets, type BetsFilter } from '../../src/wallet/bets/bets.queries.js';
 import { migrateAll } from '../../src/schema.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DuplicateEventId, comparePositions, type EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore, FOLLOWER_SETTINGS } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { siblingPool } from '../../src/infra/pg.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { readAllFollowing, readStreamBackwardQuery, readStreamQuery } from '../../src/infra/event-store/postgres/postgres.reads.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { collect, eventStoreContract, events, expectStrictlyOrdered, newEvent, settledHead, streamName } from './event-store.contract.js';

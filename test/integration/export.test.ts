@@ -19,7 +19,7 @@ import { parseCsv } from '../support/csv.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventually } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 
 /** Collects what an export writes. */
 const sink = () => {
@@ -267,7 +267,7 @@ describe('runExport when the database fails mid-stream', () => {
     db = await createTestDb('export_abort');
     pool = db.pool();
     pool.on('error', () => undefined);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     await pool.query(`INSERT INTO bets (id, user_id, round_id, game_id, game_name, game_slug, game_type, game_provider, currency_id, amount,
         usd_amount, payout, usd_payout, status, error_details, transaction_id, created_at, updated_at)
       SELECT 'b' || g, 1, 'r' || g, 1, 'Dice', 'dice', 'ORIGINALS', 'House', 'DBC', 1, 1, 0, 0, 'ERROR', repeat('x', 2000), 't' || g,

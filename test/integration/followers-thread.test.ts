@@ -4,7 +4,7 @@ import { startFollowersThread, type FollowersThread } from '../../src/followers/
 import { createLocalBus } from '../../src/infra/bus.js';
 import { comparePositions, type Position } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { eventually } from '../support/eventually.js';
 import { recordBus } from '../support/realtime-ledger.js';

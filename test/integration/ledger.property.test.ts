@@ -5,7 +5,7 @@ import { scaleOf, type CurrencyId } from '../../src/domain/money/currency.js';
 import { parseDecimal, toMinor, type DecimalString } from '../../src/domain/money/money.js';
 import { isBalanced, sumPostings, type Posting } from '../../src/domain/ledger/posting.js';
 import { walletStream } from '../../src/domain/wallet/wallet.events.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { countsMismatches } from '../support/list-counts.js';
 import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';

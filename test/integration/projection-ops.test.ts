@@ -3,18 +3,18 @@ import type pg from 'pg';
 import { isParseError, parseDecimal, type Minor } from '../../src/domain/money/money.js';
 import { hasMovement } from '../../src/domain/wallet/wallet.events.js';
 import { rebuildBlueGreen, withDependencies, type BlueGreenProjection } from '../../src/projections/blue-green.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { insertRows, userLegAmount, walletRecords, type Projection, type Row } from '../../src/projections/projection.js';
 import { startProjector, type ProjectorLogger } from '../../src/projections/projection-runner.js';
 import { projectionStatus } from '../../src/projections/projection-status.js';
 import { transactionsProjection } from '../../src/read-models/transactions/transactions.projection.js';
 import { walletBalancesProjection } from '../../src/read-models/wallet-balances/wallet-balances.projection.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { eventuallyTrue } from '../support/eventually.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 import { untilVisible } from '../support/audit-ledger.js';
 
 /** DBC (scale 2) decimal string -> minor units; throws on anything else. */
@@ -36,7 +36,7 @@ const foldFromScratch = async (
 ): Promise<{ db: TestDb; pool: pg.Pool }> => {
   const db = await createTestDb('pops_scratch', { ownCluster: true });
   const pool = db.pool();
-  await migrateReadSide(pool);
+  await migrateNonCore(pool);
   for (const statement of ddl) await pool.query(statement);
   const projector = startProjector({ store: env.env.store, pool, projections });
   await projector.waitFor(await untilVisible(env.env.store, env.env.pool));

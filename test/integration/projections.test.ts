@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { WalletScript, type Scripted } from '../unit/projections/wallet-fixtures.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 
 const TABLES = allProjections.flatMap((p) => p.tables);
 const dump = async (pool: pg.Pool): Promise<Record<string, unknown[]>> => {
@@ -67,7 +67,7 @@ describe('projections on PostgreSQL', () => {
     db = await createTestDb('projections');
     pool = db.pool();
     await migrateEventStore(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
     events = scenario(w);
     const head = await appendAll(store, events);

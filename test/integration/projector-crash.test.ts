@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { TestDb } from '../support/db.js';
 import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import type { Projection, Sql } from '../../src/projections/projection.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';

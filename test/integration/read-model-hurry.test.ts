@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparePositions } from '../../src/infra/event-store/event-store.port.js';
 import { createNotifier } from '../../src/infra/event-store/postgres/postgres.wake-up.js';
 import { createWakeSignal } from '../../src/infra/follow/wake-signal.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../../src/projections/read-model-waiter.js';
 import { eventuallyTrue } from '../support/eventually.js';

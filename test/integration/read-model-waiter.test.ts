@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector, type Projector } from '../../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../../src/projections/read-model-waiter.js';
 import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';

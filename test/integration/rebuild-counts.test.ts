@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { appendScripted, ledgerSchema, type LedgerSchema } from '../support/ledger-schema.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { REPLAY_LOCK, withProjectionLock } from '../../src/projections/projection-locks.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';

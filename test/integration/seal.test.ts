@@ -7,11 +7,11 @@ import { inspectSeals, startSealer, verifySeals, type SealAnchor, type SealCheck
 import type { createLedger } from '../../src/commands/ledger.js';
 import { START, type EventStore, type RecordedEvent } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { createTestDb, type TestDb } from '../support/db.js';
 import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
 import { seeded } from '../unit/projections/random-wallets.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 
 const KEY = Buffer.alloc(32, 0x5e);
 const EVERY = 50;
@@ -507,7 +507,7 @@ describe('ledger sealer crashes', () => {
     db = await createTestDb('seal_crash', { ownCluster: true }); // it kills sealers' backends mid-transaction
     pool = db.pool();
     await migrateEventStore(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 20 });
   });
   afterAll(async () => {

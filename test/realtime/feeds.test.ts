@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FEED_SETTINGS, compareDecimal } from '../../src/realtime/feeds.js';
 import { liveHandlers } from '../../src/realtime/handlers/live.js';
-import type { BetRecord } from '../../src/realtime/ledger-events.js';
+import type { BetRecord } from '../../src/realtime/server-events.js';
 import { createRealtimeEnv, type RealtimeEnv, type TestClient } from '../support/realtime-env.js';
 import { fund, must, placeBet, projectedUser } from '../support/realtime-ledger.js';
 

@@ -2,7 +2,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRates } from '../../src/commands/rates.js';
 import { comparePositions, parsePosition } from '../../src/infra/event-store/event-store.port.js';
-import { replayUserEvents } from '../../src/realtime/replay.js';
+import { replayUserEvents } from '../../src/realtime/socket-replay.js';
 import { bearer, call } from '../support/auth-env.js';
 import { createRealtimeEnv, type RealtimeEnv, type Received, type TestClient } from '../support/realtime-env.js';
 

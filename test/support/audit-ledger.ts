@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import type pg from 'pg';
 import type { Ledger } from '../../src/commands/ledger.types.js';
 import { comparePositions, START, type EventStore, type Position } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections, startProjector } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
+import { startProjector } from '../../src/projections/index.js';
 import { eventuallyTrue } from './eventually.js';
 
 const ok = async <T>(result: Promise<{ _tag: 'Left'; left: { _tag: string } } | { _tag: 'Right'; right: T }>): Promise<T> => {

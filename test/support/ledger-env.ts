@@ -1,13 +1,13 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { createLedger } from '../../src/commands/ledger.js';
-import { migrateLedger } from '../../src/commands/ledger.migrations.js';
+import { migrateLedger } from '../../src/commands/ledger.migration.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import { trackAppends } from '../../src/infra/event-store/append-tracker.js';
 import { createTestDb, type TestDb, type TestDbOptions } from './db.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 
 export type LedgerEnv = Readonly<{
   db: TestDb;
@@ -28,7 +28,7 @@ export const createLedgerEnv = async (
   const pool = db.pool({ max: 12 });
   await migrateEventStore(pool);
   await migrateLedger(pool);
-  await migrateReadSide(pool);
+  await migrateNonCore(pool);
   const store = trackAppends(createPostgresEventStore({ pool, pollIntervalMs: 50 }));
   const stores: EventStore[] = [store];
   const ledger = createLedger({ store, pool, ...options });

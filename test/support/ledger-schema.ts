@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
-import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateEventStore } from '../../src/infra/event-store/postgres/postgres.migration.js';
 import type { EventStore, Position } from '../../src/infra/event-store/event-store.port.js';
-import { migrateReadSide } from '../../src/schema.js';
+import { migrateNonCore } from '../../src/schema.js';
 import type { RandomWallets } from '../unit/projections/random-wallets.js';
 import { createTestDb, type TestDbOptions, type TestDb } from './db.js';
 
@@ -13,7 +13,7 @@ export const ledgerSchema = async (label: string, options: TestDbOptions = {}): 
   const db = await createTestDb(label, options);
   const pool = db.pool();
   await migrateEventStore(pool);
-  await migrateReadSide(pool);
+  await migrateNonCore(pool);
   const store = createPostgresEventStore({ pool, pollIntervalMs: 20 });
   return {
     db,

@@ -7,9 +7,9 @@ import type { Position } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { createRedisBus, type ServerEventBus } from '../../src/infra/bus.js';
 import { startGateway, type Gateway } from '../../src/realtime/gateway.js';
-import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/ledger-publisher.js';
+import { startLedgerPublisher, type LedgerPublisher } from '../../src/realtime/server-event-publisher.js';
 import type { Ack, ClientEventHandler } from '../../src/realtime/protocol.js';
-import { replayUserEvents, type ReplayResult } from '../../src/realtime/replay.js';
+import { replayUserEvents, type ReplayResult } from '../../src/realtime/socket-replay.js';
 import { createAuthEnv, FRONTEND, signIn, type AuthEnv } from './auth-env.js';
 import { eventually } from './eventually.js';
 

@@ -10,7 +10,7 @@ import {
   StringFilter,
   type FieldMap,
 } from '../../src/http/filters.js';
-import { BetsFilter } from '../../src/http/ledger-lists.schemas.js';
+import { BetsFilter } from '../../src/wallet/bets/bets.schemas.js';
 
 const FIELDS: FieldMap = {
   userId: { kind: 'equals', column: 'b.user_id', cast: 'bigint' },

@@ -4,7 +4,8 @@ import type { DecimalString } from '../../src/domain/money/money.js';
 import { userStream } from '../../src/domain/user/user.events.js';
 import { loadConfig } from '../../src/infra/config.js';
 import type { RecordedEvent } from '../../src/infra/event-store/event-store.port.js';
-import { notificationId, notificationsOf, notificationsProjection } from '../../src/read-models/notifications/notifications.projection.js';
+import { notificationId, notificationsOf } from '../../src/domain/wallet/wallet.notifications.js';
+import { notificationsProjection } from '../../src/read-models/notifications/notifications.projection.js';
 import {
   compareDecimal,
   DEFAULT_FEED_SETTINGS,
@@ -25,7 +26,7 @@ import {
   type BetPlacement,
   type BetRecord,
   type EventLookups,
-} from '../../src/realtime/ledger-events.js';
+} from '../../src/realtime/server-events.js';
 import { LIVE_BETS_ROOM, liveDropRoom } from '../../src/shared/rooms.js';
 import { vipLevelOf } from '../../src/domain/user/vip.js';
 import { GAME, recorded, WalletScript } from './projections/wallet-fixtures.js';

@@ -1,4 +1,4 @@
-import type { HouseBalances, UserReplay } from '../replay.js';
+import type { HouseBalances, UserReplay } from '../balance-replay.js';
 import { formatDifference, type VerifyReport } from '../verify.js';
 
 export const table = (rows: readonly (readonly string[])[]): string[] => {

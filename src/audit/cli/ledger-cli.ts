@@ -9,7 +9,7 @@ import type { EventStore } from '../../infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../../infra/pg.js';
 import { EXPORT_FORMATS, EXPORT_KINDS, ExportRangeError, exportToFile, runExport, type ExportFormat, type ExportKind } from '../export.js';
-import { houseBalances, parsePointInTime, replayUser, type PointInTime } from '../replay.js';
+import { houseBalances, parsePointInTime, replayUser, type PointInTime } from '../balance-replay.js';
 import { verifyLedger, type VerifyProgress } from '../verify.js';
 import { houseText, replayText, verifyText } from './format.js';
 

@@ -3,32 +3,10 @@ import { rowProjection } from '../list-projections.js';
 import { formatPosition } from '../../infra/event-store/event-store.port.js';
 import { fromMinor, toMinor } from '../../domain/money/money.js';
 import { hasMovement, type WalletEvent } from '../../domain/wallet/wallet.events.js';
-import { MOVEMENT_EVENT_TYPES, userLegAmount } from '../../projections/projection.js';
+import { userLegAmount } from '../../projections/projection.js';
+import { MOVEMENT_EVENT_TYPES, TRANSACTION_TYPES } from '../../domain/wallet/wallet.transaction-types.js';
 
 type MovementType = (typeof MOVEMENT_EVENT_TYPES)[number];
-
-/** The accounting type of each money event, from the user's point of view (null: never touches the user). */
-export const TRANSACTION_TYPES = {
-  DepositCompleted: 'DEPOSIT',
-  BetPlaced: 'BET',
-  BetSettled: 'BET_PAYOUT',
-  BetRolledBack: 'ROLLBACK_BET',
-  BetErrored: 'BET_ERROR_REFUND',
-  WithdrawalRequested: 'WITHDRAW',
-  WithdrawalRejected: 'WITHDRAW_REFUND',
-  WithdrawalCompleted: null,
-  AdminTipCredited: 'ADMIN_TIP',
-  AdminTipDeducted: 'ADMIN_DEDUCT',
-  BalanceSet: 'BALANCE_SET',
-  LeaderboardPrizeCredited: 'LEADERBOARD_PRIZE',
-  AffiliateCommissionClaimed: 'AFFILIATE_CLAIM',
-} as const satisfies Record<MovementType, string | null>;
-
-export type AccountingType = Exclude<(typeof TRANSACTION_TYPES)[MovementType], null>;
-/** Every accounting type, in the order above: the one list the transactions filter and the read model's check follow. */
-export const ACCOUNTING_TYPES = Object.values(TRANSACTION_TYPES).filter(
-  (t): t is AccountingType => t !== null,
-) as readonly AccountingType[] as readonly [AccountingType, ...AccountingType[]];
 
 /** Ids and amounts that differ per event type: what the row refers to, the reversed transaction, the USD value. */
 const details = (e: WalletEvent): { reference: string | null; original: string | null; admin: number | null; usd: string | null } => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { allProjections } from '../../../src/projections/index.js';
+import { allProjections } from '../../../src/read-models/all-projections.js';
 import { transactionsProjection } from '../../../src/read-models/transactions/transactions.projection.js';
 import { walletBalancesProjection } from '../../../src/read-models/wallet-balances/wallet-balances.projection.js';
 import { accountBalancesProjection } from '../../../src/read-models/account-balances/account-balances.projection.js';
-import { depositsProjection } from '../../../src/read-models/deposits/deposits.projection.js';
+import { depositsProjection } from '../../../src/wallet/deposits/deposits.projection.js';
 import { userStatsUsdProjection } from '../../../src/read-models/user-stats-usd/user-stats-usd.projection.js';
 import type { Sql } from '../../../src/projections/projection.js';
 import { recorded, WalletScript } from './wallet-fixtures.js';

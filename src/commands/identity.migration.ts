@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
-import { limitsMigrations } from './limits.migrations.js';
+import { limitsMigrations } from './limits.migration.js';
 
 /** Command-side tables of identity and access: never rebuilt from events, never truncated. */
 export const userMigrations: readonly Migration[] = [

@@ -12,8 +12,8 @@ import {
 import { sleep, startFollowLoop } from '../infra/follow/follow-loop.js';
 import type { ServerEventBus } from '../infra/bus.js';
 import { DEFAULT_FEED_SETTINGS, feedEventsOf, publicBetOf, type FeedSettings } from './feeds.js';
-import { serverEventsOf, settledBetOf, type BetRecord } from './ledger-events.js';
-import { newLookupCaches, prepareLookups, publicUsersOf } from './ledger-lookups.js';
+import { serverEventsOf, settledBetOf, type BetRecord } from './server-events.js';
+import { newLookupCaches, prepareLookups, publicUsersOf } from './server-event-lookups.js';
 import type { BusMessage } from './protocol.js';
 
 export type LedgerPublisherDeps = Readonly<{

@@ -5,8 +5,8 @@ import { userStreamUserId, type UserEvent } from '../domain/user/user.events.js'
 import { vipLevelOf } from '../domain/user/vip.js';
 import { hasMovement, walletStreamUserId, type BetTerms, type WalletEvent, type WalletEventOf } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
-import { notificationsOf } from '../read-models/notifications/notifications.projection.js';
-import { TRANSACTION_TYPES } from '../read-models/transactions/transactions.projection.js';
+import { notificationsOf } from '../domain/wallet/wallet.notifications.js';
+import { TRANSACTION_TYPES } from '../domain/wallet/wallet.transaction-types.js';
 
 export const USER_SERVER_EVENTS = [
   'BalanceUpdated',
@@ -52,7 +52,7 @@ export type BetRecord = Readonly<{
   settledAt: string | null;
 }>;
 
-/** Read by the caller beforehand (see ledger-lookups.ts). */
+/** Read by the caller beforehand (see server-event-lookups.ts). */
 export type EventLookups = Readonly<{
   usdRate: (currencyId: string) => DecimalString;
   /** The admin's username as it stood then, by event id. */

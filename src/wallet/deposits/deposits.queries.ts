@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { statusTotal } from '../list-counts/list-totals.js';
-import { direction, iso, listPage, shortUser, shortUserColumns, type AnyRow, type Listed } from '../list-page.js';
-import { paymentColumns, paymentConditions, paymentFields, type PaymentsFilter } from '../payment-lists.js';
-import { SqlParams } from '../where.js';
+import { statusTotal } from '../../read-models/list-counts/list-totals.js';
+import { direction, iso, listPage, shortUser, shortUserColumns, type AnyRow, type Listed } from '../../read-models/list-page.js';
+import { paymentColumns, paymentConditions, paymentFields, type PaymentsFilter } from '../../read-models/payment-lists.js';
+import { SqlParams } from '../../read-models/where.js';
 
 export type DepositsFilter = PaymentsFilter & Readonly<{ sortBy: 'CREATED_AT' | 'USD_AMOUNT' | 'COMPLETED_AT' | 'CONFIRMED_AT' }>;
 

@@ -15,7 +15,7 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { userStatsUsdProjection } from '../read-models/user-stats-usd/user-stats-usd.projection.js';
 import type { PublicShortUser } from './feeds.js';
-import { placementOf, type BetPlacement, type EventLookups } from './ledger-events.js';
+import { placementOf, type BetPlacement, type EventLookups } from './server-events.js';
 
 /** Shared by the live publisher and the replay so that both compute the same events. */
 export type LookupDeps = Readonly<{ store: EventStore; pool: pg.Pool; rates: Rates }>;

@@ -9,8 +9,8 @@ import {
   type Position,
   type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
-import { serverEventsOf } from './ledger-events.js';
-import { newLookupCaches, prepareLookups, scanBackward } from './ledger-lookups.js';
+import { serverEventsOf } from './server-events.js';
+import { newLookupCaches, prepareLookups, scanBackward } from './server-event-lookups.js';
 
 export type ReplayedEvent = Readonly<{ name: string; position: string; payload: unknown }>;
 export type ReplayResult =
@@ -46,7 +46,7 @@ const eventsAfter = async (
   return out.reverse();
 };
 
-/** Same pure mappings as live delivery (ledger-events.ts); `recovered: false` means the client must reload. */
+/** Same pure mappings as live delivery (server-events.ts); `recovered: false` means the client must reload. */
 export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
   const head = await deps.store.headPosition();
   if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };

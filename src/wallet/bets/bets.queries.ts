@@ -1,8 +1,18 @@
 import type pg from 'pg';
-import { dayRangePlan, only, SCAN, type TotalPlan } from '../list-counts/list-totals.js';
-import { dec, direction, iso, listPage, shortUser, shortUserColumns, type AnyRow, type Listed, type SortOrder } from '../list-page.js';
+import { dayRangePlan, only, SCAN, type TotalPlan } from '../../read-models/list-counts/list-totals.js';
+import {
+  dec,
+  direction,
+  iso,
+  listPage,
+  shortUser,
+  shortUserColumns,
+  type AnyRow,
+  type Listed,
+  type SortOrder,
+} from '../../read-models/list-page.js';
 import type { PageRequest } from '../../shared/page.js';
-import { compileWhere, SqlParams, type DateFilter, type FieldMap } from '../where.js';
+import { compileWhere, SqlParams, type DateFilter, type FieldMap } from '../../read-models/where.js';
 
 export type BetsFilter = PageRequest &
   Readonly<{

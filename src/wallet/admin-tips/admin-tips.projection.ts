@@ -1,5 +1,5 @@
-import { ADMIN_TIPS_COUNTS } from '../list-counts/list-counts.js';
-import { rowProjection } from '../list-projections.js';
+import { ADMIN_TIPS_COUNTS } from '../../read-models/list-counts/list-counts.js';
+import { rowProjection } from '../../read-models/list-projections.js';
 
 /** Admin tips: ADD_BALANCE (AdminTipCredited) and DEDUCT_BALANCE (AdminTipDeducted); rows never change. */
 export const adminTipsProjection = rowProjection({

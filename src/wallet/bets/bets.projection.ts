@@ -1,5 +1,5 @@
-import { BETS_COUNTS } from '../list-counts/list-counts.js';
-import { entityProjection } from '../list-projections.js';
+import { BETS_COUNTS } from '../../read-models/list-counts/list-counts.js';
+import { entityProjection } from '../../read-models/list-projections.js';
 
 /** Bets: CREATED (stake debited) -> SETTLED (payout, multiplier, settled_at) | ROLLBACK | ERROR (error_details). */
 export const betsProjection = entityProjection({

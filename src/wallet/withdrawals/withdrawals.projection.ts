@@ -1,5 +1,5 @@
-import { WITHDRAWALS_COUNTS } from '../list-counts/list-counts.js';
-import { entityProjection } from '../list-projections.js';
+import { WITHDRAWALS_COUNTS } from '../../read-models/list-counts/list-counts.js';
+import { entityProjection } from '../../read-models/list-projections.js';
 
 /** An approval, first or after a failure: the last one's admin and time are kept. */
 const approved = (d: Readonly<{ adminUserId: number; at: string }>) => ({

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { SCAN, type TotalPlan } from '../list-counts/list-totals.js';
-import { dec, direction, iso, listPage, type AnyRow, type Listed, type SortOrder } from '../list-page.js';
+import { SCAN, type TotalPlan } from '../../read-models/list-counts/list-totals.js';
+import { dec, direction, iso, listPage, type AnyRow, type Listed, type SortOrder } from '../../read-models/list-page.js';
 import type { PageRequest } from '../../shared/page.js';
-import { escapeLike, SqlParams } from '../where.js';
+import { escapeLike, SqlParams } from '../../read-models/where.js';
 
 export type AdminTipsFilter = PageRequest &
   Readonly<{

@@ -1,5 +1,5 @@
-import { DEPOSITS_COUNTS } from '../list-counts/list-counts.js';
-import { entityProjection } from '../list-projections.js';
+import { DEPOSITS_COUNTS } from '../../read-models/list-counts/list-counts.js';
+import { entityProjection } from '../../read-models/list-projections.js';
 
 /** A deposit reaching `status` at `at`, recorded in `column`; a transaction hash that comes with it replaces the one known. */
 const reached = (status: string, column: string, d: Readonly<{ at: string; txHash: string | null }>) => ({
