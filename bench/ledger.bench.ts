@@ -11,10 +11,10 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import pg from 'pg';
-import { migrateLedger } from '../src/commands/ledger.migrations.js';
-import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migrations.js';
+import { migrateLedger } from '../src/commands/ledger.migration.js';
+import { migrateEventStore } from '../src/infra/event-store/postgres/postgres.migration.js';
 import { createPool } from '../src/infra/pg.js';
-import { migrateReadSide } from '../src/schema.js';
+import { migrateNonCore } from '../src/schema.js';
 import { measureBaselines } from './ledger/baselines.js';
 import type { LedgerBench } from './ledger/context.js';
 import { atAGlance, printAtAGlance } from './ledger/figures.js';
@@ -43,7 +43,7 @@ const main = async (): Promise<void> => {
   try {
     await migrateEventStore(pool);
     await migrateLedger(pool);
-    await migrateReadSide(pool);
+    await migrateNonCore(pool);
     await pool.query(
       `CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
     );

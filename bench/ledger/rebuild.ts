@@ -1,5 +1,5 @@
 /** bench:ledger's last figure: a rebuild of every read model from this run's events, its counts checked. */
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { rebuildProjections } from '../../src/projections/rebuild.js';
 import { COUNTED_LISTS } from '../../src/read-models/list-counts/list-counts.js';
 import { round } from '../lib/stats.js';

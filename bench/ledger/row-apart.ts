@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { comparePositions, parsePosition, START } from '../../src/infra/event-store/event-store.port.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { processCpuMs } from '../lib/cpu.js';
 import { round } from '../lib/stats.js';
 import type { LedgerBench } from './context.js';

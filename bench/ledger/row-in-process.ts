@@ -1,7 +1,7 @@
 /** bench:ledger's row with every read model following in this process: catch-up, lag, steady loads and their costs. */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { shareSubscriptions } from '../../src/infra/follow/shared-subscriptions.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { startProjector } from '../../src/projections/projection-runner.js';
 import { createReadModelWaiter } from '../../src/projections/read-model-waiter.js';
 import { cpuLine } from '../lib/drive.js';

@@ -3,7 +3,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startFollowersThread } from '../../src/followers/followers.thread.js';
 import { createLocalBus } from '../../src/infra/bus.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { allProjections } from '../../src/projections/index.js';
+import { allProjections } from '../../src/read-models/all-projections.js';
 import { cpuLine } from '../lib/drive.js';
 import type { LedgerBench } from './context.js';
 import { catchUpFigures, spreadOf, type BlockSpread } from './figures.js';

@@ -8,7 +8,7 @@ import { limitsStream, type LimitsEvent } from '../domain/limits/limits.events.j
 import { evolve, initialLimitsState, isExcluded, type BetLimit, type Exclusion, type LimitsState } from '../domain/limits/limits.state.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { BET_GUARD, betGuardRefusal } from './bet-guard.js';
-import type { BetGuard } from './ledger.js';
+import type { BetGuard } from './wallet-kit.js';
 import type { LedgerError } from './ledger.types.js';
 import { createStreamHandler } from './stream.handler.js';
 

@@ -1,0 +1,137 @@
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js';
+import { isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/money/money.js';
+import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
+import type { WalletState } from '../domain/wallet/wallet.state.js';
+import type { BetGuardCheck, EventStore } from '../infra/event-store/event-store.port.js';
+import { createEntityKeys, type EntityKind } from './entity-keys.js';
+import type { BalanceView, LedgerError, LedgerResult } from './ledger.types.js';
+import { createRates, type Rates } from './rates.js';
+import { balanceView } from './views.js';
+import { createWalletHandler, type Handled, type WalletHandler } from './wallet.handler.js';
+
+export type LedgerDeps = Readonly<{
+  store: EventStore;
+  pool: pg.Pool;
+  /** Pool for ledger_keys claims; best with synchronous_commit off (see entity-keys.ts). Defaults to `pool`. */
+  keysPool?: pg.Pool;
+  clock?: () => Date;
+  rates?: Rates;
+  /** Whether the user exists; unset, every positive user id has a wallet. */
+  userExists?: (userId: number) => Promise<boolean>;
+  /** Users without a username may not bet or withdraw (403 USERNAME_REQUIRED); everyone may when unset. */
+  canTransact?: (userId: number) => Promise<boolean>;
+  /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
+  betGuard?: BetGuard;
+  handler?: WalletHandler;
+  walletCacheEntries?: number;
+}>;
+
+/** The bet guard; a store that checks in its append (PostgreSQL) calls it only when the wallet itself refused. */
+export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
+
+/** An amount and its USD value in minor units, both checked. */
+export type Money = Readonly<{ amount: Minor; usdAmount: Minor }>;
+
+const invalid = (field: string, message: string): LedgerError => ({ _tag: 'InvalidAmount', field, message });
+
+/** A decimal string at the currency's scale, in minor units; `positive` refuses zero too. */
+export const amountOf = (currencyId: CurrencyId, value: string, field: string, positive = true): Either<LedgerError, Minor> => {
+  const minor = parseDecimal(value, scaleOf(currencyId));
+  if (isParseError(minor)) return left(invalid(field, `${minor.message} (${currencyId} has ${scaleOf(currencyId)} decimals)`));
+  if (minor < 0n || (positive && minor === 0n))
+    return left(invalid(field, positive ? 'must be greater than zero' : 'must not be negative'));
+  return right(minor);
+};
+
+/**
+ * What every wallet flow's use case is built on: the wallet handler (read, decide, group-committed append), the
+ * owners of keyed ids, rates, the clock, and the checks every money command makes in the same order.
+ */
+export const createWalletKit = (deps: LedgerDeps) => {
+  const keys = createEntityKeys({ pool: deps.keysPool ?? deps.pool });
+  const handler =
+    deps.handler ??
+    createWalletHandler({
+      store: deps.store,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.walletCacheEntries ? { cacheEntries: deps.walletCacheEntries } : {}),
+      // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
+      claimKeys: async (claims) => {
+        const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
+        return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
+      },
+      onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
+    });
+  const rates = deps.rates ?? createRates({ pool: deps.pool });
+  const now = deps.clock ?? (() => new Date());
+  const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
+  const canTransact = deps.canTransact ?? (async () => true);
+
+  /** A user who may stake or withdraw: exists, and has a username. */
+  const mayTransact = async (userId: number): Promise<LedgerError | undefined> => {
+    if (!(await userExists(userId))) return { _tag: 'UserNotFound', userId };
+    return (await canTransact(userId)) ? undefined : { _tag: 'UsernameRequired', userId };
+  };
+
+  /** The amount at the currency's scale, then its USD value (the caller's, checked, or at the current rate). */
+  const money = async (currencyId: CurrencyId, amount: string, givenUsd: string | undefined): Promise<Either<LedgerError, Money>> => {
+    const minor = amountOf(currencyId, amount, 'amount');
+    if (isLeft(minor)) return minor;
+    if (givenUsd === undefined)
+      return right({ amount: minor.right, usdAmount: toUsdMinor(currencyId, minor.right, await rates.usdRate(currencyId)) });
+    const usd = parseDecimal(givenUsd, USD_SCALE);
+    if (isParseError(usd)) return left(invalid('usdAmount', usd.message));
+    if (usd < 0n) return left(invalid('usdAmount', 'must not be negative'));
+    return right({ amount: minor.right, usdAmount: usd });
+  };
+
+  /** A USD value given for another field (a payout), or computed at the current rate. */
+  const usdOf = async (
+    currencyId: CurrencyId,
+    amount: Minor,
+    given: string | undefined,
+    field: string,
+  ): Promise<Either<LedgerError, Minor>> => {
+    if (given === undefined) return right(toUsdMinor(currencyId, amount, await rates.usdRate(currencyId)));
+    const usd = parseDecimal(given, USD_SCALE);
+    if (isParseError(usd)) return left(invalid(field, usd.message));
+    if (usd < 0n) return left(invalid(field, 'must not be negative'));
+    return right(usd);
+  };
+
+  /** One command on one wallet: the wallet's answer, viewed, or its refusal; keys claimed and guards run in the append. */
+  const run = async <T>(
+    userId: number,
+    command: WalletCommand,
+    view: (state: WalletState, appended: boolean) => T,
+    actor?: Record<string, unknown>,
+    claims: readonly (readonly [EntityKind, string])[] = [],
+    guards: readonly BetGuardCheck[] = [],
+  ): LedgerResult<T> => {
+    if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
+    const handled: Handled = await handler.handle(userId, command, actor, {
+      claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })),
+      guards,
+    });
+    return isLeft(handled.decision) ? handled.decision : right(view(handled.state, handled.decision.right.length > 0));
+  };
+
+  /** The wallet that owns a keyed id (a bet, deposit or withdrawal), or `notFound`. */
+  const owner = async (kind: EntityKind, id: string, notFound: LedgerError): Promise<Either<LedgerError, number>> => {
+    const userId = await keys.ownerOf(kind, id);
+    return userId === undefined ? left(notFound) : right(userId);
+  };
+
+  /** An admin's command on one currency of a wallet, answered with that currency's balance. */
+  const adminBalanceCommand = (
+    input: Readonly<{ userId: number; currencyId: CurrencyId; adminUserId: number }>,
+    command: WalletCommand,
+  ): LedgerResult<BalanceView> =>
+    run(input.userId, command, (s) => balanceView(input.userId, input.currencyId, s), { adminUserId: input.adminUserId });
+
+  return { deps, keys, handler, rates, now, mayTransact, money, usdOf, run, owner, adminBalanceCommand };
+};
+
+export type WalletKit = ReturnType<typeof createWalletKit>;

@@ -1,0 +1,69 @@
+import { isLeft, left } from 'fp-ts/lib/Either.js';
+import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
+import type { Ledger, LedgerResult } from '../../commands/ledger.types.js';
+import { withdrawalView } from '../../commands/views.js';
+import type { WalletKit } from '../../commands/wallet-kit.js';
+import { newId } from '../../shared/ids.js';
+
+type WithdrawalUseCases = Pick<
+  Ledger,
+  'requestWithdrawal' | 'approveWithdrawal' | 'rejectWithdrawal' | 'retryWithdrawal' | 'completeWithdrawal' | 'failWithdrawal'
+>;
+
+/** A player's withdrawal: requested (funds held), decided by an admin, then completed or failed by the provider. */
+export const withdrawalUseCases = (kit: WalletKit): WithdrawalUseCases => {
+  const transition = async (
+    withdrawalId: string,
+    command: WalletCommand,
+    adminUserId?: number,
+  ): LedgerResult<ReturnType<typeof withdrawalView>> => {
+    const userId = await kit.owner('withdrawal', withdrawalId, { _tag: 'WithdrawalNotFound', withdrawalId });
+    if (isLeft(userId)) return userId;
+    return kit.run(
+      userId.right,
+      command,
+      (s) => withdrawalView(userId.right, s.withdrawals.get(withdrawalId)!),
+      adminUserId === undefined ? undefined : { adminUserId },
+    );
+  };
+
+  return {
+    requestWithdrawal: async (input) => {
+      const money = await kit.money(input.currencyId, input.amount, input.usdAmount);
+      if (isLeft(money)) return money;
+      const withdrawalId = newId();
+      const operationKey = input.operationKey ?? withdrawalId;
+      const refused = await kit.mayTransact(input.userId);
+      if (refused) return left(refused);
+      return kit.run(
+        input.userId,
+        {
+          type: 'RequestWithdrawal',
+          data: {
+            withdrawalId,
+            operationKey,
+            currencyId: input.currencyId,
+            networkId: input.networkId,
+            providerId: input.providerId,
+            ...money.right,
+            recipientAddress: input.recipientAddress,
+            recipientMemo: input.recipientMemo ?? null,
+          },
+        },
+        (s) => {
+          const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
+          return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
+        },
+        undefined,
+        [['withdrawal', withdrawalId]],
+      );
+    },
+    approveWithdrawal: (id, adminUserId) =>
+      transition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    rejectWithdrawal: (id, adminUserId, rejectReason) =>
+      transition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
+    retryWithdrawal: (id, adminUserId) => transition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    completeWithdrawal: (id, input) => transition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash } }),
+    failWithdrawal: (id, input) => transition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason } }),
+  };
+};
