@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
 import { HttpError } from './errors.js';
@@ -9,18 +8,18 @@ import {
   CreateWithdrawalBody,
   DepositFailBody,
   DepositTxBody,
-  ErrorBetBody,
   IdempotencyHeaders,
   IdParams,
-  PlaceBetBody,
-  RollbackBetBody,
-  SettleBetBody,
   UserIdParams,
   WithdrawalCompleteBody,
   WithdrawalFailBody,
 } from './internal.schemas.js';
 import { parseBody, parseHeaders, parseParams } from './validate.js';
 import { orThrow } from '../commands/errors.js';
+import { betInternalRoutes } from '../wallet/bets/bets.internal.js';
+import { made, ok, type InternalRoute } from './internal-route.js';
+
+export type { InternalAnswer, InternalInput, InternalRoute } from './internal-route.js';
 
 export type InternalRoutesDeps = Readonly<{ routes: readonly InternalRoute[]; serviceToken: string }>;
 
@@ -42,14 +41,6 @@ export const requireServiceToken = (token: string): RequestHandler => {
     next();
   };
 };
-
-/** What a route reads of a request: node's own headers, the path's parameters, the parsed JSON body. */
-export type InternalInput = Readonly<{ headers: IncomingHttpHeaders; params: unknown; body: unknown }>;
-export type InternalAnswer = Readonly<{ status: number; body: unknown }>;
-export type InternalRoute = Readonly<{ method: 'post' | 'get'; path: string; handle: (input: InternalInput) => Promise<InternalAnswer> }>;
-
-const ok = (body: unknown): InternalAnswer => ({ status: 200, body });
-const made = (created: boolean, body: unknown): InternalAnswer => ({ status: created ? 201 : 200, body });
 
 /** The internal ledger API of game servers and payment providers (`/internal`): validated, idempotent on natural keys. */
 export const internalRouteTable = (ledger: Ledger): readonly InternalRoute[] => [
@@ -76,37 +67,7 @@ export const internalRouteTable = (ledger: Ledger): readonly InternalRoute[] => 
     path: '/deposits/:id/fail',
     handle: async (req) => ok(orThrow(await ledger.failDeposit(parseParams(IdParams, req).id, parseBody(DepositFailBody, req)))),
   },
-  {
-    method: 'post',
-    path: '/bets',
-    handle: async (req) => {
-      const { bet, created } = orThrow(await ledger.placeBet(parseBody(PlaceBetBody, req)));
-      return made(created, bet);
-    },
-  },
-  {
-    method: 'post',
-    path: '/bets/:id/settle',
-    handle: async (req) => ok(orThrow(await ledger.settleBet(parseParams(IdParams, req).id, parseBody(SettleBetBody, req)))),
-  },
-  {
-    method: 'post',
-    path: '/bets/:id/rollback',
-    handle: async (req) => {
-      const { id } = parseParams(IdParams, req);
-      parseBody(RollbackBetBody, req);
-      return ok(orThrow(await ledger.rollbackBet(id)));
-    },
-  },
-  {
-    method: 'post',
-    path: '/bets/:id/error',
-    handle: async (req) => {
-      const { id } = parseParams(IdParams, req);
-      const { errorDetails } = parseBody(ErrorBetBody, req);
-      return ok(orThrow(await ledger.errorBet(id, { errorDetails })));
-    },
-  },
+  ...betInternalRoutes(ledger),
   {
     method: 'post',
     path: '/withdrawals',

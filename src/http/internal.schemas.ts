@@ -21,18 +21,18 @@ export const NETWORK_IDS = [
 ] as const;
 export const PROVIDER_IDS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'TEST'] as const;
 
-const text = (max = 500) =>
+export const text = (max = 500) =>
   z
     .string({ error: required('a string') })
     .max(max, `must be at most ${max} characters`)
     .refine((s) => s.trim() !== '', 'must not be empty');
-const optionalText = (max = 500) =>
+export const optionalText = (max = 500) =>
   z
     .string({ error: required('a string or null') })
     .max(max, `must be at most ${max} characters`)
     .nullable()
     .optional();
-const id = text(128);
+export const id = text(128);
 
 const networkId = z.enum(NETWORK_IDS, { error: required(`one of ${NETWORK_IDS.join(', ')}`) });
 const providerId = z.enum(PROVIDER_IDS, { error: required(`one of ${PROVIDER_IDS.join(', ')}`) });
@@ -81,38 +81,6 @@ export const CreateDepositBody = withScales(
 
 export const DepositTxBody = z.object({ txHash: optionalText(200) }).openapi('InternalDepositTx');
 export const DepositFailBody = z.object({ reason: text(500) }).openapi('InternalDepositFail');
-
-export const PlaceBetBody = withScales(
-  z.object({
-    id,
-    userId,
-    roundId: id,
-    gameId: z
-      .number({ error: required('a number') })
-      .int('must be an integer')
-      .nonnegative('must not be negative')
-      .max(Number.MAX_SAFE_INTEGER),
-    gameIdentity: GameIdentitySchema,
-    currencyId,
-    amount: DecimalString,
-    usdAmount: DecimalString.optional(),
-  }),
-  [
-    { field: 'amount', scale: 'currency', positive: true },
-    { field: 'usdAmount', scale: 'usd', positive: false },
-  ],
-).openapi('InternalPlaceBet');
-
-/** The bet's currency is known only to the ledger, which checks the payout's scale (400 with the field too). */
-export const SettleBetBody = withScales(
-  z.object({
-    payout: DecimalString,
-    usdPayout: DecimalString.optional(),
-  }),
-  [{ field: 'usdPayout', scale: 'usd', positive: false }],
-).openapi('InternalSettleBet');
-export const RollbackBetBody = z.object({}).openapi('InternalRollbackBet');
-export const ErrorBetBody = z.object({ errorDetails: text(2000) }).openapi('InternalErrorBet');
 
 export const CreateWithdrawalBody = withScales(
   z.object({

@@ -6,13 +6,10 @@ import {
   CreateWithdrawalBody,
   DepositFailBody,
   DepositTxBody,
-  ErrorBetBody,
-  PlaceBetBody,
-  RollbackBetBody,
-  SettleBetBody,
   WithdrawalCompleteBody,
   WithdrawalFailBody,
 } from '../../src/http/internal.schemas.js';
+import { ErrorBetBody, PlaceBetBody, RollbackBetBody, SettleBetBody } from '../../src/wallet/bets/bets.internal.js';
 
 /**
  * Malformed requests for every operation of an OpenAPI document (and of the internal ledger API, which has no

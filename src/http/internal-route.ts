@@ -1,0 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** What a route reads of a request: node's own headers, the path's parameters, the parsed JSON body. */
+export type InternalInput = Readonly<{ headers: IncomingHttpHeaders; params: unknown; body: unknown }>;
+export type InternalAnswer = Readonly<{ status: number; body: unknown }>;
+export type InternalRoute = Readonly<{ method: 'post' | 'get'; path: string; handle: (input: InternalInput) => Promise<InternalAnswer> }>;
+
+export const ok = (body: unknown): InternalAnswer => ({ status: 200, body });
+export const made = (created: boolean, body: unknown): InternalAnswer => ({ status: created ? 201 : 200, body });
