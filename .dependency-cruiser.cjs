@@ -79,6 +79,21 @@ module.exports = {
       to: { path: '^src/wallet/', pathNot: '^src/wallet/($1/|[^/]+[.]ts$)' },
     },
     {
+      name: 'use-case-folders-one-way',
+      comment:
+        'Authentication builds on the user and credential stores of commands/; the audit tools read the ledger. ' +
+        'Neither is imported back: commands/ and wallet/ import no auth/ or audit/ module, and audit/ no auth/ module.',
+      severity: 'error',
+      from: { path: '^src/(commands|wallet)/' },
+      to: { path: '^src/(auth|audit)/' },
+    },
+    {
+      name: 'audit-knows-no-auth',
+      severity: 'error',
+      from: { path: '^src/audit/' },
+      to: { path: '^src/auth/' },
+    },
+    {
       name: 'use-cases-and-read-side-know-no-route',
       severity: 'error',
       comment: "A flow's routes are its transport edge: nothing below them imports them.",

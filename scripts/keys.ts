@@ -7,7 +7,7 @@
  * Prints which files exist, never a key.
  */
 import { loadKeys } from '../src/auth/sessions.js';
-import { loadSymmetricKey } from '../src/auth/secrets.js';
+import { loadSymmetricKey } from '../src/infra/secrets.js';
 import { SEAL_KEY_NAME } from '../src/audit/cli/ledger-cli.js';
 import { jwtKeyFile, keyFile, MFA_KEY_NAME } from '../src/infra/required-secrets.js';
 

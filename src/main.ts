@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createAuthKit } from './auth/auth-kit.js';
 import { bootstrapSuperAdmin } from './auth/bootstrap.js';
-import { loadSymmetricKey } from './auth/secrets.js';
+import { loadSymmetricKey } from './infra/secrets.js';
 import { loadKeys } from './auth/sessions.js';
 import { createLedger } from './commands/ledger.js';
 import { createLimits } from './commands/limits.js';

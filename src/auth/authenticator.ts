@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { RegisteredUser } from '../domain/user/user.state.js';
 import { authError, SESSION_ENDED, TOKEN_EXPIRED } from './auth.errors.js';
-import { sha256 } from './sessions.js';
+import { sha256 } from '../shared/hash.js';
 import type { Tokens } from './sessions.js';
 
 export { SESSION_ENDED, TOKEN_EXPIRED };

@@ -1,9 +1,10 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jwtKeyFile } from '../infra/required-secrets.js';
-import { MissingKeyError } from './secrets.js';
+import { sha256 } from '../shared/hash.js';
+import { MissingKeyError } from '../infra/secrets.js';
 import {
   SignJWT,
   exportJWK,
@@ -17,7 +18,6 @@ import {
   type JWK,
 } from 'jose';
 
-export const sha256 = (value: string): string => createHash('sha256').update(value, 'utf8').digest('base64url');
 const newRefreshToken = (): string => randomBytes(32).toString('base64url');
 
 export type Session = Readonly<{ id: string; userId: number; refreshToken: string; expiresAt: Date }>;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { newId } from '../shared/ids.js';
-import { sha256 } from '../auth/sessions.js';
+import { sha256 } from '../shared/hash.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { inTransaction } from '../infra/pg.js';
 

@@ -1,6 +1,6 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import { recordAdminAction } from '../audit/admin-actions.store.js';
+import { recordAdminAction } from './admin-actions.store.js';
 import { inTransaction } from '../infra/pg.js';
 import { deleteMessageIn, findRoom, type ChatError, type ChatMessage, type ChatPublish } from './chat.js';
 

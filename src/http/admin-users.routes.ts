@@ -179,7 +179,7 @@ export const adminUserRoutes = ({ users, pool, store, authenticator, registry, r
     async (req, res) => {
       const { id } = parseParams(UserIdParams, req);
       const { banReason } = parseBody(BanBody, req);
-      res.json(await banUser.run({ users, pool }, { userId: id, banReason }, admin(req)));
+      res.json(await banUser.run({ users, pool, endAccess: (...a) => revokeAllAccess(pool, ...a) }, { userId: id, banReason }, admin(req)));
     },
   );
   route(

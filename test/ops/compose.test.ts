@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSymmetricKey } from '../../src/auth/secrets.js';
+import { loadSymmetricKey } from '../../src/infra/secrets.js';
 import { loadKeys } from '../../src/auth/sessions.js';
 import { SEAL_KEY_NAME } from '../../src/audit/cli/ledger-cli.js';
 import { loadConfig, ROLES } from '../../src/infra/config.js';

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type pg from 'pg';
 import type { Writable } from 'node:stream';
-import { loadSymmetricKey } from '../../auth/secrets.js';
+import { loadSymmetricKey } from '../../infra/secrets.js';
 import type { EventStore } from '../../infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../../infra/pg.js';

@@ -1,3 +1,4 @@
+import { revokeAllAccess } from '../../auth/sessions.js';
 import type { z } from 'zod';
 import type { AdminOperation, AdminOperationDeps } from '../../commands/admin-operations/admin-operation.js';
 import { banUser } from '../../commands/admin-operations/ban-user.js';
@@ -20,7 +21,11 @@ const adminEvent = <D, S extends z.ZodType, R>(event: string, operation: AdminOp
 
 /** Websocket twins of admin REST operations: same handlers, same permissions. */
 export const adminHandlers = (deps: AdminHandlerDeps): ClientEventHandler[] => [
-  adminEvent('UserBanUser', banUser, { users: deps.auth.users, pool: deps.pool }),
+  adminEvent('UserBanUser', banUser, {
+    users: deps.auth.users,
+    pool: deps.pool,
+    endAccess: (...a) => revokeAllAccess(deps.pool, ...a),
+  }),
   adminEvent('WithdrawApprove', withdrawApprove, deps),
   adminEvent('WithdrawReject', withdrawReject, deps),
   adminEvent('LeaderboardGivePrize', givePrize, deps),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { keyFile } from '../infra/required-secrets.js';
+import { keyFile } from './required-secrets.js';
 
 /** Outside local and development a missing key is an error: a key generated here would be unknown to other processes. */
 export class MissingKeyError extends Error {
