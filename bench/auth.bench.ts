@@ -17,7 +17,7 @@ import { generateKeys } from '../src/auth/sessions.js';
 import { createLedger } from '../src/commands/ledger.js';
 import { createUsers } from '../src/commands/users.js';
 import { requireAuth } from '../src/http/auth.adapter.js';
-import { errorHandler } from '../src/http/errors.js';
+import { errorHandler } from '../src/http/http-errors.js';
 import { createPublicApp } from '../src/http/public-app.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { createLogger } from '../src/infra/logger.js';

@@ -3,7 +3,7 @@ import type { ZodObject, ZodType } from 'zod';
 import type { Authenticator } from '../auth/authenticator.js';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
 import { authenticateRequest } from './auth.adapter.js';
-import { authError } from './errors.js';
+import { authError } from './http-errors.js';
 
 /** The rule one value of a query parameter needs (see `by-query`). */
 export type QueryValueAccess = Readonly<{ kind: 'perm'; permission: Permission }> | Readonly<{ kind: 'superadmin' }>;

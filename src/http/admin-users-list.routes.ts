@@ -4,7 +4,7 @@ import { hashPassword } from '../auth/passwords.js';
 import { guardedRoutes } from './access.js';
 import { CreateAdminUserBody, UserSearchHit, UserSearchQuery, UsersBody, UsersQuery } from './admin-users-list.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { zodToHttp } from './errors.js';
+import { zodToHttp } from './http-errors.js';
 import { nestedQuery } from './filters.js';
 import { parseBody, parseQuery, type z } from './validate.js';
 import { Paginated, UntypedList, UserRecord } from './openapi.schemas.js';

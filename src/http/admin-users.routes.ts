@@ -23,7 +23,7 @@ import {
   UpdateUserBody,
   UserIdParams,
 } from './admin-users.schemas.js';
-import { authError, HttpError } from './errors.js';
+import { authError, HttpError } from './http-errors.js';
 import { parseBody, parseParams } from './validate.js';
 import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
 import { z } from './validate.js';

@@ -8,7 +8,7 @@ import {
 } from '../read-models/affiliate-commission/affiliate-commission.queries.js';
 import { AffiliateFindOneBody, AffiliateUsersBody } from './affiliates.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { parseBody } from './validate.js';
 import { UntypedList, UntypedObject } from './openapi.schemas.js';
 

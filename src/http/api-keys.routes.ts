@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
 import { mayManageCredentialsOf } from '../domain/user/permissions.js';
-import { authError } from './errors.js';
+import { authError } from './http-errors.js';
 import { createApiKeys } from '../commands/api-keys.js';
 import { guardedRoutes } from './access.js';
 import { ApiKeyBody, ApiKeyUserParams } from './api-keys.schemas.js';

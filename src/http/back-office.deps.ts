@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import type { AuthKit } from '../auth/auth-kit.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';

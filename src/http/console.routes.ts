@@ -5,7 +5,7 @@ import type { AuthKit } from '../auth/auth-kit.js';
 import { isStaff } from '../domain/user/permissions.js';
 import { authRoutes } from './auth.routes.js';
 import { authenticateRequest } from './auth.adapter.js';
-import { authError } from './errors.js';
+import { authError } from './http-errors.js';
 
 /** Where `npm run build:console` writes the console (`console/dist`), from src/http (tsx) or dist/src/http (compiled). */
 export const CONSOLE_DIST =

@@ -4,7 +4,7 @@ import { createFaq, deleteFaq, listFaq, updateFaq, type Faq } from '../commands/
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { FaqCreateBody, FaqDeleteBody, FaqUpdateBody } from './content.schemas.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { parseBody } from './validate.js';
 import { FaqEntry, FaqList } from './openapi.schemas.js';
 

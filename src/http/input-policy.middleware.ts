@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { ErrorDetail } from './errors.js';
+import type { ErrorDetail } from './http-errors.js';
 import { inspectInput, stringProblem } from '../shared/input-policy.js';
 import { validationFailed } from '../commands/errors.js';
 

@@ -7,7 +7,7 @@ import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { isTracked } from '../infra/event-store/append-tracker.js';
 import { unredacted, type Logger } from '../infra/logger.js';
 import { inspectInput } from '../shared/input-policy.js';
-import { beginRequest, errorAnswer, HttpError } from './errors.js';
+import { beginRequest, errorAnswer, HttpError } from './http-errors.js';
 import { dataHeaderList } from './security-headers.js';
 import { LEDGER_POSITION_HEADER, ledgerPositionOf } from './ledger-position.js';
 import { serviceTokenCheck, type InternalRoute } from './internal.routes.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import type { Ledger } from '../commands/ledger.types.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import {
   AffiliateClaimBody,
   CreateDepositBody,

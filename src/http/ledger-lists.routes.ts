@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { FullStatsParams, RakebackBody, StatsTransactionsQuery, TransactionsBody } from './ledger-lists.schemas.js';
 import type { z } from './validate.js';
 import { AdminStats, Paginated, TransactionBucket, UntypedList } from './openapi.schemas.js';

@@ -9,7 +9,7 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { isTracked, type TrackedEventStore } from '../infra/event-store/append-tracker.js';
 import type { ReadModelWaiter } from '../projections/read-model-waiter.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 
 /** On a command answer: the ledger position it reached (wait for it to read your write). On a consistent read: what it reflects. */
 export const LEDGER_POSITION_HEADER = 'x-ledger-position';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import type { Metrics } from '../infra/metrics.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 
 export type MetricsRoutesDeps = Readonly<{
   metrics: Pick<Metrics, 'render' | 'contentType'>;

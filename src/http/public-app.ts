@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
-import { errorHandler, notFound, requestContext } from './errors.js';
+import { errorHandler, notFound, requestContext } from './http-errors.js';
 import { accountRoutes } from './account.routes.js';
 import { ledgerPositionHeader } from './ledger-position.js';
 import { authRoutes } from './auth.routes.js';

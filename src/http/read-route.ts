@@ -3,7 +3,7 @@ import type { ZodType } from 'zod';
 import { type Access, type guardedRoutes, type HttpMethod, type RouteDocs } from './access.js';
 import { consistentRead } from './ledger-position.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
-import { zodToHttp } from './errors.js';
+import { zodToHttp } from './http-errors.js';
 import { nestedQuery } from './filters.js';
 import { parseBody, parseParams, parseQuery, type z } from './validate.js';
 import type { Permission } from '../domain/user/permissions.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from '../shared/zod.js';
-import { zodToHttp, type Location } from './errors.js';
+import { zodToHttp, type Location } from './http-errors.js';
 
 export { MAX_DECIMAL_CHARS, z } from '../shared/zod.js';
 

@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/http/console.routes.js';
-import { errorHandler, notFound } from '../../src/http/errors.js';
+import { errorHandler, notFound } from '../../src/http/http-errors.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 

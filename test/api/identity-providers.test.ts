@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorHandler, requestContext } from '../../src/http/errors.js';
+import { errorHandler, requestContext } from '../../src/http/http-errors.js';
 import {
   createMemoryLoginStateStore,
   createMemorySeenNonceStore,

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorHandler, requestContext } from '../../src/http/errors.js';
+import { errorHandler, requestContext } from '../../src/http/http-errors.js';
 import { AppendRefused, StoreUnavailable } from '../../src/infra/event-store/event-store.port.js';
 import { createLogger } from '../../src/infra/logger.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HttpError } from '../../src/http/errors.js';
+import { HttpError } from '../../src/http/http-errors.js';
 import type { ClientEventHandler } from '../../src/realtime/protocol.js';
 import { createRealtimeEnv, type RealtimeEnv } from '../support/realtime-env.js';
 

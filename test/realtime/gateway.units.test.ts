@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../src/http/errors.js';
+import { HttpError } from '../../src/http/http-errors.js';
 import { acceptPositioned, markCovered, newDeliveryState } from '../../src/realtime/delivery.js';
 import { sumReports } from '../../src/realtime/online.js';
 import { MAX_TOKEN_LENGTH, authenticateSocketToken, refusalCode, tokenFromHandshake } from '../../src/realtime/socket-auth.js';

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import type { RouteDocs } from '../access.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../http-errors.js';
 import { documentedRoutes } from '../openapi.js';
 import { loginFlow, noStore, sameSecret, type LoginFlowDeps } from './login-state.js';
 

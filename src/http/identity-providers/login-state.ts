@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type pg from 'pg';
 import type { Logger } from '../../infra/logger.js';
 import type { Migration } from '../../infra/migrate.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../http-errors.js';
 import type { ExternalIdentity } from '../../auth/use-cases/identity-sign-in.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authError, AUTH_ERRORS } from '../../../src/auth/auth.errors.js';
-import { HTTP_STATUS, HttpError } from '../../../src/http/errors.js';
+import { HTTP_STATUS, HttpError } from '../../../src/http/http-errors.js';
 import { ACK_STATUS, ackOf } from '../../../src/realtime/ack-errors.js';
 import { AppError } from '../../../src/shared/app-error.js';
 import { filesUnder } from '../../support/source-files.js';

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { requestContext } from '../../../src/http/errors.js';
+import { requestContext } from '../../../src/http/http-errors.js';
 import { createLogger, unredacted } from '../../../src/infra/logger.js';
 
 /** A destination that keeps every line. */
