@@ -74,11 +74,14 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     databaseUrl = embedded.connectionString;
   }
 
+  const servesRequests = roles.has('public-api') || roles.has('admin-api') || roles.has('gateway');
   const pool = createPool({
     connectionString: databaseUrl,
     max: 20,
     applicationName: `casino-ledger:${[...roles].join('+')}`,
-    statementTimeoutMs: config.db.statementTimeoutMs,
+    // Requests get a statement timeout; a process that only follows the store (its batches, recounts and rebuilds
+    // are background work on this pool) gets none.
+    statementTimeoutMs: servesRequests ? config.db.statementTimeoutMs : undefined,
     connectionTimeoutMs: config.db.connectionTimeoutMs,
   });
   // During shutdown the (embedded) server may close connections first: expected, not worth a warning.
