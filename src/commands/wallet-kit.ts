@@ -75,19 +75,7 @@ export const createWalletKit = (deps: LedgerDeps) => {
     return (await canTransact(userId)) ? undefined : { _tag: 'UsernameRequired', userId };
   };
 
-  /** The amount at the currency's scale, then its USD value (the caller's, checked, or at the current rate). */
-  const money = async (currencyId: CurrencyId, amount: string, givenUsd: string | undefined): Promise<Either<LedgerError, Money>> => {
-    const minor = amountOf(currencyId, amount, 'amount');
-    if (isLeft(minor)) return minor;
-    if (givenUsd === undefined)
-      return right({ amount: minor.right, usdAmount: toUsdMinor(currencyId, minor.right, await rates.usdRate(currencyId)) });
-    const usd = parseDecimal(givenUsd, USD_SCALE);
-    if (isParseError(usd)) return left(invalid('usdAmount', usd.message));
-    if (usd < 0n) return left(invalid('usdAmount', 'must not be negative'));
-    return right({ amount: minor.right, usdAmount: usd });
-  };
-
-  /** A USD value given for another field (a payout), or computed at the current rate. */
+  /** A USD value: the caller's for `field`, checked, or the amount's at the current rate. */
   const usdOf = async (
     currencyId: CurrencyId,
     amount: Minor,
@@ -99,6 +87,14 @@ export const createWalletKit = (deps: LedgerDeps) => {
     if (isParseError(usd)) return left(invalid(field, usd.message));
     if (usd < 0n) return left(invalid(field, 'must not be negative'));
     return right(usd);
+  };
+
+  /** The amount at the currency's scale, then its USD value (the caller's, checked, or at the current rate). */
+  const money = async (currencyId: CurrencyId, amount: string, givenUsd: string | undefined): Promise<Either<LedgerError, Money>> => {
+    const minor = amountOf(currencyId, amount, 'amount');
+    if (isLeft(minor)) return minor;
+    const usd = await usdOf(currencyId, minor.right, givenUsd, 'usdAmount');
+    return isLeft(usd) ? usd : right({ amount: minor.right, usdAmount: usd.right });
   };
 
   /** One command on one wallet: the wallet's answer, viewed, or its refusal; keys claimed and guards run in the append. */
