@@ -119,6 +119,8 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
       walletCacheEntries: config.walletCacheEntries,
+      walletSnapshotEvery: config.walletSnapshotEvery,
+      onSnapshotError: (error) => logger.warn({ err: error }, 'wallet snapshot not written (the next command tries again)'),
     }),
     metrics,
   );

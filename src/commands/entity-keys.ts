@@ -4,8 +4,8 @@ import { createBatcher } from './batcher.js';
 export type EntityKind = 'bet' | 'deposit' | 'deposit-ext' | 'withdrawal' | 'affiliate-claim';
 
 export type EntityKeys = Readonly<{
-  /** Claims `key` for `userId` if nobody has; returns the owner (which may be another user). */
-  claim: (kind: EntityKind, key: string, userId: number) => Promise<number>;
+  /** Claims `key` for `userId` if nobody has; returns the owner (which may be another user) and whether this claim made it. */
+  claim: (kind: EntityKind, key: string, userId: number) => Promise<Readonly<{ owner: number; made: boolean }>>;
   ownerOf: (kind: EntityKind, key: string) => Promise<number | undefined>;
   /** Caches an owner learnt elsewhere (a claim committed with its append). */
   remember: (kind: EntityKind, key: string, userId: number) => void;
@@ -21,9 +21,9 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
     cache.set(k, owner);
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
   };
-  const claims = createBatcher<Claim, number>(
+  const claims = createBatcher<Claim, { owner: number; made: boolean }>(
     async (items) => {
-      const { rows } = await deps.pool.query<{ owner: string | null }>(
+      const { rows } = await deps.pool.query<{ owner: string | null; made: boolean }>(
         `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS t(kind, key, user_id, ord)
        ), ins AS (
@@ -32,7 +32,7 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
          ON CONFLICT DO NOTHING
          RETURNING kind, key, user_id
        )
-       SELECT COALESCE(k.user_id, ins.user_id) AS owner
+       SELECT COALESCE(k.user_id, ins.user_id) AS owner, ins.user_id IS NOT NULL AS made
        FROM input i
        LEFT JOIN ins ON ins.kind = i.kind AND ins.key = i.key
        LEFT JOIN ledger_keys k ON k.kind = i.kind AND k.key = i.key
@@ -54,7 +54,7 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
       }
       return owners.map((o, i) => {
         if (o === undefined) throw new Error(`ledger_keys: no owner for ${items[i]!.kind}:${items[i]!.key}`);
-        return o;
+        return { owner: o, made: rows[i]?.made === true };
       });
     },
     { maxBatch: 500, concurrency: 2 },
@@ -65,10 +65,10 @@ export const createEntityKeys = (deps: { pool: pg.Pool; cacheSize?: number }): E
     claim: async (kind, key, userId) => {
       const k = `${kind}:${key}`;
       const known = cache.get(k);
-      if (known !== undefined) return known;
-      const owner = await claims.submit({ kind, key, userId });
-      remember(k, owner);
-      return owner;
+      if (known !== undefined) return { owner: known, made: false };
+      const claimed = await claims.submit({ kind, key, userId });
+      remember(k, claimed.owner);
+      return claimed;
     },
     ownerOf: async (kind, key) => {
       const k = `${kind}:${key}`;

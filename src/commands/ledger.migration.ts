@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { migrate, type Migration } from '../infra/migrate.js';
+import { walletItemKeysMigrationSql } from './wallet-items.js';
 
 /**
  * The first append function, which read the limits inside PostgreSQL. Appends no more (the adapter's prepared statement
@@ -129,6 +130,8 @@ export const ledgerMigrations: readonly Migration[] = [
       int[], text[], text[], bigint[], int[], bigint[], numeric[], timestamptz[]
     );`,
   },
+  // The expressions are the wallet's item keys (wallet-items.ts); written out there so that the lookup and the index agree.
+  { id: '0054_wallet_item_keys', sql: walletItemKeysMigrationSql },
 ];
 
 export const migrateLedger = (pool: pg.Pool): Promise<string[]> => migrate(pool, ledgerMigrations);

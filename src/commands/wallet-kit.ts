@@ -26,6 +26,9 @@ export type LedgerDeps = Readonly<{
   betGuard?: BetGuard;
   handler?: WalletHandler;
   walletCacheEntries?: number;
+  /** Events between two snapshots of a wallet's kept state (default 100). */
+  walletSnapshotEvery?: number;
+  onSnapshotError?: (error: unknown) => void;
 }>;
 
 /** The bet guard; a store that checks in its append (PostgreSQL) calls it only when the wallet itself refused. */
@@ -57,10 +60,16 @@ export const createWalletKit = (deps: LedgerDeps) => {
       store: deps.store,
       ...(deps.clock ? { clock: deps.clock } : {}),
       ...(deps.walletCacheEntries ? { cacheEntries: deps.walletCacheEntries } : {}),
+      ...(deps.walletSnapshotEvery ? { snapshotEvery: deps.walletSnapshotEvery } : {}),
+      ...(deps.onSnapshotError ? { onSnapshotError: deps.onSnapshotError } : {}),
       // A store that cannot claim in its append (KurrentDB): claimed in ledger_keys once the command is accepted.
+      // A fresh claim whose key was already its owner's comes back too: the handler looks the item up.
       claimKeys: async (claims) => {
-        const owners = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
-        return claims.flatMap((c, i) => (owners[i] === c.owner ? [] : [{ ...c, owner: owners[i]! }]));
+        const claimed = await Promise.all(claims.map((c) => keys.claim(c.kind as EntityKind, c.key, c.owner)));
+        return claims.flatMap((c, i) => {
+          const { owner, made } = claimed[i]!;
+          return owner === c.owner && (made || c.fresh !== true) ? [] : [{ kind: c.kind, key: c.key, owner }];
+        });
       },
       onClaimed: (claims) => claims.forEach((c) => keys.remember(c.kind as EntityKind, c.key, c.owner)),
     });

@@ -2,6 +2,17 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { newId } from '../shared/ids.js';
 import { decide } from '../domain/wallet/wallet.decide.js';
 import { evolve } from '../domain/wallet/wallet.evolve.js';
+import {
+  evolveOpen,
+  forgetFinal,
+  holdsItem,
+  itemKeysOfCommand,
+  itemKeysOfEvent,
+  openItems,
+  primaryItemKey,
+  withRecalled,
+  type ItemKey,
+} from '../domain/wallet/wallet.items.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import type { WalletError } from '../domain/wallet/wallet.errors.js';
 import { walletStream, type WalletEvent } from '../domain/wallet/wallet.events.js';
@@ -21,6 +32,8 @@ import {
   type Position,
 } from '../infra/event-store/event-store.port.js';
 import { createBatcher } from './batcher.js';
+import { WALLET_ITEM_KEYS } from './wallet-items.js';
+import { decodeWalletSnapshot, encodeWalletSnapshot } from './wallet-snapshot.js';
 
 /** A refused guard rejects the command with GuardRefused, for the caller to name the reason. */
 export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly BetGuardCheck[] }>;
@@ -38,6 +51,8 @@ export type WalletHandler = Readonly<{
   load: (userId: number) => Promise<WalletState>;
   /** The cached wallet if this process has one (may trail other processes; fine for immutable facts). */
   peek: (userId: number) => WalletState | undefined;
+  /** The wallet with the items named by `keys` added, final ones looked up by key (for immutable facts such as a bet's currency). */
+  lookup: (userId: number, keys: readonly ItemKey[]) => Promise<WalletState>;
   /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
   lastPosition: () => Position;
   cachedEntries: () => number;
@@ -57,6 +72,10 @@ export type WalletHandlerDeps = Readonly<{
   /** For stores that cannot claim keys in the append: claims first, returns keys owned by someone else. */
   claimKeys?: (claims: readonly KeyClaim[]) => Promise<readonly KeyClaim[]>;
   onClaimed?: (claims: readonly KeyClaim[]) => void;
+  /** A snapshot of the kept state is written once this many events were appended since the last one (default 100). */
+  snapshotEvery?: number;
+  /** A snapshot that could not be written (the next command tries again); commands never wait for one. */
+  onSnapshotError?: (error: unknown) => void;
 }>;
 
 /** A queued command, or (command null) a read that wants the wallet caught up with the store. */
@@ -70,11 +89,28 @@ type Pending = {
 };
 
 const keyOf = (c: KeyClaim): string => `${c.kind}:${c.key}`;
-type Slot = { userId: number; state: WalletState; revision: bigint; loaded: boolean; queue: Pending[]; running: boolean; weight: number };
+type Slot = {
+  userId: number;
+  state: WalletState;
+  revision: bigint;
+  loaded: boolean;
+  queue: Pending[];
+  running: boolean;
+  weight: number;
+  /** Revision of the latest snapshot written or read (-1: none). */
+  snapshotRevision: bigint;
+  snapshotting: boolean;
+};
 
-/** A wallet remembers every bet, deposit, withdrawal, keyed operation and claim it had: about 600 bytes each in memory. */
-const weightOf = (state: WalletState): number =>
-  1 + state.bets.size + state.deposits.size + state.withdrawals.size + state.operations.size + state.claims.size;
+/** A wallet keeps its balances and its open items (about 600 bytes each); final items are looked up by key when asked for. */
+const weightOf = (state: WalletState): number => 1 + openItems(state);
+
+/** The claim that a PlaceBet makes on its bet id, if it makes one: the append then tells a reused id from a new one. */
+const betClaimOf = (p: Pending): KeyClaim | undefined => {
+  const command = p.command;
+  return command?.type === 'PlaceBet' ? p.claims.find((c) => c.kind === 'bet' && c.key === command.data.betId) : undefined;
+};
+const claimItemKey = (c: KeyClaim): ItemKey => (c.kind === 'bet' ? `bet:${c.key}` : `${c.kind}:${c.key}`);
 
 export class ConcurrencyRetriesExhausted extends Error {
   override readonly name = 'ConcurrencyRetriesExhausted';
@@ -87,6 +123,9 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   const maxRetries = deps.maxConflictRetries ?? 8;
   const cacheSize = deps.cacheSize ?? 50_000;
   const cacheEntries = deps.cacheEntries ?? 1_000_000;
+  const snapshotEvery = BigInt(deps.snapshotEvery ?? 100);
+  /** Whether the append (or the claim before it) can tell a bet id's first use, so a new bet needs no lookup by key. */
+  const claimsTellReuse = deps.store.claimsKeys || deps.claimKeys !== undefined;
   const slots = new Map<number, Slot>();
   let cachedEntries = 0;
   let lastPosition: Position = START;
@@ -101,7 +140,17 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     if (slot) {
       slots.delete(userId); // re-insert: Map order is our LRU order
     } else {
-      slot = { userId, state: initialWalletState(userId), revision: -1n, loaded: false, queue: [], running: false, weight: 1 };
+      slot = {
+        userId,
+        state: initialWalletState(userId),
+        revision: -1n,
+        loaded: false,
+        queue: [],
+        running: false,
+        weight: 1,
+        snapshotRevision: -1n,
+        snapshotting: false,
+      };
       cachedEntries += 1;
     }
     slots.set(userId, slot);
@@ -130,13 +179,39 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     slot.weight = weight;
   };
 
+  /** Writes the kept state as the stream's snapshot once enough events passed since the last; never awaited by a command. */
+  const maybeSnapshot = (slot: Slot): void => {
+    if (slot.snapshotting || slot.revision < 0n || slot.revision - slot.snapshotRevision < snapshotEvery) return;
+    const { state, revision } = slot;
+    slot.snapshotting = true;
+    void deps.store
+      .writeSnapshot(walletStream(slot.userId), { revision, data: encodeWalletSnapshot(state) })
+      .then(() => {
+        if (revision > slot.snapshotRevision) slot.snapshotRevision = revision;
+      })
+      .catch((error: unknown) => deps.onSnapshotError?.(error))
+      .finally(() => {
+        slot.snapshotting = false;
+      });
+  };
+
+  /** A wallet read from nothing starts at its snapshot; then the events after it, forgetting items as they become final. */
   const catchUp = async (slot: Slot): Promise<void> => {
     const stream = walletStream(slot.userId);
+    if (slot.revision < 0n) {
+      const snapshot = await deps.store.readSnapshot(stream);
+      const state = snapshot && decodeWalletSnapshot(slot.userId, snapshot.data);
+      if (snapshot && state) {
+        setState(slot, state);
+        slot.revision = snapshot.revision;
+        slot.snapshotRevision = snapshot.revision;
+      }
+    }
     for (;;) {
       const events = await deps.store.readStream(stream, { fromRevision: slot.revision + 1n, maxCount: 1000 });
       let { state, revision } = slot;
       for (const e of events) {
-        state = evolve(state, { type: e.type, data: e.data } as WalletEvent);
+        state = evolveOpen(state, { type: e.type, data: e.data } as WalletEvent);
         revision = e.revision;
       }
       setState(slot, state);
@@ -144,6 +219,22 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       if (events.length < 1000) break;
     }
     slot.loaded = true;
+    maybeSnapshot(slot);
+  };
+
+  /** The events of the items named by `keys`, up to the slot's revision; an item found by its second name brings all of its own. */
+  const recall = async (userId: number, keys: readonly ItemKey[], toRevision?: bigint): Promise<WalletEvent[]> => {
+    if (keys.length === 0 || (toRevision !== undefined && toRevision < 0n)) return [];
+    const stream = walletStream(userId);
+    const options = { rule: WALLET_ITEM_KEYS, ...(toRevision === undefined ? {} : { toRevision }) };
+    const found = await deps.store.readStreamByKeys(stream, keys, options);
+    const asked = new Set(keys);
+    const more = [...new Set(found.map((e) => primaryItemKey(e.data)))].filter((k): k is ItemKey => k !== undefined && !asked.has(k));
+    const rest = more.length > 0 ? await deps.store.readStreamByKeys(stream, more, options) : [];
+    const byRevision = new Map([...found, ...rest].map((e) => [e.revision, e]));
+    return [...byRevision.values()]
+      .sort((a, b) => (a.revision < b.revision ? -1 : 1))
+      .map((e) => ({ type: e.type, data: e.data }) as WalletEvent);
   };
 
   const run = async (slot: Slot): Promise<void> => {
@@ -182,9 +273,18 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
   const decideAndAppend = async (slot: Slot, batch: readonly Pending[]): Promise<Handled[]> => {
     const refused = new Map<Pending, Handled>();
     let live = batch;
+    /** Keys looked up by this call (found or not): their claims are no longer fresh. */
+    const looked = new Set<ItemKey>();
+    /** Bet ids the append found already used by this wallet: looked up before the next decision. */
+    const reused = new Set<ItemKey>();
     const answer = (decided: Map<Pending, Handled>): Handled[] => batch.map((p) => refused.get(p) ?? decided.get(p)!);
-    /** Commands whose keys belong to another wallet leave the batch with their own answer; the rest is decided again. */
-    const refuseTaken = (taken: readonly KeyClaim[]): void => {
+    /**
+     * Commands whose keys belong to another wallet leave the batch with their own answer; a fresh claim whose key this
+     * wallet already used sends its item to be looked up; the rest is decided again.
+     */
+    const refuseTaken = (claimed: readonly KeyClaim[]): void => {
+      for (const c of claimed) if (c.owner === slot.userId) reused.add(claimItemKey(c));
+      const taken = claimed.filter((c) => c.owner !== slot.userId);
       const keys = new Set(taken.map(keyOf));
       for (const p of live) {
         const clash = p.claims.find((c) => keys.has(keyOf(c)));
@@ -202,8 +302,19 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     for (let attempt = 0; ; attempt += 1) {
       if (live.length === 0) return answer(new Map());
       if (!slot.loaded) await catchUp(slot);
+      // The items each command names that the wallet does not hold (final, or never seen) are looked up by key; a new
+      // bet is not: its fresh claim in the append tells a reused id, which is then looked up and decided again.
+      const wanted = new Set<ItemKey>();
+      for (const p of live) {
+        const betClaim = claimsTellReuse ? betClaimOf(p) : undefined;
+        if (betClaim && !reused.has(claimItemKey(betClaim))) continue;
+        for (const k of itemKeysOfCommand(p.command!)) if (!holdsItem(slot.state, k)) wanted.add(k);
+      }
+      const recalled = await recall(slot.userId, [...wanted], slot.revision);
+      wanted.forEach((k) => looked.add(k));
       const now = clock();
-      let state = slot.state;
+      let state = withRecalled(slot.state, recalled);
+      const touched = new Set<ItemKey>(recalled.flatMap((e) => itemKeysOfEvent(e.type, e.data)));
       const decided: { pending: Pending; decision: Handled['decision']; state: WalletState }[] = [];
       const events: { event: WalletEvent; actor: Pending['actor']; command: string }[] = [];
       const claims: KeyClaim[] = [];
@@ -215,10 +326,12 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         if (!isLeft(decision)) {
           for (const event of decision.right) {
             state = evolve(state, event);
+            itemKeysOfEvent(event.type, event.data).forEach((k) => touched.add(k));
             events.push({ event, actor: p.actor, command: p.command!.type });
           }
           if (decision.right.length > 0) {
-            claims.push(...p.claims);
+            const betClaim = betClaimOf(p);
+            claims.push(...p.claims.map((c) => (c === betClaim && !looked.has(claimItemKey(c)) ? { ...c, fresh: true } : c)));
             guards.push(...p.guards);
             guardOwners.push(...p.guards.map(() => p));
           }
@@ -284,8 +397,9 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
         continue;
       }
       if (outcome instanceof Error) throw outcome;
-      setState(slot, state);
+      setState(slot, forgetFinal(state, touched));
       slot.revision = outcome.nextExpectedRevision;
+      maybeSnapshot(slot);
       if (comparePositions(outcome.position, lastPosition) > 0) lastPosition = outcome.position;
       if (claims.length > 0) deps.onClaimed?.(claims);
       // The store reports the position of the append's last event: it bounds every command of the batch.
@@ -332,6 +446,12 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     peek: (userId) => {
       const slot = slots.get(userId);
       return slot?.loaded ? slot.state : undefined;
+    },
+    lookup: async (userId, keys) => {
+      const slot = slots.get(userId);
+      const state = slot?.loaded ? slot.state : (await enqueue(userId, null)).state;
+      const missing = keys.filter((k) => !holdsItem(state, k));
+      return missing.length === 0 ? state : withRecalled(state, await recall(userId, missing));
     },
     cachedEntries: () => cachedEntries,
   };

@@ -63,6 +63,8 @@ export type Config = Readonly<{
   /** Downloads of read models: how many at once (in all, per admin), how long each may run, how slow a reader may be. */
   exports: Readonly<{ total: number; perAdmin: number; maxDurationMs: number; stallTimeoutMs: number; minBytesPerSecond: number }>;
   walletCacheEntries: number;
+  /** A wallet's kept state is written as a snapshot once this many of its events were appended since the last one. */
+  walletSnapshotEvery: number;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
   /** Metrics/health port for a process without admin-api (which serves them on ADMIN_PORT). */
@@ -189,6 +191,7 @@ const EnvSchema = z.object({
   EXPORT_STALL_TIMEOUT_MS: positiveInt(60_000),
   EXPORT_MIN_BYTES_PER_SECOND: positiveInt(4096),
   WALLET_CACHE_ENTRIES: positiveInt(1_000_000),
+  WALLET_SNAPSHOT_EVERY: positiveInt(100),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -314,6 +317,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       minBytesPerSecond: e.EXPORT_MIN_BYTES_PER_SECOND,
     },
     walletCacheEntries: e.WALLET_CACHE_ENTRIES,
+    walletSnapshotEvery: e.WALLET_SNAPSHOT_EVERY,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,

@@ -9,7 +9,20 @@ import {
   type NewEvent,
   type Position,
   type RecordedEvent,
+  type StreamKeyRule,
 } from '../../src/infra/event-store/event-store.port.js';
+
+/** A key rule of the contract's own: `item` names an event's item; an `Opened` event is found by its `alias` too. */
+export const CONTRACT_KEYS: StreamKeyRule = {
+  name: 'contract-items',
+  primarySql: `'i:' || (data->>'item')`,
+  secondarySql: `'a:' || (data->>'alias')`,
+  secondaryTypes: ['Opened'],
+  keysOf: (type, data) => [
+    ...(typeof data.item === 'string' ? [`i:${data.item}`] : []),
+    ...(type === 'Opened' && typeof data.alias === 'string' ? [`a:${data.alias}`] : []),
+  ],
+};
 
 export type StoreFactory = () => Promise<{ store: EventStore; cleanup: () => Promise<void> }>;
 
@@ -335,5 +348,57 @@ export const eventStoreContract = (name: string, makeStore: StoreFactory, option
       await expect(sub.done).rejects.toBe(failure);
       expect(onError).toHaveBeenCalledWith(failure);
       await sub.stop();
+    });
+
+    it('when events are read by item key, then exactly the events under those keys (primary or secondary) come back in stream order, up to a revision', async () => {
+      const stream = streamName();
+      const other = streamName();
+      const x = randomUUID();
+      await store.append({
+        streamId: stream,
+        expectedRevision: 'no_stream',
+        events: [
+          newEvent('Opened', { item: `a-${x}`, alias: `ext-${x}` }),
+          newEvent('Tested', { item: `b-${x}` }),
+          newEvent('Closed', { item: `a-${x}`, alias: `ext-${x}` }),
+          newEvent('Tested', { other: true }),
+          newEvent('Tested', { item: `b-${x}` }),
+        ],
+      });
+      await store.append({
+        streamId: other,
+        expectedRevision: 'no_stream',
+        events: [newEvent('Opened', { item: `a-${x}`, alias: `ext-${x}` })],
+      });
+      const read = (keys: string[], toRevision?: bigint) =>
+        store.readStreamByKeys(stream, keys, { rule: CONTRACT_KEYS, ...(toRevision === undefined ? {} : { toRevision }) });
+
+      expect((await read([`i:a-${x}`])).map((e) => [e.revision, e.type])).toEqual([
+        [0n, 'Opened'],
+        [2n, 'Closed'],
+      ]);
+      // The secondary key counts only for its types: the Closed event's alias is not a key.
+      expect((await read([`a:ext-${x}`])).map((e) => e.revision)).toEqual([0n]);
+      expect((await read([`i:b-${x}`, `a:ext-${x}`])).map((e) => e.revision)).toEqual([0n, 1n, 4n]);
+      expect((await read([`i:b-${x}`], 3n)).map((e) => e.revision)).toEqual([1n]);
+      expect(await read([`i:none-${x}`])).toEqual([]);
+      expect(await read([])).toEqual([]);
+      expect(await store.readStreamByKeys(streamName(), [`i:a-${x}`], { rule: CONTRACT_KEYS })).toEqual([]);
+    });
+
+    it('when snapshots are written, then the latest by revision is read back, an older one never replaces it, and the stream is unchanged', async () => {
+      const stream = streamName();
+      await store.append({ streamId: stream, expectedRevision: 'no_stream', events: events(3) });
+      expect(await store.readSnapshot(stream)).toBeUndefined();
+      await store.writeSnapshot(stream, { revision: 1n, data: { balance: '10', items: [['a', { n: '1' }]] } });
+      expect(await store.readSnapshot(stream)).toEqual({ revision: 1n, data: { balance: '10', items: [['a', { n: '1' }]] } });
+      await store.writeSnapshot(stream, { revision: 2n, data: { balance: '12' } });
+      await store.writeSnapshot(stream, { revision: 0n, data: { balance: '3' } });
+      expect(await store.readSnapshot(stream)).toEqual({ revision: 2n, data: { balance: '12' } });
+      expect(await store.readStream(stream)).toHaveLength(3);
+      const head = await settledHead(store);
+      const all = await store.readAll({ after: START });
+      expect(all.some((e) => e.streamId.includes(stream) && e.streamId !== stream)).toBe(false);
+      expect(comparePositions(head, all.at(-1)?.position ?? START)).toBe(0);
     });
   });

@@ -39,8 +39,12 @@ export type RecordedEvent = Readonly<{
   createdAt: Date;
 }>;
 
-/** A unique key (kind + key) that a stream's append claims for `owner` (a wallet's user id). */
-export type KeyClaim = Readonly<{ kind: string; key: string; owner: number }>;
+/**
+ * A unique key (kind + key) that a stream's append claims for `owner` (a wallet's user id). A `fresh` claim is for a
+ * key's first use: one that exists already, even the owner's own, refuses the request (KeyOwnedElsewhere naming the
+ * owner itself), so a caller that does not hold the key's history in memory learns that it must look it up.
+ */
+export type KeyClaim = Readonly<{ kind: string; key: string; owner: number; fresh?: boolean }>;
 
 export type AppendRequest = Readonly<{
   streamId: string;
@@ -61,6 +65,26 @@ export type AppendGuardRule = Readonly<{ name: string; refusalSql: (user: string
 
 /** One check of `rule` for a request: `usdAmount` a USD decimal, `at` the command's time. */
 export type BetGuardCheck = Readonly<{ rule: AppendGuardRule; userId: number; usdAmount: string; at: Date }>;
+
+/**
+ * How the application names the items its events are about, so that the store finds a stream's events by item key
+ * without reading the stream: each event has at most a primary key and a secondary key. PostgreSQL indexes the two SQL
+ * expressions (the application's migration creates the indexes from them); a store that cannot index them runs `keysOf`.
+ */
+export type StreamKeyRule = Readonly<{
+  name: string;
+  /** SQL of the columns `type` and `data` (jsonb): the event's primary key, or NULL. */
+  primarySql: string;
+  /** SQL of `type` and `data`: the event's secondary key; indexed only for `secondaryTypes`. */
+  secondarySql: string;
+  secondaryTypes: readonly string[];
+  keysOf: (type: string, data: Readonly<Record<string, unknown>>) => readonly string[];
+}>;
+
+export type ReadByKeysOptions = Readonly<{ rule: StreamKeyRule; /** The newest revision to return (default: all). */ toRevision?: bigint }>;
+
+/** A stream's state as of `revision`, written by the application to start folding from; `data` is the application's own. */
+export type Snapshot = Readonly<{ revision: bigint; data: Readonly<Record<string, unknown>> }>;
 
 export type AppendResult = Readonly<{
   streamId: string;
@@ -175,6 +199,12 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** A stream newest first: revisions `fromRevision` (default the last), `fromRevision - 1`, ... at most `maxCount`. Unknown stream: []. */
   readStreamBackward(streamId: string, options?: ReadStreamBackwardOptions): Promise<RecordedEvent[]>;
+  /** The events of a stream that carry one of `keys` under the rule, in stream order. Unknown stream: []. */
+  readStreamByKeys(streamId: string, keys: readonly string[], options: ReadByKeysOptions): Promise<RecordedEvent[]>;
+  /** The stream's latest snapshot, or undefined. */
+  readSnapshot(streamId: string): Promise<Snapshot | undefined>;
+  /** Keeps the snapshot unless one at a later revision is already stored; a snapshot never changes what the stream holds. */
+  writeSnapshot(streamId: string, snapshot: Snapshot): Promise<void>;
   /** Events strictly after `after`, in global order; never returns an event before one that is still invisible. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** The position of the last event that readAll can currently see (START when empty). */

@@ -26,7 +26,9 @@ import {
   type AppendResult,
   type EventStore,
   type Position,
+  type ReadByKeysOptions,
   type RecordedEvent,
+  type Snapshot,
   type Subscription,
   type SubscriptionOptions,
 } from './event-store.port.js';
@@ -88,6 +90,41 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
       if (!(error instanceof StreamNotFoundError)) throw error;
     }
     return read;
+  };
+
+  /**
+   * KurrentDB indexes no key of an event's data: the stream is read newest first and filtered by the rule. This costs the
+   * stream's length, where PostgreSQL's two indexes cost the item's own events; it runs only for an item the wallet no
+   * longer holds (a retry of a final one, an admin operation's key), never for a new bet.
+   */
+  const readStreamByKeys = async (streamId: string, keys: readonly string[], o: ReadByKeysOptions): Promise<RecordedEvent[]> => {
+    if (keys.length === 0) return [];
+    const wanted = new Set(keys);
+    const found: RecordedEvent[] = [];
+    for (let from = o.toRevision; ;) {
+      const page = await readStreamBackward(streamId, { ...(from === undefined ? {} : { fromRevision: from }), maxCount: 1000 });
+      for (const e of page) if (o.rule.keysOf(e.type, e.data).some((k) => wanted.has(k))) found.push(e);
+      if (page.length < 1000) break;
+      from = page.at(-1)!.revision - 1n;
+    }
+    return found.reverse();
+  };
+
+  /** A stream's snapshots go to `snapshot-<stream>` as events of type `$snapshot`, which reads of $all leave out. */
+  const snapshotStream = (streamId: string): string => `snapshot-${streamId}`;
+  const readSnapshot = async (streamId: string): Promise<Snapshot | undefined> => {
+    const [last] = await readStreamBackward(snapshotStream(streamId), { maxCount: 1 });
+    if (!last) return undefined;
+    const data = last.data as { revision?: string; state?: Record<string, unknown> };
+    return data.revision === undefined || data.state === undefined ? undefined : { revision: BigInt(data.revision), data: data.state };
+  };
+  const writeSnapshot = async (streamId: string, snapshot: Snapshot): Promise<void> => {
+    const current = await readSnapshot(streamId);
+    if (current && current.revision >= snapshot.revision) return;
+    await client.appendToStream(
+      snapshotStream(streamId),
+      jsonEvent({ type: '$snapshot', data: { revision: snapshot.revision.toString(), state: snapshot.data } }),
+    );
   };
 
   const earlierAttempt = async (r: AppendRequest, lastRevision?: bigint): Promise<AppendResult | DuplicateEventId | undefined> => {
@@ -228,6 +265,9 @@ export const createKurrentDbEventStore = (deps: KurrentDbEventStoreDeps): EventS
     },
     readStream,
     readStreamBackward,
+    readStreamByKeys,
+    readSnapshot,
+    writeSnapshot,
     readAll,
     headPosition,
     subscribe,

@@ -18,8 +18,9 @@ export const betUseCases = (kit: WalletKit): BetUseCases => {
   ): LedgerResult<ReturnType<typeof betView>> => {
     const userId = await kit.owner('bet', betId, { _tag: 'BetNotFound', betId });
     if (isLeft(userId)) return userId;
-    // A bet's currency never changes: a cached wallet that knows the bet is enough.
-    const bet = kit.handler.peek(userId.right)?.bets.get(betId) ?? (await kit.handler.load(userId.right)).bets.get(betId);
+    // A bet's currency never changes: a cached wallet that holds the bet is enough, else the bet is looked up by its key.
+    const bet =
+      kit.handler.peek(userId.right)?.bets.get(betId) ?? (await kit.handler.lookup(userId.right, [`bet:${betId}`])).bets.get(betId);
     if (!bet) return left({ _tag: 'BetNotFound', betId });
     const command = await make(bet.currencyId);
     if (isLeft(command)) return command;

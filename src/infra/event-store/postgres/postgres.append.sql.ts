@@ -17,7 +17,7 @@ const guarded = (guard: GuardSql, unlessStored: boolean, name = 'guarded'): stri
   guard
     ? `, ${name} AS (
   SELECT g.req, string_agg(coalesce(r.refusal, ''), chr(1) ORDER BY g.ord) AS refusal
-  FROM unnest($15::int[], $16::bigint[], $17::numeric[], $18::timestamptz[]) WITH ORDINALITY AS g(req, user_id, usd, at, ord)
+  FROM unnest($16::int[], $17::bigint[], $18::numeric[], $19::timestamptz[]) WITH ORDINALITY AS g(req, user_id, usd, at, ord)
   CROSS JOIN LATERAL (SELECT ${guard('g.user_id', 'g.usd', 'g.at')} AS refusal) r
   ${unlessStored ? 'WHERE g.req NOT IN (SELECT req FROM stored) ' : ''}GROUP BY g.req HAVING bool_or(r.refusal IS NOT NULL)
 )`
@@ -41,14 +41,15 @@ SELECT r.stream_id, NULL, NULL, NULL, 'guard:' || g.refusal FROM req r JOIN guar
 /**
  * The group-commit append as one statement, prepared on connections whose planner settings pin a generic plan reaching every table
  * by key. Left out: requests whose event ids are stored (a retry, resolved afterwards), then those a guard refuses, then those whose
- * key another owner holds (or a writer this snapshot cannot see). Keys are claimed in (kind, key) order, only for written commands.
+ * key another owner holds (or a writer this snapshot cannot see), or whose fresh claim finds its key already there. Keys are
+ * claimed in (kind, key) order, only for written commands.
  */
 export const appendStatement = (withClaims: boolean, guard: GuardSql): string => `${REQUESTS_AND_EVENTS}, stored AS (
   SELECT DISTINCT ev.req FROM ev JOIN events s ON s.event_id = ev.id
 )${guarded(guard, true)}${
   withClaims || guard
     ? `, cl AS (
-  SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
+  SELECT * FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[], $15::bool[]) AS c(req, kind, key, owner, fresh)
   WHERE c.req NOT IN (SELECT req FROM stored) AND c.req NOT IN (SELECT req FROM guarded)
 ), keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id) SELECT cl.kind, cl.key, cl.owner FROM cl ORDER BY cl.kind, cl.key
@@ -57,7 +58,7 @@ export const appendStatement = (withClaims: boolean, guard: GuardSql): string =>
   SELECT DISTINCT cl.req FROM cl
   LEFT JOIN keyed k ON k.kind = cl.kind AND k.key = cl.key
   LEFT JOIN ledger_keys o ON o.kind = cl.kind AND o.key = cl.key
-  WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner
+  WHERE COALESCE(k.user_id, o.user_id) IS DISTINCT FROM cl.owner OR (cl.fresh AND k.user_id IS NULL)
 )`
     : `, clashed AS (SELECT NULL::int AS req WHERE false)`
 }, claimed AS (
@@ -94,7 +95,7 @@ export const leanAppendStatement = (withClaims: boolean, guard: GuardSql): strin
   withClaims || guard
     ? `, keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)
-  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[]) AS c(req, kind, key, owner)
+  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[], $15::bool[]) AS c(req, kind, key, owner, fresh)
   JOIN req r ON r.ord = c.req JOIN winners w ON w.stream_id = r.stream_id ORDER BY c.kind, c.key
 )`
     : ''

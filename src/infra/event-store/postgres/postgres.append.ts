@@ -18,9 +18,9 @@ type Statement = Readonly<{ name: string; text: string; params: number }>;
 /** Named, so each writer connection plans them once; the parameters a variant does not use are not sent (they have no type). */
 export const STATEMENTS = {
   plain: { name: 'ledger-append', text: appendStatement(false, undefined), params: 10 },
-  claims: { name: 'ledger-append-claims', text: appendStatement(true, undefined), params: 14 },
+  claims: { name: 'ledger-append-claims', text: appendStatement(true, undefined), params: 15 },
   leanPlain: { name: 'ledger-append-lean', text: leanAppendStatement(false, undefined), params: 10 },
-  leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, undefined), params: 14 },
+  leanClaims: { name: 'ledger-append-lean-claims', text: leanAppendStatement(true, undefined), params: 15 },
 } as const;
 
 export const SOLO_STATEMENTS = {
@@ -35,8 +35,8 @@ export const guardStatements = (rule: AppendGuardRule): GuardStatements => {
   let built = guardStatementsByRule.get(rule.name);
   if (!built) {
     built = {
-      full: { name: `ledger-append-${rule.name}`, text: appendStatement(true, rule.refusalSql), params: 18 },
-      lean: { name: `ledger-append-lean-${rule.name}`, text: leanAppendStatement(true, rule.refusalSql), params: 18 },
+      full: { name: `ledger-append-${rule.name}`, text: appendStatement(true, rule.refusalSql), params: 19 },
+      lean: { name: `ledger-append-lean-${rule.name}`, text: leanAppendStatement(true, rule.refusalSql), params: 19 },
       solo: { name: `ledger-append-solo-${rule.name}`, text: soloAppendStatement(true, rule.refusalSql), params: 12 },
     };
     guardStatementsByRule.set(rule.name, built);
@@ -110,7 +110,7 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
     [],
     [],
   ];
-  const c: [number[], string[], string[], string[]] = [[], [], [], []];
+  const c: [number[], string[], string[], string[], boolean[]] = [[], [], [], [], []];
   const g: [number[], string[], string[], string[]] = [[], [], [], []];
   requests.forEach((r, i) => {
     for (const guard of r.guards ?? []) {
@@ -124,6 +124,7 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
       c[1].push(claim.kind);
       c[2].push(claim.key);
       c[3].push(String(claim.owner));
+      c[4].push(claim.fresh === true);
     }
     const e = r.expectedRevision;
     p[0].push(r.streamId);
@@ -192,7 +193,8 @@ const resolveLosers = async (pool: pg.Pool, losers: readonly AppendRequest[]): P
   return outcomes;
 };
 
-/** Requests left out for a key: who owns each key now (a fresh snapshot sees writers the statement could not). */
+/** Requests left out for a key: who owns each key now (a fresh snapshot sees writers the statement could not); a fresh
+ * claim whose key the claimant already holds is named with the claimant as owner (the caller looks the key's item up). */
 const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]): Promise<Map<AppendRequest, AppendOutcome>> => {
   const claims = clashes.flatMap((r) => r.claims ?? []);
   const { rows } = await pool.query<{ kind: string; key: string; user_id: string }>(
@@ -204,7 +206,7 @@ const resolveClashes = async (pool: pg.Pool, clashes: readonly AppendRequest[]):
   for (const r of clashes) {
     const taken = (r.claims ?? []).flatMap((c) => {
       const owner = owners.get(`${c.kind}:${c.key}`);
-      return owner !== undefined && owner !== c.owner ? [{ kind: c.kind, key: c.key, owner }] : [];
+      return owner !== undefined && (owner !== c.owner || c.fresh === true) ? [{ kind: c.kind, key: c.key, owner }] : [];
     });
     // Every key turned out to be free or the claimant's (a concurrent writer's claim): a lost race, decided again.
     outcomes.set(

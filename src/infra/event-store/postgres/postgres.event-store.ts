@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { siblingPool } from '../../pg.js';
 import type { AppendOutcome, AppendRequest, AppendResult, EventStore, Subscription } from '../event-store.port.js';
 import { appendOutcomes } from './postgres.append.js';
-import { headPosition, readAll, readStream, readStreamBackward } from './postgres.reads.js';
+import { headPosition, readAll, readSnapshot, readStream, readStreamBackward, readStreamByKeys, writeSnapshot } from './postgres.reads.js';
 import { startSubscription } from './postgres.subscription.js';
 import { createNotifier, type Logger } from './postgres.wake-up.js';
 import { createWakeSignal } from '../../follow/wake-signal.js';
@@ -54,6 +54,9 @@ export const createPostgresEventStore = (deps: PostgresEventStoreDeps): EventSto
     },
     readStream: (streamId, options) => readStream(pool, streamId, options),
     readStreamBackward: (streamId, options) => readStreamBackward(pool, streamId, options),
+    readStreamByKeys: (streamId, keys, options) => readStreamByKeys(pool, streamId, keys, options),
+    readSnapshot: (streamId) => readSnapshot(pool, streamId),
+    writeSnapshot: (streamId, snapshot) => writeSnapshot(pool, streamId, snapshot),
     readAll: (options) => readAll(pool, options),
     headPosition: () => headPosition(pool),
     subscribe: (options) => {

@@ -25,6 +25,18 @@ export const eventStoreMigrations: Migration[] = [
       CREATE INDEX events_transaction_position_idx ON events (transaction_id, global_position);
     `,
   },
+  {
+    // One per stream, the latest: the application's state at `revision`, to fold on from (not part of the stream).
+    id: '0003_stream_snapshots',
+    sql: `
+      CREATE TABLE stream_snapshots (
+        stream_id text PRIMARY KEY,
+        revision bigint NOT NULL,
+        data jsonb NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 export const migrateEventStore = (pool: pg.Pool): Promise<string[]> => migrate(pool, eventStoreMigrations);

@@ -1,5 +1,14 @@
 import type pg from 'pg';
-import type { Position, ReadAllOptions, ReadStreamBackwardOptions, ReadStreamOptions, RecordedEvent } from '../event-store.port.js';
+import type {
+  Position,
+  ReadAllOptions,
+  ReadByKeysOptions,
+  ReadStreamBackwardOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  Snapshot,
+  StreamKeyRule,
+} from '../event-store.port.js';
 import { START } from '../event-store.port.js';
 
 type EventRow = {
@@ -132,4 +141,57 @@ export const readAllFollowing = async (
   });
   const events = rows.filter((r) => r.global_position !== null && r.global_position !== undefined) as EventRow[];
   return { events: events.map(toRecordedEvent), heldBack: rows[0]?.held_back ?? false };
+};
+
+/**
+ * The indexed form of a key: the stream and the key in one expression, so that the lookup can only go through the
+ * rule's indexes (never along a long stream filtering on the way); the rule's migration indexes exactly these.
+ */
+export const streamKeySql = (keySql: string): string => `(stream_id || '/' || (${keySql}))`;
+export const secondaryTypesSql = (rule: StreamKeyRule): string => rule.secondaryTypes.map((t) => `'${t.replaceAll("'", "''")}'`).join(', ');
+
+/** A stream's events found by item key through the rule's two indexes (see StreamKeyRule), oldest first. */
+export const readStreamByKeysQuery = (streamId: string, keys: readonly string[], o: ReadByKeysOptions): pg.QueryConfig => {
+  const { rule } = o;
+  return {
+    name: `events-by-keys-${rule.name}`,
+    text: `SELECT ${COLUMNS} FROM events
+      WHERE (${streamKeySql(rule.primarySql)} = ANY($1::text[])
+          OR (type IN (${secondaryTypesSql(rule)}) AND ${streamKeySql(rule.secondarySql)} = ANY($1::text[])))
+        AND stream_revision <= $2::bigint
+      ORDER BY stream_revision`,
+    values: [keys.map((k) => `${streamId}/${k}`), (o.toRevision ?? 2n ** 62n).toString()],
+  };
+};
+
+export const readStreamByKeys = async (
+  pool: pg.Pool,
+  streamId: string,
+  keys: readonly string[],
+  o: ReadByKeysOptions,
+): Promise<RecordedEvent[]> =>
+  keys.length === 0
+    ? []
+    : (await pool.query<EventRow>(readStreamByKeysQuery(streamId, keys, o))).rows
+        .filter((r) => r.stream_id === streamId) // a stream id holding '/' could share an indexed text with another's
+        .map(toRecordedEvent);
+
+export const readSnapshot = async (pool: pg.Pool, streamId: string): Promise<Snapshot | undefined> => {
+  const { rows } = await pool.query<{ revision: string; data: Record<string, unknown> }>({
+    name: 'stream-snapshot-read',
+    text: 'SELECT revision, data FROM stream_snapshots WHERE stream_id = $1',
+    values: [streamId],
+  });
+  const r = rows[0];
+  return r ? { revision: BigInt(r.revision), data: r.data } : undefined;
+};
+
+export const writeSnapshot = async (pool: pg.Pool, streamId: string, s: Snapshot): Promise<void> => {
+  await pool.query({
+    name: 'stream-snapshot-write',
+    text: `INSERT INTO stream_snapshots AS s (stream_id, revision, data) VALUES ($1, $2, $3::jsonb)
+      ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision, data = excluded.data, written_at = now()
+      WHERE s.revision < excluded.revision`,
+    values: [streamId, s.revision.toString(), JSON.stringify(s.data)],
+  });
 };
