@@ -26,4 +26,17 @@ export const auditMigrations: Migration[] = [
         created_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    // The last snapshot of each stream that verify found equal to its fold, MACed with the seal key: the next verify
+    // folds only the events after it.
+    id: '0401_snapshot_checks',
+    sql: `
+      CREATE TABLE snapshot_checks (
+        stream_id text PRIMARY KEY,
+        revision bigint NOT NULL,
+        data jsonb NOT NULL,
+        mac bytea NOT NULL,
+        checked_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];

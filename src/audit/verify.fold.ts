@@ -8,6 +8,8 @@ import { TRANSACTION_TYPES } from '../domain/wallet/wallet.transaction-types.js'
 import { legSums, placeOf, readLegs, type StoredLeg } from './postings.js';
 
 export type DifferenceKind =
+  /** A wallet snapshot is not the fold of its stream up to its revision (or its verified copy was edited). */
+  | 'snapshot'
   | 'stream-gap'
   /** The `streams` table's head revision is not the stream's last event (PostgreSQL store). */
   | 'stream-head'

@@ -11,6 +11,7 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { inTransaction } from '../infra/pg.js';
 import { verifySeals, type SealAnchor } from './seal.js';
+import { verifySnapshots } from './verify.snapshots.js';
 import {
   accountBalancesExpectation,
   adminTipsExpectation,
@@ -335,6 +336,7 @@ export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport
       });
     }
   }
+  for (const d of await verifySnapshots({ pool, store, key: options.seals ? options.seals.key : undefined })) differences.push(d);
   return {
     ok: differences.length === 0,
     head: formatPosition(head),

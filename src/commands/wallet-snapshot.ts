@@ -26,7 +26,8 @@ export const encodeWalletSnapshot = (state: WalletState): Record<string, unknown
       {
         v: WALLET_SNAPSHOT_VERSION,
         userId: state.userId,
-        ...Object.fromEntries(MAPS.map((m) => [m, [...state[m].entries()]])),
+        // Sorted by key: the same state gives the same document, however its maps were built.
+        ...Object.fromEntries(MAPS.map((m) => [m, [...state[m].entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])),
       },
       replacer,
     ),

@@ -9,6 +9,7 @@ import { initialWalletState } from '../../src/domain/wallet/wallet.state.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { readStreamByKeysQuery } from '../../src/infra/event-store/postgres/postgres.reads.js';
+import { verifySnapshots } from '../../src/audit/verify.snapshots.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -199,6 +200,31 @@ describe('a wallet keeps its balances and open items; final items are found by k
     expect(cold.store.folded()).toBe(events.length - 1 - Number(snapshot.revision));
     expect(await balance(cold.ledger, u)).toBe(await balance(ledger, u));
     expect(cold.ledger.internals.handler.peek(u)!.bets.size).toBe(10);
+  });
+
+  it('when verify checks the snapshots, then each equals its fold; the next run folds only newer events; an edited snapshot or verified copy is reported', async () => {
+    const key = Buffer.alloc(32, 7);
+    const u = 6103;
+    const counted = counting(env.store);
+    expect(await verifySnapshots({ pool: env.pool, store: counted, key })).toEqual([]);
+    const firstRead = counted.folded();
+    expect(firstRead).toBeGreaterThanOrEqual(60);
+    expect(await verifySnapshots({ pool: env.pool, store: counted, key })).toEqual([]);
+    expect(counted.folded()).toBe(firstRead); // nothing new: every check starts where the last one ended
+
+    await env.pool.query(
+      `UPDATE stream_snapshots SET data = jsonb_set(data, '{balances,0,1,$n}', '"999000000"') WHERE stream_id = $1`,
+      [walletStream(u)],
+    );
+    const edited = await verifySnapshots({ pool: env.pool, store: env.store, key });
+    expect(edited.map((d) => [d.kind, d.streamId])).toEqual([['snapshot', walletStream(u)]]);
+
+    await env.pool.query(`UPDATE snapshot_checks SET revision = revision - 1 WHERE stream_id = $1`, [walletStream(u)]);
+    const forged = await verifySnapshots({ pool: env.pool, store: env.store, key });
+    expect(forged.map((d) => d.detail)).toEqual([
+      'the verified copy of an earlier snapshot was edited: its MAC does not match',
+      'the snapshot is not the fold of the stream up to its revision',
+    ]);
   });
 
   it('when the item keys are computed by PostgreSQL and by the domain, then they agree for every wallet event, and the lookup reads through their two indexes', async () => {

@@ -1,0 +1,46 @@
+/**
+ * npm run bench:history — what a ledger's age costs. In one run: the same command on a fresh wallet and on wallets
+ * with BENCH_HISTORY_SIZES settled bets (default 10,000, 100,000, 1,000,000), cold and warm (p50, p99) with the heap
+ * per cached wallet and the retry of the first bet (bench/history/wallets.ts). Settings: BENCH_RUNS cold commands per
+ * wallet (default 30), BENCH_WARM_RUNS (default 200). Writes bench/results/history-<timestamp>.json. Not a test:
+ * nothing here asserts a figure. Run with --expose-gc (the npm script does) for the heap figures.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
+import { createPool } from '../src/infra/pg.js';
+import { migrateAll } from '../src/schema.js';
+import { benchWallets } from './history/wallets.js';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 200);
+const schema = `bench_history_${process.pid}`;
+
+const main = async (): Promise<void> => {
+  if (!(globalThis as { gc?: unknown }).gc) console.warn('no --expose-gc: heap figures include garbage');
+  const admin = createPool({ connectionString: DATABASE_URL, max: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const pool = createPool({ connectionString: DATABASE_URL, schema, max: 10 });
+  const store = createPostgresEventStore({ pool });
+  try {
+    await migrateAll(pool);
+    const wallets = await benchWallets({ pool, store, sizes: SIZES, runs: RUNS, warmRuns: WARM_RUNS }, (line) => console.log(line));
+    await mkdir('bench/results', { recursive: true });
+    const file = `bench/results/history-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+    const machine = { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30) };
+    await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), machine, sizes: SIZES, runs: RUNS, wallets }, null, 2)}\n`);
+    console.log('report: %s', file);
+  } finally {
+    await store.close();
+    await pool.end();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
