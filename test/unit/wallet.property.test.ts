@@ -11,6 +11,14 @@ import { hasMovement, type WalletEvent } from '../../src/domain/wallet/wallet.ev
 import { evolve } from '../../src/domain/wallet/wallet.evolve.js';
 import { balanceOf, initialWalletState, type WalletState } from '../../src/domain/wallet/wallet.state.js';
 import {
+  forgetFinal,
+  holdsItem,
+  itemKeysOfCommand,
+  itemKeysOfEvent,
+  primaryItemKey,
+  withRecalled,
+} from '../../src/domain/wallet/wallet.items.js';
+import {
   approveWithdrawal,
   completeDeposit,
   completeWithdrawal,
@@ -243,6 +251,47 @@ describe('wallet ledger properties', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('when each wallet keeps only balances and open items and looks final items up by key, then every decision equals the one on the whole history', () => {
+    /** What the store's lookup returns: the events under the keys, and all events of the items they name. */
+    const lookUp = (log: readonly WalletEvent[], keys: readonly string[]): WalletEvent[] => {
+      const found = log.filter((e) => itemKeysOfEvent(e.type, e.data).some((k) => keys.includes(k)));
+      const all = new Set([...keys, ...found.map((e) => primaryItemKey(e.data)!)]);
+      return log.filter((e) => itemKeysOfEvent(e.type, e.data).some((k) => all.has(k)));
+    };
+    const byId = <T extends { id: string }>(xs: T[]): T[] => xs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const openOf = (st: WalletState) => ({
+      balances: st.balances.toJS(),
+      bets: byId([...st.bets.values()].filter((b) => b.status === 'CREATED')),
+      deposits: byId([...st.deposits.values()].filter((d) => d.status !== 'COMPLETE' && d.status !== 'FAILED')),
+      withdrawals: byId([...st.withdrawals.values()].filter((w) => w.status !== 'COMPLETE' && w.status !== 'DENIED')),
+    });
+    fc.assert(
+      fc.property(steps(40), (s) => {
+        const full = new Map<number, WalletState>(USERS.map((u) => [u, initialWalletState(u)]));
+        const kept = new Map<number, WalletState>(USERS.map((u) => [u, initialWalletState(u)]));
+        const logs = new Map<number, WalletEvent[]>(USERS.map((u) => [u, []]));
+        s.forEach(({ userId, command: cmd }, i) => {
+          const meta = { userId, now: new Date(Date.UTC(2025, 0, 1) + i * 1000) };
+          const expected = decide(cmd, full.get(userId)!, meta);
+          const missing = itemKeysOfCommand(cmd).filter((k) => !holdsItem(kept.get(userId)!, k));
+          const recalled = lookUp(logs.get(userId)!, missing);
+          const deciding = withRecalled(kept.get(userId)!, recalled);
+          expect(decide(cmd, deciding, meta)).toEqual(expected);
+          if (isLeft(expected)) return;
+          full.set(userId, expected.right.reduce(evolve, full.get(userId)!));
+          logs.get(userId)!.push(...expected.right);
+          const touched = [...recalled, ...expected.right].flatMap((e) => itemKeysOfEvent(e.type, e.data));
+          kept.set(userId, forgetFinal(expected.right.reduce(evolve, deciding), touched));
+          expect(openOf(kept.get(userId)!)).toEqual(openOf(full.get(userId)!));
+          expect(kept.get(userId)!.bets.size + kept.get(userId)!.operations.size + kept.get(userId)!.claims.size).toBe(
+            openOf(full.get(userId)!).bets.length,
+          );
+        });
+      }),
+      { numRuns: 300 },
     );
   });
 

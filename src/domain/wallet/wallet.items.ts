@@ -1,3 +1,4 @@
+import type { Map as IMap } from 'immutable';
 import type { WalletCommand } from './wallet.commands.js';
 import { evolve } from './wallet.evolve.js';
 import type { WalletEvent } from './wallet.events.js';
@@ -172,14 +173,16 @@ export const evolveOpen = (state: WalletState, event: WalletEvent): WalletState 
 export const withRecalled = (state: WalletState, events: readonly WalletEvent[]): WalletState => {
   if (events.length === 0) return state;
   const items = events.reduce(evolve, initialWalletState(state.userId));
+  const add = <V>(held: IMap<string, V>, found: IMap<string, V>): IMap<string, V> =>
+    held.merge(found.filter((_, k) => !held.has(k)));
   return {
     ...state,
-    bets: items.bets.merge(state.bets),
-    deposits: items.deposits.merge(state.deposits),
-    depositsByExternalKey: items.depositsByExternalKey.merge(state.depositsByExternalKey),
-    withdrawals: items.withdrawals.merge(state.withdrawals),
-    operations: items.operations.merge(state.operations),
-    claims: items.claims.merge(state.claims),
+    bets: add(state.bets, items.bets),
+    deposits: add(state.deposits, items.deposits),
+    depositsByExternalKey: add(state.depositsByExternalKey, items.depositsByExternalKey),
+    withdrawals: add(state.withdrawals, items.withdrawals),
+    operations: add(state.operations, items.operations),
+    claims: add(state.claims, items.claims),
   };
 };
 
