@@ -212,10 +212,9 @@ describe('a wallet keeps its balances and open items; final items are found by k
     expect(await verifySnapshots({ pool: env.pool, store: counted, key })).toEqual([]);
     expect(counted.folded()).toBe(firstRead); // nothing new: every check starts where the last one ended
 
-    await env.pool.query(
-      `UPDATE stream_snapshots SET data = jsonb_set(data, '{balances,0,1,$n}', '"999000000"') WHERE stream_id = $1`,
-      [walletStream(u)],
-    );
+    await env.pool.query(`UPDATE stream_snapshots SET data = jsonb_set(data, '{balances,0,1,$n}', '"999000000"') WHERE stream_id = $1`, [
+      walletStream(u),
+    ]);
     const edited = await verifySnapshots({ pool: env.pool, store: env.store, key });
     expect(edited.map((d) => [d.kind, d.streamId])).toEqual([['snapshot', walletStream(u)]]);
 

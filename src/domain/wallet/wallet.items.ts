@@ -173,8 +173,7 @@ export const evolveOpen = (state: WalletState, event: WalletEvent): WalletState 
 export const withRecalled = (state: WalletState, events: readonly WalletEvent[]): WalletState => {
   if (events.length === 0) return state;
   const items = events.reduce(evolve, initialWalletState(state.userId));
-  const add = <V>(held: IMap<string, V>, found: IMap<string, V>): IMap<string, V> =>
-    held.merge(found.filter((_, k) => !held.has(k)));
+  const add = <V>(held: IMap<string, V>, found: IMap<string, V>): IMap<string, V> => held.merge(found.filter((_, k) => !held.has(k)));
   return {
     ...state,
     bets: add(state.bets, items.bets),
