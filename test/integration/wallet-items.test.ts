@@ -290,6 +290,30 @@ describe('a wallet keeps its balances and open items; final items are found by k
     }
   });
 
+  it('when the store cannot claim keys in its append (as KurrentDB), then the claim before it tells a reused bet id, and a retry of a settled bet answers as first', async () => {
+    const u = 6106;
+    const outside = new Proxy(env.store, {
+      get(target, property) {
+        if (property === 'claimsKeys') return false;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const l = createLedger({ store: outside, pool: env.pool });
+    await fundWallet(l, u, '10');
+    right(await bet(l, u, 'kd-6106-1'));
+    right(await l.settleBet('kd-6106-1', { payout: '3' }));
+    expect(l.internals.handler.peek(u)!.bets.size).toBe(0);
+    for (const again of [l, createLedger({ store: outside, pool: env.pool })]) {
+      const retry = right(await bet(again, u, 'kd-6106-1'));
+      expect(retry).toMatchObject({ created: false, bet: { status: 'SETTLED', payout: '3' } });
+    }
+    await fundWallet(l, u + 1, '10');
+    const taken = await bet(l, u + 1, 'kd-6106-1');
+    expect(isLeft(taken) && taken.left._tag).toBe('IdempotencyConflict');
+    expect(await balance(l, u)).toBe('12');
+  });
+
   it('when a bet id was claimed by this wallet in a race it lost, then the next placement is looked up, found new, and placed once', async () => {
     const u = 6104;
     await fundWallet(ledger, u, '10');
