@@ -53,6 +53,8 @@ export type WalletHandler = Readonly<{
   peek: (userId: number) => WalletState | undefined;
   /** The wallet with the items named by `keys` added, final ones looked up by key (for immutable facts such as a bet's currency). */
   lookup: (userId: number, keys: readonly ItemKey[]) => Promise<WalletState>;
+  /** Catches the wallet up and writes its snapshot now if it has events after the last one (a period's close does). */
+  snapshot: (userId: number) => Promise<void>;
   /** The highest position this process has appended (read-your-writes: wait for projections to reach it). */
   lastPosition: () => Position;
   cachedEntries: () => number;
@@ -446,6 +448,14 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     peek: (userId) => {
       const slot = slots.get(userId);
       return slot?.loaded ? slot.state : undefined;
+    },
+    snapshot: async (userId) => {
+      await enqueue(userId, null);
+      const slot = slots.get(userId);
+      if (!slot || slot.revision < 0n || slot.revision <= slot.snapshotRevision) return;
+      const { state, revision } = slot;
+      await deps.store.writeSnapshot(walletStream(userId), { revision, data: encodeWalletSnapshot(state) });
+      if (revision > slot.snapshotRevision) slot.snapshotRevision = revision;
     },
     lookup: async (userId, keys) => {
       const slot = slots.get(userId);

@@ -314,6 +314,19 @@ describe('a wallet keeps its balances and open items; final items are found by k
     expect(await balance(l, u)).toBe('12');
   });
 
+  it('when a snapshot is asked for (as at a close), then it is written at the wallet’s head and only if events came after the last one', async () => {
+    const u = 6108;
+    await fundWallet(ledger, u, '5');
+    right(await bet(ledger, u, 'sn-6108'));
+    expect(await env.store.readSnapshot(walletStream(u))).toBeUndefined();
+    await coldLedger().ledger.internals.handler.snapshot(u);
+    const written = await env.store.readSnapshot(walletStream(u));
+    expect(written?.revision).toBe(2n);
+    expect(decodeWalletSnapshot(u, written!.data)!.bets.has('sn-6108')).toBe(true); // an open bet is kept
+    await ledger.internals.handler.snapshot(u);
+    expect(await env.store.readSnapshot(walletStream(u))).toEqual(written);
+  });
+
   it('when a bet id was claimed by this wallet in a race it lost, then the next placement is looked up, found new, and placed once', async () => {
     const u = 6104;
     await fundWallet(ledger, u, '10');
