@@ -19,9 +19,12 @@ export const WALLET_ITEM_KEYS: StreamKeyRule = {
   keysOf: itemKeysOfEvent,
 };
 
-/** A wallet event found by its item's key costs the item's own events: two expression indexes over the event store's table. */
+/**
+ * A wallet event found by its item's key costs the item's own events: two expression indexes over the event store's
+ * table. IF NOT EXISTS: on a large ledger an operator builds them CONCURRENTLY first (docs/deployment.md).
+ */
 export const walletItemKeysMigrationSql = `
-  CREATE INDEX events_item_key_idx ON events (${streamKeySql(WALLET_ITEM_KEYS.primarySql)});
-  CREATE INDEX events_item_second_key_idx ON events (${streamKeySql(WALLET_ITEM_KEYS.secondarySql)})
+  CREATE INDEX IF NOT EXISTS events_item_key_idx ON events (${streamKeySql(WALLET_ITEM_KEYS.primarySql)});
+  CREATE INDEX IF NOT EXISTS events_item_second_key_idx ON events (${streamKeySql(WALLET_ITEM_KEYS.secondarySql)})
     WHERE type IN (${secondaryTypesSql(WALLET_ITEM_KEYS)});
 `;
