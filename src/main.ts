@@ -22,6 +22,8 @@ import { createLogger, type Logger } from './infra/logger.js';
 import { createPool } from './infra/pg.js';
 import { closeRedis, createRedis } from './infra/redis.js';
 import { allProjections } from './read-models/all-projections.js';
+import { createPeriods } from './periods/close-period.use-case.js';
+import { ensureCalendar } from './periods/periods.queries.js';
 import type { LocalProgress } from './projections/read-model-waiter.js';
 import { openEventStore } from './infra/event-store/open-event-store.js';
 import { startFollowers } from './followers/followers.js';
@@ -89,6 +91,8 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   cleanups.push({ name: 'pool', run: () => pool.end() });
 
   await migrateAll(pool);
+  if ((await ensureCalendar(pool, config.ledgerCalendar)) === 'changed')
+    logger.info({ calendar: config.ledgerCalendar }, 'periods: a new calendar; every movement is booked again by it');
 
   // One Prometheus registry per process (GET /metrics on the back-office port): appends, command latencies,
   // projection positions and lag, sockets, throttled messages.
@@ -203,6 +207,13 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         askReadModels: readersWaiting.announce,
         readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
         exportLimits: config.exports,
+        periods: createPeriods({
+          store,
+          pool,
+          calendar: config.ledgerCalendar,
+          sealKey: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
+          snapshotWallet: (userId) => ledger.internals.handler.snapshot(userId),
+        }),
       }),
       config.adminPort,
     );

@@ -21,6 +21,7 @@ import { adminAuditMigrations } from './read-models/admin-audit/admin-audit.migr
 import { leaderboardMigrations } from './leaderboards/leaderboards.migration.js';
 import { gatewayMigrations } from './realtime/gateway.migration.js';
 import { auditMigrations } from './audit/audit.migration.js';
+import { periodsMigrations } from './periods/periods.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -49,6 +50,7 @@ export const allMigrations: readonly Migration[] = [
   ...notificationsMigrations, // 0320
   ...auditMigrations, // 0400
   ...adminAuditMigrations, // 0410
+  ...periodsMigrations, // 0490
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

@@ -18,6 +18,8 @@ import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
 import { moneyRoutes } from '../wallet/wallet.routes.js';
 import { auditRoutes } from './audit.routes.js';
+import { createPeriods, type Periods } from '../periods/close-period.use-case.js';
+import { periodsRoutes } from '../periods/periods.routes.js';
 import { exportRoutes } from './export.routes.js';
 import type { ExportLimits } from './export-slots.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
@@ -52,6 +54,8 @@ export type AdminAppDeps = AppDeps &
     readConsistencyTimeoutMs?: number;
     /** The admin console's build served at /admin (default `console/dist`). */
     consoleDist?: string;
+    /** The books' periods and their close; unset: a UTC calendar of months, reports unsealed. */
+    periods?: Periods;
   }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -94,6 +98,8 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       faqRoutes(backOffice),
       chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }),
     );
+    const periods = deps.periods ?? createPeriods({ store: deps.store, pool: deps.pool, calendar: { timeZone: 'UTC', unit: 'month' } });
+    app.use(periodsRoutes({ ...backOffice, periods }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({

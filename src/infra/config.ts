@@ -65,6 +65,8 @@ export type Config = Readonly<{
   walletCacheEntries: number;
   /** A wallet's kept state is written as a snapshot once this many of its events were appended since the last one. */
   walletSnapshotEvery: number;
+  /** The periods the books close by: calendar months (or days) in this time zone. Fixed once a period is closed. */
+  ledgerCalendar: Readonly<{ timeZone: string; unit: 'month' | 'day' }>;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
   /** Metrics/health port for a process without admin-api (which serves them on ADMIN_PORT). */
@@ -192,6 +194,21 @@ const EnvSchema = z.object({
   EXPORT_MIN_BYTES_PER_SECOND: positiveInt(4096),
   WALLET_CACHE_ENTRIES: positiveInt(1_000_000),
   WALLET_SNAPSHOT_EVERY: positiveInt(100),
+  LEDGER_TIME_ZONE: z
+    .string()
+    .default('UTC')
+    .refine(
+      (zone) => {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an IANA time zone such as Europe/Malta' },
+    ),
+  LEDGER_PERIOD: z.enum(['month', 'day'], { error: 'must be month or day' }).default('month'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -318,6 +335,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     walletCacheEntries: e.WALLET_CACHE_ENTRIES,
     walletSnapshotEvery: e.WALLET_SNAPSHOT_EVERY,
+    ledgerCalendar: { timeZone: e.LEDGER_TIME_ZONE, unit: e.LEDGER_PERIOD },
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,

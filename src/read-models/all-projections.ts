@@ -6,6 +6,7 @@ import { affiliateCommissionProjection } from './affiliate-commission/affiliate-
 import { betsProjection } from '../wallet/bets/bets.projection.js';
 import { depositsProjection } from '../wallet/deposits/deposits.projection.js';
 import { notificationsProjection } from './notifications/notifications.projection.js';
+import { periodsProjection } from '../periods/periods.projection.js';
 import { rakebackProjection } from './rakeback/rakeback.projection.js';
 import { signUpEffectsProjection } from './sign-up-effects/sign-up-effects.projection.js';
 import { transactionsProjection } from './transactions/transactions.projection.js';
@@ -30,4 +31,5 @@ export const allProjections: readonly Projection[] = [
   affiliateCommissionProjection,
   notificationsProjection,
   adminAuditProjection,
+  periodsProjection,
 ];

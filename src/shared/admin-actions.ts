@@ -24,6 +24,7 @@ export const EVENT_ACTIONS = [
   'api-key.issue',
   'api-key.revoke',
   'config.update',
+  'period.close',
 ] as const;
 export const RECORDED_ACTIONS = ['faq.create', 'faq.update', 'faq.delete', 'leaderboard.update-schedule'] as const;
 export const CHAT_ACTIONS = ['chat.delete-message', 'chat.set-rate-limit'] as const;

@@ -6,7 +6,7 @@ import { insertRows, type Projection, type Row } from '../../projections/project
 const STREAM = /^(wallet|user|limits|api-keys)-(\d+)$/;
 
 /** Per stream kind, the event types that record an acting admin, and the action each one is. */
-const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'config', Readonly<Record<string, EventAction>>>> = {
+const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'config' | 'periods', Readonly<Record<string, EventAction>>>> = {
   wallet: {
     AdminTipCredited: 'tip',
     AdminTipDeducted: 'deduct-balance',
@@ -35,6 +35,7 @@ const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'conf
   },
   'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke', SessionsEnded: 'user.sign-out' },
   config: { SiteConfigChanged: 'config.update' },
+  periods: { PeriodClosed: 'period.close' },
 };
 
 const HANDLES: readonly string[] = [...new Set(Object.values(ACTIONS).flatMap((byType) => Object.keys(byType)))];
@@ -47,7 +48,13 @@ const detailsOf = (data: Readonly<Record<string, unknown>>): Record<string, unkn
 /** The audit row of an event, or undefined when no admin acted (a user's own change, a sign-up). */
 export const adminAuditRow = (e: RecordedEvent): Row | undefined => {
   const owned = STREAM.exec(e.streamId);
-  const kind = owned ? (owned[1] as keyof typeof ACTIONS) : e.streamId.startsWith('config-') ? 'config' : undefined;
+  const kind = owned
+    ? (owned[1] as keyof typeof ACTIONS)
+    : e.streamId.startsWith('config-')
+      ? 'config'
+      : e.streamId === 'ledger-periods'
+        ? 'periods'
+        : undefined;
   const action = kind && Object.hasOwn(ACTIONS[kind], e.type) ? ACTIONS[kind][e.type] : undefined;
   const admin = e.data.adminUserId;
   if (!action || typeof admin !== 'number') return undefined;

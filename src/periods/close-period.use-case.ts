@@ -1,0 +1,150 @@
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { createStreamHandler } from '../commands/stream.handler.js';
+import { comparePositions, parsePosition, START, StoreUnavailable, type EventStore } from '../infra/event-store/event-store.port.js';
+import { isPeriodId, nextPeriod, PERIODS_STREAM, type PeriodClosed, type PeriodId } from './periods.events.js';
+import { closedPeriod, closingBalances, firstBookedPeriod, periodBounds, type Calendar, type ClosedPeriod } from './periods.queries.js';
+import { closeDigest, closeMac } from './periods.seal.js';
+
+export type PeriodError =
+  | Readonly<{ _tag: 'PeriodInvalid'; period: string; message: string }>
+  | Readonly<{ _tag: 'PeriodAlreadyClosed'; period: PeriodId }>
+  | Readonly<{ _tag: 'PeriodNotNext'; period: PeriodId; next: PeriodId }>
+  | Readonly<{ _tag: 'PeriodNotEnded'; period: PeriodId; end: string }>;
+
+type State = Readonly<{ lastClosed: PeriodId | undefined }>;
+type Close = Readonly<{ type: 'ClosePeriod'; periodId: PeriodId; adminUserId: number }>;
+/** What deciding a close needs besides the stream: the calendar, the period's bounds, the first period anything is booked in. */
+type CloseContext = Readonly<{ calendar: Calendar; now: Date; start: string; end: string; firstPeriod: PeriodId | undefined }>;
+
+/** Closes go in order, each once; a period closes only once it has ended. Pure: the clock and bounds are given. */
+export const decideClose = (command: Close, state: State, ctx: CloseContext): Either<PeriodError, readonly PeriodClosed[]> => {
+  const p = command.periodId;
+  if (state.lastClosed !== undefined && p <= state.lastClosed) return left({ _tag: 'PeriodAlreadyClosed', period: p });
+  const next = state.lastClosed !== undefined ? nextPeriod(state.lastClosed) : ctx.firstPeriod;
+  if (next !== undefined && p !== next) return left({ _tag: 'PeriodNotNext', period: p, next });
+  if (Date.parse(ctx.end) > ctx.now.getTime()) return left({ _tag: 'PeriodNotEnded', period: p, end: ctx.end });
+  return right([
+    {
+      type: 'PeriodClosed',
+      data: {
+        periodId: p,
+        timeZone: ctx.calendar.timeZone,
+        unit: ctx.calendar.unit,
+        start: ctx.start,
+        end: ctx.end,
+        adminUserId: command.adminUserId,
+        at: ctx.now.toISOString(),
+      },
+    },
+  ]);
+};
+
+const evolve = (_state: State, event: PeriodClosed): State => ({ lastClosed: event.data.periodId });
+
+export type PeriodsDeps = Readonly<{
+  store: EventStore;
+  pool: pg.Pool;
+  calendar: Calendar;
+  clock?: () => Date;
+  /** Seals each closing report (HMAC); unset, a report is written with its digest only and verify says it is unsealed. */
+  sealKey?: Buffer;
+  /** How long a close waits for the projector to write its report (default 60 s). */
+  reportTimeoutMs?: number;
+  /** Written for each wallet with movements in the closed period, once its report is sealed: cold wallets start there. */
+  snapshotWallet?: (userId: number) => Promise<void>;
+}>;
+
+export type ClosedReport = ClosedPeriod & Readonly<{ balances: number }>;
+
+/** The close: append PeriodClosed at the stream's revision, wait for the projector's report, seal it. */
+export const createPeriods = (deps: PeriodsDeps) => {
+  const clock = deps.clock ?? (() => new Date());
+  const handler = createStreamHandler<State, PeriodClosed, Close, CloseContext, PeriodError>(deps.store, {
+    streamOf: () => PERIODS_STREAM,
+    initial: () => ({ lastClosed: undefined }),
+    evolve,
+    decide: decideClose,
+  });
+
+  /** Seals a written report once (a retry after a crash between writing and sealing finishes the job). */
+  const seal = async (period: PeriodId): Promise<ClosedPeriod | undefined> => {
+    const closed = await closedPeriod(deps.pool, period);
+    if (!closed || closed.sha256 !== null) return closed;
+    const { balances } = await closingBalances(deps.pool, period);
+    const digest = closeDigest(closed.report, balances);
+    await deps.pool.query('UPDATE period_closes SET sha256 = $2, mac = $3 WHERE period = $1 AND sha256 IS NULL', [
+      period,
+      digest,
+      deps.sealKey ? closeMac(deps.sealKey, period, digest) : null,
+    ]);
+    return closedPeriod(deps.pool, period);
+  };
+
+  /** The periods read model has applied every event the store holds now (so the first booked period is known). */
+  const caughtUp = async (): Promise<void> => {
+    const head = await deps.store.headPosition();
+    const deadline = Date.now() + (deps.reportTimeoutMs ?? 60_000);
+    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+      const { rows } = await deps.pool.query<{ position: string }>(`SELECT position FROM projection_checkpoints WHERE name = 'periods'`);
+      if (comparePositions(rows[0] ? parsePosition(rows[0].position) : START, head) >= 0) return;
+      if (Date.now() > deadline) throw new StoreUnavailable('the periods read model is behind the ledger: is the projector running?');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  };
+
+  const waitForReport = async (period: PeriodId): Promise<ClosedPeriod> => {
+    const deadline = Date.now() + (deps.reportTimeoutMs ?? 60_000);
+    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+      const sealed = await seal(period);
+      if (sealed) return sealed;
+      if (Date.now() > deadline)
+        throw new StoreUnavailable(`the closing report of ${period} is not written yet: is the projector running?`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  };
+
+  const snapshots = async (period: PeriodId): Promise<void> => {
+    if (!deps.snapshotWallet) return;
+    const { rows } = await deps.pool.query<{ user_id: string }>(
+      `SELECT DISTINCT substring(account from 6) AS user_id FROM ledger_movements_daily WHERE period = $1 AND account LIKE 'user:%'`,
+      [period],
+    );
+    for (const r of rows) await deps.snapshotWallet(Number(r.user_id)).catch(() => undefined);
+  };
+
+  return {
+    calendar: deps.calendar,
+    close: async (periodId: string, adminUserId: number): Promise<Either<PeriodError, ClosedReport>> => {
+      const { calendar } = deps;
+      if (!isPeriodId(periodId, calendar.unit)) {
+        const form = calendar.unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD';
+        return left({ _tag: 'PeriodInvalid', period: periodId, message: `must be a ${calendar.unit} as ${form}` });
+      }
+      const bounds = await periodBounds(deps.pool, calendar, periodId);
+      // The first close must be the first period anything is booked in: known once the read model has every event.
+      const firstPeriod =
+        (await handler.load(0)).state.lastClosed === undefined ? (await caughtUp(), await firstBookedPeriod(deps.pool)) : undefined;
+      const handled = await handler.handle(
+        0,
+        { type: 'ClosePeriod', periodId, adminUserId },
+        { calendar, now: clock(), ...bounds, firstPeriod },
+      );
+      if (handled.decision._tag === 'Left') return handled.decision;
+      const report = await waitForReport(periodId);
+      const { total } = await closingBalances(deps.pool, periodId, { limit: 0, offset: 0 });
+      void snapshots(periodId);
+      return right({ ...report, balances: total });
+    },
+    /** The last closed period, if any. */
+    lastClosed: async (): Promise<PeriodId | undefined> => (await handler.load(0)).state.lastClosed,
+    /** The next period a close accepts, and whether it has ended. */
+    nextToClose: async (): Promise<PeriodId | undefined> => {
+      const { state } = await handler.load(0);
+      return state.lastClosed !== undefined ? nextPeriod(state.lastClosed) : firstBookedPeriod(deps.pool);
+    },
+    seal,
+  };
+};
+
+export type Periods = ReturnType<typeof createPeriods>;

@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import type { PeriodId } from './periods.events.js';
+
+export type Calendar = Readonly<{ timeZone: string; unit: 'month' | 'day' }>;
+
+/** [start, end) of a period in the calendar's zone, as instants: PostgreSQL's zone rules, not ours. */
+export const periodBounds = async (
+  db: Pick<pg.Pool, 'query'>,
+  calendar: Calendar,
+  id: PeriodId,
+): Promise<{ start: string; end: string }> => {
+  const first = calendar.unit === 'month' ? `${id}-01` : id;
+  const { rows } = await db.query<{ start: Date; end: Date }>(
+    `SELECT (to_date($1, 'YYYY-MM-DD')::timestamp AT TIME ZONE $2) AS start,
+            ((to_date($1, 'YYYY-MM-DD') + CASE $3 WHEN 'month' THEN interval '1 month' ELSE interval '1 day' END)::timestamp
+              AT TIME ZONE $2) AS end`,
+    [first, calendar.timeZone, calendar.unit],
+  );
+  return { start: rows[0]!.start.toISOString(), end: rows[0]!.end.toISOString() };
+};
+
+/** The period an instant falls in. */
+export const periodOf = async (db: Pick<pg.Pool, 'query'>, calendar: Calendar, at: Date): Promise<PeriodId> =>
+  (
+    await db.query<{ p: string }>('SELECT ledger_period_of($1::timestamptz, $2, $3) AS p', [
+      at.toISOString(),
+      calendar.timeZone,
+      calendar.unit,
+    ])
+  ).rows[0]!.p;
+
+/** The earliest period anything is booked in (the first one to close), or undefined on an empty ledger. */
+export const firstBookedPeriod = async (db: Pick<pg.Pool, 'query'>): Promise<PeriodId | undefined> =>
+  (await db.query<{ p: string | null }>('SELECT min(period) AS p FROM ledger_movements_daily')).rows[0]?.p ?? undefined;
+
+export type ClosedPeriod = Readonly<{
+  period: PeriodId;
+  position: string;
+  report: Readonly<Record<string, unknown>>;
+  sha256: string | null;
+  sealed: boolean;
+  writtenAt: string;
+}>;
+
+const closedRow = (r: {
+  period: string;
+  position: string;
+  report: Record<string, unknown>;
+  sha256: string | null;
+  mac: Buffer | null;
+  written_at: Date;
+}): ClosedPeriod => ({
+  period: r.period,
+  position: r.position,
+  report: r.report,
+  sha256: r.sha256,
+  sealed: r.mac !== null,
+  writtenAt: r.written_at.toISOString(),
+});
+
+export const closedPeriods = async (db: Pick<pg.Pool, 'query'>): Promise<ClosedPeriod[]> =>
+  (
+    await db.query<Parameters<typeof closedRow>[0]>(
+      'SELECT period, position, report, sha256, mac, written_at FROM period_closes ORDER BY period',
+    )
+  ).rows.map(closedRow);
+
+export const closedPeriod = async (db: Pick<pg.Pool, 'query'>, id: PeriodId): Promise<ClosedPeriod | undefined> => {
+  const { rows } = await db.query<Parameters<typeof closedRow>[0]>(
+    'SELECT period, position, report, sha256, mac, written_at FROM period_closes WHERE period = $1',
+    [id],
+  );
+  return rows[0] && closedRow(rows[0]);
+};
+
+export type ClosingBalance = Readonly<{ account: string; currencyId: string; balance: string }>;
+export const closingBalances = async (
+  db: Pick<pg.Pool, 'query'>,
+  id: PeriodId,
+  page?: Readonly<{ limit: number; offset: number }>,
+): Promise<{ total: number; balances: ClosingBalance[] }> => {
+  const [{ rows }, { rows: count }] = await Promise.all([
+    db.query<{ account: string; currency_id: string; balance: string }>(
+      `SELECT account, currency_id, balance::text AS balance FROM period_balances WHERE period = $1 ORDER BY account, currency_id
+       ${page ? 'LIMIT $2 OFFSET $3' : ''}`,
+      page ? [id, page.limit, page.offset] : [id],
+    ),
+    db.query<{ n: string }>('SELECT count(*) AS n FROM period_balances WHERE period = $1', [id]),
+  ]);
+  return { total: Number(count[0]!.n), balances: rows.map((r) => ({ account: r.account, currencyId: r.currency_id, balance: r.balance })) };
+};
+
+/**
+ * Makes the stored calendar the configured one. Once a period is closed it cannot change (the service refuses to
+ * start, naming both); before, a change re-books every movement: the periods read model is replayed from the start.
+ */
+export const ensureCalendar = async (pool: pg.Pool, calendar: Calendar): Promise<'same' | 'changed'> => {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT now() AT TIME ZONE $1', [calendar.timeZone]); // PostgreSQL knows the zone too
+    const { rows } = await client.query<{ time_zone: string; unit: string }>(
+      'SELECT time_zone, unit FROM ledger_calendar WHERE id = 1 FOR UPDATE',
+    );
+    const stored = rows[0];
+    if (stored && stored.time_zone === calendar.timeZone && stored.unit === calendar.unit) {
+      await client.query('COMMIT');
+      return 'same';
+    }
+    const { rows: closed } = await client.query<{ period: string }>('SELECT period FROM period_closes ORDER BY period DESC LIMIT 1');
+    if (closed[0]) {
+      throw new Error(
+        `LEDGER_TIME_ZONE/LEDGER_PERIOD ${calendar.timeZone}/${calendar.unit} differ from the calendar the books were closed by ` +
+          `(${stored?.time_zone}/${stored?.unit}, last closed ${closed[0].period}): a closed period's calendar never changes`,
+      );
+    }
+    await client.query(
+      `INSERT INTO ledger_calendar (id, time_zone, unit) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET time_zone = $1, unit = $2`,
+      [calendar.timeZone, calendar.unit],
+    );
+    await client.query('TRUNCATE ledger_movements_daily, ledger_open_bets, ledger_late_items, ledger_period_state');
+    await client.query(`DELETE FROM projection_checkpoints WHERE name = 'periods'`);
+    await client.query('COMMIT');
+    return 'changed';
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+};
