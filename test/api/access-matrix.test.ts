@@ -79,6 +79,10 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /bets': () => ({ path: '/bets', body: { sortBy: 'CREATED_AT', sortOrder: 'desc', page: 1, take: 20 } }),
   'post /accounting/transactions': (t) => ({ path: '/accounting/transactions', body: { where: { userId: t.id } } }),
   'get /accounting/balances': (t) => ({ path: `/accounting/balances?userId=${t.id}` }), // an addition to the spec
+  'get /ledger/periods': () => ({ path: '/ledger/periods' }),
+  'post /ledger/periods/:period/close': () => ({ path: '/ledger/periods/not-a-period/close' }), // 400: nothing closes
+  'get /ledger/periods/:period/report': () => ({ path: '/ledger/periods/2001-01/report' }),
+  'get /ledger/periods/:period/balances': () => ({ path: '/ledger/periods/2001-01/balances' }),
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),

@@ -13,7 +13,7 @@ import { migrateNonCore } from '../../src/schema.js';
 const TABLES = allProjections.flatMap((p) => p.tables);
 const dump = async (pool: pg.Pool): Promise<Record<string, unknown[]>> => {
   const out: Record<string, unknown[]> = {};
-  for (const t of TABLES) out[t] = (await pool.query(`SELECT * FROM ${t} ORDER BY 1, 2`)).rows;
+  for (const t of TABLES) out[t] = (await pool.query(`SELECT * FROM ${t} ORDER BY 1, 2, ${t}::text`)).rows;
   out.checkpoints = (await pool.query('SELECT name, version, position FROM projection_checkpoints ORDER BY name')).rows;
   return out;
 };
