@@ -39,4 +39,17 @@ export const auditMigrations: Migration[] = [
         checked_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    // Each closed period that verify re-derived and found right, MACed with the seal key, with what it hands the next
+    // period (legs dated into a later period, the bets still open): the next run reads only periods closed since.
+    id: '0402_period_checks',
+    sql: `
+      CREATE TABLE period_checks (
+        period text PRIMARY KEY,
+        digest text NOT NULL,
+        carry jsonb NOT NULL,
+        mac bytea NOT NULL,
+        checked_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];

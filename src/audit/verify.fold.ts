@@ -10,6 +10,8 @@ import { legSums, placeOf, readLegs, type StoredLeg } from './postings.js';
 export type DifferenceKind =
   /** A wallet snapshot is not the fold of its stream up to its revision (or its verified copy was edited). */
   | 'snapshot'
+  /** A closed period's report, closing balances or seal disagree with its events (src/audit/verify.periods.ts). */
+  | 'period'
   | 'stream-gap'
   /** The `streams` table's head revision is not the stream's last event (PostgreSQL store). */
   | 'stream-head'

@@ -12,6 +12,7 @@ import {
 import { inTransaction } from '../infra/pg.js';
 import { verifySeals, type SealAnchor } from './seal.js';
 import { verifySnapshots } from './verify.snapshots.js';
+import { verifyPeriods } from './verify.periods.js';
 import {
   accountBalancesExpectation,
   adminTipsExpectation,
@@ -336,7 +337,9 @@ export const verifyLedger = async (options: VerifyOptions): Promise<VerifyReport
       });
     }
   }
-  for (const d of await verifySnapshots({ pool, store, key: options.seals ? options.seals.key : undefined })) differences.push(d);
+  const sealKey = options.seals ? options.seals.key : undefined;
+  for (const d of await verifySnapshots({ pool, store, key: sealKey })) differences.push(d);
+  for (const d of await verifyPeriods({ pool, store, key: sealKey })) differences.push(d);
   return {
     ok: differences.length === 0,
     head: formatPosition(head),

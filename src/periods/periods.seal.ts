@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { ClosingBalance } from './periods.queries.js';
 
 /** What a close's seal covers: the report and every closing balance, in one canonical text (sorted keys, sorted rows). */
-const canonical = (value: unknown): string =>
+export const canonical = (value: unknown): string =>
   Array.isArray(value)
     ? `[${value.map(canonical).join(',')}]`
     : value !== null && typeof value === 'object'

@@ -11,6 +11,8 @@ import { createPeriods, type Periods } from '../../src/periods/close-period.use-
 import { PERIODS_STREAM } from '../../src/periods/periods.events.js';
 import { closingBalances, ensureCalendar } from '../../src/periods/periods.queries.js';
 import { closeDigest, closeMacMatches } from '../../src/periods/periods.seal.js';
+import { verifyPeriods } from '../../src/audit/verify.periods.js';
+import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
@@ -219,6 +221,59 @@ describe('periods: the books close in order, once, with a sealed report equal to
         }
       }),
       { numRuns: 4 },
+    );
+  });
+
+  it('when verify re-derives the closed periods, then each is right and read once; an edited balance, report or event of a closed period fails it', async () => {
+    let reads = 0;
+    const counting = new Proxy(env.store, {
+      get(target, property) {
+        if (property === 'readAll')
+          return async (...args: Parameters<EventStore['readAll']>) => {
+            reads += 1;
+            return target.readAll(...args);
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(await verifyPeriods({ pool: env.pool, store: counting, key: KEY })).toEqual([]);
+    expect(reads).toBeGreaterThan(0);
+    reads = 0;
+    expect(await verifyPeriods({ pool: env.pool, store: counting, key: KEY })).toEqual([]);
+    expect(reads).toBe(0); // every closed period was checked already: nothing is read again
+
+    const edit = async (sql: string, params: unknown[], expected: RegExp) => {
+      const client = await env.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(sql, params);
+        const found = await verifyPeriods({ pool: client as unknown as typeof env.pool, store: env.store, key: KEY });
+        expect(found.map((d) => `${d.where}: ${d.detail}`).join('\n')).toMatch(expected);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    };
+    await edit(
+      `UPDATE period_balances SET balance = balance + 1 WHERE period = '2026-02' AND account LIKE 'user:%'`,
+      [],
+      /period 2026-02: the report or a closing balance was edited/,
+    );
+    await edit(
+      `UPDATE period_closes SET report = jsonb_set(report, '{accounts}', '999') WHERE period = '2026-01'`,
+      [],
+      /period 2026-01: the report or a closing balance was edited/,
+    );
+    await edit(`DELETE FROM period_checks`, [], /^$/); // no checks: everything is re-derived, and found right
+    // An event of a closed period edited in the store (committed: verify reads events through the store's own pool).
+    await env.pool.query('DELETE FROM period_checks');
+    await env.pool.query(
+      `UPDATE events SET data = jsonb_set(data, '{postings,0,amount}', '"-26"') WHERE stream_id = 'wallet-7001' AND type = 'BetSettled' AND data->>'betId' = 'p-1'`,
+    );
+    const found = await verifyPeriods({ pool: env.pool, store: env.store, key: KEY });
+    expect(found.map((d) => `${d.where}: ${d.detail}`).join('\n')).toMatch(
+      /period 2026-01: closing balance of house:payouts USDT: -25, the events give -26/,
     );
   });
 
