@@ -1,8 +1,10 @@
 /**
  * npm run bench:history — what a ledger's age costs. In one run: the same command on a fresh wallet and on wallets
  * with BENCH_HISTORY_SIZES settled bets (default 10,000, 100,000, 1,000,000), cold and warm (p50, p99) with the heap
- * per cached wallet and the retry of the first bet (bench/history/wallets.ts). Settings: BENCH_RUNS cold commands per
- * wallet (default 30), BENCH_WARM_RUNS (default 200). Writes bench/results/history-<timestamp>.json. Not a test:
+ * per cached wallet and the retry of the first bet (bench/history/wallets.ts); then a month of BENCH_CLOSE_EVENTS
+ * (1,000,000) events in BENCH_CLOSE_WALLETS (2,000) wallets closed while bets are answered, and its verify
+ * (bench/history/close.ts). Settings: BENCH_RUNS cold commands per wallet (default 30), BENCH_WARM_RUNS (default 200),
+ * BENCH_PARTS (wallets,close). Writes bench/results/history-<timestamp>.json. Not a test:
  * nothing here asserts a figure. Run with --expose-gc (the npm script does) for the heap figures.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -11,11 +13,15 @@ import { createPostgresEventStore } from '../src/infra/event-store/postgres/post
 import { createPool } from '../src/infra/pg.js';
 import { migrateAll } from '../src/schema.js';
 import { benchWallets } from './history/wallets.js';
+import { benchClose } from './history/close.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 200);
+const CLOSE_EVENTS = Number(process.env.BENCH_CLOSE_EVENTS ?? 1_000_000);
+const CLOSE_WALLETS = Number(process.env.BENCH_CLOSE_WALLETS ?? 2_000);
+const PARTS = (process.env.BENCH_PARTS ?? 'wallets,close').split(',');
 const schema = `bench_history_${process.pid}`;
 
 const main = async (): Promise<void> => {
@@ -26,11 +32,19 @@ const main = async (): Promise<void> => {
   const store = createPostgresEventStore({ pool });
   try {
     await migrateAll(pool);
-    const wallets = await benchWallets({ pool, store, sizes: SIZES, runs: RUNS, warmRuns: WARM_RUNS }, (line) => console.log(line));
+    const wallets = PARTS.includes('wallets')
+      ? await benchWallets({ pool, store, sizes: SIZES, runs: RUNS, warmRuns: WARM_RUNS }, (line) => console.log(line))
+      : null;
+    const close = PARTS.includes('close')
+      ? await benchClose({ pool, store, events: CLOSE_EVENTS, wallets: CLOSE_WALLETS, concurrency: 4 }, (line) => console.log(line))
+      : null;
     await mkdir('bench/results', { recursive: true });
     const file = `bench/results/history-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
     const machine = { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30) };
-    await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), machine, sizes: SIZES, runs: RUNS, wallets }, null, 2)}\n`);
+    await writeFile(
+      file,
+      `${JSON.stringify({ at: new Date().toISOString(), machine, sizes: SIZES, runs: RUNS, wallets, close }, null, 2)}\n`,
+    );
     console.log('report: %s', file);
   } finally {
     await store.close();
