@@ -119,6 +119,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
       walletCacheEntries: config.walletCacheEntries,
+      businessTimeBounds: config.businessTime,
     }),
     metrics,
   );
