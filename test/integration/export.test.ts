@@ -269,9 +269,10 @@ describe('runExport when the database fails mid-stream', () => {
     pool.on('error', () => undefined);
     await migrateNonCore(pool);
     await pool.query(`INSERT INTO bets (id, user_id, round_id, game_id, game_name, game_slug, game_type, game_provider, currency_id, amount,
-        usd_amount, payout, usd_payout, status, error_details, transaction_id, created_at, updated_at)
+        usd_amount, payout, usd_payout, status, error_details, transaction_id, created_at, updated_at, effective_at)
       SELECT 'b' || g, 1, 'r' || g, 1, 'Dice', 'dice', 'ORIGINALS', 'House', 'DBC', 1, 1, 0, 0, 'ERROR', repeat('x', 2000), 't' || g,
-        '2026-01-01'::timestamptz + g * interval '1 second', '2026-01-01'::timestamptz + g * interval '1 second'
+        '2026-01-01'::timestamptz + g * interval '1 second', '2026-01-01'::timestamptz + g * interval '1 second',
+        '2026-01-01'::timestamptz + g * interval '1 second'
       FROM generate_series(1, 20000) g`); // 40 MB of CSV: more than the socket buffers hold, so the server is still sending
   });
   afterAll(async () => {
