@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { signedInAdmin } from '../support/money-env.js';
-import { playScenario } from '../support/audit-ledger.js';
+import { eventsAtMinutes, playScenario } from '../support/audit-ledger.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const minute = (n: number): string => new Date(T0 + n * 60_000).toISOString();
@@ -19,13 +19,7 @@ beforeAll(async () => {
   alice = (await env.makeUser()).id;
   bob = (await env.makeUser()).id;
   await playScenario(env.ledger, { alice, bob });
-  // Recorded times under the test's control: event k (in global order) at minute k.
-  await env.pool.query(
-    `UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
-    FROM (SELECT global_position, row_number() OVER (ORDER BY transaction_id, global_position) - 1 AS k FROM events) r
-    WHERE r.global_position = e.global_position`,
-    [minute(0)],
-  );
+  await eventsAtMinutes(env.pool, minute(0));
   settled = (
     await env.pool.query<{ position: string; minute: number }>(
       `SELECT transaction_id::text || '/' || global_position AS position,
@@ -59,6 +53,20 @@ describe('GET /accounting/balances', () => {
     const reply = await admin.as('GET', `/accounting/balances?userId=${alice}&at=${encodeURIComponent(at)}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ userId: alice, at, position: settled.position, balances: [{ currencyId: 'BTC', amount: '2' }] });
+  });
+
+  it('when asked with knownAt, then only what was recorded by then counts: here, a recording time before the payout', async () => {
+    const at = new Date(Date.parse(minute(settled.minute)) + 30_000).toISOString();
+    const knownAt = minute(settled.minute - 1);
+    const reply = await admin.as(
+      'GET',
+      `/accounting/balances?userId=${alice}&at=${encodeURIComponent(at)}&knownAt=${encodeURIComponent(knownAt)}`,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ userId: alice, at, balances: [{ currencyId: 'BTC', amount: '1' }] });
+    const bad = await admin.as('GET', `/accounting/balances?userId=${alice}&knownAt=yesterday`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field)).toContain('query.knownAt');
   });
 
   it('when asked at a global position or at a time with an offset, then the same fold at that point', async () => {
