@@ -83,4 +83,17 @@ describe('exports by business time and by recording time', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.details.map((d: { field: string }) => d.field)).toContain('query.knownTo');
   });
+
+  it('when the accounting log is listed with effectiveAt, then it filters business time; createdAt keeps filtering recording time', async () => {
+    const list = async (where: Record<string, unknown>) => {
+      const reply = await w.post('/accounting/transactions', { page: 1, take: 20, sortOrder: 'asc', where: { userId: user.id, ...where } });
+      expect(reply.status).toBe(200);
+      return (reply.body.data as { amount: string; createdAt: string }[]).map((t) => [t.amount, t.createdAt]);
+    };
+    expect(await list({ effectiveAt: { lt: '2026-03-01T00:00:00Z' } })).toEqual([
+      ['10', '2026-02-20T10:00:00.000Z'],
+      ['5', LATE.recordedAt],
+    ]);
+    expect(await list({ createdAt: { lt: '2026-03-01T00:00:00Z' } })).toEqual([['10', '2026-02-20T10:00:00.000Z']]);
+  });
 });
