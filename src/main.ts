@@ -115,11 +115,11 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       store,
       pool,
       keysPool,
+      businessTimeBounds: config.businessTime,
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
       walletCacheEntries: config.walletCacheEntries,
-      businessTimeBounds: config.businessTime,
     }),
     metrics,
   );

@@ -18,6 +18,8 @@ export type LedgerDeps = Readonly<{
   /** Pool for ledger_keys claims; best with synchronous_commit off (see entity-keys.ts). Defaults to `pool`. */
   keysPool?: pg.Pool;
   clock?: () => Date;
+  /** How far a caller's business time may lie from the recording time; DEFAULT_BUSINESS_TIME_BOUNDS when unset. */
+  businessTimeBounds?: BusinessTimeBounds;
   rates?: Rates;
   /** Whether the user exists; unset, every positive user id has a wallet. */
   userExists?: (userId: number) => Promise<boolean>;
@@ -27,8 +29,6 @@ export type LedgerDeps = Readonly<{
   betGuard?: BetGuard;
   handler?: WalletHandler;
   walletCacheEntries?: number;
-  /** How far a caller's business time may lie from the recording time; DEFAULT_BUSINESS_TIME_BOUNDS when unset. */
-  businessTimeBounds?: BusinessTimeBounds;
 }>;
 
 /** The bet guard; a store that checks in its append (PostgreSQL) calls it only when the wallet itself refused. */
