@@ -135,13 +135,13 @@ export const replayUser = async (
       last = laterOf(last, e.position);
       const mine = legSums(read?.legs.filter((l) => l.account === own) ?? []);
       for (const [currencyId, delta] of mine) {
-        const data = e.data as { at?: unknown; effectiveAt?: unknown; transactionId?: unknown };
+        const data = e.data as { at?: unknown; transactionId?: unknown };
         movements.push({
           position: formatPosition(e.position),
           revision: e.revision.toString(),
           recordedAt: e.createdAt.toISOString(),
           decidedAt: typeof data.at === 'string' ? data.at : null,
-          effectiveAt: typeof data.effectiveAt === 'string' ? data.effectiveAt : typeof data.at === 'string' ? data.at : null,
+          effectiveAt: event.data.at === undefined ? null : businessTimeOf(event.data),
           type: e.type,
           transactionId: typeof data.transactionId === 'string' ? data.transactionId : null,
           currencyId,
