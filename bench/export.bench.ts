@@ -41,14 +41,15 @@ const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 /** One row per g, in time order, with every column the export reads; a few text values need CSV quoting. */
 const SEED = `
   INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, usd_amount, type, original_id,
-    admin_user_id, reference_id, event_id, position, position_commit, position_prepare, created_at, updated_at)
+    admin_user_id, reference_id, event_id, position, position_commit, position_prepare, created_at, updated_at, effective_at)
   SELECT 'tx_' || g, 1 + (g::bigint * 7919) % 20000, (ARRAY['BTC', 'USDT', 'DBC'])[1 + g % 3], a.amount, b.before, b.before + a.amount,
     CASE WHEN g % 5 = 0 THEN NULL ELSE abs(a.amount) * 3 END,
     (ARRAY['DEPOSIT', 'BET', 'BET_PAYOUT', 'WITHDRAW', 'ADMIN_TIP'])[1 + g % 5],
     CASE WHEN g % 97 = 0 THEN 'tx_' || (g - 1) END, CASE WHEN g % 5 = 4 THEN 7 END,
     CASE WHEN g % 1000 = 0 THEN 'ref,"' || g || '"' ELSE 'bet-' || g END,
     gen_random_uuid(), g || '/' || g, g, g,
-    $1::timestamptz + g * interval '${STEP_MS} milliseconds', $1::timestamptz + g * interval '${STEP_MS} milliseconds'
+    $1::timestamptz + g * interval '${STEP_MS} milliseconds', $1::timestamptz + g * interval '${STEP_MS} milliseconds',
+    $1::timestamptz + g * interval '${STEP_MS} milliseconds'
   FROM generate_series(1, $2::int) g
   CROSS JOIN LATERAL (SELECT ((g::bigint * 7919) % 2000001 - 1000000)::numeric / 10000 AS amount) a
   CROSS JOIN LATERAL (SELECT 100000 + (g % 50000)::numeric / 100 AS before) b`;

@@ -51,11 +51,12 @@ const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
       '{}', false, jsonb_build_object('vipLevel', g % 7), now() - interval '120 days', now()
     FROM generate_series(0, ${USERS - 1}) g`);
   const bets = await timed(`INSERT INTO bets (id, user_id, round_id, game_id, game_name, game_slug, game_type, game_provider, currency_id,
-      amount, usd_amount, payout, usd_payout, multiplier, status, error_details, transaction_id, created_at, updated_at, settled_at)
+      amount, usd_amount, payout, usd_payout, multiplier, status, error_details, transaction_id, created_at, updated_at, settled_at,
+      effective_at)
     SELECT 'b' || s.g, s.user_id, 'r' || s.g, games.game_id, games.name, games.slug, games.type, games.provider, s.currency_id,
       round(s.usd / s.rate, 8), s.usd, round(s.usd * s.mult / s.rate, 8), round(s.usd * s.mult, 8),
       CASE WHEN s.status = 'SETTLED' THEN s.mult END, s.status, CASE WHEN s.status = 'ERROR' THEN 'provider timeout' END,
-      'bet_' || s.g, s.at, s.at + interval '2 seconds', CASE WHEN s.status = 'SETTLED' THEN s.at + interval '2 seconds' END
+      'bet_' || s.g, s.at, s.at + interval '2 seconds', CASE WHEN s.status = 'SETTLED' THEN s.at + interval '2 seconds' END, s.at
     FROM (
       SELECT g, ${userOf('g')} AS user_id, (g * 31) % 12 AS k, c.currency_id, c.rate,
         round((0.1 * exp(random() * 8))::numeric, 2) AS usd, st.status, ${createdAt('g', BETS)} AS at,
@@ -68,10 +69,11 @@ const load = async (pool: pg.Pool): Promise<Record<string, number>> => {
     ) s JOIN ${GAMES} ON games.k = s.k`);
   const transactions =
     await timed(`INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, usd_amount, type,
-      original_id, admin_user_id, reference_id, event_id, position, position_commit, position_prepare, created_at, updated_at)
+      original_id, admin_user_id, reference_id, event_id, position, position_commit, position_prepare, created_at, updated_at,
+      effective_at)
     SELECT 'tx_' || s.g, s.user_id, 'USDT', s.amount, 1000 + s.g % 5000, 1000 + s.g % 5000 + s.amount, abs(s.amount), s.type,
       NULL, CASE WHEN s.type IN ('ADMIN_TIP', 'ADMIN_DEDUCT') THEN ${FIRST_USER} END, 'ref' || s.g, gen_random_uuid(),
-      (s.g * 100) || '/' || (s.g * 100), s.g * 100, s.g * 100, s.at, s.at
+      (s.g * 100) || '/' || (s.g * 100), s.g * 100, s.g * 100, s.at, s.at, s.at
     FROM (
       SELECT g, ${userOf('g')} AS user_id, t.type, ${createdAt('g', TRANSACTIONS)} AS at,
         round((CASE WHEN t.type IN ('BET', 'WITHDRAW', 'ADMIN_DEDUCT') THEN -1 ELSE 1 END * 0.1 * exp(random() * 8))::numeric, 2) AS amount

@@ -119,6 +119,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       store,
       pool,
       keysPool,
+      businessTimeBounds: config.businessTime,
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,

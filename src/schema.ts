@@ -10,6 +10,8 @@ import { walletBalancesMigrations } from './read-models/wallet-balances/wallet-b
 import { transactionsMigrations } from './read-models/transactions/transactions.migration.js';
 import { depositsMigrations } from './wallet/deposits/deposits.migration.js';
 import { betsMigrations } from './wallet/bets/bets.migration.js';
+import { withdrawalsMigrations } from './wallet/withdrawals/withdrawals.migration.js';
+import { adminTipsMigrations } from './wallet/admin-tips/admin-tips.migration.js';
 import { userStatsUsdMigrations } from './read-models/user-stats-usd/user-stats-usd.migration.js';
 import { usersMigrations } from './read-models/users/users.migration.js';
 import { signUpEffectsMigrations } from './read-models/sign-up-effects/sign-up-effects.migration.js';
@@ -33,9 +35,11 @@ export const allMigrations: readonly Migration[] = [
   ...userMigrations, // 0060-0062: identity and access, command side
   ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442, 0460
   ...walletBalancesMigrations, // 0101, 0470
-  ...transactionsMigrations, // 0102, 0430, 0452
-  ...depositsMigrations, // 0103
-  ...betsMigrations, // 0104, 0160, 0451, 0472, 0473
+  ...transactionsMigrations, // 0102, 0430, 0452, 0480
+  ...depositsMigrations, // 0103, 0481
+  ...withdrawalsMigrations, // 0482
+  ...betsMigrations, // 0104, 0160, 0451, 0472, 0473, 0483
+  ...adminTipsMigrations, // 0484
   ...userStatsUsdMigrations, // 0105, 0471
   ...usersMigrations, // 0110, 0190
   ...signUpEffectsMigrations, // 0111

@@ -2,7 +2,7 @@ import { userAccount } from '../domain/ledger/posting.js';
 import type { CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, type DecimalString, type Minor } from '../domain/money/money.js';
 import { walletEventOf } from '../domain/events.decode.js';
-import { walletStream } from '../domain/wallet/wallet.events.js';
+import { businessTimeOf, walletStream } from '../domain/wallet/wallet.events.js';
 import { evolve } from '../domain/wallet/wallet.evolve.js';
 import { initialWalletState } from '../domain/wallet/wallet.state.js';
 import {
@@ -16,6 +16,10 @@ import {
 } from '../infra/event-store/event-store.port.js';
 import { laterOf, legSums, placeOf, readLegs } from './postings.js';
 
+/**
+ * Where an "as of" stops: now, a business time (events whose business time is at or before it), or a global position
+ * (events at or before it, in recording order).
+ */
 export type PointInTime = Readonly<{ kind: 'now' }> | Readonly<{ kind: 'time'; at: Date }> | Readonly<{ kind: 'position'; at: Position }>;
 
 export const NOW: PointInTime = Object.freeze({ kind: 'now' });
@@ -23,6 +27,13 @@ export const NOW: PointInTime = Object.freeze({ kind: 'now' });
 const POSITION = /^\d{1,20}\/\d{1,20}$/;
 /** A full timestamp with its zone: a bare date or a local time would mean different instants on different machines. */
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** A timestamp with its zone, for the recording-time axis (known at). */
+export const parseKnownAt = (input: string | undefined): Date | undefined | { error: string } => {
+  if (input === undefined || input === '') return undefined;
+  const at = ISO.test(input) ? new Date(input) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : { error: 'must be an ISO 8601 timestamp with a zone (2026-01-31T23:59:59Z)' };
+};
 
 export const parsePointInTime = (input: string | undefined): PointInTime | { error: string } => {
   if (input === undefined || input === '') return NOW;
@@ -37,12 +48,24 @@ export const parsePointInTime = (input: string | undefined): PointInTime | { err
 export const formatPointInTime = (p: PointInTime): string | null =>
   p.kind === 'now' ? null : p.kind === 'time' ? p.at.toISOString() : formatPosition(p.at);
 
-export const atOrBefore = (point: PointInTime, e: RecordedEvent): boolean =>
-  point.kind === 'now'
+/** The two times of a stored event: what the decider wrote, else (an event without them) the store's own time. */
+export const timesOfRecorded = (e: RecordedEvent): Readonly<{ businessAt: number; recordedAt: number }> => {
+  const d = e.data as { at?: unknown; effectiveAt?: unknown } | null;
+  const at = typeof d?.at === 'string' ? d.at : e.createdAt.toISOString();
+  const effectiveAt = typeof d?.effectiveAt === 'string' ? d.effectiveAt : undefined;
+  return { businessAt: Date.parse(businessTimeOf(effectiveAt ? { at, effectiveAt } : { at })), recordedAt: Date.parse(at) };
+};
+
+/** Whether an event counts as of `point` (business time, or position) and was recorded by `knownAt` (when given). */
+export const atOrBefore = (point: PointInTime, e: RecordedEvent, knownAt?: Date): boolean => {
+  const times = point.kind === 'time' || knownAt ? timesOfRecorded(e) : undefined;
+  if (knownAt && times!.recordedAt > knownAt.getTime()) return false;
+  return point.kind === 'now'
     ? true
     : point.kind === 'time'
-      ? e.createdAt.getTime() <= point.at.getTime()
+      ? times!.businessAt <= point.at.getTime()
       : comparePositions(e.position, point.at) <= 0;
+};
 
 export type Amount = Readonly<{ currencyId: CurrencyId; amount: DecimalString }>;
 
@@ -51,6 +74,8 @@ export type Movement = Readonly<{
   revision: string;
   recordedAt: string;
   decidedAt: string | null;
+  /** The event's business time (its effectiveAt, or its decision time for events that predate it). */
+  effectiveAt: string | null;
   type: string;
   transactionId: string | null;
   currencyId: CurrencyId;
@@ -61,7 +86,10 @@ export type Movement = Readonly<{
 
 export type UserReplay = Readonly<{
   userId: number;
+  /** The point: a business time, a position, or null (now). */
   at: string | null;
+  /** The recording time the replay's knowledge was cut at, or null (all that is recorded). */
+  knownAt: string | null;
   position: string | null;
   events: number;
   balances: readonly Amount[];
@@ -75,8 +103,16 @@ const sortedAmounts = (balances: Iterable<[CurrencyId, Minor]>): Amount[] =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currencyId, minor]) => ({ currencyId, amount: fromMinor(currencyId, minor) }));
 
-/** Folded from the wallet stream alone (never a read model) with the domain's own `evolve`. */
-export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: number, point: PointInTime = NOW): Promise<UserReplay> => {
+/**
+ * Folded from the wallet stream alone (never a read model) with the domain's own `evolve`, in stream order, over the
+ * events that count as of `point` and (with `knownAt`) were recorded by then: the balance as of D as the ledger knew it at T.
+ */
+export const replayUser = async (
+  deps: Readonly<{ store: EventStore }>,
+  userId: number,
+  point: PointInTime = NOW,
+  knownAt?: Date,
+): Promise<UserReplay> => {
   const streamId = walletStream(userId);
   const own = userAccount(userId);
   let state = initialWalletState(userId);
@@ -87,7 +123,7 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
     const page = await deps.store.readStream(streamId, { fromRevision: from, maxCount: PAGE });
     for (const e of page) {
       const event = walletEventOf(e);
-      if (!atOrBefore(point, e) || !event) continue;
+      if (!atOrBefore(point, e, knownAt) || !event) continue;
       const read = readLegs(e);
       if (read && 'problem' in read) throw new Error(`${placeOf(e)}: ${read.problem}`);
       try {
@@ -105,6 +141,7 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
           revision: e.revision.toString(),
           recordedAt: e.createdAt.toISOString(),
           decidedAt: typeof data.at === 'string' ? data.at : null,
+          effectiveAt: event.data.at === undefined ? null : businessTimeOf(event.data),
           type: e.type,
           transactionId: typeof data.transactionId === 'string' ? data.transactionId : null,
           currencyId,
@@ -119,6 +156,7 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
   return {
     userId,
     at: formatPointInTime(point),
+    knownAt: knownAt?.toISOString() ?? null,
     position: last ? formatPosition(last) : null,
     events,
     balances: sortedAmounts(state.balances.entries()),
@@ -129,7 +167,10 @@ export const replayUser = async (deps: Readonly<{ store: EventStore }>, userId: 
 export type AccountBalance = Readonly<{ account: string; currencyId: CurrencyId; balance: DecimalString }>;
 
 export type HouseBalances = Readonly<{
+  /** The point: a business time, a position, or null (now). */
   at: string | null;
+  /** The recording time the balances' knowledge was cut at, or null. */
+  knownAt: string | null;
   position: string | null;
   events: number;
   accounts: readonly AccountBalance[];
@@ -141,6 +182,8 @@ export type HouseBalances = Readonly<{
 }>;
 
 export type HouseBalancesOptions = Readonly<{
+  /** Only events recorded at or before it: the balances as the ledger knew them then. */
+  knownAt?: Date | undefined;
   batchSize?: number;
   onProgress?: (read: number, position: Position) => void;
 }>;
@@ -162,7 +205,7 @@ export const houseBalances = async (
     const batch = await deps.store.readAll({ after, maxCount: options.batchSize ?? 5_000 });
     if (batch.length === 0) break;
     for (const e of batch) {
-      if (comparePositions(e.position, end) > 0 || !atOrBefore(point, e)) continue;
+      if (comparePositions(e.position, end) > 0 || !atOrBefore(point, e, options.knownAt)) continue;
       const legs = readLegs(e);
       if (!legs) continue;
       if ('problem' in legs) {
@@ -188,6 +231,7 @@ export const houseBalances = async (
   for (const a of accounts) trialSums.set(a.currencyId, (trialSums.get(a.currencyId) ?? 0n) + a.sum);
   return {
     at: formatPointInTime(point),
+    knownAt: options.knownAt?.toISOString() ?? null,
     position: last ? formatPosition(last) : null,
     events,
     accounts: accounts.map((a) => ({ account: a.account, currencyId: a.currencyId, balance: fromMinor(a.currencyId, a.sum) })),

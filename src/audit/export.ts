@@ -4,18 +4,30 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
-import { exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
+import { exportColumns, exportQuery, type ExportFormat, type ExportKind, type ExportRange } from './export.columns.js';
 import { ExportStream } from './export.stream.js';
 import { CSV_FORMULA_GUARD, formatterFor } from './export.format.js';
 
-export { EXPORT_FORMATS, EXPORT_KINDS, exportColumns, exportQuery, type ExportFormat, type ExportKind } from './export.columns.js';
+export {
+  EXPORT_FORMATS,
+  EXPORT_KINDS,
+  EXPORT_RANGE_COLUMNS,
+  exportColumns,
+  exportQuery,
+  type ExportFormat,
+  type ExportKind,
+} from './export.columns.js';
 
 export type ExportOptions = Readonly<{
   pool: pg.Pool;
   kind: ExportKind;
   format: ExportFormat;
+  /** [from, to) on business time (effective_at). */
   from?: Date | string | undefined;
   to?: Date | string | undefined;
+  /** [knownFrom, knownTo) on recording time (created_at): what the ledger knew by then. */
+  knownFrom?: Date | string | undefined;
+  knownTo?: Date | string | undefined;
   /** How long a reader may take nothing (a stalled download) before the export ends with an error (default 60 s). */
   stallTimeoutMs?: number;
   /** A reader slower than this, over any 10 s in which the export waited for it, is cut off (default: no minimum). */
@@ -38,28 +50,42 @@ export type OpenedExport = Readonly<{
 export class ExportRangeError extends Error {
   override readonly name = 'ExportRangeError';
   constructor(
-    readonly field: 'from' | 'to',
+    readonly field: RangeEnd,
     message: string,
   ) {
     super(message);
   }
 }
 
-const toDate = (value: Date | string | undefined, field: 'from' | 'to'): Date | undefined => {
+type RangeEnd = keyof ExportRange;
+type RangeInput = Readonly<Partial<Record<RangeEnd, Date | string | undefined>>>;
+
+const toDate = (value: Date | string | undefined, field: RangeEnd): Date | undefined => {
   if (value === undefined) return undefined;
   const date = typeof value === 'string' ? new Date(value) : value;
   if (Number.isNaN(date.getTime())) throw new ExportRangeError(field, `${field} is not an ISO 8601 date-time: ${String(value)}`);
   return date;
 };
 
-export const exportRange = (from: Date | string | undefined, to: Date | string | undefined): Readonly<{ from?: Date; to?: Date }> => {
-  const range = { from: toDate(from, 'from'), to: toDate(to, 'to') };
-  if (range.from && range.to && range.from.getTime() >= range.to.getTime()) throw new ExportRangeError('to', 'to must be later than from');
-  return { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
+const ordered = (start: Date | undefined, end: Date | undefined, field: RangeEnd, startName: RangeEnd): void => {
+  if (start && end && start.getTime() >= end.getTime()) throw new ExportRangeError(field, `${field} must be later than ${startName}`);
+};
+
+/** Both ranges checked: each end a date-time, each end after its start; the ends not given are left out. */
+export const exportRange = (input: RangeInput): ExportRange => {
+  const range = {
+    from: toDate(input.from, 'from'),
+    to: toDate(input.to, 'to'),
+    knownFrom: toDate(input.knownFrom, 'knownFrom'),
+    knownTo: toDate(input.knownTo, 'knownTo'),
+  };
+  ordered(range.from, range.to, 'to', 'from');
+  ordered(range.knownFrom, range.knownTo, 'knownTo', 'knownFrom');
+  return Object.fromEntries(Object.entries(range).filter(([, v]) => v !== undefined)) as ExportRange;
 };
 
 export const openExport = async (options: ExportOptions): Promise<OpenedExport> => {
-  const range = exportRange(options.from, options.to);
+  const range = exportRange(options);
   const columns = exportColumns(options.kind);
   const formatter = formatterFor(options.format, columns);
   if (options.batchSize !== undefined && (!Number.isInteger(options.batchSize) || options.batchSize < 1))
@@ -127,8 +153,14 @@ export const runExport = async (options: ExportOptions & Readonly<{ output: Writ
 export type ExportManifest = Readonly<{
   kind: ExportKind;
   format: ExportFormat;
+  /** [from, to) on business time (effectiveAt). */
   from: string | null;
   to: string | null;
+  /** [knownFrom, knownTo) on recording time (createdAt). */
+  knownFrom: string | null;
+  knownTo: string | null;
+  /** Which time each end of the range filters. */
+  rangeAxes: Readonly<Record<RangeEnd, string>>;
   rows: number;
   bytes: number;
   sha256: string;
@@ -139,10 +171,17 @@ export type ExportManifest = Readonly<{
 }>;
 export type ExportFileResult = ExportResult & Readonly<{ file: string; manifestFile: string; manifest: ExportManifest }>;
 
+const RANGE_AXES: Readonly<Record<RangeEnd, string>> = {
+  from: 'business time (effectiveAt)',
+  to: 'business time (effectiveAt)',
+  knownFrom: 'recording time (createdAt)',
+  knownTo: 'recording time (createdAt)',
+};
+
 export const manifestPathOf = (file: string): string => `${file}.manifest.json`;
 
 export const exportToFile = async (options: ExportOptions & Readonly<{ file: string; now?: () => Date }>): Promise<ExportFileResult> => {
-  const range = exportRange(options.from, options.to);
+  const range = exportRange(options);
   const opened = await openExport(options);
   const partial = `${options.file}.partial`;
   let result: ExportResult;
@@ -158,6 +197,9 @@ export const exportToFile = async (options: ExportOptions & Readonly<{ file: str
     format: options.format,
     from: range.from?.toISOString() ?? null,
     to: range.to?.toISOString() ?? null,
+    knownFrom: range.knownFrom?.toISOString() ?? null,
+    knownTo: range.knownTo?.toISOString() ?? null,
+    rangeAxes: RANGE_AXES,
     rows: result.rows,
     bytes: result.bytes,
     sha256: result.sha256,

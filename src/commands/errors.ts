@@ -23,11 +23,13 @@ export const LEDGER_ERRORS = {
   UserSelfExcluded: ['forbidden', 'USER_SELF_EXCLUDED'],
   BetLimitExceeded: ['forbidden', 'BET_LIMIT_EXCEEDED'],
   UserBanned: ['forbidden', 'USER_BANNED'],
+  InvalidBusinessTime: ['invalid', 'VALIDATION_FAILED'],
 } as const satisfies Record<LedgerError['_tag'], readonly [ErrorClass, string]>;
 
 const ledgerMessage = (e: LedgerError): string => {
   switch (e._tag) {
     case 'InvalidAmount':
+    case 'InvalidBusinessTime':
       return 'Validation failed';
     case 'InsufficientFunds':
       return `Insufficient ${e.currencyId} balance: ${e.balance} available, ${e.required} required`;
@@ -72,7 +74,8 @@ const qualify = (field: string): string => (/^(body|query|params|headers)\./.tes
 
 export const ledgerError = (e: LedgerError): AppError => {
   const [errorClass, code] = LEDGER_ERRORS[e._tag];
-  const details = e._tag === 'InvalidAmount' ? [{ field: qualify(e.field), message: e.message }] : undefined;
+  const details =
+    e._tag === 'InvalidAmount' || e._tag === 'InvalidBusinessTime' ? [{ field: qualify(e.field), message: e.message }] : undefined;
   return new AppError(errorClass, code, ledgerMessage(e), details);
 };
 

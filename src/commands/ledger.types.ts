@@ -60,33 +60,43 @@ export type LedgerError =
   | Readonly<{ _tag: 'UsernameRequired'; userId: number }>
   | Readonly<{ _tag: 'UserSelfExcluded'; userId: number; expiresAt: string }>
   | Readonly<{ _tag: 'BetLimitExceeded'; userId: number; betLimit: string }>
-  | Readonly<{ _tag: 'UserBanned'; userId: number }>;
+  | Readonly<{ _tag: 'UserBanned'; userId: number }>
+  /** A caller's business time outside the configured bounds around the recording time. */
+  | Readonly<{ _tag: 'InvalidBusinessTime'; field: string; message: string }>;
 
 export type LedgerResult<T> = Promise<Either<LedgerError, T>>;
 
+/**
+ * The business time a caller (game server, payment provider, affiliate service) may state, ISO 8601 with zone;
+ * bounded around the recording time by the wallet kit. Back-office actions never state one.
+ */
+export type BusinessTimeInput = Readonly<{ effectiveAt?: string | undefined }>;
+
 /** Amounts arrive as decimal strings already shape-checked by the route's zod schema; the ledger checks the currency's scale. */
-export type DepositInput = Readonly<{
-  externalId: string;
-  userId: number;
-  providerId: string;
-  networkId: string;
-  currencyId: CurrencyId;
-  amount: string;
-  usdAmount?: string | undefined;
-  txHash?: string | null | undefined;
-  payAddress?: string | null | undefined;
-  payMemo?: string | null | undefined;
-}>;
-export type BetInput = Readonly<{
-  id: string;
-  userId: number;
-  roundId: string;
-  gameId: number;
-  gameIdentity: GameIdentity;
-  currencyId: CurrencyId;
-  amount: string;
-  usdAmount?: string | undefined;
-}>;
+export type DepositInput = BusinessTimeInput &
+  Readonly<{
+    externalId: string;
+    userId: number;
+    providerId: string;
+    networkId: string;
+    currencyId: CurrencyId;
+    amount: string;
+    usdAmount?: string | undefined;
+    txHash?: string | null | undefined;
+    payAddress?: string | null | undefined;
+    payMemo?: string | null | undefined;
+  }>;
+export type BetInput = BusinessTimeInput &
+  Readonly<{
+    id: string;
+    userId: number;
+    roundId: string;
+    gameId: number;
+    gameIdentity: GameIdentity;
+    currencyId: CurrencyId;
+    amount: string;
+    usdAmount?: string | undefined;
+  }>;
 export type WithdrawalInput = Readonly<{
   userId: number;
   currencyId: CurrencyId;
@@ -109,13 +119,14 @@ export type AdminTipInput = Readonly<{
   operationKey?: string | undefined;
 }>;
 
-export type AffiliateClaimInput = Readonly<{
-  claimId: string;
-  userId: number;
-  currencyId: CurrencyId;
-  amount: string;
-  usdAmount?: string | undefined;
-}>;
+export type AffiliateClaimInput = BusinessTimeInput &
+  Readonly<{
+    claimId: string;
+    userId: number;
+    currencyId: CurrencyId;
+    amount: string;
+    usdAmount?: string | undefined;
+  }>;
 export type AffiliateClaimView = Readonly<{
   claimId: string;
   userId: number;
@@ -129,21 +140,21 @@ export type AffiliateClaimView = Readonly<{
 export interface Ledger {
   /** `created` is false on a repeat of the same providerId + externalId (the first deposit is returned). */
   requestDeposit(input: DepositInput): LedgerResult<{ deposit: DepositView; created: boolean }>;
-  confirmDeposit(depositId: string, input: { txHash?: string | null | undefined }): LedgerResult<DepositView>;
-  completeDeposit(depositId: string, input: { txHash?: string | null | undefined }): LedgerResult<DepositView>;
-  failDeposit(depositId: string, input: { reason: string }): LedgerResult<DepositView>;
+  confirmDeposit(depositId: string, input: { txHash?: string | null | undefined } & BusinessTimeInput): LedgerResult<DepositView>;
+  completeDeposit(depositId: string, input: { txHash?: string | null | undefined } & BusinessTimeInput): LedgerResult<DepositView>;
+  failDeposit(depositId: string, input: { reason: string } & BusinessTimeInput): LedgerResult<DepositView>;
 
   placeBet(input: BetInput): LedgerResult<{ bet: BetView; created: boolean }>;
-  settleBet(betId: string, input: { payout: string; usdPayout?: string | undefined }): LedgerResult<BetView>;
-  rollbackBet(betId: string): LedgerResult<BetView>;
-  errorBet(betId: string, input: { errorDetails: string }): LedgerResult<BetView>;
+  settleBet(betId: string, input: { payout: string; usdPayout?: string | undefined } & BusinessTimeInput): LedgerResult<BetView>;
+  rollbackBet(betId: string, input?: BusinessTimeInput): LedgerResult<BetView>;
+  errorBet(betId: string, input: { errorDetails: string } & BusinessTimeInput): LedgerResult<BetView>;
 
   requestWithdrawal(input: WithdrawalInput): LedgerResult<{ withdrawal: WithdrawalView; created: boolean }>;
   approveWithdrawal(withdrawalId: string, adminUserId: number): LedgerResult<WithdrawalView>;
   rejectWithdrawal(withdrawalId: string, adminUserId: number, rejectReason: string): LedgerResult<WithdrawalView>;
   retryWithdrawal(withdrawalId: string, adminUserId: number): LedgerResult<WithdrawalView>;
-  completeWithdrawal(withdrawalId: string, input: { txHash: string }): LedgerResult<WithdrawalView>;
-  failWithdrawal(withdrawalId: string, input: { failedReason: string }): LedgerResult<WithdrawalView>;
+  completeWithdrawal(withdrawalId: string, input: { txHash: string } & BusinessTimeInput): LedgerResult<WithdrawalView>;
+  failWithdrawal(withdrawalId: string, input: { failedReason: string } & BusinessTimeInput): LedgerResult<WithdrawalView>;
 
   tip(input: AdminTipInput): LedgerResult<TipView>;
   deductBalance(input: AdminTipInput): LedgerResult<TipView>;

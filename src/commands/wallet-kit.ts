@@ -5,6 +5,7 @@ import { isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/mo
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import type { WalletState } from '../domain/wallet/wallet.state.js';
 import type { BetGuardCheck, EventStore } from '../infra/event-store/event-store.port.js';
+import { boundedBusinessTime, DEFAULT_BUSINESS_TIME_BOUNDS, type BusinessTimeBounds } from './business-time.js';
 import { createEntityKeys, type EntityKind } from './entity-keys.js';
 import type { BalanceView, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
@@ -17,6 +18,8 @@ export type LedgerDeps = Readonly<{
   /** Pool for ledger_keys claims; best with synchronous_commit off (see entity-keys.ts). Defaults to `pool`. */
   keysPool?: pg.Pool;
   clock?: () => Date;
+  /** How far a caller's business time may lie from the recording time; DEFAULT_BUSINESS_TIME_BOUNDS when unset. */
+  businessTimeBounds?: BusinessTimeBounds;
   rates?: Rates;
   /** Whether the user exists; unset, every positive user id has a wallet. */
   userExists?: (userId: number) => Promise<boolean>;
@@ -77,6 +80,7 @@ export const createWalletKit = (deps: LedgerDeps) => {
   const now = deps.clock ?? (() => new Date());
   const userExists = deps.userExists ?? (async (id: number) => Number.isSafeInteger(id) && id > 0);
   const canTransact = deps.canTransact ?? (async () => true);
+  const businessTimeBounds = deps.businessTimeBounds ?? DEFAULT_BUSINESS_TIME_BOUNDS;
 
   /** A user who may stake or withdraw: exists, and has a username. */
   const mayTransact = async (userId: number): Promise<LedgerError | undefined> => {
@@ -106,7 +110,10 @@ export const createWalletKit = (deps: LedgerDeps) => {
     return isLeft(usd) ? usd : right({ amount: minor.right, usdAmount: usd.right });
   };
 
-  /** One command on one wallet: the wallet's answer, viewed, or its refusal; keys claimed and guards run in the append. */
+  /**
+   * One command on one wallet: the wallet's answer, viewed, or its refusal; keys claimed and guards run in the append.
+   * A business time the command states is checked against the bounds first and written in UTC.
+   */
   const run = async <T>(
     userId: number,
     command: WalletCommand,
@@ -115,8 +122,12 @@ export const createWalletKit = (deps: LedgerDeps) => {
     claims: readonly (readonly [EntityKind, string])[] = [],
     guards: readonly BetGuardCheck[] = [],
   ): LedgerResult<T> => {
+    const stated = command.data.effectiveAt;
+    const bounded = stated === undefined ? undefined : boundedBusinessTime(stated, now(), businessTimeBounds);
+    if (bounded && '_tag' in bounded) return left(bounded);
     if (!(await userExists(userId))) return left({ _tag: 'UserNotFound', userId });
-    const handled: Handled = await handler.handle(userId, command, actor, {
+    const decided = bounded ? ({ ...command, data: { ...command.data, ...bounded } } as WalletCommand) : command;
+    const handled: Handled = await handler.handle(userId, decided, actor, {
       claims: claims.map(([kind, key]) => ({ kind, key, owner: userId })),
       guards,
     });

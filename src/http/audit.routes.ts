@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { NOW, parsePointInTime, replayUser } from '../audit/balance-replay.js';
+import { NOW, parseKnownAt, parsePointInTime, replayUser } from '../audit/balance-replay.js';
 import { guardedRoutes } from './access.js';
 import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
 import { parseQuery, z } from './validate.js';
@@ -20,9 +20,23 @@ export const BalancesAtQuery = z
       })
       .openapi({
         description:
-          'An ISO 8601 timestamp with a zone (events recorded at or before it) ' +
-          'or a global position "commit/prepare" (events at or before it). Default: now.',
+          'Business time: an ISO 8601 timestamp with a zone (events whose business time, effectiveAt, is at or before it, ' +
+          'whenever they were recorded) or a global position "commit/prepare" (events at or before it, in recording order). ' +
+          'Default: now.',
         example: '2026-01-31T23:59:59Z',
+      }),
+    knownAt: z
+      .string()
+      .optional()
+      .superRefine((value, ctx) => {
+        const t = parseKnownAt(value);
+        if (t && 'error' in t) ctx.addIssue({ code: 'custom', message: t.error });
+      })
+      .openapi({
+        description:
+          'Recording time: an ISO 8601 timestamp with a zone; only events the ledger had recorded at or before it ' +
+          '(the balance as of `at` as the ledger knew it then). Default: everything recorded.',
+        example: '2026-02-05T00:00:00Z',
       }),
   })
   .openapi('BalancesAtQuery');
@@ -50,7 +64,7 @@ export const auditRoutes = (deps: BackOfficeDeps): Router => {
       addition: true,
       description:
         'Folded from the wallet stream in the event store (not from the read models): ' +
-        'the audit view of a balance at a past time or global position.',
+        'the audit view of a balance as of a business time or global position, optionally as known at a recording time.',
       request: { query: BalancesAtQuery },
       responses: {
         200: { description: 'The balances at that point', schema: BalancesAt },
@@ -58,9 +72,15 @@ export const auditRoutes = (deps: BackOfficeDeps): Router => {
       },
     },
     async (req, res) => {
-      const { userId, at } = parseQuery(BalancesAtQuery, req);
+      const { userId, at, knownAt } = parseQuery(BalancesAtQuery, req);
       const point = parsePointInTime(at);
-      const replay = await replayUser({ store: deps.store }, await existingUser(deps, userId), 'error' in point ? NOW : point);
+      const known = parseKnownAt(knownAt);
+      const replay = await replayUser(
+        { store: deps.store },
+        await existingUser(deps, userId),
+        'error' in point ? NOW : point,
+        known && !('error' in known) ? known : undefined,
+      );
       res.json({ userId, at: replay.at, position: replay.position, balances: replay.balances });
     },
   );

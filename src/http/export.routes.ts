@@ -46,7 +46,10 @@ export const exportRoutes = (deps: BackOfficeDeps & Readonly<{ exportLimits?: Ex
       summary: 'Download a read model as CSV or NDJSON',
       addition: true,
       description:
-        'Streams transactions, deposits, withdrawals, bets or admin tips with created_at in [from, to), oldest first, ' +
+        'Streams transactions, deposits, withdrawals, bets or admin tips with their business time (effectiveAt) in [from, to) ' +
+        'and, when given, their recording time (createdAt) in [knownFrom, knownTo), in business-time order. ' +
+        'from and to filter business time, when the bet was placed or the provider confirmed; knownFrom and knownTo filter the ' +
+        'time the ledger recorded the row (an audit of what was known then). ' +
         'as RFC 4180 CSV (header row, CRLF) or NDJSON, with decimals exactly as stored and ISO 8601 UTC times. ' +
         `Sent chunked with the trailers ${Object.values(EXPORT_TRAILERS).join(', ')} (row count, byte count, SHA-256 hex of the body); ` +
         'a download that ends without them was cut off. ' +
@@ -73,6 +76,8 @@ export const exportRoutes = (deps: BackOfficeDeps & Readonly<{ exportLimits?: Ex
           format: q.format,
           from: q.from,
           to: q.to,
+          knownFrom: q.knownFrom,
+          knownTo: q.knownTo,
           stallTimeoutMs: limits.stallTimeoutMs,
           minBytesPerSecond: limits.minBytesPerSecond,
         });

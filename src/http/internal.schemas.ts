@@ -1,6 +1,6 @@
 import { required } from '../shared/zod.js';
 import { currencyId, DecimalString, userId, withScales } from './money-fields.schemas.js';
-import { z } from './validate.js';
+import { storableDateTime, z } from './validate.js';
 
 export const NETWORK_IDS = [
   'BSC',
@@ -49,6 +49,19 @@ export const GameIdentitySchema = z
   )
   .openapi('GameIdentity');
 
+/**
+ * The caller's business time of the step (when the game server placed the bet, the provider confirmed): optional,
+ * at most BUSINESS_TIME_MAX_SKEW_MS after the ledger's clock and at most BUSINESS_TIME_MAX_AGE_DAYS before it
+ * (otherwise 400 naming the field); the recording time when absent. Not part of a retry's identity.
+ */
+export const effectiveAt = storableDateTime.optional().openapi({
+  description:
+    'Business time of this step (ISO 8601 with zone); default: the time the ledger records it. At most ' +
+    'BUSINESS_TIME_MAX_SKEW_MS (60 s) later and BUSINESS_TIME_MAX_AGE_DAYS (400 days) earlier than that time. ' +
+    'A retry with another effectiveAt answers the first result.',
+  example: '2026-11-27T12:00:00Z',
+});
+
 export const IdParams = z.object({ id }).openapi('InternalIdParams');
 export const UserIdParams = z.object({
   userId: z.coerce
@@ -72,6 +85,7 @@ export const CreateDepositBody = withScales(
     txHash: optionalText(200),
     payAddress: optionalText(200),
     payMemo: optionalText(200),
+    effectiveAt,
   }),
   [
     { field: 'amount', scale: 'currency', positive: true },
@@ -79,8 +93,8 @@ export const CreateDepositBody = withScales(
   ],
 ).openapi('InternalCreateDeposit');
 
-export const DepositTxBody = z.object({ txHash: optionalText(200) }).openapi('InternalDepositTx');
-export const DepositFailBody = z.object({ reason: text(500) }).openapi('InternalDepositFail');
+export const DepositTxBody = z.object({ txHash: optionalText(200), effectiveAt }).openapi('InternalDepositTx');
+export const DepositFailBody = z.object({ reason: text(500), effectiveAt }).openapi('InternalDepositFail');
 
 export const CreateWithdrawalBody = withScales(
   z.object({
@@ -106,6 +120,7 @@ export const AffiliateClaimBody = withScales(
     currencyId,
     amount: DecimalString,
     usdAmount: DecimalString.optional(),
+    effectiveAt,
   }),
   [
     { field: 'amount', scale: 'currency', positive: true },
@@ -113,5 +128,5 @@ export const AffiliateClaimBody = withScales(
   ],
 ).openapi('InternalAffiliateClaim');
 
-export const WithdrawalCompleteBody = z.object({ txHash: text(200) }).openapi('InternalWithdrawalComplete');
-export const WithdrawalFailBody = z.object({ failedReason: text(500) }).openapi('InternalWithdrawalFail');
+export const WithdrawalCompleteBody = z.object({ txHash: text(200), effectiveAt }).openapi('InternalWithdrawalComplete');
+export const WithdrawalFailBody = z.object({ failedReason: text(500), effectiveAt }).openapi('InternalWithdrawalFail');

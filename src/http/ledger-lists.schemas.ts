@@ -14,7 +14,12 @@ export const TransactionsBody = z
         userId: looseUserId.optional(),
         currencyId: z.enum(CURRENCY_IDS).optional(),
         type: z.enum(ACCOUNTING_TYPES).optional(),
-        createdAt: DateFilter.optional(),
+        createdAt: DateFilter.optional().openapi({
+          description: "On recording time: when the ledger recorded the movement (the answer's createdAt, its order)",
+        }),
+        effectiveAt: DateFilter.optional().openapi({
+          description: 'On business time: when the movement took effect (a bet placed at the game server, a deposit confirmed)',
+        }),
       })
       .prefault({}),
     ...paginationFields(20),

@@ -56,6 +56,8 @@ export type Config = Readonly<{
     sealKey: string | undefined;
     sealCheckpointEvery: number;
   }>;
+  /** A caller's business time (effectiveAt) may be at most maxSkewMs after the recording time and maxAgeDays before it. */
+  businessTime: Readonly<{ maxSkewMs: number; maxAgeDays: number }>;
   /** How long a back-office read waits for its read models to pass the head as of its arrival before answering stale. */
   readConsistencyTimeoutMs: number;
   /** The request pool: a statement past statementTimeoutMs is cancelled; a request waits at most connectionTimeoutMs for a connection. */
@@ -184,6 +186,12 @@ const EnvSchema = z.object({
   FEED_LUCKY_WIN_MIN_STAKE_USD: decimal('1'),
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
+  BUSINESS_TIME_MAX_SKEW_MS: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must not be negative')
+    .default(60_000),
+  BUSINESS_TIME_MAX_AGE_DAYS: positiveInt(400),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
   DB_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
@@ -324,6 +332,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       luckyWinMinStakeUsd: e.FEED_LUCKY_WIN_MIN_STAKE_USD,
     },
     audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
+    businessTime: { maxSkewMs: e.BUSINESS_TIME_MAX_SKEW_MS, maxAgeDays: e.BUSINESS_TIME_MAX_AGE_DAYS },
     readConsistencyTimeoutMs: e.READ_CONSISTENCY_TIMEOUT_MS,
     db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, connectionTimeoutMs: e.DB_CONNECTION_TIMEOUT_MS },
     exports: {

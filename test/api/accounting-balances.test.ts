@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLedger } from '../../src/commands/ledger.js';
 import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { signedInAdmin } from '../support/money-env.js';
-import { playScenario } from '../support/audit-ledger.js';
+import { eventsAtMinutes, playScenario } from '../support/audit-ledger.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const minute = (n: number): string => new Date(T0 + n * 60_000).toISOString();
@@ -19,13 +20,7 @@ beforeAll(async () => {
   alice = (await env.makeUser()).id;
   bob = (await env.makeUser()).id;
   await playScenario(env.ledger, { alice, bob });
-  // Recorded times under the test's control: event k (in global order) at minute k.
-  await env.pool.query(
-    `UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
-    FROM (SELECT global_position, row_number() OVER (ORDER BY transaction_id, global_position) - 1 AS k FROM events) r
-    WHERE r.global_position = e.global_position`,
-    [minute(0)],
-  );
+  await eventsAtMinutes(env.pool, minute(0));
   settled = (
     await env.pool.query<{ position: string; minute: number }>(
       `SELECT transaction_id::text || '/' || global_position AS position,
@@ -59,6 +54,50 @@ describe('GET /accounting/balances', () => {
     const reply = await admin.as('GET', `/accounting/balances?userId=${alice}&at=${encodeURIComponent(at)}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ userId: alice, at, position: settled.position, balances: [{ currencyId: 'BTC', amount: '2' }] });
+  });
+
+  it('when history was decided on a clock behind the store (as the demo seed records it), then the balance as of a past time counts its movements', async () => {
+    // The store stamps each event with its own time (now); the ledger decided them days earlier. A point between the two
+    // found no event when "as of" read the store's time, while the movements list (decision time) showed them all.
+    const past = (h: number) => new Date(Date.parse('2026-11-20T00:00:00Z') + h * 3_600_000);
+    let now = past(0);
+    const seeded = createLedger({ store: env.store, pool: env.pool, clock: () => now });
+    const player = (await env.makeUser()).id;
+    for (const [hour, amount] of [
+      [1, '10'],
+      [30, '2.5'],
+    ] as const) {
+      now = past(hour);
+      const made = await seeded.requestDeposit({
+        externalId: `seed-${player}-${hour}`,
+        userId: player,
+        providerId: 'TEST',
+        networkId: 'BSC',
+        currencyId: 'DBC',
+        amount,
+      });
+      if (made._tag === 'Left') throw new Error(made._tag);
+      expect((await seeded.completeDeposit(made.right.deposit.id, {}))._tag).toBe('Right');
+    }
+    const asOf = async (h: number) =>
+      (await admin.as('GET', `/accounting/balances?userId=${player}&at=${encodeURIComponent(past(h).toISOString())}`)).body.balances;
+    expect(await asOf(0)).toEqual([]);
+    expect(await asOf(12)).toEqual([{ currencyId: 'DBC', amount: '10' }]);
+    expect(await asOf(48)).toEqual([{ currencyId: 'DBC', amount: '12.5' }]);
+  });
+
+  it('when asked with knownAt, then only what was recorded by then counts: here, a recording time before the payout', async () => {
+    const at = new Date(Date.parse(minute(settled.minute)) + 30_000).toISOString();
+    const knownAt = minute(settled.minute - 1);
+    const reply = await admin.as(
+      'GET',
+      `/accounting/balances?userId=${alice}&at=${encodeURIComponent(at)}&knownAt=${encodeURIComponent(knownAt)}`,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ userId: alice, at, balances: [{ currencyId: 'BTC', amount: '1' }] });
+    const bad = await admin.as('GET', `/accounting/balances?userId=${alice}&knownAt=yesterday`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field)).toContain('query.knownAt');
   });
 
   it('when asked at a global position or at a time with an offset, then the same fold at that point', async () => {

@@ -51,8 +51,8 @@ beforeAll(async () => {
   // The accounting log has no player-typed column in these flows: a row written as a hostile integration might.
   await w.env.pool.query(
     `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
-       position_commit, position_prepare, reference_id, created_at, updated_at)
-     VALUES ('formula-row', $1, 'DBC', 1, 0, 1, 'DEPOSIT', gen_random_uuid(), '0/1', 0, 1, $2, '2027-02-01', '2027-02-01')`,
+       position_commit, position_prepare, reference_id, created_at, updated_at, effective_at)
+     VALUES ('formula-row', $1, 'DBC', 1, 0, 1, 'DEPOSIT', gen_random_uuid(), '0/1', 0, 1, $2, '2027-02-01', '2027-02-01', '2027-02-01')`,
     [player.id, FORMULAS.reference],
   );
 });

@@ -116,7 +116,7 @@ describe("a projector batch's statements in one round trip", () => {
   it('when rows of a fresh, growing table are patched, then they are found through its key, not by reading the whole table', async () => {
     // 30,000 bets and no statistics yet: what a busy ledger's bets table looks like before autovacuum has analysed it.
     await pool.query(`INSERT INTO bets SELECT 'pb' || g, g % 50, 'r', 7, 'Dice', 'dice', 'ORIGINALS', 'house', 'USDT', 1.5, 1.5, 0, 0, NULL,
-      'CREATED', NULL, 't' || g, now(), now(), NULL FROM generate_series(1, 30000) AS g`);
+      'CREATED', NULL, 't' || g, now(), now(), NULL, now() FROM generate_series(1, 30000) AS g`);
     const [patch] = patchRows(
       'bets',
       'id',

@@ -2,12 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { houseBalances, parsePointInTime, replayUser } from '../../src/audit/balance-replay.js';
 import { createLedgerEnv, type LedgerEnv } from '../support/ledger-env.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { playScenario, runLedgerScript, untilVisible } from '../support/audit-ledger.js';
+import { eventsAtMinutes, playScenario, runLedgerScript, untilVisible } from '../support/audit-ledger.js';
 
 const ALICE = 101;
 const BOB = 202;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const minute = (n: number): string => new Date(T0 + n * 60_000).toISOString();
+
+/** Sets one stored event's business time, leaving its recording time as it is. */
+const setBusinessTime = (revision: string, at: string) =>
+  env.pool.query(
+    `UPDATE events SET data = data || jsonb_build_object('effectiveAt', $1::text) WHERE stream_id = $2 AND stream_revision = $3`,
+    [at, `wallet-${ALICE}`, revision],
+  );
 
 type Row = { position: string; stream_id: string; revision: string; type: string; minute: number };
 
@@ -19,13 +26,7 @@ const find = (type: string, nth = 0): Row => alice.filter((r) => r.type === type
 beforeAll(async () => {
   env = await createLedgerEnv('audit_replay');
   await playScenario(env.ledger, { alice: ALICE, bob: BOB });
-  // Recorded times under the test's control: event k (in global order) at minute k.
-  await env.pool.query(
-    `UPDATE events e SET created_at = $1::timestamptz + (r.k * interval '1 minute')
-    FROM (SELECT global_position, row_number() OVER (ORDER BY transaction_id, global_position) - 1 AS k FROM events) r
-    WHERE r.global_position = e.global_position`,
-    [minute(0)],
-  );
+  await eventsAtMinutes(env.pool, minute(0));
   const { rows } = await env.pool.query<Row>(
     `SELECT transaction_id::text || '/' || global_position AS position, stream_id, stream_revision::text AS revision, type,
       (extract(epoch FROM created_at - $1::timestamptz) / 60)::int AS minute
@@ -92,14 +93,10 @@ describe('replay of one wallet at a point in time', () => {
     expect(replay.at).toBeNull();
   });
 
-  it('when a later event carries an earlier recorded time (concurrent commits), then a replay by time includes it: the time is a filter, not a stop', async () => {
+  it('when a later event carries an earlier business time (a back-dated item), then a replay by time includes it: the time is a filter, not a stop', async () => {
     const settled = find('BetSettled');
     const secondBet = find('BetPlaced', 1);
-    await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [
-      minute(settled.minute - 1),
-      `wallet-${ALICE}`,
-      secondBet.revision,
-    ]);
+    await setBusinessTime(secondBet.revision, minute(settled.minute - 1));
     try {
       const replay = await replayUser({ store: env.store }, ALICE, {
         kind: 'time',
@@ -108,11 +105,44 @@ describe('replay of one wallet at a point in time', () => {
       expect(replay.balances).toEqual([{ currencyId: 'BTC', amount: '1.8' }]);
       expect(replay.position).toBe(secondBet.position);
     } finally {
-      await env.pool.query(`UPDATE events SET created_at = $1 WHERE stream_id = $2 AND stream_revision = $3`, [
-        minute(secondBet.minute),
-        `wallet-${ALICE}`,
-        secondBet.revision,
-      ]);
+      await setBusinessTime(secondBet.revision, minute(secondBet.minute));
+    }
+  });
+
+  it('when an item is recorded late with an earlier business time, then as of that time it counts, and as known before its recording it does not', async () => {
+    const settled = find('BetSettled');
+    const secondBet = find('BetPlaced', 1);
+    const asOf = new Date(Date.parse(minute(settled.minute)) + 30_000);
+    await setBusinessTime(secondBet.revision, minute(settled.minute - 1));
+    try {
+      const byBusinessTime = await replayUser({ store: env.store }, ALICE, { kind: 'time', at: asOf });
+      const asKnownThen = await replayUser({ store: env.store }, ALICE, { kind: 'time', at: asOf }, asOf);
+      const asKnownLater = await replayUser({ store: env.store }, ALICE, { kind: 'time', at: asOf }, new Date(minute(secondBet.minute)));
+      expect(byBusinessTime.balances).toEqual([{ currencyId: 'BTC', amount: '1.8' }]);
+      expect(asKnownThen.balances).toEqual([{ currencyId: 'BTC', amount: '2' }]);
+      expect(asKnownThen.knownAt).toBe(asOf.toISOString());
+      expect(asKnownLater.balances).toEqual([{ currencyId: 'BTC', amount: '1.8' }]);
+      expect(byBusinessTime.movements.find((m) => m.type === 'BetPlaced' && m.amount === '-0.2')?.effectiveAt).toBe(
+        minute(settled.minute - 1),
+      );
+
+      const house = (knownAt?: Date) => houseBalances({ store: env.store }, { kind: 'time', at: asOf }, { knownAt });
+      const aliceBtc = (h: Awaited<ReturnType<typeof houseBalances>>) =>
+        h.accounts.find((a) => a.account === `user:${ALICE}` && a.currencyId === 'BTC')?.balance;
+      expect(aliceBtc(await house())).toBe('1.8');
+      expect(aliceBtc(await house(asOf))).toBe('2');
+
+      const cli = async (...extra: string[]) => {
+        const run = await runLedgerScript(['balance', '--at', asOf.toISOString(), ...extra, '--schema', env.db.schema, '--json'], {
+          DATABASE_URL: TEST_DATABASE_URL,
+        });
+        expect(run.code, run.stderr).toBe(0);
+        return JSON.parse(run.stdout) as Awaited<ReturnType<typeof houseBalances>>;
+      };
+      expect(aliceBtc(await cli())).toBe('1.8');
+      expect(aliceBtc(await cli('--known-at', asOf.toISOString()))).toBe('2');
+    } finally {
+      await setBusinessTime(secondBet.revision, minute(secondBet.minute));
     }
   });
 

@@ -58,8 +58,8 @@ describe('the bets list orders', () => {
     const row = (status: string, multiplier: string | null) =>
       pool.query(
         `INSERT INTO bets (id, user_id, round_id, game_id, game_name, game_slug, game_type, game_provider, currency_id, amount,
-          usd_amount, payout, usd_payout, multiplier, status, transaction_id, created_at, updated_at)
-         VALUES ($1, 1, 'r', 1, 'Dice', 'dice', 'ORIGINALS', 'house', 'USDT', 1, 1, 0, 0, $2, $3, 't', now(), now())`,
+          usd_amount, payout, usd_payout, multiplier, status, transaction_id, created_at, updated_at, effective_at)
+         VALUES ($1, 1, 'r', 1, 'Dice', 'dice', 'ORIGINALS', 'house', 'USDT', 1, 1, 0, 0, $2, $3, 't', now(), now(), now())`,
         [`${status}-${multiplier}`, multiplier, status],
       );
     const check = await pool.query<{ convalidated: boolean }>(

@@ -79,7 +79,8 @@ describe('runExport as CSV', () => {
     expect(header).toEqual(exportColumns('transactions').map((c) => c.name));
     const db = await w.env.pool.query<Record<string, string | null>>(
       `SELECT id, user_id::text, currency_id, type, amount::text, before_balance::text, after_balance::text, usd_amount::text, original_id,
-         admin_user_id::text, reference_id, event_id::text, position, created_at, updated_at FROM transactions ORDER BY created_at, position_commit, position_prepare`,
+         admin_user_id::text, reference_id, event_id::text, position, created_at, updated_at, effective_at FROM transactions
+         ORDER BY effective_at, position_commit, position_prepare`,
     );
     expect(rows).toHaveLength(db.rows.length);
     expect(result.rows).toBe(db.rows.length);
@@ -102,6 +103,7 @@ describe('runExport as CSV', () => {
         r.position,
         (r.created_at as unknown as Date).toISOString(),
         (r.updated_at as unknown as Date).toISOString(),
+        (r.effective_at as unknown as Date).toISOString(),
       ]);
     });
     expect(rows.find((r) => r[2] === 'BTC')?.[4]).toBe('0.12345678');
@@ -122,7 +124,7 @@ describe('runExport as CSV', () => {
     expect(tip![header!.indexOf('tag')]).toBeNull();
   });
 
-  it('when from and to are given, then exactly the rows with from <= created_at < to are exported', async () => {
+  it('when from and to are given, then exactly the rows with from <= effective_at < to are exported (here equal to created_at)', async () => {
     const { result, body } = await exported('transactions', 'csv', { from: '2026-03-01T10:00:01.000Z', to: '2026-03-01T11:00:00.000Z' });
     const [, ...rows] = parseCsv(body.toString('utf8'));
     expect(rows.map((r) => [r[3], r[13]])).toEqual([
@@ -247,6 +249,14 @@ describe('exportToFile', () => {
       format: 'csv',
       from: '2026-03-01T00:00:00.000Z',
       to: '2026-03-02T00:00:00.000Z',
+      knownFrom: null,
+      knownTo: null,
+      rangeAxes: {
+        from: 'business time (effectiveAt)',
+        to: 'business time (effectiveAt)',
+        knownFrom: 'recording time (createdAt)',
+        knownTo: 'recording time (createdAt)',
+      },
       rows: 2,
       bytes: content.length,
       sha256: createHash('sha256').update(content).digest('hex'),
@@ -269,9 +279,10 @@ describe('runExport when the database fails mid-stream', () => {
     pool.on('error', () => undefined);
     await migrateNonCore(pool);
     await pool.query(`INSERT INTO bets (id, user_id, round_id, game_id, game_name, game_slug, game_type, game_provider, currency_id, amount,
-        usd_amount, payout, usd_payout, status, error_details, transaction_id, created_at, updated_at)
+        usd_amount, payout, usd_payout, status, error_details, transaction_id, created_at, updated_at, effective_at)
       SELECT 'b' || g, 1, 'r' || g, 1, 'Dice', 'dice', 'ORIGINALS', 'House', 'DBC', 1, 1, 0, 0, 'ERROR', repeat('x', 2000), 't' || g,
-        '2026-01-01'::timestamptz + g * interval '1 second', '2026-01-01'::timestamptz + g * interval '1 second'
+        '2026-01-01'::timestamptz + g * interval '1 second', '2026-01-01'::timestamptz + g * interval '1 second',
+        '2026-01-01'::timestamptz + g * interval '1 second'
       FROM generate_series(1, 20000) g`); // 40 MB of CSV: more than the socket buffers hold, so the server is still sending
   });
   afterAll(async () => {

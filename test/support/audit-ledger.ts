@@ -89,6 +89,22 @@ export const playScenario = async (ledger: Ledger, users: { alice: number; bob: 
  * reads below the oldest running transaction of the whole cluster, so another test file's open transaction can
  * hide fresh events for a moment: a test that reads right after writing must wait for them.
  */
+const ISO_OF = (t: string): string => `to_char(${t} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Times under a test's control: event k (in global order) decided, recorded and effective at minute k after `t0`, the
+ * three times equal, as they are for every event no caller back-dated.
+ */
+export const eventsAtMinutes = (pool: pg.Pool, t0: string): Promise<unknown> =>
+  pool.query(
+    `UPDATE events e SET created_at = r.t, data = e.data || jsonb_build_object('at', ${ISO_OF('r.t')}, 'effectiveAt', ${ISO_OF('r.t')})
+    FROM (SELECT global_position,
+        $1::timestamptz + (row_number() OVER (ORDER BY transaction_id, global_position) - 1) * interval '1 minute' AS t
+      FROM events) r
+    WHERE r.global_position = e.global_position`,
+    [t0],
+  );
+
 export const untilVisible = async (store: EventStore, pool: pg.Pool): Promise<Position> => {
   const { rows } = await pool.query<{ commit: string; prepare: string }>(
     `SELECT transaction_id::text AS commit, global_position::text AS prepare

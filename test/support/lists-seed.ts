@@ -133,9 +133,10 @@ export type ListsEnv = Awaited<ReturnType<typeof createListsEnv>>;
 export const seedBulkTransactions = (pool: pg.Pool, userId: number): Promise<unknown> =>
   pool.query(
     `INSERT INTO transactions (id, user_id, currency_id, amount, before_balance, after_balance, type, event_id, position,
-       position_commit, position_prepare, created_at, updated_at)
+       position_commit, position_prepare, created_at, updated_at, effective_at)
      SELECT 'bulk-' || g || repeat('x', 2000), $1, 'DBC', 1, g, g + 1, 'DEPOSIT', gen_random_uuid(), '0/' || g, 0, g,
-       '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second'
+       '2031-01-01'::timestamptz + g * interval '1 second', '2031-01-01'::timestamptz + g * interval '1 second',
+       '2031-01-01'::timestamptz + g * interval '1 second'
      FROM generate_series(1, 20000) g`,
     [userId],
   );

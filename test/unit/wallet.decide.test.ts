@@ -58,6 +58,7 @@ describe('deposits', () => {
           payAddress: 'a',
           payMemo: 'm',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.deposits.get('d1')).toMatchObject({ status: 'PENDING', amount: minor('BTC', '1.5'), createdAt: AT, updatedAt: AT });
@@ -108,14 +109,14 @@ describe('deposits', () => {
   it('when a PENDING deposit is confirmed, then it is CONFIRMED with the new txHash', () => {
     const state = given(applied(requestDeposit('d1', 'BTC', '1')))
       .when(confirmDeposit('d1', '0xfeed'))
-      .then({ type: 'DepositConfirmed', data: { depositId: 'd1', txHash: '0xfeed', at: AT } });
+      .then({ type: 'DepositConfirmed', data: { depositId: 'd1', txHash: '0xfeed', at: AT, effectiveAt: AT } });
     expect(state.deposits.get('d1')).toMatchObject({ status: 'CONFIRMED', txHash: '0xfeed', createdAt: SETUP_AT, updatedAt: AT });
   });
 
   it('when a deposit is confirmed without a txHash, then the one it had is kept', () => {
     given(applied(requestDeposit('d1', 'BTC', '1', { txHash: '0xold' })))
       .when(confirmDeposit('d1'))
-      .then({ type: 'DepositConfirmed', data: { depositId: 'd1', txHash: '0xold', at: AT } });
+      .then({ type: 'DepositConfirmed', data: { depositId: 'd1', txHash: '0xold', at: AT, effectiveAt: AT } });
   });
 
   it('when a CONFIRMED deposit is completed, then the wallet is credited house:deposits -> user', () => {
@@ -136,6 +137,7 @@ describe('deposits', () => {
           usdAmount: dec('3'),
           txHash: '0xdone',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(balanceOf(state, 'BTC')).toBe(minor('BTC', '1.75'));
@@ -157,6 +159,7 @@ describe('deposits', () => {
           usdAmount: dec('0'),
           txHash: null,
           at: AT,
+          effectiveAt: AT,
         },
       });
   });
@@ -179,7 +182,7 @@ describe('deposits', () => {
   ] as const)('when a %s deposit fails, then it is FAILED with the reason', (_, before) => {
     const state = given(applied(requestDeposit('d1', 'BTC', '1'), ...before))
       .when(failDeposit('d1', 'expired'))
-      .then({ type: 'DepositFailed', data: { depositId: 'd1', reason: 'expired', at: AT } });
+      .then({ type: 'DepositFailed', data: { depositId: 'd1', reason: 'expired', at: AT, effectiveAt: AT } });
     expect(state.deposits.get('d1')).toMatchObject({ status: 'FAILED', failedReason: 'expired' });
   });
 
@@ -228,6 +231,7 @@ describe('bets', () => {
           amount: dec('0.4'),
           usdAmount: dec('24000'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.bets.get('b1')).toMatchObject({ status: 'CREATED', transactionId: 'bet_b1', payout: 0n, settledAt: null });
@@ -292,6 +296,7 @@ describe('bets', () => {
           usdPayout: dec('60000'),
           multiplier: dec('2.5'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.bets.get('b1')).toMatchObject({ status: 'SETTLED', payout: minor('BTC', '1'), multiplier: '2.5', settledAt: AT });
@@ -315,6 +320,7 @@ describe('bets', () => {
           usdPayout: dec('0'),
           multiplier: dec('0'),
           at: AT,
+          effectiveAt: AT,
         },
       });
   });
@@ -365,6 +371,7 @@ describe('bets', () => {
           amount: dec('0.4'),
           originalId: 'bet_b1',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.bets.get('b1')).toMatchObject({ status: 'ROLLBACK' });
@@ -385,6 +392,7 @@ describe('bets', () => {
           originalId: 'bet_b1',
           errorDetails: 'rng failure',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.bets.get('b1')).toMatchObject({ status: 'ERROR', errorDetails: 'rng failure' });
@@ -447,6 +455,7 @@ describe('withdrawals', () => {
           recipientAddress: 'addr-1',
           recipientMemo: 'memo',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'PENDING', transactionId: 'wd_w1', amount: minor('USDT', '40') });
@@ -496,7 +505,7 @@ describe('withdrawals', () => {
   it('when a PENDING withdrawal is approved, then it is CONFIRMED by that admin', () => {
     const state = given(...requested)
       .when(approveWithdrawal('w1', 7))
-      .then({ type: 'WithdrawalApproved', data: { withdrawalId: 'w1', adminUserId: 7, at: AT } });
+      .then({ type: 'WithdrawalApproved', data: { withdrawalId: 'w1', adminUserId: 7, at: AT, effectiveAt: AT } });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'CONFIRMED', confirmedAt: AT, confirmedByUserId: 7 });
   });
 
@@ -515,6 +524,7 @@ describe('withdrawals', () => {
           amount: dec('40'),
           usdAmount: dec('0'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'COMPLETE', txHash: '0xsent' });
@@ -530,7 +540,7 @@ describe('withdrawals', () => {
   it('when a CONFIRMED withdrawal fails, then it is FAILED with the reason and the funds stay held', () => {
     const state = given(...requested, applied(approveWithdrawal('w1')))
       .when(failWithdrawal('w1', 'node down'))
-      .then({ type: 'WithdrawalFailed', data: { withdrawalId: 'w1', failedReason: 'node down', at: AT } });
+      .then({ type: 'WithdrawalFailed', data: { withdrawalId: 'w1', failedReason: 'node down', at: AT, effectiveAt: AT } });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'FAILED', failedReason: 'node down' });
     expect(balanceOf(state, 'USDT')).toBe(minor('USDT', '60'));
   });
@@ -544,7 +554,7 @@ describe('withdrawals', () => {
   it('when a FAILED withdrawal is retried, then it is CONFIRMED again by the retrying admin', () => {
     const state = given(...failed)
       .when(retryWithdrawal('w1', 8))
-      .then({ type: 'WithdrawalRetried', data: { withdrawalId: 'w1', adminUserId: 8, at: AT } });
+      .then({ type: 'WithdrawalRetried', data: { withdrawalId: 'w1', adminUserId: 8, at: AT, effectiveAt: AT } });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'CONFIRMED', confirmedByUserId: 8, confirmedAt: AT });
   });
 
@@ -566,6 +576,7 @@ describe('withdrawals', () => {
           rejectReason: 'kyc',
           amount: dec('40'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.withdrawals.get('w1')).toMatchObject({ status: 'DENIED', rejectReason: 'kyc' });
@@ -623,6 +634,7 @@ describe('admin operations', () => {
           tag: 'SALARY',
           notes: 'thanks',
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.operations.get('tip-key-5')).toMatchObject({ commandType: 'TipUser', ref: '5' });
@@ -646,6 +658,7 @@ describe('admin operations', () => {
           tag: null,
           notes: '',
           at: AT,
+          effectiveAt: AT,
         },
       });
   });
@@ -704,6 +717,7 @@ describe('admin operations', () => {
           previousBalance: dec('1'),
           balance: dec('3.5'),
           at: AT,
+          effectiveAt: AT,
         },
       });
   });
@@ -723,6 +737,7 @@ describe('admin operations', () => {
           previousBalance: dec('1'),
           balance: dec('0'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(balanceOf(state, 'ETH')).toBe(0n);
@@ -743,6 +758,7 @@ describe('admin operations', () => {
           previousBalance: dec('1'),
           balance: dec('1'),
           at: AT,
+          effectiveAt: AT,
         },
       });
     expect(state.operations.get('op-1')).toMatchObject({ commandType: 'SetBalance', ref: 'adj_op-1' });
@@ -777,6 +793,7 @@ describe('admin operations', () => {
           amount: dec('250'),
           usdAmount: dec('250'),
           at: AT,
+          effectiveAt: AT,
         },
       });
   });
@@ -805,6 +822,7 @@ describe('admin operations', () => {
           amount: dec('12.345678'),
           usdAmount: dec('12.35'),
           at: AT,
+          effectiveAt: AT,
         },
       });
   });

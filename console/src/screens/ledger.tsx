@@ -16,11 +16,16 @@ type Movement = {
   createdAt: string;
 };
 
-/** A user's balances at any point in time (the event replay behind /accounting/balances) and the movements up to it. */
+/**
+ * A user's balances at any point in time (the event replay behind /accounting/balances) and the movements up to it.
+ * Both read business time (effectiveAt), so the balances and the movements below them count the same events; the
+ * optional "as known at" cuts both at a recording time, for audits.
+ */
 const PointInTime = () => {
   const me = useSession();
   const [userId, setUserId] = useState('');
   const [at, setAt] = useState('');
+  const [knownAt, setKnownAt] = useState('');
   const [result, setResult] = useState<Balances | undefined>();
   const [moves, setMoves] = useState<Movement[]>([]);
   const [error, setError] = useState<unknown>();
@@ -28,9 +33,14 @@ const PointInTime = () => {
     setError(undefined);
     try {
       const point = at ? (at.includes('/') ? at : new Date(at).toISOString()) : undefined;
-      setResult((await api<Balances>('GET', `/accounting/balances${query({ userId, at: point })}`)).json);
+      const known = knownAt ? new Date(knownAt).toISOString() : undefined;
+      setResult((await api<Balances>('GET', `/accounting/balances${query({ userId, at: point, knownAt: known })}`)).json);
       if (can(me, 'superadmin')) {
-        const where = { userId: Number(userId), ...(point && !point.includes('/') ? { createdAt: { lte: point } } : {}) };
+        const where = {
+          userId: Number(userId),
+          ...(point && !point.includes('/') ? { effectiveAt: { lte: point } } : {}),
+          ...(known ? { createdAt: { lte: known } } : {}),
+        };
         setMoves(
           (await api<{ data: Movement[] }>('POST', '/accounting/transactions', { page: 1, take: 20, sortOrder: 'desc', where })).json.data,
         );
@@ -63,12 +73,21 @@ const PointInTime = () => {
         />
         <TextField
           size="small"
-          label="At (ISO time or position, empty = now)"
+          label="As of, business time (ISO time or position, empty = now)"
           value={at}
           onChange={(e) => setAt(e.target.value.trim())}
-          sx={{ width: 340 }}
-          error={Boolean(fieldError('at'))}
-          helperText={fieldError('at') ?? ' '}
+          sx={{ width: 380 }}
+          error={Boolean(fieldError('.at'))}
+          helperText={fieldError('.at') ?? ' '}
+        />
+        <TextField
+          size="small"
+          label="As known at, recording time (optional)"
+          value={knownAt}
+          onChange={(e) => setKnownAt(e.target.value.trim())}
+          sx={{ width: 300 }}
+          error={Boolean(fieldError('knownAt'))}
+          helperText={fieldError('knownAt') ?? ' '}
         />
         <Button type="submit" variant="contained" sx={{ alignSelf: 'flex-start' }}>
           Replay
@@ -78,8 +97,11 @@ const PointInTime = () => {
       {result ? (
         <>
           <Typography>
-            User #{result.userId} at {result.at ?? (at || 'now')} (position {result.position ?? '—'})
+            User #{result.userId} as of {result.at ?? (at || 'now')}
+            {result.at && !result.at.includes('/') ? ' (business time)' : ''}
+            {knownAt ? `, as known at ${new Date(knownAt).toISOString()} (recording time)` : ''} (position {result.position ?? '—'})
           </Typography>
+          {result.balances.length === 0 ? <Typography>No balances as of this point.</Typography> : null}
           <Table size="small" aria-label="Balances at the point">
             <TableBody>
               {result.balances.map((b) => (
@@ -98,7 +120,7 @@ const PointInTime = () => {
         <Table size="small" aria-label="Movements up to the point">
           <TableHead>
             <TableRow>
-              <TableCell>Time</TableCell>
+              <TableCell>Recorded at</TableCell>
               <TableCell>Type</TableCell>
               <TableCell>Amount</TableCell>
               <TableCell>After</TableCell>

@@ -11,20 +11,25 @@ export const table = (rows: readonly (readonly string[])[]): string[] => {
   );
 };
 
-const pointText = (at: string | null): string => (at === null ? 'now' : at);
+/** A point names its axis: a time is business time, a position recording order; known-at cuts the recording time. */
+const pointText = (at: string | null, knownAt: string | null = null): string =>
+  `${at === null ? 'now' : at.includes('/') ? `position ${at}` : `${at} (business time)`}${
+    knownAt === null ? '' : `, as known at ${knownAt} (recording time)`
+  }`;
 
 export const replayText = (r: UserReplay): string[] => [
-  `user ${r.userId} at ${pointText(r.at)}: ${r.events} wallet events${r.position ? `, the last at position ${r.position}` : ''}`,
+  `user ${r.userId} at ${pointText(r.at, r.knownAt)}: ${r.events} wallet events${r.position ? `, the last at position ${r.position}` : ''}`,
   '',
   'movements',
   ...(r.movements.length === 0
     ? ['  (none)']
     : table([
-        ['position', 'rev', 'recorded at', 'type', 'transaction', 'currency', 'amount', 'balance'],
+        ['position', 'rev', 'recorded at', 'business time', 'type', 'transaction', 'currency', 'amount', 'balance'],
         ...r.movements.map((m) => [
           m.position,
           m.revision,
           m.recordedAt,
+          m.effectiveAt ?? '-',
           m.type,
           m.transactionId ?? '-',
           m.currencyId,
@@ -38,7 +43,7 @@ export const replayText = (r: UserReplay): string[] => [
 ];
 
 export const houseText = (h: HouseBalances): string[] => [
-  `house at ${pointText(h.at)}: ${h.events} events with postings${h.position ? `, the last at position ${h.position}` : ''}`,
+  `house at ${pointText(h.at, h.knownAt)}: ${h.events} events with postings${h.position ? `, the last at position ${h.position}` : ''}`,
   '',
   'accounts',
   ...(h.accounts.length === 0

@@ -9,7 +9,7 @@ import type { EventStore } from '../../infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../../infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../../infra/pg.js';
 import { EXPORT_FORMATS, EXPORT_KINDS, ExportRangeError, exportToFile, runExport, type ExportFormat, type ExportKind } from '../export.js';
-import { houseBalances, parsePointInTime, replayUser, type PointInTime } from '../balance-replay.js';
+import { houseBalances, parseKnownAt, parsePointInTime, replayUser, type PointInTime } from '../balance-replay.js';
 import { verifyLedger, type VerifyProgress } from '../verify.js';
 import { houseText, replayText, verifyText } from './format.js';
 
@@ -19,22 +19,31 @@ export const SEAL_KEY_NAME = 'ledger-seal';
 export const USAGE = `usage: npm run ledger -- <command> [options]
 
 commands
-  replay --user <id> [--at <point>]   a user's balance per currency at that point and the movements that led there,
+  replay --user <id> [--at <point>] [--known-at <time>]
+                                      a user's balance per currency at that point and the movements that led there,
                                       folded from the wallet stream alone (never from read models)
-  balance [--at <point>]              every account's balance per currency and the trial balance, from the postings
+  balance [--at <point>] [--known-at <time>]
+                                      every account's balance per currency and the trial balance, from the postings
                                       of every event; exits 1 when a currency does not sum to zero
   verify [--no-seals]                 folds every stream and compares: postings, balanceAfter, stream revisions and
                                       heads, the trial balance, the read models, the seals; lists every difference
                                       and exits 1 when there is any
-  export --kind <kind> [--format csv|ndjson] [--from <time>] [--to <time>] [--out <file>]
-                                      a read model as CSV (default) or NDJSON, created_at in [from, to); kinds:
+  export --kind <kind> [--format csv|ndjson] [--from <time>] [--to <time>] [--known-from <time>] [--known-to <time>]
+         [--out <file>]               a read model as CSV (default) or NDJSON, business time (effectiveAt) in
+                                      [from, to), recording time (createdAt) in [known-from, known-to); kinds:
                                       ${EXPORT_KINDS.join(', ')}. With --out: the file and <file>.manifest.json
                                       (rows, bytes, sha256); without: the rows on stdout, the summary on stderr
   help                                this text
 
 options
-  --at <point>        an ISO 8601 timestamp with a zone (events recorded at or before it) or a global position
-                      "commit/prepare" (events at or before it); default: everything up to now
+  --at <point>        BUSINESS TIME: an ISO 8601 timestamp with a zone (events whose business time, effectiveAt, is at
+                      or before it, whenever they were recorded), or a global position "commit/prepare" (events at or
+                      before it, in recording order); default: everything up to now
+  --known-at <time>   RECORDING TIME: an ISO 8601 timestamp with a zone; only events the ledger had recorded at or
+                      before it. With --at: the balance as of --at as the ledger knew it at --known-at
+  --from, --to        export: BUSINESS TIME (effectiveAt), ISO 8601 with a zone; from inclusive, to exclusive
+  --known-from, --known-to
+                      export: RECORDING TIME (createdAt), ISO 8601 with a zone; known-from inclusive, known-to exclusive
   --json              machine-readable output on stdout
   --progress          a progress bar on stderr even when stderr is not a terminal (it is shown on a terminal anyway)
   --schema <name>     the PostgreSQL schema holding the ledger (default: the connection's search_path)
@@ -70,6 +79,12 @@ const pointOf = (value: string | undefined): PointInTime => {
   const p = parsePointInTime(value);
   if ('error' in p) throw new UsageError(`--at ${p.error}`);
   return p;
+};
+
+const knownAtOf = (value: string | undefined): Date | undefined => {
+  const t = parseKnownAt(value);
+  if (t && 'error' in t) throw new UsageError(`--known-at ${t.error}`);
+  return t;
 };
 
 const openStore = async (env: NodeJS.ProcessEnv, pool: pg.Pool): Promise<EventStore> => {
@@ -145,6 +160,9 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
       options: {
         user: { type: 'string' },
         at: { type: 'string' },
+        'known-at': { type: 'string' },
+        'known-from': { type: 'string' },
+        'known-to': { type: 'string' },
         kind: { type: 'string' },
         format: { type: 'string' },
         from: { type: 'string' },
@@ -189,7 +207,9 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     const userId = command === 'replay' ? positiveInt(values.user, '--user') : undefined;
     if (command === 'replay' && userId === undefined) throw new UsageError('replay needs --user <id>');
     const point = pointOf(values.at);
-    if (command === 'verify' && values.at !== undefined) throw new UsageError('verify checks the whole ledger: --at is not accepted');
+    const knownAt = knownAtOf(values['known-at']);
+    if (command === 'verify' && (values.at !== undefined || knownAt))
+      throw new UsageError('verify checks the whole ledger: --at and --known-at are not accepted');
     if (command === 'export') {
       if (!(EXPORT_KINDS as readonly string[]).includes(values.kind ?? ''))
         throw new UsageError(`export needs --kind, one of ${EXPORT_KINDS.join(', ')}`);
@@ -210,7 +230,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     try {
       switch (command) {
         case 'replay': {
-          const replay = await replayUser({ store }, userId!, point);
+          const replay = await replayUser({ store }, userId!, point, knownAt);
           (values.json ? [json(replay)] : replayText(replay)).forEach((l) => io.out(l));
           return 0;
         }
@@ -221,6 +241,8 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
             format: (values.format ?? 'csv') as ExportFormat,
             from: values.from,
             to: values.to,
+            knownFrom: values['known-from'],
+            knownTo: values['known-to'],
             ...(batchSize ? { batchSize } : {}),
           };
           if (values.out) {
@@ -237,6 +259,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         }
         case 'balance': {
           const house = await houseBalances({ store }, point, {
+            knownAt,
             ...(batchSize ? { batchSize } : {}),
             onProgress: (read) => bar.update({ phase: 'events', done: read, total: undefined }),
           });
@@ -270,7 +293,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
       bar.stop();
     }
   } catch (error) {
-    if (error instanceof ExportRangeError) io.err(`--${error.field}: ${error.message}`);
+    if (error instanceof ExportRangeError) io.err(`--${error.field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${error.message}`);
     else io.err(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `ledger ${command} failed: ${describe(error)}`);
     return 2;
   } finally {

@@ -2,7 +2,12 @@ import type { CurrencyId } from '../money/currency.js';
 import type { Minor } from '../money/money.js';
 import type { AdminTipTag, BetTerms, DepositTerms, WithdrawalTerms } from './wallet.events.js';
 
-type C<T extends string, D> = Readonly<{ type: T; data: Readonly<D> }>;
+/**
+ * A command may state its business time (ISO 8601: when the game server placed the bet, the provider confirmed);
+ * without it the business time is the decision time. It is never part of an idempotency fingerprint.
+ */
+export type BusinessTime = Readonly<{ effectiveAt?: string }>;
+type C<T extends string, D> = Readonly<{ type: T; data: Readonly<D & BusinessTime> }>;
 type Admin = Readonly<{
   adminUserId: number;
   /** Idempotency key: a repeat with the same key has no second effect. */ operationKey: string;

@@ -32,7 +32,7 @@ const adminTip = (ctx: DecideContext, { type, data }: TipUser | DeductBalance): 
     ...amountsOf(data),
     tag: data.tag,
     notes: data.notes,
-    at: ctx.at,
+    ...ctx.times,
   };
   return accept(credit ? { type: 'AdminTipCredited', data: fields } : { type: 'AdminTipDeducted', data: fields });
 };
@@ -66,7 +66,7 @@ export const setBalance = (ctx: DecideContext, { type, data }: SetBalance): Deci
       operationKey: data.operationKey,
       previousBalance: fromMinor(data.currencyId, previous),
       balance: fromMinor(data.currencyId, data.balance),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -85,7 +85,7 @@ export const creditPrize = (ctx: DecideContext, { type, data }: CreditPrize): De
       leaderboardId: data.leaderboardId,
       leaderboardUserId: data.leaderboardUserId,
       ...amountsOf(data),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -102,7 +102,7 @@ export const claimAffiliateCommission = (ctx: DecideContext, { type, data }: Cla
       claimId: data.claimId,
       operationKey: data.operationKey,
       ...amountsOf(data),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };

@@ -42,7 +42,7 @@ export const placeBet = (ctx: DecideContext, { data }: PlaceBet): Decision => {
       gameId: data.gameId,
       gameIdentity: data.gameIdentity,
       ...amountsOf(data),
-      at: ctx.at,
+      ...ctx.times,
     },
   }));
 };
@@ -75,7 +75,7 @@ export const settleBet = (ctx: DecideContext, { data }: SettleBet): Decision => 
       payout: fromMinor(bet.currencyId, data.payout),
       usdPayout: usdFromMinor(data.usdPayout),
       multiplier: multiplierOf(data.payout, bet.amount),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -85,7 +85,7 @@ const refund = (ctx: DecideContext, bet: BetEntry, transactionId: string) => ({
   betId: bet.id,
   amount: fromMinor(bet.currencyId, bet.amount),
   originalId: bet.transactionId,
-  at: ctx.at,
+  ...ctx.times,
 });
 
 /** CREATED -> ROLLBACK, refunding the stake; rolling back a ROLLBACK bet again is a no-op. */

@@ -41,7 +41,7 @@ export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): De
       txHash: data.txHash,
       payAddress: data.payAddress,
       payMemo: data.payMemo,
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -61,7 +61,7 @@ export const confirmDeposit = (ctx: DecideContext, { data }: ConfirmDeposit): De
   const { deposit } = found;
   if (deposit.status === 'CONFIRMED') return alreadyDone;
   if (deposit.status !== 'PENDING') return invalidState(deposit, 'confirm');
-  return accept({ type: 'DepositConfirmed', data: { depositId: deposit.id, txHash: data.txHash ?? deposit.txHash, at: ctx.at } });
+  return accept({ type: 'DepositConfirmed', data: { depositId: deposit.id, txHash: data.txHash ?? deposit.txHash, ...ctx.times } });
 };
 
 /** PENDING or CONFIRMED -> COMPLETE, crediting once (house:deposits -> user); providers often skip the confirmation. */
@@ -79,7 +79,7 @@ export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): 
       depositId: deposit.id,
       ...amountsOf(deposit),
       txHash: data.txHash ?? deposit.txHash,
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -91,5 +91,5 @@ export const failDeposit = (ctx: DecideContext, { data }: FailDeposit): Decision
   const { deposit } = found;
   if (deposit.status === 'FAILED') return alreadyDone;
   if (deposit.status !== 'PENDING' && deposit.status !== 'CONFIRMED') return invalidState(deposit, 'fail');
-  return accept({ type: 'DepositFailed', data: { depositId: deposit.id, reason: data.reason, at: ctx.at } });
+  return accept({ type: 'DepositFailed', data: { depositId: deposit.id, reason: data.reason, ...ctx.times } });
 };

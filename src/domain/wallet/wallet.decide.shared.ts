@@ -3,16 +3,19 @@ import { transfer, userAccount, type HouseAccount, type Posting, type UserAccoun
 import type { CurrencyId } from '../money/currency.js';
 import { fromMinor, toMinor, usdFromMinor, type Minor } from '../money/money.js';
 import type { WalletError } from './wallet.errors.js';
-import type { WalletEvent } from './wallet.events.js';
+import type { EventTimes, WalletEvent } from './wallet.events.js';
 import { balanceOf, type WalletState } from './wallet.state.js';
 
 export type Decision = Either<WalletError, readonly WalletEvent[]>;
 
-export type DecideContext = Readonly<{ state: WalletState; user: UserAccount; at: string }>;
+/** `times`: what every event of the decision records, the decision time and the business time. */
+export type DecideContext = Readonly<{ state: WalletState; user: UserAccount; times: Required<EventTimes> }>;
 
-export const makeContext = (state: WalletState, userId: number, now: Date): DecideContext => {
+/** The business time is the command's own when it states one (the edge bounds it), else the decision time. */
+export const makeContext = (state: WalletState, userId: number, now: Date, effectiveAt?: string): DecideContext => {
   if (state.userId !== userId) throw new Error(`invariant: command for user ${userId} decided on wallet of user ${state.userId}`);
-  return { state, user: userAccount(userId), at: now.toISOString() };
+  const at = now.toISOString();
+  return { state, user: userAccount(userId), times: { at, effectiveAt: effectiveAt ?? at } };
 };
 
 export const accept = (...events: readonly WalletEvent[]): Decision => right(events);

@@ -18,7 +18,7 @@ import type { WalletState } from './wallet.state.js';
 
 /** A command's events or its refusal; transaction ids derive from natural keys, so a retry answers no events, not a second transaction. */
 export const decide = (command: WalletCommand, state: WalletState, meta: CommandMetadata): Either<WalletError, readonly WalletEvent[]> => {
-  const ctx = makeContext(state, meta.userId, meta.now);
+  const ctx = makeContext(state, meta.userId, meta.now, command.data.effectiveAt);
   switch (command.type) {
     case 'RequestDeposit':
       return requestDeposit(ctx, command);

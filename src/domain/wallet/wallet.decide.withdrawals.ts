@@ -48,7 +48,7 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
       providerId: data.providerId,
       recipientAddress: data.recipientAddress,
       recipientMemo: data.recipientMemo,
-      at: ctx.at,
+      ...ctx.times,
     },
   }));
 };
@@ -71,13 +71,13 @@ const inState = (
 export const approveWithdrawal = (ctx: DecideContext, { data }: ApproveWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'approve', ['PENDING']);
   if ('refused' in found) return found.refused;
-  return accept({ type: 'WithdrawalApproved', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
+  return accept({ type: 'WithdrawalApproved', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, ...ctx.times } });
 };
 
 export const retryWithdrawal = (ctx: DecideContext, { data }: RetryWithdrawal): Decision => {
   const found = inState(ctx, data.withdrawalId, 'retry', ['FAILED']);
   if ('refused' in found) return found.refused;
-  return accept({ type: 'WithdrawalRetried', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, at: ctx.at } });
+  return accept({ type: 'WithdrawalRetried', data: { withdrawalId: data.withdrawalId, adminUserId: data.adminUserId, ...ctx.times } });
 };
 
 export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal): Decision => {
@@ -93,7 +93,7 @@ export const rejectWithdrawal = (ctx: DecideContext, { data }: RejectWithdrawal)
       adminUserId: data.adminUserId,
       rejectReason: data.rejectReason,
       amount: fromMinor(w.currencyId, w.amount),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -113,7 +113,7 @@ export const completeWithdrawal = (ctx: DecideContext, { data }: CompleteWithdra
       withdrawalId: w.id,
       txHash: data.txHash,
       ...amountsOf(w),
-      at: ctx.at,
+      ...ctx.times,
     },
   });
 };
@@ -124,5 +124,5 @@ export const failWithdrawal = (ctx: DecideContext, { data }: FailWithdrawal): De
   if (existing?.status === 'FAILED' && existing.failedReason === data.failedReason) return alreadyDone;
   const found = inState(ctx, data.withdrawalId, 'fail', ['CONFIRMED']);
   if ('refused' in found) return found.refused;
-  return accept({ type: 'WithdrawalFailed', data: { withdrawalId: data.withdrawalId, failedReason: data.failedReason, at: ctx.at } });
+  return accept({ type: 'WithdrawalFailed', data: { withdrawalId: data.withdrawalId, failedReason: data.failedReason, ...ctx.times } });
 };

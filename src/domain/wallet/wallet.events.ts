@@ -71,8 +71,17 @@ type Movement = Readonly<{
   balanceAfter: DecimalString;
 }>;
 
-/** Every event records when it was decided (the command's metadata.now), as ISO 8601. */
-type At = Readonly<{ at: string }>;
+/**
+ * The two times of an event, ISO 8601. `at`: when it was decided and recorded (the command's metadata.now).
+ * `effectiveAt`: its business time (when the game server placed the bet, the provider confirmed, the admin acted).
+ * decide writes both on every event; events recorded before business time existed have only `at`, so readers
+ * take the business time from businessTimeOf, never from the field.
+ */
+export type EventTimes = Readonly<{ at: string; effectiveAt?: string }>;
+type At = EventTimes;
+
+/** The business time of an event: its effectiveAt, or its recording time for events that predate the field. */
+export const businessTimeOf = (data: EventTimes): string => data.effectiveAt ?? data.at;
 /** Admin-issued operations record the acting admin and the idempotency key they were sent with. */
 type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
 

@@ -60,4 +60,14 @@ export const transactionsMigrations: readonly Migration[] = [
       DROP INDEX IF EXISTS transactions_reference, transactions_position, transactions_created;
       CREATE INDEX IF NOT EXISTS transactions_created_position ON transactions (created_at, position_commit, position_prepare);`,
   },
+  {
+    // Business time of each movement (docs/ledger.md, "Two times"); rows before it had only the recording time, which it was.
+    // Exports and the as-of readers range over it in ledger order.
+    id: '0480_transactions_effective_at',
+    sql: `
+      ALTER TABLE transactions ADD COLUMN IF NOT EXISTS effective_at timestamptz;
+      UPDATE transactions SET effective_at = created_at WHERE effective_at IS NULL;
+      ALTER TABLE transactions ALTER COLUMN effective_at SET NOT NULL;
+      CREATE INDEX IF NOT EXISTS transactions_effective_position ON transactions (effective_at, position_commit, position_prepare);`,
+  },
 ];

@@ -2,7 +2,7 @@ import { TRANSACTIONS_COUNTS } from '../list-counts/list-counts.js';
 import { rowProjection } from '../list-projections.js';
 import { formatPosition } from '../../infra/event-store/event-store.port.js';
 import { fromMinor, toMinor } from '../../domain/money/money.js';
-import { hasMovement, type WalletEvent } from '../../domain/wallet/wallet.events.js';
+import { businessTimeOf, hasMovement, type WalletEvent } from '../../domain/wallet/wallet.events.js';
 import { userLegAmount } from '../../projections/projection.js';
 import { MOVEMENT_EVENT_TYPES, TRANSACTION_TYPES } from '../../domain/wallet/wallet.transaction-types.js';
 
@@ -67,6 +67,7 @@ export const transactionsProjection = rowProjection({
       position_commit: String(recorded.position.commit),
       position_prepare: String(recorded.position.prepare),
       created_at: d.at,
+      effective_at: businessTimeOf(d),
       updated_at: d.at,
     };
   },

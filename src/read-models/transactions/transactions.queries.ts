@@ -11,7 +11,10 @@ export type TransactionsFilter = PageRequest &
       userId?: number | undefined;
       currencyId?: string | undefined;
       type?: string | undefined;
+      /** Recording time: the list's order. */
       createdAt?: DateFilter | undefined;
+      /** Business time (effective_at). */
+      effectiveAt?: DateFilter | undefined;
     }>;
   }>;
 
@@ -20,6 +23,7 @@ const TRANSACTION_FIELDS: FieldMap = {
   currencyId: { kind: 'equals', column: 't.currency_id', cast: 'text' },
   type: { kind: 'equals', column: 't.type', cast: 'text' },
   createdAt: { kind: 'date', column: 't.created_at' },
+  effectiveAt: { kind: 'date', column: 't.effective_at' },
 };
 
 const transactionsTotal = (w: TransactionsFilter['where']): TotalPlan => {
@@ -29,7 +33,7 @@ const transactionsTotal = (w: TransactionsFilter['where']): TotalPlan => {
   return SCAN;
 };
 
-/** POST /accounting/transactions: the accounting log in ledger order. */
+/** POST /accounting/transactions: the accounting log in recording order, filtered on recording or business time. */
 export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<Listed<unknown>> => {
   const p = new SqlParams();
   const dir = direction(q.sortOrder);

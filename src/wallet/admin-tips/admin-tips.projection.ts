@@ -1,5 +1,6 @@
 import { ADMIN_TIPS_COUNTS } from '../../read-models/list-counts/list-counts.js';
 import { rowProjection } from '../../read-models/list-projections.js';
+import { businessTimeOf } from '../../domain/wallet/wallet.events.js';
 
 /** Admin tips: ADD_BALANCE (AdminTipCredited) and DEDUCT_BALANCE (AdminTipDeducted); rows never change. */
 export const adminTipsProjection = rowProjection({
@@ -23,6 +24,7 @@ export const adminTipsProjection = rowProjection({
       operation_key: d.operationKey,
       transaction_id: d.transactionId,
       created_at: d.at,
+      effective_at: businessTimeOf(d),
     };
   },
 });

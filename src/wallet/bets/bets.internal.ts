@@ -1,7 +1,7 @@
 import { orThrow } from '../../commands/errors.js';
 import type { Ledger } from '../../commands/ledger.types.js';
 import { made, ok, type InternalRoute } from '../../http/internal-route.js';
-import { GameIdentitySchema, id, IdParams, text } from '../../http/internal.schemas.js';
+import { effectiveAt, GameIdentitySchema, id, IdParams, text } from '../../http/internal.schemas.js';
 import { currencyId, DecimalString, userId, withScales } from '../../http/money-fields.schemas.js';
 import { parseBody, parseParams, z } from '../../http/validate.js';
 import { required } from '../../shared/zod.js';
@@ -20,6 +20,7 @@ export const PlaceBetBody = withScales(
     currencyId,
     amount: DecimalString,
     usdAmount: DecimalString.optional(),
+    effectiveAt,
   }),
   [
     { field: 'amount', scale: 'currency', positive: true },
@@ -32,11 +33,12 @@ export const SettleBetBody = withScales(
   z.object({
     payout: DecimalString,
     usdPayout: DecimalString.optional(),
+    effectiveAt,
   }),
   [{ field: 'usdPayout', scale: 'usd', positive: false }],
 ).openapi('InternalSettleBet');
-export const RollbackBetBody = z.object({}).openapi('InternalRollbackBet');
-export const ErrorBetBody = z.object({ errorDetails: text(2000) }).openapi('InternalErrorBet');
+export const RollbackBetBody = z.object({ effectiveAt }).openapi('InternalRollbackBet');
+export const ErrorBetBody = z.object({ errorDetails: text(2000), effectiveAt }).openapi('InternalErrorBet');
 
 /** A game server's bet on the internal ledger API: placed, then settled, rolled back or errored (idempotent on its id). */
 export const betInternalRoutes = (ledger: Ledger): readonly InternalRoute[] => [
@@ -58,8 +60,7 @@ export const betInternalRoutes = (ledger: Ledger): readonly InternalRoute[] => [
     path: '/bets/:id/rollback',
     handle: async (req) => {
       const { id } = parseParams(IdParams, req);
-      parseBody(RollbackBetBody, req);
-      return ok(orThrow(await ledger.rollbackBet(id)));
+      return ok(orThrow(await ledger.rollbackBet(id, parseBody(RollbackBetBody, req))));
     },
   },
   {
@@ -67,8 +68,7 @@ export const betInternalRoutes = (ledger: Ledger): readonly InternalRoute[] => [
     path: '/bets/:id/error',
     handle: async (req) => {
       const { id } = parseParams(IdParams, req);
-      const { errorDetails } = parseBody(ErrorBetBody, req);
-      return ok(orThrow(await ledger.errorBet(id, { errorDetails })));
+      return ok(orThrow(await ledger.errorBet(id, parseBody(ErrorBetBody, req))));
     },
   },
 ];

@@ -78,4 +78,13 @@ export const betsMigrations: readonly Migration[] = [
       DROP INDEX IF EXISTS bets_list_multiplier_desc, bets_created;`,
   },
   { id: '0473_bets_multiplier_check_validated', sql: `ALTER TABLE bets VALIDATE CONSTRAINT bets_multiplier_when_settled;` },
+  {
+    // The business time of the bet's placement (docs/ledger.md, "Two times"); earlier rows: their recording time.
+    // No index: every index costs each settle, and no list orders by it.
+    id: '0483_bets_effective_at',
+    sql: `
+      ALTER TABLE bets ADD COLUMN IF NOT EXISTS effective_at timestamptz;
+      UPDATE bets SET effective_at = created_at WHERE effective_at IS NULL;
+      ALTER TABLE bets ALTER COLUMN effective_at SET NOT NULL;`,
+  },
 ];

@@ -1,5 +1,6 @@
 import { BETS_COUNTS } from '../../read-models/list-counts/list-counts.js';
 import { entityProjection } from '../../read-models/list-projections.js';
+import { businessTimeOf } from '../../domain/wallet/wallet.events.js';
 
 /** Bets: CREATED (stake debited) -> SETTLED (payout, multiplier, settled_at) | ROLLBACK | ERROR (error_details). */
 export const betsProjection = entityProjection({
@@ -28,6 +29,7 @@ export const betsProjection = entityProjection({
       error_details: null,
       transaction_id: d.transactionId,
       created_at: d.at,
+      effective_at: businessTimeOf(d),
       updated_at: d.at,
       settled_at: null,
     }),

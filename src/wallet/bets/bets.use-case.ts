@@ -7,6 +7,7 @@ import { BET_GUARD, betGuardRefusal } from '../../commands/bet-guard.js';
 import type { Ledger, LedgerError, LedgerResult } from '../../commands/ledger.types.js';
 import { betView } from '../../commands/views.js';
 import { amountOf, type WalletKit } from '../../commands/wallet-kit.js';
+import { statedTime } from '../../commands/business-time.js';
 
 type BetUseCases = Pick<Ledger, 'placeBet' | 'settleBet' | 'rollbackBet' | 'errorBet'>;
 
@@ -53,6 +54,7 @@ export const betUseCases = (kit: WalletKit): BetUseCases => {
               gameIdentity: input.gameIdentity,
               currencyId: input.currencyId,
               ...money.right,
+              ...statedTime(input),
             },
           },
           (s, appended) => ({ bet: betView(input.userId, s.bets.get(input.id)!), created: appended }),
@@ -79,10 +81,10 @@ export const betUseCases = (kit: WalletKit): BetUseCases => {
         if (isLeft(payout)) return payout;
         const usdPayout = await kit.usdOf(currencyId, payout.right, input.usdPayout, 'usdPayout');
         if (isLeft(usdPayout)) return usdPayout;
-        return right({ type: 'SettleBet', data: { betId, payout: payout.right, usdPayout: usdPayout.right } });
+        return right({ type: 'SettleBet', data: { betId, payout: payout.right, usdPayout: usdPayout.right, ...statedTime(input) } });
       }),
-    rollbackBet: (betId) => transition(betId, async () => right({ type: 'RollbackBet', data: { betId } })),
+    rollbackBet: (betId, input) => transition(betId, async () => right({ type: 'RollbackBet', data: { betId, ...statedTime(input) } })),
     errorBet: (betId, input) =>
-      transition(betId, async () => right({ type: 'ErrorBet', data: { betId, errorDetails: input.errorDetails } })),
+      transition(betId, async () => right({ type: 'ErrorBet', data: { betId, errorDetails: input.errorDetails, ...statedTime(input) } })),
   };
 };

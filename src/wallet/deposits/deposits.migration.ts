@@ -63,4 +63,12 @@ export const depositsMigrations: readonly Migration[] = [
       CREATE INDEX withdrawals_status ON withdrawals (status, created_at DESC);
       CREATE INDEX withdrawals_usd_amount ON withdrawals (usd_amount);`,
   },
+  {
+    // The business time of the deposit's request (docs/ledger.md, "Two times"); earlier rows: their recording time.
+    id: '0481_deposits_effective_at',
+    sql: `
+      ALTER TABLE deposits ADD COLUMN IF NOT EXISTS effective_at timestamptz;
+      UPDATE deposits SET effective_at = created_at WHERE effective_at IS NULL;
+      ALTER TABLE deposits ALTER COLUMN effective_at SET NOT NULL;`,
+  },
 ];

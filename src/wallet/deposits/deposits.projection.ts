@@ -1,5 +1,6 @@
 import { DEPOSITS_COUNTS } from '../../read-models/list-counts/list-counts.js';
 import { entityProjection } from '../../read-models/list-projections.js';
+import { businessTimeOf } from '../../domain/wallet/wallet.events.js';
 
 /** A deposit reaching `status` at `at`, recorded in `column`; a transaction hash that comes with it replaces the one known. */
 const reached = (status: string, column: string, d: Readonly<{ at: string; txHash: string | null }>) => ({
@@ -36,6 +37,7 @@ export const depositsProjection = entityProjection({
       deposit_bonus: null,
       affiliate_code_id: null,
       created_at: d.at,
+      effective_at: businessTimeOf(d),
       updated_at: d.at,
       confirmed_at: null,
       completed_at: null,

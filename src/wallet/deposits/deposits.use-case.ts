@@ -5,6 +5,7 @@ import type { Ledger, LedgerResult } from '../../commands/ledger.types.js';
 import { depositView } from '../../commands/views.js';
 import type { WalletKit } from '../../commands/wallet-kit.js';
 import { newId } from '../../shared/ids.js';
+import { statedTime } from '../../commands/business-time.js';
 
 type DepositUseCases = Pick<Ledger, 'requestDeposit' | 'confirmDeposit' | 'completeDeposit' | 'failDeposit'>;
 
@@ -36,6 +37,7 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
             txHash: input.txHash ?? null,
             payAddress: input.payAddress ?? null,
             payMemo: input.payMemo ?? null,
+            ...statedTime(input),
           },
         },
         (s) => {
@@ -50,9 +52,10 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
       );
     },
     confirmDeposit: (depositId, input) =>
-      transition(depositId, { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null } }),
+      transition(depositId, { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),
     completeDeposit: (depositId, input) =>
-      transition(depositId, { type: 'CompleteDeposit', data: { depositId, txHash: input.txHash ?? null } }),
-    failDeposit: (depositId, input) => transition(depositId, { type: 'FailDeposit', data: { depositId, reason: input.reason } }),
+      transition(depositId, { type: 'CompleteDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),
+    failDeposit: (depositId, input) =>
+      transition(depositId, { type: 'FailDeposit', data: { depositId, reason: input.reason, ...statedTime(input) } }),
   };
 };

@@ -1,5 +1,6 @@
 import { WITHDRAWALS_COUNTS } from '../../read-models/list-counts/list-counts.js';
 import { entityProjection } from '../../read-models/list-projections.js';
+import { businessTimeOf } from '../../domain/wallet/wallet.events.js';
 
 /** An approval, first or after a failure: the last one's admin and time are kept. */
 const approved = (d: Readonly<{ adminUserId: number; at: string }>) => ({
@@ -41,6 +42,7 @@ export const withdrawalsProjection = entityProjection({
       confirmed_at: null,
       confirmed_by_user_id: null,
       created_at: d.at,
+      effective_at: businessTimeOf(d),
       updated_at: d.at,
       completed_at: null,
     }),

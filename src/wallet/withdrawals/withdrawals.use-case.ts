@@ -4,6 +4,7 @@ import type { Ledger, LedgerResult } from '../../commands/ledger.types.js';
 import { withdrawalView } from '../../commands/views.js';
 import type { WalletKit } from '../../commands/wallet-kit.js';
 import { newId } from '../../shared/ids.js';
+import { statedTime } from '../../commands/business-time.js';
 
 type WithdrawalUseCases = Pick<
   Ledger,
@@ -63,7 +64,9 @@ export const withdrawalUseCases = (kit: WalletKit): WithdrawalUseCases => {
     rejectWithdrawal: (id, adminUserId, rejectReason) =>
       transition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
     retryWithdrawal: (id, adminUserId) => transition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
-    completeWithdrawal: (id, input) => transition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash } }),
-    failWithdrawal: (id, input) => transition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason } }),
+    completeWithdrawal: (id, input) =>
+      transition(id, { type: 'CompleteWithdrawal', data: { withdrawalId: id, txHash: input.txHash, ...statedTime(input) } }),
+    failWithdrawal: (id, input) =>
+      transition(id, { type: 'FailWithdrawal', data: { withdrawalId: id, failedReason: input.failedReason, ...statedTime(input) } }),
   };
 };
