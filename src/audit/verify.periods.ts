@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { isCurrencyId, scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, type Minor } from '../domain/money/money.js';
-import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { businessTimeOf, hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
 import {
   comparePositions,
   parsePosition,
@@ -11,7 +11,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../infra/event-store/event-store.port.js';
-import { businessAtOf } from '../periods/periods.business-time.js';
+
 import { nextPeriod } from '../periods/periods.events.js';
 import { closingBalances } from '../periods/periods.queries.js';
 import { canonical, closeDigest, closeMacMatches } from '../periods/periods.seal.js';
@@ -117,7 +117,7 @@ export const verifyPeriods = async (o: Readonly<{ pool: pg.Pool; store: EventSto
       if (event.type === 'BetPlaced') openBets.set(event.data.betId, [event.data.currencyId, event.data.amount]);
       if (event.type === 'BetSettled' || event.type === 'BetRolledBack' || event.type === 'BetErrored') openBets.delete(event.data.betId);
       if (!hasMovement(event)) return;
-      const business = periodOf(businessAtOf(event.data));
+      const business = periodOf(businessTimeOf(event.data));
       const booked = prev !== undefined && business <= prev.period ? nextPeriod(prev.period) : business;
       if (booked !== business) late.push(e.id);
       for (const p of event.data.postings) {

@@ -1,7 +1,6 @@
-import { hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
+import { businessTimeOf, hasMovement, isWalletEventType, walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.events.js';
 import { formatPosition, type RecordedEvent } from '../infra/event-store/event-store.port.js';
 import { MOVEMENT_EVENT_TYPES, type Projection, type Sql } from '../projections/projection.js';
-import { businessAtOf } from './periods.business-time.js';
 import { PERIODS_STREAM, type PeriodClosed } from './periods.events.js';
 
 /** The booking rule, in one statement per run of wallet events between two closes (see docs/ledger.md, Periods). */
@@ -141,7 +140,7 @@ export const periodsProjection: Projection = {
           currency_id: p.currencyId,
           kind: event.type,
           amount: p.amount,
-          business_at: businessAtOf(event.data),
+          business_at: businessTimeOf(event.data),
           event_id: e.id,
           stream_id: e.streamId,
           revision: e.revision.toString(),

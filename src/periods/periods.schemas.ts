@@ -1,13 +1,10 @@
 import { z } from '../http/validate.js';
 
 export const PeriodParams = z.object({
-  period: z
-    .string()
-    .max(10)
-    .openapi({
-      description: 'A month `YYYY-MM` (or a day `YYYY-MM-DD` when LEDGER_PERIOD=day), in the ledger time zone',
-      example: '2026-10',
-    }),
+  period: z.string().max(10).openapi({
+    description: 'A month `YYYY-MM` (or a day `YYYY-MM-DD` when LEDGER_PERIOD=day), in the ledger time zone',
+    example: '2026-10',
+  }),
 });
 
 export const BalancesPageQuery = z.object({

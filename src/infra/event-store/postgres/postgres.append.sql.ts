@@ -95,7 +95,8 @@ export const leanAppendStatement = (withClaims: boolean, guard: GuardSql): strin
   withClaims || guard
     ? `, keyed AS (
   INSERT INTO ledger_keys (kind, key, user_id)
-  SELECT c.kind, c.key, c.owner FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[], $15::bool[]) AS c(req, kind, key, owner, fresh)
+  SELECT c.kind, c.key, c.owner
+  FROM unnest($11::int[], $12::text[], $13::text[], $14::bigint[], $15::bool[]) AS c(req, kind, key, owner, fresh)
   JOIN req r ON r.ord = c.req JOIN winners w ON w.stream_id = r.stream_id ORDER BY c.kind, c.key
 )`
     : ''
