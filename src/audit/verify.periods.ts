@@ -143,7 +143,8 @@ export const verifyPeriods = async (o: Readonly<{ pool: pg.Pool; store: EventSto
       differences.push(
         differenceAt(
           close.period,
-          `closing balance of ${account} ${currencyId}: ${text(currencyId, storedBalances.get(k) ?? 0n)}, the events give ${text(currencyId, expected.get(k) ?? 0n)}`,
+          `closing balance of ${account} ${currencyId}: ${text(currencyId, storedBalances.get(k) ?? 0n)}, ` +
+            `the events give ${text(currencyId, expected.get(k) ?? 0n)}`,
         ),
       );
     }

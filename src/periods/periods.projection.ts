@@ -25,7 +25,8 @@ WITH m AS (
 )
 INSERT INTO ledger_movements_daily AS t (period, day, account, currency_id, kind, amount, entries)
 SELECT period, day, account, currency_id, kind, sum(amount), count(*) FROM booked GROUP BY period, day, account, currency_id, kind
-ON CONFLICT (period, day, account, currency_id, kind) DO UPDATE SET amount = t.amount + excluded.amount, entries = t.entries + excluded.entries`;
+ON CONFLICT (period, day, account, currency_id, kind)
+DO UPDATE SET amount = t.amount + excluded.amount, entries = t.entries + excluded.entries`;
 
 /** The closing balances: the previous close's plus this period's movements, for every account that has either. */
 const CLOSE_BALANCES = `
@@ -110,7 +111,8 @@ export const periodsProjection: Projection = {
       if (legs.length > 0) out.push({ text: BOOK_MOVEMENTS, values: [JSON.stringify(legs)] });
       if (opened.length > 0)
         out.push({
-          text: `INSERT INTO ledger_open_bets SELECT * FROM json_populate_recordset(NULL::ledger_open_bets, $1::json) ON CONFLICT DO NOTHING`,
+          text: `INSERT INTO ledger_open_bets SELECT * FROM json_populate_recordset(NULL::ledger_open_bets, $1::json)
+            ON CONFLICT DO NOTHING`,
           values: [JSON.stringify(opened.splice(0))],
         });
       if (ended.length > 0) out.push({ text: 'DELETE FROM ledger_open_bets WHERE bet_id = ANY($1::text[])', values: [ended.splice(0)] });

@@ -14,6 +14,8 @@ import { closeDigest, closeMacMatches } from '../../src/periods/periods.seal.js'
 import { verifyPeriods } from '../../src/audit/verify.periods.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
+import { runLedgerScript } from '../support/audit-ledger.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const KEY = Buffer.alloc(32, 3);
@@ -222,6 +224,21 @@ describe('periods: the books close in order, once, with a sealed report equal to
       }),
       { numRuns: 4 },
     );
+  });
+
+  it('when the ledger tool lists the periods, reads a report and is asked to close a closed period, then it answers from the same records', async () => {
+    const cli = (args: string[]) =>
+      runLedgerScript([...args, '--schema', env.db.schema], { DATABASE_URL: TEST_DATABASE_URL, LEDGER_SEAL_KEY: KEY.toString('base64') });
+    const list = await cli(['periods']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/calendar: months in Europe\/Malta; next to close: 2026-04|calendar: months in Europe\/Malta/);
+    expect(list.stdout).toMatch(/^2026-01 {2}closed at .* {2}sealed {2}sha256 [0-9a-f]{64}$/m);
+    const report = await cli(['report', '--period', '2026-01']);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain('trial balance: 0 USDT');
+    expect(report.stdout).toMatch(/^user:7001\tUSDT\t103$/m);
+    const again = await cli(['close', '--period', '2026-01', '--admin', '1']);
+    expect([again.code, again.stderr.trim()]).toEqual([1, 'period 2026-01 is closed already; a closed period never reopens']);
   });
 
   it('when verify re-derives the closed periods, then each is right and read once; an edited balance, report or event of a closed period fails it', async () => {

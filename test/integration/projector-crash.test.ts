@@ -14,7 +14,7 @@ import { RandomWallets, seeded } from '../unit/projections/random-wallets.js';
 const TABLES = allProjections.flatMap((p) => p.tables);
 const dump = async (pool: pg.Pool): Promise<Record<string, unknown[]>> => {
   const out: Record<string, unknown[]> = {};
-  for (const t of TABLES) out[t] = (await pool.query(`SELECT * FROM ${t} ORDER BY 1, 2`)).rows;
+  for (const t of TABLES) out[t] = (await pool.query(`SELECT * FROM ${t} ORDER BY 1, 2, ${t}::text`)).rows;
   return out;
 };
 

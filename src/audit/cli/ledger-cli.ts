@@ -12,6 +12,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS, ExportRangeError, exportToFile, runExport
 import { houseBalances, parseKnownAt, parsePointInTime, replayUser, type PointInTime } from '../balance-replay.js';
 import { verifyLedger, type VerifyProgress } from '../verify.js';
 import { houseText, replayText, verifyText } from './format.js';
+import { runPeriodsCommand } from './periods-cli.js';
 
 /** The name the service keeps a generated seal key under, in DATA_DIR/keys. */
 export const SEAL_KEY_NAME = 'ledger-seal';
@@ -33,6 +34,10 @@ commands
                                       [from, to), recording time (createdAt) in [known-from, known-to); kinds:
                                       ${EXPORT_KINDS.join(', ')}. With --out: the file and <file>.manifest.json
                                       (rows, bytes, sha256); without: the rows on stdout, the summary on stderr
+  periods                             the calendar the books close by, the closed periods and the next to close
+  close --period <P> --admin <id>     closes period P (YYYY-MM, or YYYY-MM-DD by day) on behalf of SuperAdmin <id>:
+                                      waits for the projector to write the closing report, seals it with the seal key
+  report --period <P>                 a closed period's report and the closing balance of every account
   help                                this text
 
 options
@@ -173,6 +178,8 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         schema: { type: 'string' },
         'batch-size': { type: 'string' },
         'no-seals': { type: 'boolean' },
+        period: { type: 'string' },
+        admin: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -190,7 +197,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     io.err(USAGE);
     return 2;
   }
-  if (!['replay', 'balance', 'verify', 'export'].includes(command) || positionals.length > 1) {
+  if (!['replay', 'balance', 'verify', 'export', 'periods', 'close', 'report'].includes(command) || positionals.length > 1) {
     io.err(`unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
     return 2;
   }
@@ -216,7 +223,10 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
       if (!(EXPORT_FORMATS as readonly string[]).includes(values.format ?? 'csv'))
         throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     }
-    const key = command === 'verify' && !values['no-seals'] ? await sealKey(env) : undefined;
+    if ((command === 'close' || command === 'report') && values.period === undefined) throw new UsageError(`${command} needs --period <P>`);
+    const adminUserId = command === 'close' ? positiveInt(values.admin, '--admin') : undefined;
+    if (command === 'close' && adminUserId === undefined) throw new UsageError('close needs --admin <id>: the SuperAdmin it is done for');
+    const key = (command === 'verify' || command === 'close') && !values['no-seals'] ? await sealKey(env) : undefined;
     pool = createPool({
       connectionString: env.DATABASE_URL,
       max: 4,
@@ -229,6 +239,21 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     const bar = progressBar(io, Boolean(values.progress) || Boolean(io.progressStream.isTTY));
     try {
       switch (command) {
+        case 'periods':
+        case 'close':
+        case 'report':
+          return await runPeriodsCommand(
+            command,
+            {
+              pool,
+              store,
+              json: Boolean(values.json),
+              ...(values.period === undefined ? {} : { period: values.period }),
+              ...(adminUserId === undefined ? {} : { adminUserId }),
+              ...(key ? { sealKey: key } : {}),
+            },
+            io,
+          );
         case 'replay': {
           const replay = await replayUser({ store }, userId!, point, knownAt);
           (values.json ? [json(replay)] : replayText(replay)).forEach((l) => io.out(l));
