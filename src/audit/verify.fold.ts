@@ -116,7 +116,20 @@ export class LedgerFold {
   private readonly running = new Map<string, { balance: Minor; offset: Minor }>();
   events = 0;
 
-  constructor(private readonly expectations: readonly { cutoff: Position; expectation: Expectation }[]) {}
+  constructor(
+    private readonly expectations: readonly { cutoff: Position; expectation: Expectation }[],
+    /** A fold that starts after a close: revisions are checked for holes within what it reads, not from 0. */
+    private readonly window = false,
+  ) {}
+
+  /** Where a fold that starts after a close begins: each wallet's balance, and the accounts' sum per currency. */
+  seed(
+    balances: Iterable<readonly [userId: number, currencyId: CurrencyId, balance: Minor]>,
+    trial: Iterable<readonly [CurrencyId, Minor]>,
+  ): void {
+    for (const [userId, c, balance] of balances) this.running.set(key(userId, c), { balance, offset: 0n });
+    for (const [c, sum] of trial) this.trial.set(c, (this.trial.get(c) ?? 0n) + sum);
+  }
 
   observe(e: RecordedEvent): void {
     this.events += 1;
@@ -200,7 +213,9 @@ export class LedgerFold {
   }
 
   gappedStreams(): { streamId: string; stats: StreamStats }[] {
-    return [...this.streams].filter(([, s]) => s.min !== 0n || s.count !== s.max + 1n).map(([streamId, stats]) => ({ streamId, stats }));
+    return [...this.streams]
+      .filter(([, s]) => (this.window ? s.count !== s.max - s.min + 1n : s.min !== 0n || s.count !== s.max + 1n))
+      .map(([streamId, stats]) => ({ streamId, stats }));
   }
 
   trialDifferences(): Difference[] {

@@ -57,7 +57,15 @@ const differenceAt = (period: string, detail: string): Difference => ({ kind: 'p
  * period found right is kept in `period_checks` (MACed, with what it hands the next period), so each closed period is
  * read once: a run costs the periods closed since the last run. Without the key every closed period is read again.
  */
-export const verifyPeriods = async (o: Readonly<{ pool: pg.Pool; store: EventStore; key: Buffer | undefined }>): Promise<Difference[]> => {
+/** Where the last closed period left the ledger: its closing balances and what it hands the open period. */
+export type LastClose = Readonly<{ period: string; position: Position; balances: ReadonlyMap<string, Minor>; carry: Carry }>;
+
+export const verifyPeriods = async (o: Readonly<{ pool: pg.Pool; store: EventStore; key: Buffer | undefined }>): Promise<Difference[]> =>
+  (await verifyClosedPeriods(o)).differences;
+
+export const verifyClosedPeriods = async (
+  o: Readonly<{ pool: pg.Pool; store: EventStore; key: Buffer | undefined }>,
+): Promise<{ differences: Difference[]; last: LastClose | undefined }> => {
   const differences: Difference[] = [];
   const { rows: closes } = await o.pool.query<Close>('SELECT period, position, report, sha256, mac FROM period_closes ORDER BY period');
   const { rows: checkRows } = o.key
@@ -218,5 +226,5 @@ export const verifyPeriods = async (o: Readonly<{ pool: pg.Pool; store: EventSto
     }
     prev = { period: close.period, position, balances: storedBalances, carry };
   }
-  return differences;
+  return { differences, last: prev };
 };

@@ -12,6 +12,7 @@ import { PERIODS_STREAM } from '../../src/periods/periods.events.js';
 import { closingBalances, ensureCalendar } from '../../src/periods/periods.queries.js';
 import { closeDigest, closeMacMatches } from '../../src/periods/periods.seal.js';
 import { verifyPeriods } from '../../src/audit/verify.periods.js';
+import { verifyOpenPeriod } from '../../src/audit/verify.open-period.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
 import { runLedgerScript } from '../support/audit-ledger.js';
@@ -259,6 +260,16 @@ describe('periods: the books close in order, once, with a sealed report equal to
     reads = 0;
     expect(await verifyPeriods({ pool: env.pool, store: counting, key: KEY })).toEqual([]);
     expect(reads).toBe(0); // every closed period was checked already: nothing is read again
+
+    // The open period: only the events after the last close are folded, from its closing balances on.
+    now = new Date();
+    right(await bet(7101, 'open-1', '2'));
+    const open = await verifyOpenPeriod({ pool: env.pool, store: counting, key: KEY });
+    expect(open.differences).toEqual([]);
+    const total = Number((await env.pool.query(`SELECT count(*) AS n FROM events`)).rows[0].n);
+    expect(open.since).toBeTruthy();
+    expect(open.events).toBeGreaterThan(0);
+    expect(open.events).toBeLessThan(total / 2);
 
     const edit = async (sql: string, params: unknown[], expected: RegExp) => {
       const client = await env.pool.connect();

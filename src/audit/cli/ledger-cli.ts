@@ -13,6 +13,8 @@ import { houseBalances, parseKnownAt, parsePointInTime, replayUser, type PointIn
 import { verifyLedger, type VerifyProgress } from '../verify.js';
 import { houseText, replayText, verifyText } from './format.js';
 import { runPeriodsCommand } from './periods-cli.js';
+import { verifyOpenPeriod } from '../verify.open-period.js';
+import { formatDifference } from '../verify.fold.js';
 
 /** The name the service keeps a generated seal key under, in DATA_DIR/keys. */
 export const SEAL_KEY_NAME = 'ledger-seal';
@@ -27,8 +29,11 @@ commands
                                       every account's balance per currency and the trial balance, from the postings
                                       of every event; exits 1 when a currency does not sum to zero
   verify [--no-seals]                 folds every stream and compares: postings, balanceAfter, stream revisions and
-                                      heads, the trial balance, the read models, the seals; lists every difference
-                                      and exits 1 when there is any
+                                      heads, the trial balance, the read models, the seals, the snapshots and each
+                                      closed period's report; lists every difference and exits 1 when there is any
+  verify --open-period                each closed period once (remembered with the seal key), then only the events
+                                      since the last close, from its closing balances: postings, amounts,
+                                      balanceAfter, the trial balance, the snapshots
   export --kind <kind> [--format csv|ndjson] [--from <time>] [--to <time>] [--known-from <time>] [--known-to <time>]
          [--out <file>]               a read model as CSV (default) or NDJSON, business time (effectiveAt) in
                                       [from, to), recording time (createdAt) in [known-from, known-to); kinds:
@@ -178,6 +183,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         schema: { type: 'string' },
         'batch-size': { type: 'string' },
         'no-seals': { type: 'boolean' },
+        'open-period': { type: 'boolean' },
         period: { type: 'string' },
         admin: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -301,6 +307,19 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
           return house.balanced && house.problems.length === 0 ? 0 : 1;
         }
         default: {
+          if (values['open-period']) {
+            const open = await verifyOpenPeriod({ pool, store, key, ...(batchSize ? { batchSize } : {}) });
+            if (values.json) io.out(json(open));
+            else {
+              for (const d of open.differences) io.out(formatDifference(d));
+              io.out(
+                `the open period since ${open.since ?? 'the beginning'}: ` +
+                  `${open.events} events in ${open.streams} streams up to ${open.head}; ` +
+                  `${open.ok ? 'OK' : `FAILED: ${open.differences.length} differences`}`,
+              );
+            }
+            return open.ok ? 0 : 1;
+          }
           const every = positiveInt(env.LEDGER_SEAL_CHECKPOINT_EVERY, 'LEDGER_SEAL_CHECKPOINT_EVERY');
           const report = await verifyLedger({
             store,
