@@ -11,6 +11,7 @@ import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
 import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
+import { runLeaderboardTick } from '../../src/leaderboards/leaderboard.scheduler.js';
 
 /** Sign-in over HTTP with the local captcha bypass (this env runs as APP_ENV=local, the default configuration). */
 const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
@@ -20,6 +21,17 @@ const signIn = async (env: AuthEnv, user: { email: string; password: string }, b
   });
   if (reply.status !== 200) throw new Error(`sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return { accessToken: reply.cookies.access_token?.value ?? '', refreshToken: reply.cookies.refresh_token?.value ?? '' };
+};
+
+/** A SuperAdmin calling the back office over HTTP, to set up or read what a screen must show. */
+const superAdminApi = async (env: AuthEnv) => {
+  const user = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+  const { accessToken } = await signIn(env, user);
+  return {
+    id: user.id,
+    as: (method: string, path: string, options: { body?: unknown } = {}) =>
+      call(env.adminUrl, method, path, { ...options, headers: bearer(accessToken) }),
+  };
 };
 
 // The tracked screenshots in docs/console/ are rewritten only on request (CONSOLE_SCREENSHOTS_DIR=docs/console): a test run
@@ -302,6 +314,72 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
     const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
     expect((await call(env.publicUrl, 'GET', '/user/me', { cookies })).status).toBe(401);
+  });
+
+  it('when the leaderboard schedules screen opens, then each row shows its type, name and prizes from its config', async () => {
+    const admin = await superAdminApi(env);
+    const schedules = (await admin.as('GET', '/leaderboards/schedule')).body as {
+      id: string;
+      config: { type: string; name: string; prizes: { position: number; usdPrize: number }[] };
+    }[];
+    expect(schedules.length).toBeGreaterThan(0);
+    const page = superPage;
+    await page.goto('/admin/#/schedules');
+    for (const s of schedules) {
+      const row = page.getByRole('row').filter({ hasText: s.id });
+      await row.getByRole('cell', { name: s.config.type, exact: true }).waitFor();
+      await row.getByRole('cell', { name: s.config.name, exact: true }).waitFor();
+      expect(s.config.prizes.length).toBeGreaterThan(0);
+      await row.getByText(`#1: ${s.config.prizes[0]!.usdPrize} USD`).waitFor();
+    }
+  });
+
+  it("when a race is in SETTLEMENT, then its standings show each player's wagered USD", async () => {
+    const admin = await superAdminApi(env);
+    const daily = ((await admin.as('GET', '/leaderboards/schedule')).body as { id: string; config: { type: string } }[]).find(
+      (s) => s.config.type === 'DAILY',
+    )!;
+    const enabled = await admin.as('POST', `/leaderboards/schedule/${daily.id}`, {
+      body: { enabled: true, name: 'Daily race', description: 'console', prizes: [{ position: 1, usdPrize: 100 }] },
+    });
+    expect(enabled.status).toBe(201);
+    const now = new Date();
+    await runLeaderboardTick({ pool: env.pool, ledger: env.ledger, now, settlementDelayMs: 60_000 });
+    const player = await fundedUser(env, '100', 'DBC');
+    const betId = `console-bet-${Date.now().toString(36)}`;
+    const game = { name: 'Dice', slug: 'dice', type: 'slots', provider: { name: 'Acme' } };
+    const placed = await env.ledger.placeBet({
+      id: betId,
+      userId: player.id,
+      roundId: `${betId}-r`,
+      gameId: 1,
+      gameIdentity: game,
+      currencyId: 'DBC',
+      amount: '7.5',
+      usdAmount: '7.5',
+    });
+    expect(placed._tag).toBe('Right');
+    expect((await env.ledger.settleBet(betId, { payout: '0', usdPayout: '0' }))._tag).toBe('Right');
+    // Standings are fixed on entering SETTLEMENT from the bets read model: the bet must be in it first.
+    await eventually(async () => {
+      const listed = await admin.as('POST', '/bets', {
+        body: { page: 1, take: 20, sortBy: 'CREATED_AT', sortOrder: 'desc', where: { status: 'SETTLED', userId: player.id } },
+      });
+      if (listed.body.total !== 1) throw new Error('the bet is not listed yet');
+    }, 20_000);
+    const tomorrow = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 0, 5));
+    await runLeaderboardTick({ pool: env.pool, ledger: env.ledger, now: tomorrow, settlementDelayMs: 60_000 });
+    const [board] = (await admin.as('GET', '/leaderboards?status=SETTLEMENT&type=DAILY')).body.data as { id: string }[];
+    const standings = (await admin.as('GET', `/leaderboards/${board!.id}/users`)).body.data as { userId: number; usdAmount: string }[];
+    expect(standings.find((u) => u.userId === player.id)?.usdAmount).toBe('7.5');
+    const page = superPage;
+    await page.goto(`/admin/#/leaderboards/${board!.id}/show`);
+    const row = page
+      .getByRole('table', { name: 'Standings' })
+      .getByRole('row')
+      .filter({ hasText: String(player.username) });
+    await row.getByText('7.5 USD', { exact: true }).waitFor();
+    expect(await page.getByRole('table', { name: 'Standings' }).getByText('— USD').count()).toBe(0);
   });
 
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
