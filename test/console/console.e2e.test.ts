@@ -382,6 +382,22 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     expect(await page.getByRole('table', { name: 'Standings' }).getByText('— USD').count()).toBe(0);
   });
 
+  it('when the dashboard shows daily deposits, then every day of the last 30 is there in UTC, days without deposits at zero', async () => {
+    await fundedUser(env, '2', 'DBC');
+    const page = superPage;
+    await page.goto('/admin/#/');
+    const chart = page.getByRole('list', { name: 'Deposits per period' });
+    const today = new Date().toISOString().slice(0, 10);
+    await chart.getByRole('listitem').filter({ hasText: today }).waitFor();
+    const days = await chart.getByRole('listitem').allInnerTexts();
+    const expected = Array.from({ length: 30 }, (_, i) => new Date(Date.parse(`${today}T00:00:00Z`) - (29 - i) * 86_400_000)).map((d) =>
+      d.toISOString().slice(0, 10),
+    );
+    expect(days.map((t) => t.slice(0, 10))).toEqual(expected);
+    expect(days.filter((t) => /\b0 USD \(0\)/.test(t)).length).toBeGreaterThan(0);
+    await page.getByText('Days in UTC').first().waitFor();
+  });
+
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
     const page = superPage;
     const funded = await fundedUser(env, '3.5');
