@@ -398,6 +398,30 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByText('Days in UTC').first().waitFor();
   });
 
+  it('when a user has a bet limit and then a self-exclusion, then the limits panel shows each as its own labelled record', async () => {
+    const user = await env.makeUser();
+    const admin = await superAdminApi(env);
+    expect((await admin.as('POST', '/user-limits/gambling-limits', { body: { userId: user.id, betLimit: '250' } })).status).toBe(201);
+    const until = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    expect((await admin.as('POST', '/user-limits/user-exclusion', { body: { userId: user.id, excludeUntil: until } })).status).toBe(201);
+    const exclusion = (await admin.as('GET', `/user-limits/user-exclusion/${user.id}`)).body as { createdAt: string; expiresAt: string };
+    const limit = (await admin.as('GET', `/user-limits/gambling-limits/${user.id}`)).body as { createdAt: string; betLimit: string };
+    expect(exclusion.createdAt).not.toBe(limit.createdAt);
+    const page = superPage;
+    await page.goto(`/admin/#/users/${user.id}/show`);
+    const excluded = page.getByRole('table', { name: 'Self-exclusion' });
+    const betLimit = page.getByRole('table', { name: 'Bet limit' });
+    const field = (table: typeof excluded, label: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label }) });
+    await field(excluded, 'Excluded until').getByText(exclusion.expiresAt, { exact: true }).waitFor();
+    await field(excluded, 'Set at').getByText(exclusion.createdAt, { exact: true }).waitFor();
+    expect(await excluded.getByText(/bet/i).count()).toBe(0);
+    await field(betLimit, 'Each bet at most').getByText('250 USD', { exact: true }).waitFor();
+    await field(betLimit, 'Set at').getByText(limit.createdAt, { exact: true }).waitFor();
+    expect(await betLimit.getByText(exclusion.createdAt, { exact: true }).count()).toBe(0);
+    expect(await betLimit.getByText('expiresAt').count()).toBe(0);
+  });
+
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
     const page = superPage;
     const funded = await fundedUser(env, '3.5');

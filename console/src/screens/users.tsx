@@ -434,6 +434,52 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
   );
 };
 
+type Fetched = { data?: Record<string, unknown>; error?: unknown };
+type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
+const EXCLUSION_FIELDS: readonly LimitField[] = [
+  ['expiresAt', 'Excluded until'],
+  ['createdAt', 'Set at'],
+  ['updatedAt', 'Updated at'],
+  ['id', 'Record id'],
+];
+const BET_LIMIT_FIELDS: readonly LimitField[] = [
+  ['betLimit', 'Each bet at most', (v) => <Money amount={v as string | null} currency="USD" />],
+  ['createdAt', 'Set at'],
+  ['updatedAt', 'Updated at'],
+  ['id', 'Record id'],
+];
+
+/** One limit record under its own name, each field labelled; `{}` from the API (none in force) says so. */
+const LimitRecord = ({ title, got, fields }: { title: string; got: Fetched; fields: readonly LimitField[] }) => {
+  const record = got.data;
+  const none = record !== undefined && Object.keys(record).length === 0;
+  return (
+    <Box sx={{ my: 1 }}>
+      <Typography variant="subtitle1" component="h3">
+        {title}
+      </Typography>
+      <ApiProblem error={got.error} />
+      {none ? <Typography>None in force.</Typography> : null}
+      {record && !none ? (
+        <Table size="small" aria-label={title}>
+          <TableBody>
+            {fields.map(([key, label, show]) => (
+              <TableRow key={key}>
+                <TableCell component="th" scope="row">
+                  {label}
+                </TableCell>
+                <TableCell>
+                  {show ? show(record[key]) : record[key] === null || record[key] === undefined ? '—' : String(record[key])}
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      ) : null}
+    </Box>
+  );
+};
+
 const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const exclusion = useFetched<Record<string, unknown>>(`/user-limits/user-exclusion/${String(user.id)}`);
   const gambling = useFetched<Record<string, unknown>>(`/user-limits/gambling-limits/${String(user.id)}`);
@@ -444,8 +490,8 @@ const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   };
   return (
     <Section title="Limits">
-      <ApiProblem error={exclusion.error} />
-      <KeyValues value={{ ...exclusion.data, ...gambling.data }} />
+      <LimitRecord title="Self-exclusion" got={exclusion} fields={EXCLUSION_FIELDS} />
+      <LimitRecord title="Bet limit" got={gambling} fields={BET_LIMIT_FIELDS} />
       <Allowed permission="user-limit.edit">
         <CommandForm
           title="Self-exclusion"
