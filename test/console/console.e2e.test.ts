@@ -263,6 +263,10 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     expect(await page.getByRole('menuitem', { name: 'Audit log' }).count()).toBe(0);
     await page.goto('/admin/#/admin-audit');
     await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
+    // No page of rows was answered: no pager, and so no count of rows.
+    await page.getByRole('progressbar').waitFor({ state: 'detached' });
+    expect(await page.getByText(/\d+-\d+ of \d+/).count()).toBe(0);
+    expect(await page.getByText(/Rows per page/).count()).toBe(0);
     await shoot(page, 'forbidden');
   });
 
@@ -420,6 +424,35 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await field(betLimit, 'Set at').getByText(limit.createdAt, { exact: true }).waitFor();
     expect(await betLimit.getByText(exclusion.createdAt, { exact: true }).count()).toBe(0);
     expect(await betLimit.getByText('expiresAt').count()).toBe(0);
+  });
+
+  it('when a list holds more than 25 rows, then it shows 25 by default, merged from the API pages of 20', async () => {
+    const user = await env.makeUser();
+    const admin = await superAdminApi(env);
+    for (let i = 1; i <= 30; i += 1) {
+      const tipped = await env.ledger.tip({
+        recipientUserId: user.id,
+        adminUserId: admin.id,
+        currencyId: 'DBC',
+        amount: String(i),
+        notes: `n${i}`,
+      });
+      expect(tipped._tag).toBe('Right');
+    }
+    await eventually(async () => {
+      const listed = await admin.as('GET', `/admin-tips?sortBy=ID&sortOrder=desc&page=1&take=1&recipientUserId=${user.id}`);
+      if (listed.body.total !== 30) throw new Error(`${String(listed.body.total)} tips listed yet`);
+    }, 20_000);
+    const page = superPage;
+    await page.goto(`/admin/#/admin-tips?filter=${encodeURIComponent(JSON.stringify({ recipientUserId: user.id }))}`);
+    await page.getByText('1-25 of 30').waitFor();
+    const amounts = (
+      await page
+        .getByRole('row')
+        .filter({ hasText: String(user.username) })
+        .allInnerTexts()
+    ).map((t) => /(\d+) DBC/.exec(t)?.[1]);
+    expect(amounts).toEqual(Array.from({ length: 25 }, (_, i) => String(30 - i)));
   });
 
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
