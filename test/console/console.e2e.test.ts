@@ -276,6 +276,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const page = await newPage();
     await signInPassword(page, support);
     await page.getByRole('menuitem', { name: 'Users' }).click();
+    await page.getByText('Type part of a name or e-mail, or an id, to find a user.').waitFor();
+    expect(await page.getByText(/No .* found/).count()).toBe(0);
     await page.getByLabel('Search name, e-mail or id').fill(String(target.username).slice(0, 8).toUpperCase());
     await page
       .getByRole('row')
@@ -284,6 +286,16 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByRole('heading', { name: new RegExp(String(target.username)) }).waitFor();
     expect(await page.getByRole('region', { name: 'Set balance' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
+    await page.getByRole('table', { name: 'Balances' }).waitFor();
+    // Every section heading has something under it: none of the money forms, so no Money heading at all.
+    expect(await page.getByRole('heading', { name: 'Money', exact: true }).count()).toBe(0);
+    const empty = await page.locator('section').evaluateAll((sections) =>
+      sections
+        .map((s) => ({ heading: s.querySelector('h2')?.textContent?.trim() ?? '', text: (s as { innerText: string }).innerText.trim() }))
+        .filter((s) => s.heading !== '' && s.text === s.heading)
+        .map((s) => s.heading),
+    );
+    expect(empty).toEqual([]);
   });
 
   it('when the access token is gone, then the console refreshes silently; when the admin signs out, then the session ends', async () => {

@@ -26,6 +26,7 @@ import {
   TextField,
   TextInput,
   Confirm,
+  useListContext,
   useNotify,
   useRecordContext,
   useRedirect,
@@ -75,6 +76,16 @@ const FindById = () => {
   );
 };
 
+/** Before a search there is nothing to find yet: say what to type, not that nothing was found. */
+const SearchPrompt = () => {
+  const { filterValues } = useListContext();
+  return (
+    <Typography sx={{ p: 2 }}>
+      {filterValues.q ? `No user matches "${String(filterValues.q)}".` : 'Type part of a name or e-mail, or an id, to find a user.'}
+    </Typography>
+  );
+};
+
 /** Admins with user.view only: GET /user/search by part of the name or e-mail, or the id. */
 const UserSearch = () => (
   <ConsoleList
@@ -83,7 +94,7 @@ const UserSearch = () => (
     title="Users"
     sort={{ field: 'id', order: 'DESC' }}
   >
-    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false}>
+    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false} empty={<SearchPrompt />}>
       <NumberField source="id" sortable={false} />
       <TextField source="username" sortable={false} />
       <TextField source="email" sortable={false} />
@@ -310,8 +321,10 @@ const RevocableChip = ({ user, permission, done }: { user: RaRecord; permission:
 
 const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
-  const roles = (user.roles as { role: string }[]).map((r) => r.role);
-  const perms = user.permissions as string[];
+  const roles = ((user.roles as { role: string }[] | undefined) ?? []).map((r) => r.role);
+  const perms = (user.permissions as string[] | undefined) ?? [];
+  // A heading only over something: the roles and permissions held, or a form to change them.
+  if (roles.length === 0 && perms.length === 0 && !can(me, 'user.edit') && !can(me, 'superadmin')) return null;
   return (
     <Section title="Roles and permissions">
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1 }}>
@@ -348,7 +361,10 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
 };
 
 const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+  const me = useSession();
   const currencies = choices(CURRENCIES);
+  // The section holds only forms: without any of their permissions it has nothing to show.
+  if (!['admin-tips.tip', 'admin-tips.deduct-balance', 'superadmin'].some((p) => can(me, p))) return null;
   const balanceOf = (c: unknown) =>
     (user.usdBalance as { currencies: { currencyId: string; balance: string }[] } | undefined)?.currencies.find((x) => x.currencyId === c)
       ?.balance ?? '0';
