@@ -52,6 +52,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
 
   /** What Chromium reported refusing under the console's Content-Security-Policy, on any page of these tests. */
   const cspViolations: string[] = [];
+  /** What any page of these tests asked for and was answered 404 (the favicon once was, on every load). */
+  const notFound: string[] = [];
   /** A fresh browser context (own cookies) on the console. */
   const newPage = async (): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
@@ -60,6 +62,9 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const page = await context.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
     });
     return page;
   };
@@ -561,6 +566,15 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
 
   it('when every screen above was used, then the console ran under its Content-Security-Policy with nothing refused', () => {
     expect(cspViolations).toEqual([]);
+  });
+
+  it('when every screen above was loaded, then nothing it asked for was answered 404, its favicon included', async () => {
+    const page = await newPage();
+    await page.goto('/admin/');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const icon = await page.request.get('/favicon.ico');
+    expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/x-icon']);
+    expect(notFound).toEqual([]);
   });
 
   it('when a page of another origin frames the console, then the browser refuses to show it there', async () => {
