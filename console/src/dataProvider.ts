@@ -131,16 +131,30 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
 const withIds = (rows: RaRecord[]): RaRecord[] =>
   rows.map((r, i) => (r.id === undefined ? { ...r, id: (r as { period?: string }).period ?? i } : r));
 
+/** The API's pages of `take` rows that hold rows [offset, offset + count): the console's page need not be one of the API's. */
+export const apiPagesFor = (offset: number, count: number, take: number): { pages: number[]; skip: number } => {
+  const first = Math.floor(offset / take) + 1;
+  const last = Math.floor((offset + count - 1) / take) + 1;
+  return { pages: Array.from({ length: last - first + 1 }, (_, i) => first + i), skip: offset - (first - 1) * take };
+};
+
 export const fetchList = async (resource: string, params: Partial<GetListParams>): Promise<{ data: RaRecord[]; total: number }> => {
   const spec = LISTS[resource];
   if (!spec) throw new Error(`No list for ${resource}`);
   if (spec.requires && !params.filter?.[spec.requires]) return { data: [], total: 0 };
   const { page = 1, perPage = 20 } = params.pagination ?? {};
+  const maxTake = spec.take ?? 20;
+  // A page the API can answer at once is asked at once; a longer one (25 rows of a list paged by 20) joins the API's pages.
+  if (!spec.unpaged && perPage > maxTake) {
+    const { pages, skip } = apiPagesFor((page - 1) * perPage, perPage, maxTake);
+    const answers = await Promise.all(pages.map((p) => fetchList(resource, { ...params, pagination: { page: p, perPage: maxTake } })));
+    return { data: answers.flatMap((a) => a.data).slice(skip, skip + perPage), total: answers[answers.length - 1]!.total };
+  }
   const sort = params.sort;
   const sortBy = sort && spec.sorts ? spec.sorts[sort.field] : undefined;
   const fields = clean({
     page,
-    take: Math.min(perPage, spec.take ?? 20),
+    take: Math.min(perPage, maxTake),
     ...spec.extra,
     ...(spec.sorts ? { sortBy: sortBy ?? Object.values(spec.sorts)[0], sortOrder: sort?.order === 'ASC' ? 'asc' : 'desc' } : {}),
     ...(spec.method === 'POST' && !spec.sorts ? { sortOrder: sort?.order === 'ASC' ? 'asc' : 'desc' } : {}),

@@ -4,6 +4,7 @@ import {
   Confirm,
   Form,
   List,
+  Pagination,
   SaveButton,
   useListContext,
   useNotify,
@@ -178,5 +179,17 @@ export const CommandForm = ({
 
 const ListProblem = () => <ApiProblem error={useListContext().error} />;
 
+/** Rows per page of every list unless it says otherwise (the API pages by 20 at most: the data provider joins pages). */
+export const ROWS_PER_PAGE = 25;
+
+/** The pager, only over rows the API answered: a refused list has no page and no count to show. */
+const ConsolePagination = () => {
+  const { error, isPending } = useListContext();
+  if (error || isPending) return null;
+  return <Pagination rowsPerPageOptions={[10, ROWS_PER_PAGE, 50, 100]} />;
+};
+
 /** react-admin's List with the API's refusal (a 403 on a typed URL) shown in place of the rows; filters stay when empty. */
-export const ConsoleList = (props: ListProps) => <List exporter={false} empty={false} error={<ListProblem />} {...props} />;
+export const ConsoleList = (props: ListProps) => (
+  <List exporter={false} empty={false} error={<ListProblem />} perPage={ROWS_PER_PAGE} pagination={<ConsolePagination />} {...props} />
+);

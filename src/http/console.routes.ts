@@ -41,6 +41,15 @@ export const consoleRoutes = (kit: AuthKit, dist = CONSOLE_DIST): Router => {
       .json({ captcha: local ? { mode: 'bypass', token: kit.settings.captcha.localBypassToken } : { mode: 'token' } });
   });
 
+  // Browsers ask every origin for /favicon.ico: the console's icon (console/public, copied into the build), not a 404.
+  router.get('/favicon.ico', (_req, res, next) => {
+    const icon = path.join(dist, 'favicon.ico');
+    if (!existsSync(icon)) return next();
+    res.set('cache-control', 'public, max-age=86400').type('image/x-icon');
+    res.sendFile(icon, (error) => {
+      if (error) next(error);
+    });
+  });
   router.use('/admin', precompressed(dist));
   router.get(['/admin', '/admin/'], (req, res) => {
     const index = path.join(dist, 'index.html');

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -10,6 +10,7 @@ import { createLogger } from '../../src/infra/logger.js';
 import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 
 let env: AuthEnv;
+const ICON = Buffer.from([0, 0, 1, 0, 1, 0, 16, 16]);
 let built = '';
 let missing = '';
 const servers: { close: () => void }[] = [];
@@ -35,6 +36,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title>');
   writeFileSync(path.join(dir, 'assets', 'app.js'), 'console.log("plain")');
   writeFileSync(path.join(dir, 'assets', 'app.js.gz'), gzipSync('console.log("gzipped twin")'));
+  writeFileSync(path.join(dir, 'favicon.ico'), ICON);
   built = await serve(dir);
   missing = await serve(path.join(dir, 'nothing-here'));
 }, 60_000);
@@ -53,6 +55,14 @@ describe('the admin console routes on the back-office port', () => {
     const plain = await fetch(`${built}/admin/assets/app.js`, { headers: { 'accept-encoding': 'identity' } });
     expect(await plain.text()).toBe('console.log("plain")');
     expect(plain.headers.get('cache-control')).toMatch(/immutable/);
+  });
+
+  it('when a browser asks the origin for /favicon.ico, then the icon of the build comes, not a 404', async () => {
+    const res = await fetch(`${built}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(ICON);
+    expect(readFileSync(new URL('../../console/public/favicon.ico', import.meta.url)).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
   });
 
   it("when the browser accepts gzip, then the build's .gz twin is sent with its JavaScript type", async () => {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Paginated } from '../../src/http/openapi.schemas.js';
+import { BetRecord } from '../../src/wallet/bets/bets.schemas.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 
 let w: ListsEnv;
@@ -108,6 +110,29 @@ describe('GET /bets', () => {
     const f = 'userId' in filter ? { userId: alice.id } : filter;
     expect(await bets(where(f))).toEqual(expected);
   });
+
+  it.each([
+    ['CREATED', 'b6'],
+    ['ROLLBACK', 'b5'],
+    ['ERROR', 'b7'],
+  ])('when %s bets are listed, then the multiplier is the number 0 (their payout is 0), filtered as 0 too', async (status, name) => {
+    const reply = await w.get(`/bets?${where({ status })}`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((b: { id: string; multiplier: unknown; payout: string }) => [b.id, b.multiplier, b.payout])).toEqual([
+      [ids[name], 0, '0'],
+    ]);
+    expect(await bets(where({ status, multiplier: { equals: 0 } }))).toEqual([name]);
+    expect(await bets(where({ status, multiplier: { gt: 0 } }))).toEqual([]);
+  });
+
+  it.each(['CREATED', 'SETTLED', 'ROLLBACK', 'ERROR'])(
+    'when %s bets are listed, then every row has the documented Bet shape, a number for multiplier',
+    async (status) => {
+      const reply = await w.get(`/bets?${where({ status })}`);
+      expect(reply.body.data.length).toBeGreaterThan(0);
+      expect(Paginated('PaginatedBets', BetRecord).strict().safeParse(reply.body).error).toBeUndefined();
+    },
+  );
 
   it('when the filter comes as bracketed query keys, then it is the same filter', async () => {
     expect(await bets('sortBy=CREATED_AT&sortOrder=asc&where[usdAmount][gte]=10')).toEqual(['b1', 'b3']);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Paginated } from '../../src/http/openapi.schemas.js';
+import { AdminTipRecord } from '../../src/wallet/admin-tips/admin-tips.schemas.js';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 
 let w: ListsEnv;
@@ -98,7 +100,7 @@ describe('GET /admin-tips', () => {
           type: 'ADD_BALANCE',
           currencyId: 'DBC',
           amount: '5',
-          tag: null,
+          tag: 'OTHER',
           notes: 'weekly bonus',
           createdAt: T(1),
           sender: { id: w.superadmin.id, username: w.superadmin.username },
@@ -115,6 +117,15 @@ describe('GET /admin-tips', () => {
         (t: { type: string }) => t.type,
       ),
     ).toEqual(['ADD_BALANCE', 'DEDUCT_BALANCE']);
+  });
+
+  it('when tips made without a tag are listed, then each is tagged OTHER and every row has the documented AdminTip shape', async () => {
+    const reply = await w.get('/admin-tips?sortBy=ID&sortOrder=asc');
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((t: { tag: unknown }) => t.tag)).toEqual(['OTHER', 'OTHER', 'OTHER', 'OTHER']);
+    // The schema the OpenAPI document publishes for this answer: a required tag, one of AdminTipTag.
+    expect(Paginated('PaginatedAdminTips', AdminTipRecord).strict().safeParse(reply.body).error).toBeUndefined();
+    expect(AdminTipRecord.safeParse({ ...reply.body.data[0], tag: null }).success).toBe(false);
   });
 
   it.each([

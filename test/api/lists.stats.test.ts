@@ -109,6 +109,64 @@ describe('GET /user/stats/transactions', () => {
     expect((await w.get('/user/stats/transactions?transactionType=DEPOSIT&take=30')).status).toBe(200);
   });
 
+  it('when a DAILY range is asked, then every day of it comes, the empty ones at 0, sorted as the list is, total the days', async () => {
+    const body = await buckets('transactionType=DEPOSIT&dataRange=DAILY&from=2026-03-01T00:00:00.000Z&to=2026-03-05T00:00:00.000Z');
+    expect(body).toEqual({
+      data: [
+        { period: '2026-03-02T00:00:00.000Z', amount: '150', count: 2 },
+        { period: '2026-03-03T00:00:00.000Z', amount: '30', count: 1 },
+        { period: '2026-03-04T00:00:00.000Z', amount: '0', count: 0 },
+        { period: '2026-03-01T00:00:00.000Z', amount: '0', count: 0 },
+      ],
+      take: 20,
+      page: 1,
+      total: 4,
+      totalPages: 1,
+    });
+    const ascending = await buckets(
+      'transactionType=DEPOSIT&from=2026-03-01T00:00:00.000Z&to=2026-03-05T00:00:00.000Z&sortOrder=asc&take=2',
+    );
+    expect(ascending.data.map((b: { period: string }) => b.period.slice(0, 10))).toEqual(['2026-03-01', '2026-03-04']);
+    expect(ascending).toMatchObject({ total: 4, totalPages: 2 });
+  });
+
+  it('when a range starts or ends inside a period, then that period comes whole', async () => {
+    const days = await buckets('transactionType=DEPOSIT&from=2026-03-02T10:30:00.000Z&to=2026-03-03T00:00:01.000Z');
+    expect(days.data).toEqual([
+      { period: '2026-03-02T00:00:00.000Z', amount: '150', count: 2 },
+      { period: '2026-03-03T00:00:00.000Z', amount: '30', count: 1 },
+    ]);
+    const months = await buckets('transactionType=DEPOSIT&dataRange=MONTHLY&from=2026-02-15T00:00:00.000Z&to=2026-04-02T00:00:00.000Z');
+    expect(months.data.map((b: { period: string; amount: string }) => [b.period.slice(0, 7), b.amount])).toEqual([
+      ['2026-03', '200'],
+      ['2026-04', '7'],
+      ['2026-02', '0'],
+    ]);
+    const hours = await buckets('transactionType=DEPOSIT&dataRange=HOURLY&from=2026-03-02T09:00:00%2B01:00&to=2026-03-02T13:00:00.000Z');
+    expect(hours.data.map((b: { period: string; count: number }) => [b.period.slice(11, 13), b.count])).toEqual([
+      ['10', 1],
+      ['11', 1],
+      ['12', 0],
+      ['09', 0],
+      ['08', 0],
+    ]);
+  });
+
+  it.each([
+    ['from without to', 'transactionType=DEPOSIT&from=2026-03-01T00:00:00Z', 'query.to'],
+    ['to before from', 'transactionType=DEPOSIT&from=2026-03-05T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.to'],
+    [
+      'a range of more than 1000 periods',
+      'transactionType=DEPOSIT&dataRange=HOURLY&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z',
+      'query.to',
+    ],
+    ['a from that is no date-time', 'transactionType=DEPOSIT&from=yesterday&to=2026-03-01T00:00:00Z', 'query.from'],
+  ])('when %s, then 400 VALIDATION_FAILED naming the field', async (_name, query, field) => {
+    const reply = await w.get(`/user/stats/transactions?${query}`);
+    expect(reply.status).toBe(400);
+    expect(fieldsOf(reply.body)).toContain(field);
+  });
+
   it.each([
     ['take above 30', 'transactionType=DEPOSIT&take=31', 'query.take'],
     ['missing transactionType', 'dataRange=DAILY', 'query.transactionType'],

@@ -11,6 +11,7 @@ import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
 import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
+import { runLeaderboardTick } from '../../src/leaderboards/leaderboard.scheduler.js';
 
 /** Sign-in over HTTP with the local captcha bypass (this env runs as APP_ENV=local, the default configuration). */
 const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
@@ -20,6 +21,17 @@ const signIn = async (env: AuthEnv, user: { email: string; password: string }, b
   });
   if (reply.status !== 200) throw new Error(`sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return { accessToken: reply.cookies.access_token?.value ?? '', refreshToken: reply.cookies.refresh_token?.value ?? '' };
+};
+
+/** A SuperAdmin calling the back office over HTTP, to set up or read what a screen must show. */
+const superAdminApi = async (env: AuthEnv) => {
+  const user = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+  const { accessToken } = await signIn(env, user);
+  return {
+    id: user.id,
+    as: (method: string, path: string, options: { body?: unknown } = {}) =>
+      call(env.adminUrl, method, path, { ...options, headers: bearer(accessToken) }),
+  };
 };
 
 // The tracked screenshots in docs/console/ are rewritten only on request (CONSOLE_SCREENSHOTS_DIR=docs/console): a test run
@@ -40,6 +52,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
 
   /** What Chromium reported refusing under the console's Content-Security-Policy, on any page of these tests. */
   const cspViolations: string[] = [];
+  /** What any page of these tests asked for and was answered 404 (the favicon once was, on every load). */
+  const notFound: string[] = [];
   /** A fresh browser context (own cookies) on the console. */
   const newPage = async (): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
@@ -48,6 +62,9 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const page = await context.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
     });
     return page;
   };
@@ -251,6 +268,10 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     expect(await page.getByRole('menuitem', { name: 'Audit log' }).count()).toBe(0);
     await page.goto('/admin/#/admin-audit');
     await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
+    // No page of rows was answered: no pager, and so no count of rows.
+    await page.getByRole('progressbar').waitFor({ state: 'detached' });
+    expect(await page.getByText(/\d+-\d+ of \d+/).count()).toBe(0);
+    expect(await page.getByText(/Rows per page/).count()).toBe(0);
     await shoot(page, 'forbidden');
   });
 
@@ -260,6 +281,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const page = await newPage();
     await signInPassword(page, support);
     await page.getByRole('menuitem', { name: 'Users' }).click();
+    await page.getByText('Type part of a name or e-mail, or an id, to find a user.').waitFor();
+    expect(await page.getByText(/No .* found/).count()).toBe(0);
     await page.getByLabel('Search name, e-mail or id').fill(String(target.username).slice(0, 8).toUpperCase());
     await page
       .getByRole('row')
@@ -268,6 +291,16 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByRole('heading', { name: new RegExp(String(target.username)) }).waitFor();
     expect(await page.getByRole('region', { name: 'Set balance' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0);
+    await page.getByRole('table', { name: 'Balances' }).waitFor();
+    // Every section heading has something under it: none of the money forms, so no Money heading at all.
+    expect(await page.getByRole('heading', { name: 'Money', exact: true }).count()).toBe(0);
+    const empty = await page.locator('section').evaluateAll((sections) =>
+      sections
+        .map((s) => ({ heading: s.querySelector('h2')?.textContent?.trim() ?? '', text: (s as { innerText: string }).innerText.trim() }))
+        .filter((s) => s.heading !== '' && s.text === s.heading)
+        .map((s) => s.heading),
+    );
+    expect(empty).toEqual([]);
   });
 
   it('when the access token is gone, then the console refreshes silently; when the admin signs out, then the session ends', async () => {
@@ -302,6 +335,141 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
     const cookies = Object.fromEntries((await page.context().cookies()).map((c) => [c.name, c.value]));
     expect((await call(env.publicUrl, 'GET', '/user/me', { cookies })).status).toBe(401);
+  });
+
+  it('when the leaderboard schedules screen opens, then each row shows its type, name and prizes from its config', async () => {
+    const admin = await superAdminApi(env);
+    const schedules = (await admin.as('GET', '/leaderboards/schedule')).body as {
+      id: string;
+      config: { type: string; name: string; prizes: { position: number; usdPrize: number }[] };
+    }[];
+    expect(schedules.length).toBeGreaterThan(0);
+    const page = superPage;
+    await page.goto('/admin/#/schedules');
+    for (const s of schedules) {
+      const row = page.getByRole('row').filter({ hasText: s.id });
+      await row.getByRole('cell', { name: s.config.type, exact: true }).waitFor();
+      await row.getByRole('cell', { name: s.config.name, exact: true }).waitFor();
+      expect(s.config.prizes.length).toBeGreaterThan(0);
+      await row.getByText(`#1: ${s.config.prizes[0]!.usdPrize} USD`).waitFor();
+    }
+  });
+
+  it("when a race is in SETTLEMENT, then its standings show each player's wagered USD", async () => {
+    const admin = await superAdminApi(env);
+    const daily = ((await admin.as('GET', '/leaderboards/schedule')).body as { id: string; config: { type: string } }[]).find(
+      (s) => s.config.type === 'DAILY',
+    )!;
+    const enabled = await admin.as('POST', `/leaderboards/schedule/${daily.id}`, {
+      body: { enabled: true, name: 'Daily race', description: 'console', prizes: [{ position: 1, usdPrize: 100 }] },
+    });
+    expect(enabled.status).toBe(201);
+    const now = new Date();
+    await runLeaderboardTick({ pool: env.pool, ledger: env.ledger, now, settlementDelayMs: 60_000 });
+    const player = await fundedUser(env, '100', 'DBC');
+    const betId = `console-bet-${Date.now().toString(36)}`;
+    const game = { name: 'Dice', slug: 'dice', type: 'slots', provider: { name: 'Acme' } };
+    const placed = await env.ledger.placeBet({
+      id: betId,
+      userId: player.id,
+      roundId: `${betId}-r`,
+      gameId: 1,
+      gameIdentity: game,
+      currencyId: 'DBC',
+      amount: '7.5',
+      usdAmount: '7.5',
+    });
+    expect(placed._tag).toBe('Right');
+    expect((await env.ledger.settleBet(betId, { payout: '0', usdPayout: '0' }))._tag).toBe('Right');
+    // Standings are fixed on entering SETTLEMENT from the bets read model: the bet must be in it first.
+    await eventually(async () => {
+      const listed = await admin.as('POST', '/bets', {
+        body: { page: 1, take: 20, sortBy: 'CREATED_AT', sortOrder: 'desc', where: { status: 'SETTLED', userId: player.id } },
+      });
+      if (listed.body.total !== 1) throw new Error('the bet is not listed yet');
+    }, 20_000);
+    const tomorrow = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 0, 5));
+    await runLeaderboardTick({ pool: env.pool, ledger: env.ledger, now: tomorrow, settlementDelayMs: 60_000 });
+    const [board] = (await admin.as('GET', '/leaderboards?status=SETTLEMENT&type=DAILY')).body.data as { id: string }[];
+    const standings = (await admin.as('GET', `/leaderboards/${board!.id}/users`)).body.data as { userId: number; usdAmount: string }[];
+    expect(standings.find((u) => u.userId === player.id)?.usdAmount).toBe('7.5');
+    const page = superPage;
+    await page.goto(`/admin/#/leaderboards/${board!.id}/show`);
+    const row = page
+      .getByRole('table', { name: 'Standings' })
+      .getByRole('row')
+      .filter({ hasText: String(player.username) });
+    await row.getByText('7.5 USD', { exact: true }).waitFor();
+    expect(await page.getByRole('table', { name: 'Standings' }).getByText('— USD').count()).toBe(0);
+  });
+
+  it('when the dashboard shows daily deposits, then every day of the last 30 is there in UTC, days without deposits at zero', async () => {
+    await fundedUser(env, '2', 'DBC');
+    const page = superPage;
+    await page.goto('/admin/#/');
+    const chart = page.getByRole('list', { name: 'Deposits per period' });
+    const today = new Date().toISOString().slice(0, 10);
+    await chart.getByRole('listitem').filter({ hasText: today }).waitFor();
+    const days = await chart.getByRole('listitem').allInnerTexts();
+    const expected = Array.from({ length: 30 }, (_, i) => new Date(Date.parse(`${today}T00:00:00Z`) - (29 - i) * 86_400_000)).map((d) =>
+      d.toISOString().slice(0, 10),
+    );
+    expect(days.map((t) => t.slice(0, 10))).toEqual(expected);
+    expect(days.filter((t) => /\b0 USD \(0\)/.test(t)).length).toBeGreaterThan(0);
+    await page.getByText('Days in UTC').first().waitFor();
+  });
+
+  it('when a user has a bet limit and then a self-exclusion, then the limits panel shows each as its own labelled record', async () => {
+    const user = await env.makeUser();
+    const admin = await superAdminApi(env);
+    expect((await admin.as('POST', '/user-limits/gambling-limits', { body: { userId: user.id, betLimit: '250' } })).status).toBe(201);
+    const until = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    expect((await admin.as('POST', '/user-limits/user-exclusion', { body: { userId: user.id, excludeUntil: until } })).status).toBe(201);
+    const exclusion = (await admin.as('GET', `/user-limits/user-exclusion/${user.id}`)).body as { createdAt: string; expiresAt: string };
+    const limit = (await admin.as('GET', `/user-limits/gambling-limits/${user.id}`)).body as { createdAt: string; betLimit: string };
+    expect(exclusion.createdAt).not.toBe(limit.createdAt);
+    const page = superPage;
+    await page.goto(`/admin/#/users/${user.id}/show`);
+    const excluded = page.getByRole('table', { name: 'Self-exclusion' });
+    const betLimit = page.getByRole('table', { name: 'Bet limit' });
+    const field = (table: typeof excluded, label: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label }) });
+    await field(excluded, 'Excluded until').getByText(exclusion.expiresAt, { exact: true }).waitFor();
+    await field(excluded, 'Set at').getByText(exclusion.createdAt, { exact: true }).waitFor();
+    expect(await excluded.getByText(/bet/i).count()).toBe(0);
+    await field(betLimit, 'Each bet at most').getByText('250 USD', { exact: true }).waitFor();
+    await field(betLimit, 'Set at').getByText(limit.createdAt, { exact: true }).waitFor();
+    expect(await betLimit.getByText(exclusion.createdAt, { exact: true }).count()).toBe(0);
+    expect(await betLimit.getByText('expiresAt').count()).toBe(0);
+  });
+
+  it('when a list holds more than 25 rows, then it shows 25 by default, merged from the API pages of 20', async () => {
+    const user = await env.makeUser();
+    const admin = await superAdminApi(env);
+    for (let i = 1; i <= 30; i += 1) {
+      const tipped = await env.ledger.tip({
+        recipientUserId: user.id,
+        adminUserId: admin.id,
+        currencyId: 'DBC',
+        amount: String(i),
+        notes: `n${i}`,
+      });
+      expect(tipped._tag).toBe('Right');
+    }
+    await eventually(async () => {
+      const listed = await admin.as('GET', `/admin-tips?sortBy=ID&sortOrder=desc&page=1&take=1&recipientUserId=${user.id}`);
+      if (listed.body.total !== 30) throw new Error(`${String(listed.body.total)} tips listed yet`);
+    }, 20_000);
+    const page = superPage;
+    await page.goto(`/admin/#/admin-tips?filter=${encodeURIComponent(JSON.stringify({ recipientUserId: user.id }))}`);
+    await page.getByText('1-25 of 30').waitFor();
+    const amounts = (
+      await page
+        .getByRole('row')
+        .filter({ hasText: String(user.username) })
+        .allInnerTexts()
+    ).map((t) => /(\d+) DBC/.exec(t)?.[1]);
+    expect(amounts).toEqual(Array.from({ length: 25 }, (_, i) => String(30 - i)));
   });
 
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {
@@ -398,6 +566,15 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
 
   it('when every screen above was used, then the console ran under its Content-Security-Policy with nothing refused', () => {
     expect(cspViolations).toEqual([]);
+  });
+
+  it('when every screen above was loaded, then nothing it asked for was answered 404, its favicon included', async () => {
+    const page = await newPage();
+    await page.goto('/admin/');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const icon = await page.request.get('/favicon.ico');
+    expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/x-icon']);
+    expect(notFound).toEqual([]);
   });
 
   it('when a page of another origin frames the console, then the browser refuses to show it there', async () => {

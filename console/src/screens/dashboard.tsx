@@ -7,12 +7,50 @@ import { maxDecimal, permille } from '../decimal';
 import { ApiProblem, Money, useSession } from '../ui';
 
 type Bucket = { period: string; amount: string; count: number };
+type Range = 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
 
-const Chart = ({ title, type, range }: { title: string; type: 'DEPOSIT' | 'WITHDRAW'; range: string }) => {
+/**
+ * What each chart shows: the last `periods` UTC periods up to the current one, every one of them (the API answers the empty
+ * ones as 0), named by `label`. The API's buckets start at UTC boundaries, so the chart says UTC rather than convert them.
+ */
+const RANGES: Readonly<Record<Range, { periods: number; unit: string; label: (iso: string) => string }>> = {
+  HOURLY: { periods: 24, unit: 'Hours', label: (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}` },
+  DAILY: { periods: 30, unit: 'Days', label: (iso) => iso.slice(0, 10) },
+  WEEKLY: { periods: 12, unit: 'Weeks from Monday', label: (iso) => iso.slice(0, 10) },
+  MONTHLY: { periods: 12, unit: 'Months', label: (iso) => iso.slice(0, 7) },
+};
+
+/** [from, to) covering the last `periods` periods of `range`, the current one included, in UTC. */
+const rangeOf = (range: Range, now: Date): { from: string; to: string } => {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  const n = RANGES[range].periods;
+  const day = (offset: number) => new Date(Date.UTC(y, m, d + offset));
+  switch (range) {
+    case 'HOURLY':
+      return {
+        from: new Date(Date.UTC(y, m, d, now.getUTCHours() - (n - 1))).toISOString(),
+        to: new Date(Date.UTC(y, m, d, now.getUTCHours() + 1)).toISOString(),
+      };
+    case 'DAILY':
+      return { from: day(-(n - 1)).toISOString(), to: day(1).toISOString() };
+    case 'WEEKLY': {
+      const monday = (now.getUTCDay() + 6) % 7;
+      return { from: day(-monday - 7 * (n - 1)).toISOString(), to: day(7 - monday).toISOString() };
+    }
+    case 'MONTHLY':
+      return { from: new Date(Date.UTC(y, m - (n - 1), 1)).toISOString(), to: new Date(Date.UTC(y, m + 1, 1)).toISOString() };
+  }
+};
+
+const Chart = ({ title, type, range }: { title: string; type: 'DEPOSIT' | 'WITHDRAW'; range: Range }) => {
   const [rows, setRows] = useState<Bucket[] | undefined>();
   const [error, setError] = useState<unknown>();
+  const shape = RANGES[range];
   useEffect(() => {
-    const params = { transactionType: type, dataRange: range, take: 30, page: 1, sortBy: 'amount', sortOrder: 'desc' };
+    // Every bucket of the range in one page (at most 30), then in time order; never the top buckets by amount.
+    const params = { transactionType: type, dataRange: range, ...rangeOf(range, new Date()), take: 30, page: 1 };
     api<{ data: Bucket[] }>('GET', `/user/stats/transactions${query(params)}`).then(
       (a) => setRows([...a.json.data].sort((x, y) => x.period.localeCompare(y.period))),
       setError,
@@ -26,18 +64,20 @@ const Chart = ({ title, type, range }: { title: string; type: 'DEPOSIT' | 'WITHD
         <Typography variant="h6" component="h2">
           {title} (USD, completed)
         </Typography>
+        <Typography variant="body2">
+          {shape.unit} in UTC, the last {shape.periods}
+        </Typography>
         <ApiProblem error={error} />
-        {rows?.length === 0 ? <Typography>Nothing completed yet.</Typography> : null}
         <Box component="ul" sx={{ listStyle: 'none', p: 0 }} aria-label={`${title} per period`}>
           {rows?.map((r) => (
             <li key={r.period} style={{ display: 'grid', gridTemplateColumns: '9em 1fr 12em', alignItems: 'center', gap: 8 }}>
-              <span>{r.period.slice(0, 16).replace('T', ' ')}</span>
+              <span>{shape.label(r.period)}</span>
               <span
                 aria-hidden
                 style={{
                   background: type === 'DEPOSIT' ? '#2e7d32' : '#c62828',
                   height: 12,
-                  width: `${Math.max(1, permille(r.amount, max)) / 10}%`,
+                  width: r.count === 0 ? 0 : `${Math.max(1, permille(r.amount, max)) / 10}%`,
                 }}
               />
               <span>
@@ -125,7 +165,7 @@ const BigWins = () => {
 
 export const Dashboard = () => {
   const me = useSession();
-  const [range, setRange] = useState('DAILY');
+  const [range, setRange] = useState<Range>('DAILY');
   return (
     <Box sx={{ p: 2, display: 'flex', flexDirection: 'column', gap: 2 }}>
       <Title title="Dashboard" />
@@ -138,7 +178,14 @@ export const Dashboard = () => {
       </Box>
       {can(me, 'transaction.view') ? (
         <>
-          <TextField select size="small" label="Period" value={range} onChange={(e) => setRange(e.target.value)} sx={{ width: 200 }}>
+          <TextField
+            select
+            size="small"
+            label="Period"
+            value={range}
+            onChange={(e) => setRange(e.target.value as Range)}
+            sx={{ width: 200 }}
+          >
             {['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY'].map((r) => (
               <MenuItem key={r} value={r}>
                 {r}

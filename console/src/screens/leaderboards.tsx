@@ -40,11 +40,12 @@ export const LeaderboardList = () => (
   </ConsoleList>
 );
 
+/** A leaderboard user as the API answers it: `usdAmount` is the USD wagered in the race. */
 type Entry = {
   userId: number;
   user?: { username?: string };
   position?: number;
-  wageredUsdAmount?: string;
+  usdAmount?: string;
   usdPrize?: string;
   prizeGivenAt?: string | null;
 } & Record<string, unknown>;
@@ -86,7 +87,7 @@ const Standings = () => {
                 {r.user?.username} #{r.userId}
               </TableCell>
               <TableCell>
-                <Money amount={r.wageredUsdAmount} currency="USD" />
+                <Money amount={r.usdAmount} currency="USD" />
               </TableCell>
               <TableCell>
                 <Money amount={r.usdPrize} currency="USD" />
@@ -136,9 +137,14 @@ export const LeaderboardShow = () => (
   </Show>
 );
 
+/** A schedule as the API answers it: what its leaderboards are made of sits under `config`. */
+type ScheduleConfig = { type?: string; name?: string; description?: string; prizes?: { position: number; usdPrize: number }[] };
+const configOf = (record: RaRecord): ScheduleConfig => (record.config as ScheduleConfig | undefined) ?? {};
+
 const ScheduleEdit = ({ record }: { record: RaRecord }) => {
   const { refetch } = useListContext();
   const settle = useSettle(refetch);
+  const config = configOf(record);
   return (
     <CommandForm
       title={`Edit ${String(record.id)}`}
@@ -146,9 +152,9 @@ const ScheduleEdit = ({ record }: { record: RaRecord }) => {
       onDone={settle}
       defaultValues={{
         enabled: record.enabled,
-        name: record.name,
-        description: record.description,
-        prizes: JSON.stringify(record.prizes ?? []),
+        name: config.name,
+        description: config.description,
+        prizes: JSON.stringify(config.prizes ?? []),
       }}
       confirm={(v) => (
         <>
@@ -180,10 +186,19 @@ export const ScheduleList = () => (
   <ConsoleList pagination={false} exporter={false} title="Leaderboard schedules">
     <Datagrid bulkActionButtons={false} expand={<ScheduleRow />} rowClick="expand">
       <TextField source="id" sortable={false} />
-      <TextField source="type" sortable={false} />
-      <TextField source="name" sortable={false} />
+      <FunctionField label="Type" render={(r: RaRecord) => configOf(r).type ?? ''} />
+      <FunctionField label="Name" render={(r: RaRecord) => configOf(r).name ?? ''} />
       <BooleanField source="enabled" sortable={false} />
-      <FunctionField label="Prizes (USD)" render={(r: RaRecord) => JSON.stringify(r.prizes ?? [])} />
+      <FunctionField
+        label="Prizes"
+        render={(r: RaRecord) =>
+          (configOf(r).prizes ?? []).map((p) => (
+            <div key={p.position}>
+              #{p.position}: {String(p.usdPrize)} USD
+            </div>
+          ))
+        }
+      />
     </Datagrid>
   </ConsoleList>
 );

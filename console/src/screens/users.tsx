@@ -26,6 +26,7 @@ import {
   TextField,
   TextInput,
   Confirm,
+  useListContext,
   useNotify,
   useRecordContext,
   useRedirect,
@@ -75,6 +76,16 @@ const FindById = () => {
   );
 };
 
+/** Before a search there is nothing to find yet: say what to type, not that nothing was found. */
+const SearchPrompt = () => {
+  const { filterValues } = useListContext();
+  return (
+    <Typography sx={{ p: 2 }}>
+      {filterValues.q ? `No user matches "${String(filterValues.q)}".` : 'Type part of a name or e-mail, or an id, to find a user.'}
+    </Typography>
+  );
+};
+
 /** Admins with user.view only: GET /user/search by part of the name or e-mail, or the id. */
 const UserSearch = () => (
   <ConsoleList
@@ -83,7 +94,7 @@ const UserSearch = () => (
     title="Users"
     sort={{ field: 'id', order: 'DESC' }}
   >
-    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false}>
+    <Datagrid rowClick={(id) => `/users/${String(id)}/show`} bulkActionButtons={false} empty={<SearchPrompt />}>
       <NumberField source="id" sortable={false} />
       <TextField source="username" sortable={false} />
       <TextField source="email" sortable={false} />
@@ -310,8 +321,10 @@ const RevocableChip = ({ user, permission, done }: { user: RaRecord; permission:
 
 const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
-  const roles = (user.roles as { role: string }[]).map((r) => r.role);
-  const perms = user.permissions as string[];
+  const roles = ((user.roles as { role: string }[] | undefined) ?? []).map((r) => r.role);
+  const perms = (user.permissions as string[] | undefined) ?? [];
+  // A heading only over something: the roles and permissions held, or a form to change them.
+  if (roles.length === 0 && perms.length === 0 && !can(me, 'user.edit') && !can(me, 'superadmin')) return null;
   return (
     <Section title="Roles and permissions">
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', mb: 1 }}>
@@ -348,7 +361,10 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
 };
 
 const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+  const me = useSession();
   const currencies = choices(CURRENCIES);
+  // The section holds only forms: without any of their permissions it has nothing to show.
+  if (!['admin-tips.tip', 'admin-tips.deduct-balance', 'superadmin'].some((p) => can(me, p))) return null;
   const balanceOf = (c: unknown) =>
     (user.usdBalance as { currencies: { currencyId: string; balance: string }[] } | undefined)?.currencies.find((x) => x.currencyId === c)
       ?.balance ?? '0';
@@ -434,6 +450,52 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
   );
 };
 
+type Fetched = { data?: Record<string, unknown>; error?: unknown };
+type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
+const EXCLUSION_FIELDS: readonly LimitField[] = [
+  ['expiresAt', 'Excluded until'],
+  ['createdAt', 'Set at'],
+  ['updatedAt', 'Updated at'],
+  ['id', 'Record id'],
+];
+const BET_LIMIT_FIELDS: readonly LimitField[] = [
+  ['betLimit', 'Each bet at most', (v) => <Money amount={v as string | null} currency="USD" />],
+  ['createdAt', 'Set at'],
+  ['updatedAt', 'Updated at'],
+  ['id', 'Record id'],
+];
+
+/** One limit record under its own name, each field labelled; `{}` from the API (none in force) says so. */
+const LimitRecord = ({ title, got, fields }: { title: string; got: Fetched; fields: readonly LimitField[] }) => {
+  const record = got.data;
+  const none = record !== undefined && Object.keys(record).length === 0;
+  return (
+    <Box sx={{ my: 1 }}>
+      <Typography variant="subtitle1" component="h3">
+        {title}
+      </Typography>
+      <ApiProblem error={got.error} />
+      {none ? <Typography>None in force.</Typography> : null}
+      {record && !none ? (
+        <Table size="small" aria-label={title}>
+          <TableBody>
+            {fields.map(([key, label, show]) => (
+              <TableRow key={key}>
+                <TableCell component="th" scope="row">
+                  {label}
+                </TableCell>
+                <TableCell>
+                  {show ? show(record[key]) : record[key] === null || record[key] === undefined ? '—' : String(record[key])}
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      ) : null}
+    </Box>
+  );
+};
+
 const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const exclusion = useFetched<Record<string, unknown>>(`/user-limits/user-exclusion/${String(user.id)}`);
   const gambling = useFetched<Record<string, unknown>>(`/user-limits/gambling-limits/${String(user.id)}`);
@@ -444,8 +506,8 @@ const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   };
   return (
     <Section title="Limits">
-      <ApiProblem error={exclusion.error} />
-      <KeyValues value={{ ...exclusion.data, ...gambling.data }} />
+      <LimitRecord title="Self-exclusion" got={exclusion} fields={EXCLUSION_FIELDS} />
+      <LimitRecord title="Bet limit" got={gambling} fields={BET_LIMIT_FIELDS} />
       <Allowed permission="user-limit.edit">
         <CommandForm
           title="Self-exclusion"

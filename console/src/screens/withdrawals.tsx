@@ -184,7 +184,6 @@ export const WithdrawalList = () => (
     filters={filters}
     filterDefaultValues={{ status: 'PENDING' }}
     sort={{ field: 'createdAt', order: 'ASC' }}
-    perPage={20}
     queryOptions={{ refetchInterval: 3000 }}
     exporter={false}
     title="Withdrawals"

@@ -3,6 +3,7 @@ import { SCAN, type TotalPlan } from '../../read-models/list-counts/list-totals.
 import { dec, direction, iso, listPage, type AnyRow, type Listed, type SortOrder } from '../../read-models/list-page.js';
 import type { PageRequest } from '../../shared/page.js';
 import { escapeLike, SqlParams } from '../../read-models/where.js';
+import { UNTAGGED_TIP_TAG } from './admin-tips.schemas.js';
 
 export type AdminTipsFilter = PageRequest &
   Readonly<{
@@ -53,7 +54,7 @@ export const listAdminTips = (pool: pg.Pool, q: AdminTipsFilter): Promise<Listed
       type: r.type,
       currencyId: r.currency_id,
       amount: r.amount,
-      tag: r.tag,
+      tag: r.tag ?? UNTAGGED_TIP_TAG,
       notes: r.notes,
       createdAt: iso(r.created_at),
       sender: { id: Number(r.sender_user_id), username: r.sender_username ?? '' },

@@ -9,7 +9,7 @@ import type { Ledger } from '../../commands/ledger.types.js';
 import { orThrow } from '../../commands/errors.js';
 import type { Permission } from '../../domain/user/permissions.js';
 import { listAdminTips } from './admin-tips.queries.js';
-import { AdminTipBody, AdminTipsQuery } from './admin-tips.schemas.js';
+import { AdminTipBody, AdminTipRecord, AdminTipsQuery } from './admin-tips.schemas.js';
 
 /** GET /admin-tips: the admin-tips read model, once it has caught up with the caller's last write. */
 export const adminTipsListRoute = read(
@@ -19,7 +19,7 @@ export const adminTipsListRoute = read(
   ['admin-tips', 'users'],
   input('query', AdminTipsQuery),
   listAdminTips,
-  { summary: 'List admin tips', output: page('Paginated admin tips', Paginated('PaginatedAdminTips')) },
+  { summary: 'List admin tips', output: page('Paginated admin tips', Paginated('PaginatedAdminTips', AdminTipRecord)) },
 );
 
 /** POST /admin-tips and /admin-tips/deduct-balance: the same body and key, differing only in the use case. */

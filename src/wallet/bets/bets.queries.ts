@@ -42,6 +42,13 @@ const BET_FIELDS: FieldMap = {
     },
   },
 };
+/**
+ * A bet that is not SETTLED has no multiplier in the table (payout / amount is decided at settlement), and its payout is 0:
+ * the answer shows 0, the multiplier of a zero payout, and a filter on the multiplier reads the same 0 (docs/decisions.md).
+ */
+const UNSETTLED_FIELDS: FieldMap = { ...BET_FIELDS, multiplier: { kind: 'number', column: 'COALESCE(b.multiplier, 0)' } };
+export const UNSETTLED_MULTIPLIER = 0;
+
 /** With no NULLS clause one index serves both directions: only the multiplier can be NULL, and never beside a non-NULL one. */
 const BET_SORT = {
   CREATED_AT: 'b.created_at',
@@ -72,7 +79,7 @@ const betRecord = (r: AnyRow) => ({
   usdAmount: r.usd_amount,
   usdPayout: r.usd_payout,
   status: r.status,
-  multiplier: r.multiplier === null ? null : Number(r.multiplier),
+  multiplier: r.multiplier === null ? UNSETTLED_MULTIPLIER : Number(r.multiplier),
   errorDetails: r.error_details,
   // No GGR commission is computed on this platform yet.
   commissionGgrUsdAmount: '0',
@@ -94,7 +101,7 @@ export const listBets = (pool: pg.Pool, q: BetsFilter): Promise<Listed<unknown>>
       select: `b.*, ${DECIMALS.map((c) => `${dec(`b.${c}`)} AS ${c}`).join(', ')}, ${shortUserColumns('u', 'u')}`,
       from: 'bets b LEFT JOIN users u ON u.id = b.user_id',
       key: 'b.id',
-      conditions: compileWhere(BET_FIELDS, q.where, p),
+      conditions: compileWhere(q.where.status === 'SETTLED' ? BET_FIELDS : UNSETTLED_FIELDS, q.where, p),
       orderBy: `${BET_SORT[q.sortBy]} ${dir}, b.id ${dir}`,
     },
     p,

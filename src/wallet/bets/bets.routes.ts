@@ -1,9 +1,9 @@
 import { Paginated } from '../../http/openapi.schemas.js';
 import { input, nested, page, perm, read } from '../../http/read-route.js';
 import { listBets } from './bets.queries.js';
-import { BetsBody, BetsQuery } from './bets.schemas.js';
+import { BetRecord, BetsBody, BetsQuery } from './bets.schemas.js';
 
-const PaginatedBets = Paginated('PaginatedBets');
+const PaginatedBets = Paginated('PaginatedBets', BetRecord);
 
 /** GET /bets (the filter in the query string) and POST /bets (in the body): the bets read model. */
 export const betsListRoutes = [

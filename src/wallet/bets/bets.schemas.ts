@@ -8,6 +8,7 @@ import {
   NumberFilter,
   StringFilter,
 } from '../../http/filters.js';
+import { ShortUser } from '../../http/openapi.schemas.js';
 import { paginationFields } from '../../http/pagination.js';
 import { z } from '../../http/validate.js';
 
@@ -57,3 +58,37 @@ export const BetsBody = z
     where: BetsFilter.prefault({}),
   })
   .openapi('BetsBody');
+
+const decimal = z.string().openapi({ example: '12.5' });
+const GameIdentity = z.object({
+  name: z.string(),
+  slug: z.string(),
+  type: z.string(),
+  provider: z.object({ name: z.string() }),
+  images: z.object({ imageUrl: z.string() }).nullable(),
+});
+
+/** Spec "Bet" as the lists answer it; `multiplier` is a number for every bet (0 until one is SETTLED, docs/decisions.md). */
+export const BetRecord = z
+  .object({
+    id: z.string(),
+    userId: z.number().int(),
+    roundId: z.string(),
+    gameId: z.number().int(),
+    currencyId: z.string(),
+    amount: decimal,
+    payout: decimal,
+    usdAmount: decimal,
+    usdPayout: decimal,
+    status: z.enum(['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK']),
+    multiplier: z.number().openapi({ description: 'payout / amount once SETTLED; 0 before (the payout is 0 until then)' }),
+    errorDetails: z.string().nullable(),
+    commissionGgrUsdAmount: decimal,
+    commissionGgrPercent: decimal,
+    gameIdentity: GameIdentity,
+    user: ShortUser.nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    settledAt: z.iso.datetime().nullable(),
+  })
+  .openapi('Bet');
