@@ -9,6 +9,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
+import type pg from 'pg';
+import type { EventStore } from '../src/infra/event-store/event-store.port.js';
 import { createPostgresEventStore } from '../src/infra/event-store/postgres/postgres.event-store.js';
 import { createPool } from '../src/infra/pg.js';
 import { migrateAll } from '../src/schema.js';
@@ -24,19 +26,34 @@ const CLOSE_WALLETS = Number(process.env.BENCH_CLOSE_WALLETS ?? 2_000);
 const PARTS = (process.env.BENCH_PARTS ?? 'wallets,close').split(',');
 const schema = `bench_history_${process.pid}`;
 
-const main = async (): Promise<void> => {
-  if (!(globalThis as { gc?: unknown }).gc) console.warn('no --expose-gc: heap figures include garbage');
-  const admin = createPool({ connectionString: DATABASE_URL, max: 1 });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const pool = createPool({ connectionString: DATABASE_URL, schema, max: 10 });
+/** Each part in a schema of its own: the close's first period is the month it loads, with nothing booked before it. */
+const inSchema = async <T>(admin: pg.Pool, name: string, run: (pool: pg.Pool, store: EventStore) => Promise<T>): Promise<T> => {
+  await admin.query(`CREATE SCHEMA ${name}`);
+  const pool = createPool({ connectionString: DATABASE_URL, schema: name, max: 10 });
   const store = createPostgresEventStore({ pool });
   try {
     await migrateAll(pool);
+    return await run(pool, store);
+  } finally {
+    await store.close();
+    await pool.end();
+    await admin.query(`DROP SCHEMA ${name} CASCADE`);
+  }
+};
+
+const main = async (): Promise<void> => {
+  if (!(globalThis as { gc?: unknown }).gc) console.warn('no --expose-gc: heap figures include garbage');
+  const admin = createPool({ connectionString: DATABASE_URL, max: 1 });
+  try {
     const wallets = PARTS.includes('wallets')
-      ? await benchWallets({ pool, store, sizes: SIZES, runs: RUNS, warmRuns: WARM_RUNS }, (line) => console.log(line))
+      ? await inSchema(admin, `${schema}_wallets`, (pool, store) =>
+          benchWallets({ pool, store, sizes: SIZES, runs: RUNS, warmRuns: WARM_RUNS }, (line) => console.log(line)),
+        )
       : null;
     const close = PARTS.includes('close')
-      ? await benchClose({ pool, store, events: CLOSE_EVENTS, wallets: CLOSE_WALLETS, concurrency: 4 }, (line) => console.log(line))
+      ? await inSchema(admin, `${schema}_close`, (pool, store) =>
+          benchClose({ pool, store, events: CLOSE_EVENTS, wallets: CLOSE_WALLETS, concurrency: 4 }, (line) => console.log(line)),
+        )
       : null;
     await mkdir('bench/results', { recursive: true });
     const file = `bench/results/history-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
@@ -47,9 +64,6 @@ const main = async (): Promise<void> => {
     );
     console.log('report: %s', file);
   } finally {
-    await store.close();
-    await pool.end();
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   }
 };

@@ -16,6 +16,8 @@ import { createPeriods } from '../../src/periods/close-period.use-case.js';
 import { periodsProjection } from '../../src/periods/periods.projection.js';
 import { startProjector } from '../../src/projections/index.js';
 import { verifyPeriods } from '../../src/audit/verify.periods.js';
+import { verifyOpenPeriod } from '../../src/audit/verify.open-period.js';
+import { verifyLedger } from '../../src/audit/verify.js';
 import { game } from '../lib/game.js';
 import { percentile, round } from '../lib/stats.js';
 
@@ -99,7 +101,9 @@ export const benchClose = async (o: CloseBenchOptions, log: (line: string) => vo
     `UPDATE streams SET revision = (CASE WHEN stream_id = $1 THEN 3 ELSE 1 END) + 2 * $2 WHERE stream_id = ANY($3::text[])`,
     [`wallet-${users[0]}`, perWallet, users.map((u) => `wallet-${u}`)],
   );
-  const { rows } = await o.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE stream_id LIKE 'wallet-%'`);
+  const { rows } = await o.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE stream_id = ANY($1::text[])`, [
+    users.map((u) => `wallet-${u}`),
+  ]);
   const monthEvents = Number(rows[0]!.n);
   const loadSeconds = round((performance.now() - loadStarted) / 1000, 1);
   await o.pool.query('ANALYZE events');
@@ -164,11 +168,15 @@ export const benchClose = async (o: CloseBenchOptions, log: (line: string) => vo
   const closeSeconds = (performance.now() - closeStarted) / 1000;
   closing = false;
   const duringMs = await during;
+  // The close answers once its report is sealed; the snapshots of the month's wallets go on in the background.
+  const afterEnds = performance.now() + 5000;
+  const afterMs = await timedBets(() => performance.now() > afterEnds);
   log(
     `close of ${MONTH}: ${round(closeSeconds, 2)} s to the sealed report (${closed.balances.toLocaleString('en')} closing balances), ` +
       `${Math.round(monthEvents / closeSeconds).toLocaleString('en')} events of the month per second; ` +
       `bets meanwhile p50 ${p(duringMs, 50)} ms p99 ${p(duringMs, 99)} ms (${duringMs.length}), ` +
-      `just before p50 ${p(quiet, 50)} ms p99 ${p(quiet, 99)} ms (${quiet.length}): p99 ${round(p(duringMs, 99) / p(quiet, 99))}x`,
+      `just before p50 ${p(quiet, 50)} ms p99 ${p(quiet, 99)} ms (${quiet.length}): p99 ${round(p(duringMs, 99) / p(quiet, 99))}x; ` +
+      `the 5 s after it, while the month's wallets are snapshotted, p99 ${p(afterMs, 99)} ms (${round(p(afterMs, 99) / p(quiet, 99))}x)`,
   );
 
   const verifyStarted = performance.now();
@@ -181,8 +189,23 @@ export const benchClose = async (o: CloseBenchOptions, log: (line: string) => vo
     `verify of the closed month: ${round(firstSeconds, 2)} s the first time (${first.length} differences), ` +
       `${round(againSeconds, 3)} s once verified (${again.length} differences): the closed period is not read again`,
   );
+  const openStarted = performance.now();
+  const open = await verifyOpenPeriod({ pool: o.pool, store: o.store, key: Buffer.alloc(32, 9) });
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  const fullStarted = performance.now();
+  const full = await verifyLedger({ store: o.store, pool: o.pool, seals: false });
+  const fullSeconds = (performance.now() - fullStarted) / 1000;
+  log(
+    `verify of the open period ${round(openSeconds, 2)} s (${open.events.toLocaleString('en')} events since the close, ` +
+      `${open.differences.length} differences) against the full verify's ${round(fullSeconds, 2)} s ` +
+      `(${full.events.toLocaleString('en')} events, read models included): ${round(openSeconds / fullSeconds, 3)}x`,
+  );
   await projector.stop();
   return {
+    verifyOpenPeriodSeconds: round(openSeconds, 3),
+    verifyOpenPeriodEvents: open.events,
+    verifyFullSeconds: round(fullSeconds, 3),
+    verifyFullEvents: full.events,
     month: MONTH,
     events: monthEvents,
     wallets: users.length,
@@ -192,6 +215,7 @@ export const benchClose = async (o: CloseBenchOptions, log: (line: string) => vo
     closingBalances: closed.balances,
     betsDuringClose: { p50Ms: p(duringMs, 50), p99Ms: p(duringMs, 99), count: duringMs.length },
     betsBefore: { p50Ms: p(quiet, 50), p99Ms: p(quiet, 99), count: quiet.length },
+    betsAfter: { p50Ms: p(afterMs, 50), p99Ms: p(afterMs, 99), count: afterMs.length },
     verifyFirstSeconds: round(firstSeconds, 3),
     verifyAgainSeconds: round(againSeconds, 3),
     verifyDifferences: first.length + again.length,
