@@ -97,18 +97,18 @@ describe('a wallet keeps its balances and open items; final items are found by k
 
   it('when a final deposit, withdrawal, tip and claim are asked for again by their keys, then each answers as first and nothing moves twice', async () => {
     const u = 6102;
-    await fundWallet(ledger, u, '50');
-    const w = right(
-      await ledger.requestWithdrawal({
+    const withdraw = (l: ReturnType<typeof createLedger>, amount: string) =>
+      l.requestWithdrawal({
         userId: u,
         currencyId: 'USDT',
         networkId: 'ETH',
         providerId: 'TEST',
-        amount: '10',
+        amount,
         recipientAddress: '0xabc',
         operationKey: 'wd-key-6102',
-      }),
-    );
+      });
+    await fundWallet(ledger, u, '50');
+    const w = right(await withdraw(ledger, '10'));
     right(await ledger.approveWithdrawal(w.withdrawal.id, 1));
     right(await ledger.completeWithdrawal(w.withdrawal.id, { txHash: '0xfeed' }));
     const tip = right(
@@ -123,27 +123,9 @@ describe('a wallet keeps its balances and open items; final items are found by k
     expect(await balance(ledger, u)).toBe('48');
 
     for (const l of [ledger, coldLedger().ledger]) {
-      const wAgain = right(
-        await l.requestWithdrawal({
-          userId: u,
-          currencyId: 'USDT',
-          networkId: 'ETH',
-          providerId: 'TEST',
-          amount: '10',
-          recipientAddress: '0xabc',
-          operationKey: 'wd-key-6102',
-        }),
-      );
+      const wAgain = right(await withdraw(l, '10'));
       expect(wAgain).toMatchObject({ created: false, withdrawal: { id: w.withdrawal.id, status: 'COMPLETE', txHash: '0xfeed' } });
-      const wOther = await l.requestWithdrawal({
-        userId: u,
-        currencyId: 'USDT',
-        networkId: 'ETH',
-        providerId: 'TEST',
-        amount: '11',
-        recipientAddress: '0xabc',
-        operationKey: 'wd-key-6102',
-      });
+      const wOther = await withdraw(l, '11');
       expect(isLeft(wOther) && wOther.left._tag).toBe('IdempotencyConflict');
       expect(right(await l.completeWithdrawal(w.withdrawal.id, { txHash: '0xfeed' })).status).toBe('COMPLETE');
       const approveAgain = await l.approveWithdrawal(w.withdrawal.id, 1);
