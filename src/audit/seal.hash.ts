@@ -50,16 +50,21 @@ export const chainHash = (prevChain: Buffer, hash: Buffer): Buffer => sha256(pre
 
 export type CheckpointFields = Readonly<{ position: string; chainHash: Buffer; sealedCount: bigint }>;
 
-/** HMAC-SHA256(key, "position|chain_hash hex|sealed_count"): what an attacker without the key cannot forge. */
-export const checkpointMac = (key: Buffer, c: CheckpointFields): Buffer =>
-  createHmac('sha256', key)
-    .update(`${c.position}|${c.chainHash.toString('hex')}|${c.sealedCount}`)
-    .digest();
+/** HMAC-SHA256 with the seal key over the parts joined by "|": every seal of the ledger (checkpoints, closes, checks). */
+export const sealMac = (key: Buffer, ...parts: readonly string[]): Buffer => createHmac('sha256', key).update(parts.join('|')).digest();
 
-export const macMatches = (key: Buffer, c: CheckpointFields, mac: Buffer): boolean => {
-  const expected = checkpointMac(key, c);
+/** Whether `mac` is the seal of the parts, compared in constant time. */
+export const sealMatches = (key: Buffer, mac: Buffer, ...parts: readonly string[]): boolean => {
+  const expected = sealMac(key, ...parts);
   return mac.length === expected.length && timingSafeEqual(mac, expected);
 };
+
+/** HMAC-SHA256(key, "position|chain_hash hex|sealed_count"): what an attacker without the key cannot forge. */
+export const checkpointMac = (key: Buffer, c: CheckpointFields): Buffer =>
+  sealMac(key, c.position, c.chainHash.toString('hex'), String(c.sealedCount));
+
+export const macMatches = (key: Buffer, c: CheckpointFields, mac: Buffer): boolean =>
+  sealMatches(key, mac, c.position, c.chainHash.toString('hex'), String(c.sealedCount));
 
 export const assertSealKey = (key: Buffer): void => {
   if (key.length !== 32) throw new TypeError(`ledger seal key: must be 32 bytes, got ${key.length}`);

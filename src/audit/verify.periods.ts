@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { isCurrencyId, scaleOf } from '../domain/money/currency.js';
 import { fromMinor, isParseError, parseDecimal, type Minor } from '../domain/money/money.js';
@@ -16,6 +15,7 @@ import { nextPeriod } from '../periods/periods.events.js';
 import { closingBalances } from '../periods/periods.queries.js';
 import { canonical, closeDigest, closeMacMatches } from '../periods/periods.seal.js';
 import type { Difference } from './verify.fold.js';
+import { sealMac, sealMatches } from './seal.hash.js';
 
 type Leg = Readonly<{ account: string; currencyId: string; amount: string; kind: string; period: string }>;
 /** What a verified period hands the next: legs booked in a later period (dated ahead), and the bets still open. */
@@ -24,9 +24,7 @@ type Close = { period: string; position: string; report: Record<string, unknown>
 type Check = { period: string; digest: string; carry: Carry; mac: Buffer };
 
 const checkMac = (key: Buffer, period: string, digest: string, carry: Carry): Buffer =>
-  createHmac('sha256', key)
-    .update(`period-check|${period}|${digest}|${canonical(carry)}`)
-    .digest();
+  sealMac(key, 'period-check', period, digest, canonical(carry));
 
 /** The period of an instant in the calendar's zone, by Intl's zone rules (the same cut as SQL's ledger_period_of). */
 const periodIn = (timeZone: string, unit: string) => {
@@ -92,8 +90,7 @@ export const verifyClosedPeriods = async (
       o.key !== undefined &&
       check !== undefined &&
       check.digest === digest &&
-      check.mac.length === 32 &&
-      timingSafeEqual(check.mac, checkMac(o.key, check.period, check.digest, check.carry));
+      sealMatches(o.key, check.mac, 'period-check', check.period, check.digest, canonical(check.carry));
     if (trusted) {
       prev = { period: close.period, position, balances: storedBalances, carry: check.carry };
       continue;

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import { decodeWalletSnapshot, encodeWalletSnapshot } from '../commands/wallet-snapshot.js';
@@ -7,12 +7,12 @@ import { walletStreamUserId, type WalletEvent } from '../domain/wallet/wallet.ev
 import { initialWalletState, type WalletState } from '../domain/wallet/wallet.state.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import type { Difference } from './verify.fold.js';
+import { sealMac, sealMatches } from './seal.hash.js';
 
 /** HMAC-SHA256(key, "snapshot-check|stream|revision|sha256(data)"): a check row that the key's holder wrote. */
+const digestOf = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('hex');
 const checkMac = (key: Buffer, streamId: string, revision: string, data: unknown): Buffer =>
-  createHmac('sha256', key)
-    .update(`snapshot-check|${streamId}|${revision}|${createHash('sha256').update(JSON.stringify(data)).digest('hex')}`)
-    .digest();
+  sealMac(key, 'snapshot-check', streamId, revision, digestOf(data));
 
 type Row = { stream_id: string; revision: string; data: Record<string, unknown> };
 type CheckRow = Row & { mac: Buffer };
@@ -54,8 +54,7 @@ export const verifySnapshots = async (
     let from = 0n;
     const check = checkOf.get(s.stream_id);
     if (check && o.key) {
-      const expected = checkMac(o.key, check.stream_id, check.revision, check.data);
-      const trusted = check.mac.length === expected.length && timingSafeEqual(check.mac, expected);
+      const trusted = sealMatches(o.key, check.mac, 'snapshot-check', check.stream_id, check.revision, digestOf(check.data));
       const base = trusted ? decodeWalletSnapshot(userId, check.data) : undefined;
       if (!trusted)
         differences.push(

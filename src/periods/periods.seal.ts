@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { sealMac, sealMatches } from '../audit/seal.hash.js';
 import type { ClosingBalance } from './periods.queries.js';
 
 /** What a close's seal covers: the report and every closing balance, in one canonical text (sorted keys, sorted rows). */
@@ -18,10 +19,7 @@ export const closeDigest = (report: unknown, balances: readonly ClosingBalance[]
     .digest('hex');
 
 /** HMAC-SHA256(seal key, "period-close|<period>|<digest>"): only the key's holder can write a matching seal. */
-export const closeMac = (key: Buffer, period: string, digest: string): Buffer =>
-  createHmac('sha256', key).update(`period-close|${period}|${digest}`).digest();
+export const closeMac = (key: Buffer, period: string, digest: string): Buffer => sealMac(key, 'period-close', period, digest);
 
-export const closeMacMatches = (key: Buffer, period: string, digest: string, mac: Buffer): boolean => {
-  const expected = closeMac(key, period, digest);
-  return mac.length === expected.length && timingSafeEqual(mac, expected);
-};
+export const closeMacMatches = (key: Buffer, period: string, digest: string, mac: Buffer): boolean =>
+  sealMatches(key, mac, 'period-close', period, digest);
