@@ -4,8 +4,7 @@ import { Title } from 'react-admin';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api } from '../api';
 import { can } from '../authProvider';
-import { formatTime } from '../format';
-import { ApiProblem, CommandButton, Money, useSession } from '../ui';
+import { ApiProblem, CommandButton, Money, Time, useSession } from '../ui';
 
 type ClosedSummary = { period: string; start: string; end: string; closedAt: string; closedBy: number; sealed: boolean };
 type PeriodsView = { timeZone: string; unit: 'month' | 'day'; nextToClose: string | null; closed: ClosedSummary[] };
@@ -41,9 +40,6 @@ type BalancesPage = {
   limit: number;
   balances: { account: string; currencyId: string; balance: string }[];
 };
-
-/** A time as the admin reads it, with the exact instant on hover. */
-const Time = ({ at }: { at: string }) => <span title={at}>{formatTime(at)}</span>;
 
 /** A small table with a caption (its accessible name) and a row for "none". */
 const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows: ReactNode[][]; empty: string }) => (

@@ -16,7 +16,6 @@ import {
   BooleanField,
   BooleanInput,
   Datagrid,
-  DateField,
   DateTimeInput,
   FunctionField,
   NumberField,
@@ -37,7 +36,7 @@ import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, useSession } from '../ui';
+import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
 
 const userFilters = [
   <TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />,
@@ -99,7 +98,7 @@ const UserSearch = () => (
       <TextField source="username" sortable={false} />
       <TextField source="email" sortable={false} />
       <BooleanField source="isBanned" label="Banned" sortable={false} />
-      <DateField source="createdAt" label="Created" sortable={false} />
+      <TimeField source="createdAt" label="Created" sortable={false} />
     </Datagrid>
   </ConsoleList>
 );
@@ -134,8 +133,8 @@ export const UserList = () => {
             render={(r: RaRecord) => <Money amount={(r.statsUsd as { totalWagered?: string })?.totalWagered} currency="USD" />}
           />
           <BooleanField source="isBanned" label="Banned" />
-          <DateField source="lastLoginAt" showTime label="Last sign-in" />
-          <DateField source="createdAt" label="Created" />
+          <TimeField source="lastLoginAt" label="Last sign-in" />
+          <TimeField source="createdAt" label="Created" />
         </Datagrid>
       </ConsoleList>
     </>
@@ -453,15 +452,15 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
 type Fetched = { data?: Record<string, unknown>; error?: unknown };
 type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
 const EXCLUSION_FIELDS: readonly LimitField[] = [
-  ['expiresAt', 'Excluded until'],
-  ['createdAt', 'Set at'],
-  ['updatedAt', 'Updated at'],
+  ['expiresAt', 'Excluded until', (v) => <Time at={v as string | null} />],
+  ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
+  ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
   ['id', 'Record id'],
 ];
 const BET_LIMIT_FIELDS: readonly LimitField[] = [
   ['betLimit', 'Each bet at most', (v) => <Money amount={v as string | null} currency="USD" />],
-  ['createdAt', 'Set at'],
-  ['updatedAt', 'Updated at'],
+  ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
+  ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
   ['id', 'Record id'],
 ];
 
