@@ -19,13 +19,22 @@ import { can, type Session } from './authProvider';
 
 /**
  * Money as people read it (`1,234.57 USD`: console/src/format.ts), formatted from the API's decimal string, never through a
- * JavaScript number; the exact value as the API sent it is the title, shown on hover.
+ * JavaScript number; the exact value as the API sent it is the title, shown on hover. `exact`: the digits themselves, for a
+ * confirmation, which shows exactly what will be sent.
  */
-export const Money = ({ amount, currency }: { amount: string | null | undefined; currency?: string | null | undefined }) => {
+export const Money = ({
+  amount,
+  currency,
+  exact: whole = false,
+}: {
+  amount: string | null | undefined;
+  currency?: string | null | undefined;
+  exact?: boolean;
+}) => {
   const { text, exact } = formatMoney(amount, currency);
   return (
     <span className="money" title={exact}>
-      {text}
+      {whole ? exact : text}
     </span>
   );
 };

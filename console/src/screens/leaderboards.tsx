@@ -103,8 +103,8 @@ const Standings = () => {
           defaultValues={{ currency: 'USDT' }}
           confirm={(v) => (
             <>
-              Pay {v.usdAmount ? <Money amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to user #
-              {String(v.userId)}?
+              Pay {v.usdAmount ? <Money exact amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to
+              user #{String(v.userId)}?
             </>
           )}
           submit={(v) =>

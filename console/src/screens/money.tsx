@@ -130,7 +130,7 @@ const SendTip = () => {
         defaultValues={{ currencyId: 'DBC', notes: '' }}
         confirm={(v) => (
           <>
-            Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
+            Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
           </>
         )}
         submit={(v) =>

@@ -377,7 +377,7 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           defaultValues={{ currencyId: 'DBC', notes: '' }}
           confirm={(v) => (
             <>
-              Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?
+              Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?
             </>
           )}
           submit={(v) =>
@@ -402,7 +402,7 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           defaultValues={{ currencyId: 'DBC', notes: '' }}
           confirm={(v) => (
             <>
-              Deduct <Money amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?
+              Deduct <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?
             </>
           )}
           submit={(v) =>
@@ -428,8 +428,8 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           confirm={(v) => (
             <>
               Set the {String(v.currencyId)} balance of {String(user.username)}: before{' '}
-              <Money amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after{' '}
-              <Money amount={String(v.balance)} currency={String(v.currencyId)} />.
+              <Money exact amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after{' '}
+              <Money exact amount={String(v.balance)} currency={String(v.currencyId)} />.
             </>
           )}
           submit={(v) =>

@@ -55,7 +55,7 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
         content={
           <Box>
             <Typography>
-              Refund <Money amount={record.amount as string} currency={record.currencyId as string} /> to{' '}
+              Refund <Money exact amount={record.amount as string} currency={record.currencyId as string} /> to{' '}
               {(record.user as { username?: string })?.username}.
             </Typography>
             <MuiTextField
@@ -85,7 +85,7 @@ const Actions = () => {
   if (!record) return null;
   const pending = record.status === 'PENDING';
   const failed = record.status === 'FAILED';
-  const amount = <Money amount={record.amount as string} currency={record.currencyId as string} />;
+  const amount = <Money exact amount={record.amount as string} currency={record.currencyId as string} />;
   return (
     <Box sx={{ display: 'flex', gap: 1 }} onClick={(e) => e.stopPropagation()}>
       {pending && can(me, 'withdrawals.approve') ? (
