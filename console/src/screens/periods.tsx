@@ -122,7 +122,7 @@ export const PeriodsPage = () => {
                 {can(me, 'superadmin') ? (
                   <CommandButton
                     label={`Close ${view.nextToClose}`}
-                    color="warning"
+                    color="error"
                     confirm={closeMeaning(view.nextToClose)}
                     run={() => api('POST', `/ledger/periods/${encodeURIComponent(view.nextToClose!)}/close`)}
                     done={() => navigate(`/periods/${view.nextToClose}`)}
@@ -225,7 +225,7 @@ export const PeriodReport = () => {
       <ApiProblem error={error} />
       {closed && r ? (
         <>
-          <Table size="small" aria-label="Close" sx={{ maxWidth: 1100, my: 2 }}>
+          <Table size="small" aria-label="Close and seal" sx={{ maxWidth: 1100, my: 2 }}>
             <TableBody>
               {(
                 [
