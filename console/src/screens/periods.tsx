@@ -50,27 +50,32 @@ const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows:
     {rows.length === 0 ? (
       <Typography>{empty}</Typography>
     ) : (
-      <Table size="small" aria-label={name} sx={{ maxWidth: 1100 }}>
-        <TableHead>
-          <TableRow>
-            {head.map((h) => (
-              <TableCell key={h}>{h}</TableCell>
-            ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {rows.map((cells, i) => (
-            <TableRow key={i}>
-              {cells.map((c, j) => (
-                <TableCell key={j}>{c}</TableCell>
+      <Box sx={{ overflowX: 'auto' }}>
+        <Table size="small" aria-label={name} sx={{ maxWidth: 1100, '& td, & th': { whiteSpace: 'nowrap' } }}>
+          <TableHead>
+            <TableRow>
+              {head.map((h) => (
+                <TableCell key={h}>{h}</TableCell>
               ))}
             </TableRow>
-          ))}
-        </TableBody>
-      </Table>
+          </TableHead>
+          <TableBody>
+            {rows.map((cells, i) => (
+              <TableRow key={i}>
+                {cells.map((c, j) => (
+                  <TableCell key={j}>{c}</TableCell>
+                ))}
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </Box>
     )}
   </Box>
 );
+
+/** The admin who closed, by id, linking to their user page. */
+const AdminLink = ({ id }: { id: number }) => <Link href={`#/users/${id}/show`}>admin #{id}</Link>;
 
 const closeMeaning = (period: string) => (
   <>
@@ -142,7 +147,7 @@ export const PeriodsPage = () => {
               <Time key="s" at={c.start} />,
               <Time key="e" at={c.end} />,
               <Time key="c" at={c.closedAt} />,
-              `admin ${c.closedBy}`,
+              <AdminLink key="a" id={c.closedBy} />,
               c.sealed ? 'Sealed' : 'Not sealed',
               <Link key="r" href={`#/periods/${c.period}`}>
                 Report of {c.period}
@@ -233,7 +238,7 @@ export const PeriodReport = () => {
                   ['Business time from', <Time key="s" at={r.start} />],
                   ['Business time to (exclusive)', <Time key="e" at={r.end} />],
                   ['Closed at', <Time key="c" at={r.closedAt} />],
-                  ['Closed by', `admin ${r.closedBy}`],
+                  ['Closed by', <AdminLink key="a" id={r.closedBy} />],
                   ['Position of the close', r.position],
                   ['Previous period', r.previous ?? 'none'],
                   ['Accounts', String(r.accounts)],
