@@ -574,13 +574,20 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
 
     // The list shows it closed; the next period (this month) has not ended: the API's refusal is shown as it came.
     await page.goto('/admin/#/periods');
-    await page.getByRole('table', { name: 'Closed periods' }).getByRole('row').filter({ hasText: period }).getByRole('link').waitFor();
-    const next = (await admin.as('GET', '/ledger/periods')).body.nextToClose as string;
+    const closedRow = page.getByRole('table', { name: 'Closed periods' }).getByRole('row').filter({ hasText: period });
+    await closedRow.getByRole('link', { name: `Report of ${period}` }).waitFor();
+    const listed = (await admin.as('GET', '/ledger/periods')).body as {
+      nextToClose: string;
+      closed: { period: string; closedBy: number }[];
+    };
+    const closedBy = listed.closed.find((c) => c.period === period)!.closedBy;
+    await closedRow.getByRole('link', { name: `admin #${closedBy}`, exact: true }).waitFor();
+    const next = listed.nextToClose;
     expect(next > period).toBe(true);
+    await shoot(page, 'periods');
     await page.getByRole('button', { name: `Close ${next}` }).click();
     await confirm(page);
     await page.getByText(/^PERIOD_NOT_ENDED: /).waitFor();
-    await shoot(page, 'periods');
     expect((await admin.as('GET', `/ledger/periods/${next}/report`)).status).toBe(404);
   });
 
