@@ -164,7 +164,10 @@ const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
   return { ...state, reload: () => setTick((t) => t + 1) };
 };
 
-const KeyValues = ({ value }: { value: Record<string, unknown> | undefined }) => (
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** A record's fields: instants in the admin's zone, and with `currency` (USD stats) decimal strings as money, exact on hover. */
+const KeyValues = ({ value, currency }: { value: Record<string, unknown> | undefined; currency?: string }) => (
   <Table size="small">
     <TableBody>
       {Object.entries(value ?? {}).map(([k, v]) => (
@@ -172,7 +175,19 @@ const KeyValues = ({ value }: { value: Record<string, unknown> | undefined }) =>
           <TableCell component="th" scope="row">
             {k}
           </TableCell>
-          <TableCell>{v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v)}</TableCell>
+          <TableCell>
+            {v === null || v === undefined ? (
+              '—'
+            ) : typeof v === 'string' && INSTANT.test(v) ? (
+              <Time at={v} />
+            ) : typeof v === 'string' && currency && DECIMAL.test(v) ? (
+              <Money amount={v} currency={currency} />
+            ) : typeof v === 'object' ? (
+              JSON.stringify(v)
+            ) : (
+              String(v)
+            )}
+          </TableCell>
         </TableRow>
       ))}
     </TableBody>
@@ -611,7 +626,7 @@ const UserDetail = () => {
         <Balances user={user} />
       </Section>
       <Section title="USD stats (figures in USD)">
-        <KeyValues value={user.statsUsd as Record<string, unknown>} />
+        <KeyValues value={user.statsUsd as Record<string, unknown>} currency="USD" />
       </Section>
       {can(me, 'superadmin') ? <Extra title="Full stats" path={`/user/${String(user.id)}/full/stats`} /> : null}
       <MoneyActions user={user} settle={settle} />
