@@ -31,6 +31,8 @@ const BetList = screen(() => import('./screens/money'), 'BetList');
 const TransactionList = screen(() => import('./screens/money'), 'TransactionList');
 const TipList = screen(() => import('./screens/money'), 'TipList');
 const LedgerPage = screen(() => import('./screens/ledger'), 'LedgerPage');
+const PeriodsPage = screen(() => import('./screens/periods'), 'PeriodsPage');
+const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
@@ -76,6 +78,7 @@ const ConsoleMenu = () => {
           <Menu.Item key={name} to={`/${name}`} primaryText={label} />
         ))}
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
+      {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
@@ -127,6 +130,8 @@ export const App = () => (
     <Resource name="admin-audit" list={AuditList} />
     <CustomRoutes>
       <Route path="/ledger" element={<LedgerPage />} />
+      <Route path="/periods" element={<PeriodsPage />} />
+      <Route path="/periods/:period" element={<PeriodReport />} />
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />

@@ -14,15 +14,40 @@ import {
   type ListProps,
 } from 'react-admin';
 import { ApiError } from './api';
+import { formatMoney, formatTime } from './format';
 import { can, type Session } from './authProvider';
 
-/** Money exactly as the API sent it: the decimal string and its currency, never through a JavaScript number. */
-export const Money = ({ amount, currency }: { amount: string | null | undefined; currency?: string | null | undefined }) => (
-  <span className="money">
-    {amount ?? '—'}
-    {currency ? ` ${currency}` : ''}
-  </span>
-);
+/**
+ * Money as people read it (`1,234.57 USD`: console/src/format.ts), formatted from the API's decimal string, never through a
+ * JavaScript number; the exact value as the API sent it is the title, shown on hover. `exact`: the digits themselves, for a
+ * confirmation, which shows exactly what will be sent.
+ */
+export const Money = ({
+  amount,
+  currency,
+  exact: whole = false,
+}: {
+  amount: string | null | undefined;
+  currency?: string | null | undefined;
+  exact?: boolean;
+}) => {
+  const { text, exact } = formatMoney(amount, currency);
+  return (
+    <span className="money" title={exact}>
+      {whole ? exact : text}
+    </span>
+  );
+};
+
+/** An instant in the admin's time zone with the zone shown; the exact instant as the API sent it on hover. */
+export const Time = ({ at }: { at: string | null | undefined }) => (at ? <span title={at}>{formatTime(at)}</span> : <>—</>);
+
+/** A record's time field (`source`), as `Time`: react-admin's DateField shows neither the zone nor seconds. */
+export const TimeField = ({ source }: FieldProps & { source: string }) => {
+  const record = useRecordContext();
+  if (!record) return null;
+  return <Time at={record[source] as string | null | undefined} />;
+};
 
 /** A record's money field (`source`) with the currency field (`currencySource`, or a fixed `currency` such as USD). */
 export const MoneyField = ({

@@ -12,6 +12,7 @@ import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../s
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
 import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
 import { runLeaderboardTick } from '../../src/leaderboards/leaderboard.scheduler.js';
+import { formatMoney } from '../../console/src/format.js';
 
 /** Sign-in over HTTP with the local captcha bypass (this env runs as APP_ENV=local, the default configuration). */
 const signIn = async (env: AuthEnv, user: { email: string; password: string }, base = env.publicUrl) => {
@@ -214,7 +215,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await shoot(page, 'user', true);
   });
 
-  it('when a tip of 18 decimals is sent, then the confirmation, the balance and the tips list show exactly the digits typed', async () => {
+  it('when a tip of 18 decimals is sent, then the confirmation shows exactly the digits typed, the balance and the tips list a readable amount with those digits on hover', async () => {
     const user = await env.makeUser();
     const amount = '0.123456789012345678';
     const page = superPage;
@@ -226,13 +227,16 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     await expect(page.getByRole('dialog').textContent()).resolves.toContain(`${amount} ETH`);
     await confirm(page);
     await notified(page, 'Send a tip: done');
-    await page.getByRole('table', { name: 'Balances' }).getByText(`${amount} ETH`, { exact: true }).waitFor();
+    const shown = page.getByRole('table', { name: 'Balances' }).getByTitle(`${amount} ETH`, { exact: true });
+    await shown.waitFor();
+    expect(await shown.innerText()).toBe('0.123457 ETH');
     expect(await balanceOf(env, user.id, 'ETH')).toBe(amount);
     await page.goto(`/admin/#/admin-tips`);
     await page
       .getByRole('row')
       .filter({ hasText: String(user.username) })
-      .getByText(`${amount} ETH`, { exact: true })
+      .getByTitle(`${amount} ETH`, { exact: true })
+      .getByText('0.123457 ETH', { exact: true })
       .waitFor();
     await expectAccessible(page, 'admin-tips');
     await shoot(page, 'admin-tips');
@@ -351,7 +355,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       await row.getByRole('cell', { name: s.config.type, exact: true }).waitFor();
       await row.getByRole('cell', { name: s.config.name, exact: true }).waitFor();
       expect(s.config.prizes.length).toBeGreaterThan(0);
-      await row.getByText(`#1: ${s.config.prizes[0]!.usdPrize} USD`).waitFor();
+      await row.getByText(`#1: ${formatMoney(String(s.config.prizes[0]!.usdPrize), 'USD').text}`).waitFor();
     }
   });
 
@@ -399,7 +403,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       .getByRole('table', { name: 'Standings' })
       .getByRole('row')
       .filter({ hasText: String(player.username) });
-    await row.getByText('7.5 USD', { exact: true }).waitFor();
+    await row.getByTitle('7.5 USD', { exact: true }).getByText('7.50 USD', { exact: true }).waitFor();
     expect(await page.getByRole('table', { name: 'Standings' }).getByText('— USD').count()).toBe(0);
   });
 
@@ -415,14 +419,14 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
       d.toISOString().slice(0, 10),
     );
     expect(days.map((t) => t.slice(0, 10))).toEqual(expected);
-    expect(days.filter((t) => /\b0 USD \(0\)/.test(t)).length).toBeGreaterThan(0);
+    expect(days.filter((t) => /\b0\.00 USD \(0\)/.test(t)).length).toBeGreaterThan(0);
     await page.getByText('Days in UTC').first().waitFor();
   });
 
-  it('when a user has a bet limit and then a self-exclusion, then the limits panel shows each as its own labelled record', async () => {
+  it('when a user has a bet limit and then a self-exclusion, then the limits panel shows each as its own labelled record, money and times as people read them', async () => {
     const user = await env.makeUser();
     const admin = await superAdminApi(env);
-    expect((await admin.as('POST', '/user-limits/gambling-limits', { body: { userId: user.id, betLimit: '250' } })).status).toBe(201);
+    expect((await admin.as('POST', '/user-limits/gambling-limits', { body: { userId: user.id, betLimit: '1234.5678' } })).status).toBe(201);
     const until = new Date(Date.now() + 7 * 86_400_000).toISOString();
     expect((await admin.as('POST', '/user-limits/user-exclusion', { body: { userId: user.id, excludeUntil: until } })).status).toBe(201);
     const exclusion = (await admin.as('GET', `/user-limits/user-exclusion/${user.id}`)).body as { createdAt: string; expiresAt: string };
@@ -434,12 +438,20 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     const betLimit = page.getByRole('table', { name: 'Bet limit' });
     const field = (table: typeof excluded, label: string) =>
       table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label }) });
-    await field(excluded, 'Excluded until').getByText(exclusion.expiresAt, { exact: true }).waitFor();
-    await field(excluded, 'Set at').getByText(exclusion.createdAt, { exact: true }).waitFor();
+    // Times in the admin's zone with the zone named (Chromium here runs in the test's zone), the exact instant on hover.
+    const zoned = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/;
+    const excludedUntil = field(excluded, 'Excluded until').getByTitle(exclusion.expiresAt, { exact: true });
+    await excludedUntil.waitFor();
+    expect(await excludedUntil.innerText()).toMatch(zoned);
+    await field(excluded, 'Set at').getByTitle(exclusion.createdAt, { exact: true }).waitFor();
     expect(await excluded.getByText(/bet/i).count()).toBe(0);
-    await field(betLimit, 'Each bet at most').getByText('250 USD', { exact: true }).waitFor();
-    await field(betLimit, 'Set at').getByText(limit.createdAt, { exact: true }).waitFor();
-    expect(await betLimit.getByText(exclusion.createdAt, { exact: true }).count()).toBe(0);
+    // USD to cents with a thousands separator; the exact value as the API sent it in the title.
+    const most = field(betLimit, 'Each bet at most').getByText('1,234.57 USD', { exact: true });
+    await most.waitFor();
+    expect(await most.getAttribute('title')).toBe(`${limit.betLimit} USD`);
+    expect(limit.betLimit).toMatch(/^1234\.5678/);
+    await field(betLimit, 'Set at').getByTitle(limit.createdAt, { exact: true }).waitFor();
+    expect(await betLimit.getByTitle(exclusion.createdAt, { exact: true }).count()).toBe(0);
     expect(await betLimit.getByText('expiresAt').count()).toBe(0);
   });
 
@@ -470,6 +482,135 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
         .allInnerTexts()
     ).map((t) => /(\d+) DBC/.exec(t)?.[1]);
     expect(amounts).toEqual(Array.from({ length: 25 }, (_, i) => String(30 - i)));
+  });
+
+  /** The month before the current one (UTC, the calendar of this service), and an instant in it twelve hours before its end. */
+  const endedMonth = () => {
+    const now = new Date();
+    const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 12 * 3_600_000).toISOString();
+    return { period: at.slice(0, 7), at };
+  };
+
+  it('when a SuperAdmin closes the ended month after confirming what closing means, then its report and closing balances show', async () => {
+    const { period, at } = endedMonth();
+    // A deposit whose business time lies in the ended month: the first period anything is booked in, so the next to close.
+    const player = await env.makeUser();
+    const requested = await env.ledger.requestDeposit({
+      externalId: `period-${Date.now().toString(36)}`,
+      userId: player.id,
+      providerId: 'PROVIDER_A',
+      networkId: 'BTC',
+      currencyId: 'BTC',
+      amount: '1234.56789',
+      effectiveAt: at,
+    });
+    if (requested._tag === 'Left') throw new Error(requested.left._tag);
+    const completed = await env.ledger.completeDeposit(requested.right.deposit.id, { txHash: `tx-${period}`, effectiveAt: at });
+    expect(completed._tag).toBe('Right');
+    const admin = await superAdminApi(env);
+    await eventually(async () => {
+      const next = (await admin.as('GET', '/ledger/periods')).body.nextToClose as string | null;
+      if (next !== period) throw new Error(`next to close is ${String(next)}`);
+    }, 30_000);
+
+    const page = superPage;
+    await page.goto('/admin/#/periods');
+    await page.getByRole('heading', { name: 'Periods', level: 1 }).waitFor();
+    await page.getByText('in the time zone UTC').waitFor();
+    await page.getByRole('region', { name: 'Next period to close' }).getByText(period, { exact: true }).waitFor();
+    await expectAccessible(page, 'periods');
+    await page.getByRole('button', { name: `Close ${period}` }).click();
+    const dialog = page.getByRole('dialog');
+    const says = await dialog.innerText();
+    expect(says).toContain(`Nothing posts into ${period} afterwards`);
+    expect(says).toContain('booked in the next open period');
+    expect(says).toContain('A closed period never reopens.');
+    await confirm(page);
+    await answered(page, `Close ${period}: done`);
+
+    await page.getByRole('heading', { name: `Closing report of ${period}`, level: 1 }).waitFor();
+    const report = (await admin.as('GET', `/ledger/periods/${period}/report`)).body as {
+      sha256: string;
+      sealed: boolean;
+      balances: number;
+      report: {
+        trialBalance: { currencyId: string; total: string }[];
+        liability: { currencyId: string; total: string }[];
+        movements: { kind: string; currencyId: string; players: string }[];
+      };
+    };
+    expect(report.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const close = page.getByRole('table', { name: 'Close and seal' });
+    await close.getByText(report.sha256, { exact: true }).waitFor();
+    await close.getByText(report.sealed ? /^Sealed/ : /^Not sealed/).waitFor();
+    const btc = <T extends { currencyId: string }>(rows: T[]): T[] => rows.filter((r) => r.currencyId === 'BTC');
+    const [trial] = btc(report.report.trialBalance);
+    const [liability] = btc(report.report.liability);
+    expect(liability?.total).toMatch(/^1234\.56789/);
+    const cell = (table: string, amount: string) =>
+      page.getByRole('table', { name: table }).getByTitle(`${amount} BTC`, { exact: true }).first();
+    expect(await cell('Trial balance', trial!.total).innerText()).toBe(formatMoney(trial!.total, 'BTC').text);
+    expect(await cell('Player-funds liability', liability!.total).innerText()).toBe('1,234.56789 BTC');
+    expect(btc(report.report.movements).length).toBeGreaterThan(0);
+    for (const m of btc(report.report.movements))
+      await page.getByRole('table', { name: 'Movements by kind' }).getByRole('row').filter({ hasText: m.kind }).first().waitFor();
+    await page.getByText('No late item: nothing dated in a closed period was booked here.').waitFor();
+    const balances = (await admin.as('GET', `/ledger/periods/${period}/balances?page=1&limit=25`)).body as {
+      total: number;
+      balances: { account: string; currencyId: string; balance: string }[];
+    };
+    expect(balances.total).toBe(report.balances);
+    await page.getByText(`1-${Math.min(25, balances.total)} of ${balances.total}`).waitFor();
+    const closing = page.getByRole('table', { name: 'Closing balances' });
+    for (const b of balances.balances)
+      await closing
+        .getByRole('row')
+        .filter({ hasText: b.account })
+        .getByTitle(`${b.balance} ${b.currencyId}`, { exact: true })
+        .first()
+        .waitFor();
+    await expectAccessible(page, 'period-report');
+    await shoot(page, 'period-report', true);
+
+    // The list shows it closed; the next period (this month) has not ended: the API's refusal is shown as it came.
+    await page.goto('/admin/#/periods');
+    const closedRow = page.getByRole('table', { name: 'Closed periods' }).getByRole('row').filter({ hasText: period });
+    await closedRow.getByRole('link', { name: `Report of ${period}` }).waitFor();
+    const listed = (await admin.as('GET', '/ledger/periods')).body as {
+      nextToClose: string;
+      closed: { period: string; closedBy: number }[];
+    };
+    const closedBy = listed.closed.find((c) => c.period === period)!.closedBy;
+    await closedRow.getByRole('link', { name: `admin #${closedBy}`, exact: true }).waitFor();
+    const next = listed.nextToClose;
+    expect(next > period).toBe(true);
+    await shoot(page, 'periods');
+    await page.getByRole('button', { name: `Close ${next}` }).click();
+    await confirm(page);
+    await page.getByText(/^PERIOD_NOT_ENDED: /).waitFor();
+    expect((await admin.as('GET', `/ledger/periods/${next}/report`)).status).toBe(404);
+  });
+
+  it('when an Admin holds balance.view but is not SuperAdmin, then the periods and reports show without a close action', async () => {
+    const { period } = endedMonth();
+    const reader = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['balance.view'] });
+    const page = await newPage();
+    await signInPassword(page, reader);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.getByRole('menuitem', { name: 'Periods' }).click();
+    await page
+      .getByRole('region', { name: 'Next period to close' })
+      .getByText(/^\d{4}-\d{2}$/)
+      .waitFor();
+    const row = page.getByRole('table', { name: 'Closed periods' }).getByRole('row').filter({ hasText: period });
+    await row.waitFor();
+    expect(await page.getByRole('button', { name: /^Close \d{4}-\d{2}/ }).count()).toBe(0);
+    await expectAccessible(page, 'periods (reader)');
+    await row.getByRole('link', { name: `Report of ${period}` }).click();
+    await page.getByRole('heading', { name: `Closing report of ${period}`, level: 1 }).waitFor();
+    await page.getByRole('table', { name: 'Trial balance' }).waitFor();
+    await page.getByRole('table', { name: 'Closing balances' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Close \d{4}-\d{2}/ }).count()).toBe(0);
   });
 
   it('when a SuperAdmin opens each remaining main screen, then it renders with no serious or critical accessibility violation', async () => {

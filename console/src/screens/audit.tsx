@@ -1,6 +1,6 @@
-import { Datagrid, DateField, DateTimeInput, FunctionField, SelectInput, TextField, TextInput, type RaRecord } from 'react-admin';
+import { Datagrid, DateTimeInput, FunctionField, SelectInput, TextField, TextInput, type RaRecord } from 'react-admin';
 import { choices } from '../permissions';
-import { ConsoleList } from '../ui';
+import { ConsoleList, TimeField } from '../ui';
 import { ADMIN_AUDIT_ACTIONS as ACTIONS } from '../../../src/shared/admin-actions';
 
 /** GET /admin-audit: who did what to whom, filterable by admin, user, action and time. */
@@ -22,7 +22,7 @@ export const AuditList = () => (
       expand={<FunctionField render={(r: RaRecord) => <pre>{JSON.stringify(r.details, null, 2)}</pre>} />}
       rowClick="expand"
     >
-      <DateField source="createdAt" showTime sortable={false} />
+      <TimeField source="createdAt" sortable={false} />
       <TextField source="action" sortable={false} />
       <FunctionField
         label="Admin"

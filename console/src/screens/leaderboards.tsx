@@ -5,7 +5,6 @@ import {
   BooleanInput,
   Datagrid,
   FunctionField,
-  DateField,
   SelectInput,
   Show,
   TextField,
@@ -18,7 +17,7 @@ import { api, idempotencyKey, query, RawJson } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { ApiProblem, CommandForm, ConsoleList, Money, useSession } from '../ui';
+import { ApiProblem, CommandForm, ConsoleList, Money, TimeField, useSession } from '../ui';
 
 export const LeaderboardList = () => (
   <ConsoleList
@@ -34,8 +33,8 @@ export const LeaderboardList = () => (
       <TextField source="name" sortable={false} />
       <TextField source="type" sortable={false} />
       <TextField source="status" sortable={false} />
-      <DateField source="startDate" showTime sortable={false} />
-      <DateField source="endDate" showTime sortable={false} />
+      <TimeField source="startDate" sortable={false} />
+      <TimeField source="endDate" sortable={false} />
     </Datagrid>
   </ConsoleList>
 );
@@ -104,8 +103,8 @@ const Standings = () => {
           defaultValues={{ currency: 'USDT' }}
           confirm={(v) => (
             <>
-              Pay {v.usdAmount ? <Money amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to user #
-              {String(v.userId)}?
+              Pay {v.usdAmount ? <Money exact amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to
+              user #{String(v.userId)}?
             </>
           )}
           submit={(v) =>
@@ -194,7 +193,7 @@ export const ScheduleList = () => (
         render={(r: RaRecord) =>
           (configOf(r).prizes ?? []).map((p) => (
             <div key={p.position}>
-              #{p.position}: {String(p.usdPrize)} USD
+              #{p.position}: <Money amount={String(p.usdPrize)} currency="USD" />
             </div>
           ))
         }

@@ -3,7 +3,7 @@ import { Box, Button, MenuItem, Table, TableBody, TableCell, TableHead, TableRow
 import { Title } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
-import { ApiProblem, Money, useSession } from '../ui';
+import { ApiProblem, Money, Time, useSession } from '../ui';
 
 type Balances = { userId: number; at: string | null; position: string | null; balances: { currencyId: string; amount: string }[] };
 type Movement = {
@@ -129,7 +129,9 @@ const PointInTime = () => {
           <TableBody>
             {moves.map((m) => (
               <TableRow key={m.id}>
-                <TableCell>{m.createdAt}</TableCell>
+                <TableCell>
+                  <Time at={m.createdAt} />
+                </TableCell>
                 <TableCell>{m.type}</TableCell>
                 <TableCell>
                   <Money amount={m.amount} currency={m.currencyId} />

@@ -1,6 +1,5 @@
 import {
   Datagrid,
-  DateField,
   DateTimeInput,
   FunctionField,
   NumberField,
@@ -13,7 +12,7 @@ import {
 import { api, idempotencyKey } from '../api';
 import { ALL_CURRENCIES, choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, CommandForm, ConsoleList, Money, MoneyField } from '../ui';
+import { Allowed, CommandForm, ConsoleList, Money, MoneyField, TimeField } from '../ui';
 
 const userName = (r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId ?? '')}`;
 
@@ -33,9 +32,9 @@ export const DepositList = () => (
       <MoneyField source="amount" sortable={false} />
       <MoneyField source="usdAmount" label="USD" currency="USD" />
       <TextField source="status" sortable={false} />
-      <DateField source="createdAt" showTime />
-      <DateField source="confirmedAt" showTime />
-      <DateField source="completedAt" showTime />
+      <TimeField source="createdAt" />
+      <TimeField source="confirmedAt" />
+      <TimeField source="completedAt" />
     </Datagrid>
   </ConsoleList>
 );
@@ -72,7 +71,7 @@ export const BetList = () => (
       <MoneyField source="usdPayout" label="USD payout" currency="USD" />
       <TextField source="multiplier" />
       <TextField source="status" sortable={false} />
-      <DateField source="createdAt" showTime />
+      <TimeField source="createdAt" />
     </Datagrid>
   </ConsoleList>
 );
@@ -114,7 +113,7 @@ export const TransactionList = () => (
       <MoneyField source="beforeBalance" label="Before" sortable={false} />
       <MoneyField source="afterBalance" label="After" sortable={false} />
       <NumberField source="adminUserId" label="Admin" sortable={false} />
-      <DateField source="createdAt" showTime />
+      <TimeField source="createdAt" />
     </Datagrid>
   </ConsoleList>
 );
@@ -131,7 +130,7 @@ const SendTip = () => {
         defaultValues={{ currencyId: 'DBC', notes: '' }}
         confirm={(v) => (
           <>
-            Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
+            Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
           </>
         )}
         submit={(v) =>
@@ -171,7 +170,7 @@ export const TipList = () => (
       <MoneyField source="amount" />
       <TextField source="type" sortable={false} />
       <TextField source="notes" sortable={false} />
-      <DateField source="createdAt" showTime />
+      <TimeField source="createdAt" />
     </Datagrid>
   </ConsoleList>
 );

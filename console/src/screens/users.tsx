@@ -16,7 +16,6 @@ import {
   BooleanField,
   BooleanInput,
   Datagrid,
-  DateField,
   DateTimeInput,
   FunctionField,
   NumberField,
@@ -37,7 +36,7 @@ import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, useSession } from '../ui';
+import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
 
 const userFilters = [
   <TextInput key="q" source="q" label="Search name, e-mail or id" alwaysOn />,
@@ -99,7 +98,7 @@ const UserSearch = () => (
       <TextField source="username" sortable={false} />
       <TextField source="email" sortable={false} />
       <BooleanField source="isBanned" label="Banned" sortable={false} />
-      <DateField source="createdAt" label="Created" sortable={false} />
+      <TimeField source="createdAt" label="Created" sortable={false} />
     </Datagrid>
   </ConsoleList>
 );
@@ -134,8 +133,8 @@ export const UserList = () => {
             render={(r: RaRecord) => <Money amount={(r.statsUsd as { totalWagered?: string })?.totalWagered} currency="USD" />}
           />
           <BooleanField source="isBanned" label="Banned" />
-          <DateField source="lastLoginAt" showTime label="Last sign-in" />
-          <DateField source="createdAt" label="Created" />
+          <TimeField source="lastLoginAt" label="Last sign-in" />
+          <TimeField source="createdAt" label="Created" />
         </Datagrid>
       </ConsoleList>
     </>
@@ -165,7 +164,10 @@ const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
   return { ...state, reload: () => setTick((t) => t + 1) };
 };
 
-const KeyValues = ({ value }: { value: Record<string, unknown> | undefined }) => (
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** A record's fields: instants in the admin's zone, and with `currency` (USD stats) decimal strings as money, exact on hover. */
+const KeyValues = ({ value, currency }: { value: Record<string, unknown> | undefined; currency?: string }) => (
   <Table size="small">
     <TableBody>
       {Object.entries(value ?? {}).map(([k, v]) => (
@@ -173,7 +175,19 @@ const KeyValues = ({ value }: { value: Record<string, unknown> | undefined }) =>
           <TableCell component="th" scope="row">
             {k}
           </TableCell>
-          <TableCell>{v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v)}</TableCell>
+          <TableCell>
+            {v === null || v === undefined ? (
+              '—'
+            ) : typeof v === 'string' && INSTANT.test(v) ? (
+              <Time at={v} />
+            ) : typeof v === 'string' && currency && DECIMAL.test(v) ? (
+              <Money amount={v} currency={currency} />
+            ) : typeof v === 'object' ? (
+              JSON.stringify(v)
+            ) : (
+              String(v)
+            )}
+          </TableCell>
         </TableRow>
       ))}
     </TableBody>
@@ -378,7 +392,7 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           defaultValues={{ currencyId: 'DBC', notes: '' }}
           confirm={(v) => (
             <>
-              Tip <Money amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?
+              Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to {String(user.username)}?
             </>
           )}
           submit={(v) =>
@@ -403,7 +417,7 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           defaultValues={{ currencyId: 'DBC', notes: '' }}
           confirm={(v) => (
             <>
-              Deduct <Money amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?
+              Deduct <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> from {String(user.username)}?
             </>
           )}
           submit={(v) =>
@@ -429,8 +443,8 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
           confirm={(v) => (
             <>
               Set the {String(v.currencyId)} balance of {String(user.username)}: before{' '}
-              <Money amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after{' '}
-              <Money amount={String(v.balance)} currency={String(v.currencyId)} />.
+              <Money exact amount={balanceOf(v.currencyId)} currency={String(v.currencyId)} />, after{' '}
+              <Money exact amount={String(v.balance)} currency={String(v.currencyId)} />.
             </>
           )}
           submit={(v) =>
@@ -453,15 +467,15 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
 type Fetched = { data?: Record<string, unknown>; error?: unknown };
 type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
 const EXCLUSION_FIELDS: readonly LimitField[] = [
-  ['expiresAt', 'Excluded until'],
-  ['createdAt', 'Set at'],
-  ['updatedAt', 'Updated at'],
+  ['expiresAt', 'Excluded until', (v) => <Time at={v as string | null} />],
+  ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
+  ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
   ['id', 'Record id'],
 ];
 const BET_LIMIT_FIELDS: readonly LimitField[] = [
   ['betLimit', 'Each bet at most', (v) => <Money amount={v as string | null} currency="USD" />],
-  ['createdAt', 'Set at'],
-  ['updatedAt', 'Updated at'],
+  ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
+  ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
   ['id', 'Record id'],
 ];
 
@@ -612,7 +626,7 @@ const UserDetail = () => {
         <Balances user={user} />
       </Section>
       <Section title="USD stats (figures in USD)">
-        <KeyValues value={user.statsUsd as Record<string, unknown>} />
+        <KeyValues value={user.statsUsd as Record<string, unknown>} currency="USD" />
       </Section>
       {can(me, 'superadmin') ? <Extra title="Full stats" path={`/user/${String(user.id)}/full/stats`} /> : null}
       <MoneyActions user={user} settle={settle} />

@@ -3,7 +3,6 @@ import { Box, Button, TextField as MuiTextField, Typography } from '@mui/materia
 import {
   Confirm,
   Datagrid,
-  DateField,
   FunctionField,
   SelectInput,
   TextField,
@@ -16,7 +15,8 @@ import {
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
-import { CommandButton, ConsoleList, Money, MoneyField, useSession } from '../ui';
+import { formatTime } from '../format';
+import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, useSession } from '../ui';
 
 const STATUSES = ['PENDING', 'FAILED', 'CONFIRMED', 'COMPLETE', 'DENIED'].map((id) => ({ id, name: id }));
 const filters = [
@@ -55,7 +55,7 @@ const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) 
         content={
           <Box>
             <Typography>
-              Refund <Money amount={record.amount as string} currency={record.currencyId as string} /> to{' '}
+              Refund <Money exact amount={record.amount as string} currency={record.currencyId as string} /> to{' '}
               {(record.user as { username?: string })?.username}.
             </Typography>
             <MuiTextField
@@ -85,7 +85,7 @@ const Actions = () => {
   if (!record) return null;
   const pending = record.status === 'PENDING';
   const failed = record.status === 'FAILED';
-  const amount = <Money amount={record.amount as string} currency={record.currencyId as string} />;
+  const amount = <Money exact amount={record.amount as string} currency={record.currencyId as string} />;
   return (
     <Box sx={{ display: 'flex', gap: 1 }} onClick={(e) => e.stopPropagation()}>
       {pending && can(me, 'withdrawals.approve') ? (
@@ -130,7 +130,7 @@ const AdminActions = ({ record }: { record: RaRecord }) => {
     <Box component="ul" aria-label="Admin actions on this withdrawal" sx={{ m: 1 }}>
       {entries.map((e) => (
         <li key={e.id}>
-          {e.createdAt}: {e.action} by {e.admin.username}
+          <Time at={e.createdAt} />: {e.action} by {e.admin.username}
           {e.details.rejectReason ? ` (${String(e.details.rejectReason)})` : ''}
         </li>
       ))}
@@ -145,11 +145,11 @@ const Detail = () => {
   if (!record) return null;
   const confirmer = (record.confirmedByUser as { username?: string } | null)?.username ?? record.confirmedByUserId;
   const steps: [string, unknown][] = [
-    ['Requested', record.createdAt],
-    ['Confirmed', record.confirmedAt && `${String(record.confirmedAt)} by ${confirmer}`],
+    ['Requested', formatTime(record.createdAt as string)],
+    ['Confirmed', record.confirmedAt && `${formatTime(record.confirmedAt as string)} by ${confirmer}`],
     ['Rejected', record.rejectReason],
     ['Failed', record.failedReason],
-    ['Last change', `${String(record.updatedAt)} (${String(record.status)})`],
+    ['Last change', `${formatTime(record.updatedAt as string)} (${String(record.status)})`],
   ];
   return (
     <Box>
@@ -198,7 +198,7 @@ export const WithdrawalList = () => (
       <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
       <TextField source="status" />
       <TextField source="recipientAddress" label="To" />
-      <DateField source="createdAt" showTime label="Requested" />
+      <TimeField source="createdAt" label="Requested" />
       <Actions />
     </Datagrid>
   </ConsoleList>
