@@ -82,9 +82,9 @@ export const createPeriods = (deps: PeriodsDeps) => {
   };
 
   /** The periods read model has applied every event the store holds now (so the first booked period is known). */
-  const caughtUp = async (): Promise<void> => {
+  const caughtUp = async (timeoutMs = deps.reportTimeoutMs ?? 60_000): Promise<void> => {
     const head = await deps.store.headPosition();
-    const deadline = Date.now() + (deps.reportTimeoutMs ?? 60_000);
+    const deadline = Date.now() + timeoutMs;
     for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
       const { rows } = await deps.pool.query<{ position: string }>(`SELECT position FROM projection_checkpoints WHERE name = 'periods'`);
       if (comparePositions(rows[0] ? parsePosition(rows[0].position) : START, head) >= 0) return;
@@ -138,10 +138,12 @@ export const createPeriods = (deps: PeriodsDeps) => {
     },
     /** The last closed period, if any. */
     lastClosed: async (): Promise<PeriodId | undefined> => (await handler.load(0)).state.lastClosed,
-    /** The next period a close accepts, and whether it has ended. */
+    /** The next period a close accepts; before the first close, the first period booked (the read model waited for up to 2 s). */
     nextToClose: async (): Promise<PeriodId | undefined> => {
       const { state } = await handler.load(0);
-      return state.lastClosed !== undefined ? nextPeriod(state.lastClosed) : firstBookedPeriod(deps.pool);
+      if (state.lastClosed !== undefined) return nextPeriod(state.lastClosed);
+      await caughtUp(2_000).catch(() => undefined);
+      return firstBookedPeriod(deps.pool);
     },
     seal,
   };

@@ -74,6 +74,23 @@ export const closedPeriod = async (db: Pick<pg.Pool, 'query'>, id: PeriodId): Pr
 };
 
 export type ClosingBalance = Readonly<{ account: string; currencyId: string; balance: string }>;
+
+/** Every account's opening (the previous close's, 0 for the first) and closing balance of a closed period, by account. */
+export const openingAndClosing = async (
+  db: Pick<pg.Pool, 'query'>,
+  id: PeriodId,
+  previous: PeriodId | null,
+): Promise<{ account: string; currencyId: string; opening: string; closing: string }[]> =>
+  (
+    await db.query<{ account: string; currency_id: string; opening: string; closing: string }>(
+      `SELECT coalesce(c.account, o.account) AS account, coalesce(c.currency_id, o.currency_id) AS currency_id,
+         coalesce(o.balance, 0)::text AS opening, coalesce(c.balance, 0)::text AS closing
+       FROM (SELECT * FROM period_balances WHERE period = $1) c
+       FULL JOIN (SELECT * FROM period_balances WHERE period = $2) o ON o.account = c.account AND o.currency_id = c.currency_id
+       ORDER BY 1, 2`,
+      [id, previous],
+    )
+  ).rows.map((r) => ({ account: r.account, currencyId: r.currency_id, opening: r.opening, closing: r.closing }));
 export const closingBalances = async (
   db: Pick<pg.Pool, 'query'>,
   id: PeriodId,

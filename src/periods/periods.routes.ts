@@ -4,9 +4,10 @@ import { guardedRoutes } from '../http/access.js';
 import { authOf } from '../http/auth.adapter.js';
 import type { BackOfficeDeps } from '../http/back-office.deps.js';
 import { HttpError } from '../http/http-errors.js';
-import { parseParams, parseQuery } from '../http/validate.js';
+import { parseParams, parseQuery, z } from '../http/validate.js';
 import type { PeriodError, Periods } from './close-period.use-case.js';
-import { closedPeriod, closedPeriods, closingBalances } from './periods.queries.js';
+import { closedPeriod, closedPeriods, closingBalances, openingAndClosing } from './periods.queries.js';
+import { CSV_FORMULA_GUARD, csvField, csvTextField } from '../audit/export.format.js';
 import { BalancesPageQuery, ClosedPeriodView, ClosingBalancesView, PeriodParams, PeriodsView } from './periods.schemas.js';
 
 const periodError = (e: PeriodError): HttpError => {
@@ -116,6 +117,33 @@ export const periodsRoutes = (deps: BackOfficeDeps & { periods: Periods }): Rout
       if (!(await closedPeriod(pool, period))) throw new HttpError(404, 'PERIOD_NOT_CLOSED', `Period ${period} is not closed`);
       const { total, balances } = await closingBalances(pool, period, { limit, offset: (page - 1) * limit });
       res.json({ period, total, page, limit, balances });
+    },
+  );
+  route(
+    'get',
+    '/ledger/periods/:period/balances.csv',
+    READ,
+    {
+      summary: "A closed period's opening and closing balance of every account, as RFC 4180 CSV",
+      addition: true,
+      description:
+        `Columns account, currencyId, opening, closing; ${CSV_FORMULA_GUARD}. ` + 'The digest of the report covers the closing balances.',
+      request: { params: PeriodParams },
+      responses: { 200: { description: 'text/csv; header row first', schema: z.string() } },
+    },
+    async (req, res) => {
+      const { period } = parseParams(PeriodParams, req);
+      const closed = await closedPeriod(pool, period);
+      if (!closed) throw new HttpError(404, 'PERIOD_NOT_CLOSED', `Period ${period} is not closed`);
+      const rows = await openingAndClosing(pool, period, (closed.report.previous as string | null) ?? null);
+      const lines = [
+        'account,currencyId,opening,closing',
+        ...rows.map((r) => [csvTextField(r.account), csvTextField(r.currencyId), csvField(r.opening), csvField(r.closing)].join(',')),
+      ];
+      res
+        .type('text/csv; charset=utf-8')
+        .attachment(`closing-balances-${period}.csv`)
+        .send(`${lines.join('\r\n')}\r\n`);
     },
   );
   return router;

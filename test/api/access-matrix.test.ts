@@ -83,6 +83,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /ledger/periods/:period/close': () => ({ path: '/ledger/periods/not-a-period/close' }), // 400: nothing closes
   'get /ledger/periods/:period/report': () => ({ path: '/ledger/periods/2001-01/report' }),
   'get /ledger/periods/:period/balances': () => ({ path: '/ledger/periods/2001-01/balances' }),
+  'get /ledger/periods/:period/balances.csv': () => ({ path: '/ledger/periods/2001-01/balances.csv' }),
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),
