@@ -3,7 +3,7 @@ import type { EventStore, Position } from '../infra/event-store/event-store.port
 import type { SealCheckpoint } from './seal.store.js';
 
 export type SealDifference = Readonly<{
-  kind: 'edited' | 'deleted' | 'inserted' | 'chain-broken' | 'checkpoint-forged' | 'unsealed';
+  kind: 'edited' | 'deleted' | 'inserted' | 'chain-broken' | 'checkpoint-forged' | 'unsealed' | 'seal-key';
   streamId?: string;
   revision?: string;
   position?: string;

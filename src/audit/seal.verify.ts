@@ -98,9 +98,20 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
   const addAnchor = (a: Anchor): void => {
     anchors.set(a.sealedCount, [...(anchors.get(a.sealedCount) ?? []), a]);
   };
-  for (const c of snap.checkpoints) {
-    const macOk = macMatches(key, c, c.mac);
-    if (!macOk)
+  // A key that matches no checkpoint is named once, not as every checkpoint forged: most often it is not the ledger's key.
+  const macs = snap.checkpoints.map((c) => macMatches(key, c, c.mac));
+  const keyMatchesNone = macs.length > 0 && macs.every((ok) => !ok);
+  if (keyMatchesNone)
+    report({
+      kind: 'seal-key',
+      position: snap.checkpoints.at(-1)!.position,
+      detail:
+        `the seal key matches none of the ${macs.length} checkpoints: it is not the key the ledger was sealed with (check ` +
+        'LEDGER_SEAL_KEY, or DATA_DIR/keys), or every checkpoint was rewritten; the seal chain itself is still checked below',
+    });
+  for (const [i, c] of snap.checkpoints.entries()) {
+    const macOk = macs[i]!;
+    if (!macOk && !keyMatchesNone)
       report({
         kind: 'checkpoint-forged',
         position: c.position,
@@ -276,7 +287,7 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
       });
   }
   const every = deps.checkpointEvery;
-  if (every !== undefined && sealedCount - lastValid > 2n * BigInt(every)) {
+  if (every !== undefined && !keyMatchesNone && sealedCount - lastValid > 2n * BigInt(every)) {
     report({
       kind: 'checkpoint-forged',
       position: at(sealedHead),

@@ -582,9 +582,12 @@ describe('ledger sealer crashes', () => {
     expect(await verifySeals({ store, pool, key: KEY })).toEqual([]);
   });
 
-  it('when verify runs with another key, then every checkpoint is reported as forged', async () => {
-    const differences = await verifySeals({ store, pool, key: Buffer.alloc(32, 1) });
-    expect(differences.length).toBe(await count(pool, 'SELECT 1 FROM seal_checkpoints'));
-    expect(differences.every((d) => d.kind === 'checkpoint-forged')).toBe(true);
+  it('when verify runs with another key, then the key is named once, not every checkpoint as forged', async () => {
+    const checkpoints = await count(pool, 'SELECT 1 FROM seal_checkpoints');
+    expect(checkpoints).toBeGreaterThan(1);
+    const differences = await verifySeals({ store, pool, key: Buffer.alloc(32, 1), checkpointEvery: EVERY });
+    expect(differences).toEqual([
+      expect.objectContaining({ kind: 'seal-key', detail: expect.stringContaining(`matches none of the ${checkpoints} checkpoints`) }),
+    ]);
   });
 });
