@@ -91,6 +91,25 @@ const rootLayout = async (dataDir: string, bins: Binaries, log: Logger): Promise
   return { bins: moved, databaseDir: path.join(home, 'pg') };
 };
 
+/**
+ * Removes the embedded database of `dataDir` (its own `pg`, or the cluster under `rootHome` that root's runs use, which
+ * deleting the directory alone leaves behind) so the next start makes a fresh one; the keys stay. Refused while a
+ * service runs on it. Returns the directories removed.
+ */
+export const resetEmbeddedData = async (dataDir: string, rootHome = ROOT_HOME): Promise<string[]> => {
+  const pid = Number((await readFile(path.resolve(dataDir, 'embedded.pid'), 'utf8').catch(() => '')).trim());
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isNodeAlive(pid)) {
+    throw new StartRefused(`casino-ledger is running with DATA_DIR ${path.resolve(dataDir)} (pid ${pid}): stop it first`);
+  }
+  const dirs = [
+    path.resolve(dataDir, 'pg'),
+    path.join(rootHome, createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)),
+  ].filter((d) => existsSync(d));
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  await rm(path.resolve(dataDir, 'pg-location'), { force: true });
+  return dirs;
+};
+
 /** One `npm start` per data directory: a second one in the same checkout stops with a clear line and leaves the running one alone. */
 const lockDataDir = async (dataDir: string): Promise<() => Promise<void>> => {
   await mkdir(dataDir, { recursive: true });
@@ -132,7 +151,10 @@ export const startEmbeddedPostgres = async (o: EmbeddedPostgresOptions): Promise
     const child = await startServer(bins, databaseDir, o.port, ids, log);
     const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${o.port}`;
     await createDatabaseIfMissing(`${base}/postgres`, database);
-    log.info({ port: o.port, databaseDir, database }, 'embedded PostgreSQL ready');
+    log.info(
+      { port: o.port, databaseDir, database },
+      'embedded PostgreSQL ready (npm run reset, with the service stopped, starts it over)',
+    );
     return {
       connectionString: `${base}/${database}`,
       stop: async () => {
