@@ -176,8 +176,12 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const readersWaiting = createNotifier({ pool, channel: 'read_models_wanted', signal: createWakeSignal(), logger });
   cleanups.push({ name: 'read-model waits', run: () => readersWaiting.close() });
   let localProjector: LocalProgress | undefined;
-  if (roles.has('projector')) {
-    const sealKey = await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) });
+  // The followers seal events with it, the back office seals closing reports: loaded once for both.
+  const sealKey =
+    roles.has('projector') || roles.has('admin-api')
+      ? await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) })
+      : undefined;
+  if (roles.has('projector') && sealKey) {
     if (roles.has('public-api') || roles.has('admin-api') || roles.has('gateway')) {
       // Beside the APIs, the followers get a thread of their own: a catch-up or a busy batch never delays a request.
       const thread = await startFollowersThread({
@@ -212,7 +216,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
           store,
           pool,
           calendar: config.ledgerCalendar,
-          sealKey: await loadSymmetricKey(config.audit.sealKey, config.dataDir, SEAL_KEY_NAME, { generate: mayGenerateKeys(config) }),
+          ...(sealKey ? { sealKey } : {}),
           snapshotWallet: (userId) => ledger.internals.handler.snapshot(userId),
         }),
       }),

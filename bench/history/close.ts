@@ -8,7 +8,6 @@
  * its two events copied in SQL with new ids, bets, revisions, users and times spread over the month (the same amounts,
  * so every balanceAfter holds). The projector then books them as it books live events.
  */
-import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { createLedger } from '../../src/commands/ledger.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
@@ -18,15 +17,12 @@ import { startProjector } from '../../src/projections/index.js';
 import { verifyPeriods } from '../../src/audit/verify.periods.js';
 import { verifyOpenPeriod } from '../../src/audit/verify.open-period.js';
 import { verifyLedger } from '../../src/audit/verify.js';
+import { must } from '../lib/either.js';
 import { game } from '../lib/game.js';
 import { percentile, round } from '../lib/stats.js';
 
 export type CloseBenchOptions = Readonly<{ pool: pg.Pool; store: EventStore; events: number; wallets: number; concurrency: number }>;
 
-const must = <T>(e: Either<unknown, T>): T => {
-  if (isLeft(e)) throw new Error(JSON.stringify(e.left));
-  return e.right;
-};
 const bet = (userId: number, id: string) => ({
   id,
   userId,

@@ -8,12 +8,12 @@
  * per-request work is skipped (2,000,000 events through the ledger take hours here). The snapshot is then written
  * the way the service writes it: a first load folds the whole stream once and stores the kept state.
  */
-import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { createLedger } from '../../src/commands/ledger.js';
 import { decodeWalletSnapshot } from '../../src/commands/wallet-snapshot.js';
 import { walletStream } from '../../src/domain/wallet/wallet.events.js';
 import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
+import { must } from '../lib/either.js';
 import { game } from '../lib/game.js';
 import { percentile, round } from '../lib/stats.js';
 
@@ -50,10 +50,6 @@ const betInput = (userId: number, id: string) => ({
   currencyId: 'USDT' as const,
   amount: '1',
 });
-const must = <T>(e: Either<unknown, T>): T => {
-  if (isLeft(e)) throw new Error(JSON.stringify(e.left));
-  return e.right;
-};
 
 /** Funds the wallet through the ledger, places and settles the template bet, then copies it `bets - 1` times in SQL. */
 const loadHistory = async (o: WalletBenchOptions, userId: number, bets: number): Promise<number> => {

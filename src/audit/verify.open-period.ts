@@ -29,14 +29,17 @@ export const verifyOpenPeriod = async (
   const { differences, last } = await verifyClosedPeriods(o);
   const fold = new LedgerFold([], last !== undefined);
   if (last) {
-    const minor = (c: string, v: Minor) => [c as CurrencyId, v] as const;
-    const wallets: (readonly [number, CurrencyId, Minor])[] = [];
+    // A wallet may appear twice (its closing balance and a leg dated ahead): summed per wallet and currency.
+    const wallets = new Map<string, [number, CurrencyId, Minor]>();
     const trial = new Map<CurrencyId, Minor>();
     const add = (account: string, c: string, v: Minor): void => {
       if (!isCurrencyId(c)) return;
       trial.set(c, (trial.get(c) ?? 0n) + v);
       const user = /^user:(\d+)$/.exec(account);
-      if (user) wallets.push([Number(user[1]), c, v]);
+      if (!user) return;
+      const held = wallets.get(`${user[1]}|${c}`);
+      if (held) held[2] += v;
+      else wallets.set(`${user[1]}|${c}`, [Number(user[1]), c, v]);
     };
     for (const [k, v] of last.balances) {
       const [account, c] = k.split('|') as [string, string];
@@ -47,17 +50,7 @@ export const verifyOpenPeriod = async (
       const m = parseDecimal(leg.amount, scaleOf(leg.currencyId));
       if (!isParseError(m)) add(leg.account, leg.currencyId, m);
     }
-    // A wallet may appear twice (its closing balance and a leg dated ahead): summed before seeding.
-    const summed = new Map<string, readonly [number, CurrencyId, Minor]>();
-    for (const [u, c, v] of wallets) {
-      const k = `${u}|${c}`;
-      const prev = summed.get(k);
-      summed.set(k, [u, c, (prev?.[2] ?? 0n) + v]);
-    }
-    fold.seed(
-      summed.values(),
-      [...trial].map(([c, v]) => minor(c, v)),
-    );
+    fold.seed(wallets.values(), trial);
   }
   const head = await o.store.headPosition();
   for (let after = last?.position ?? START; comparePositions(after, head) < 0;) {

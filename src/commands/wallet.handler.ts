@@ -181,16 +181,18 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     slot.weight = weight;
   };
 
-  /** Writes the kept state as the stream's snapshot once enough events passed since the last; never awaited by a command. */
+  /** Writes the slot's kept state, at its revision, as the stream's snapshot. */
+  const writeSnapshot = async (slot: Slot): Promise<void> => {
+    const { state, revision } = slot;
+    await deps.store.writeSnapshot(walletStream(slot.userId), { revision, data: encodeWalletSnapshot(state) });
+    if (revision > slot.snapshotRevision) slot.snapshotRevision = revision;
+  };
+
+  /** Writes the snapshot once enough events passed since the last; never awaited by a command. */
   const maybeSnapshot = (slot: Slot): void => {
     if (slot.snapshotting || slot.revision < 0n || slot.revision - slot.snapshotRevision < snapshotEvery) return;
-    const { state, revision } = slot;
     slot.snapshotting = true;
-    void deps.store
-      .writeSnapshot(walletStream(slot.userId), { revision, data: encodeWalletSnapshot(state) })
-      .then(() => {
-        if (revision > slot.snapshotRevision) slot.snapshotRevision = revision;
-      })
+    void writeSnapshot(slot)
       .catch((error: unknown) => deps.onSnapshotError?.(error))
       .finally(() => {
         slot.snapshotting = false;
@@ -452,10 +454,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
     snapshot: async (userId) => {
       await enqueue(userId, null);
       const slot = slots.get(userId);
-      if (!slot || slot.revision < 0n || slot.revision <= slot.snapshotRevision) return;
-      const { state, revision } = slot;
-      await deps.store.writeSnapshot(walletStream(userId), { revision, data: encodeWalletSnapshot(state) });
-      if (revision > slot.snapshotRevision) slot.snapshotRevision = revision;
+      if (slot && slot.revision >= 0n && slot.revision > slot.snapshotRevision) await writeSnapshot(slot);
     },
     lookup: async (userId, keys) => {
       const slot = slots.get(userId);

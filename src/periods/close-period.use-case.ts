@@ -3,7 +3,15 @@ import type pg from 'pg';
 import { createStreamHandler } from '../commands/stream.handler.js';
 import { comparePositions, parsePosition, START, StoreUnavailable, type EventStore } from '../infra/event-store/event-store.port.js';
 import { isPeriodId, nextPeriod, PERIODS_STREAM, type PeriodClosed, type PeriodId } from './periods.events.js';
-import { closedPeriod, closingBalances, firstBookedPeriod, periodBounds, type Calendar, type ClosedPeriod } from './periods.queries.js';
+import {
+  closedPeriod,
+  closingBalanceCount,
+  closingBalances,
+  firstBookedPeriod,
+  periodBounds,
+  type Calendar,
+  type ClosedPeriod,
+} from './periods.queries.js';
 import { closeDigest, closeMac } from './periods.seal.js';
 
 export type PeriodError =
@@ -81,28 +89,33 @@ export const createPeriods = (deps: PeriodsDeps) => {
     return closedPeriod(deps.pool, period);
   };
 
-  /** The periods read model has applied every event the store holds now (so the first booked period is known). */
-  const caughtUp = async (timeoutMs = deps.reportTimeoutMs ?? 60_000): Promise<void> => {
-    const head = await deps.store.headPosition();
+  /** What the projector writes, asked for again (10 ms, then doubling up to 250 ms) until it is there or the time is up. */
+  const awaitProjector = async <T>(ask: () => Promise<T | undefined>, timeoutMs: number, missing: string): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
-      const { rows } = await deps.pool.query<{ position: string }>(`SELECT position FROM projection_checkpoints WHERE name = 'periods'`);
-      if (comparePositions(rows[0] ? parsePosition(rows[0].position) : START, head) >= 0) return;
-      if (Date.now() > deadline) throw new StoreUnavailable('the periods read model is behind the ledger: is the projector running?');
+      const found = await ask();
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new StoreUnavailable(`${missing}: is the projector running?`);
       await new Promise((r) => setTimeout(r, delay));
     }
+  };
+  const reportTimeoutMs = deps.reportTimeoutMs ?? 60_000;
+
+  /** The periods read model has applied every event the store holds now (so the first booked period is known). */
+  const caughtUp = async (timeoutMs = reportTimeoutMs): Promise<void> => {
+    const head = await deps.store.headPosition();
+    await awaitProjector(
+      async () => {
+        const { rows } = await deps.pool.query<{ position: string }>(`SELECT position FROM projection_checkpoints WHERE name = 'periods'`);
+        return comparePositions(rows[0] ? parsePosition(rows[0].position) : START, head) >= 0 ? true : undefined;
+      },
+      timeoutMs,
+      'the periods read model is behind the ledger',
+    );
   };
 
-  const waitForReport = async (period: PeriodId): Promise<ClosedPeriod> => {
-    const deadline = Date.now() + (deps.reportTimeoutMs ?? 60_000);
-    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
-      const sealed = await seal(period);
-      if (sealed) return sealed;
-      if (Date.now() > deadline)
-        throw new StoreUnavailable(`the closing report of ${period} is not written yet: is the projector running?`);
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  };
+  const waitForReport = (period: PeriodId): Promise<ClosedPeriod> =>
+    awaitProjector(() => seal(period), reportTimeoutMs, `the closing report of ${period} is not written yet`);
 
   const snapshots = async (period: PeriodId): Promise<void> => {
     if (!deps.snapshotWallet) return;
@@ -132,9 +145,9 @@ export const createPeriods = (deps: PeriodsDeps) => {
       );
       if (handled.decision._tag === 'Left') return handled.decision;
       const report = await waitForReport(periodId);
-      const { total } = await closingBalances(deps.pool, periodId, { limit: 0, offset: 0 });
+      const balances = await closingBalanceCount(deps.pool, periodId);
       void snapshots(periodId);
-      return right({ ...report, balances: total });
+      return right({ ...report, balances });
     },
     /** The last closed period, if any. */
     lastClosed: async (): Promise<PeriodId | undefined> => (await handler.load(0)).state.lastClosed,

@@ -75,6 +75,10 @@ export const closedPeriod = async (db: Pick<pg.Pool, 'query'>, id: PeriodId): Pr
 
 export type ClosingBalance = Readonly<{ account: string; currencyId: string; balance: string }>;
 
+/** How many closing balances a closed period has (one per account and currency). */
+export const closingBalanceCount = async (db: Pick<pg.Pool, 'query'>, id: PeriodId): Promise<number> =>
+  Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM period_balances WHERE period = $1', [id])).rows[0]!.n);
+
 /** Every account's opening (the previous close's, 0 for the first) and closing balance of a closed period, by account. */
 export const openingAndClosing = async (
   db: Pick<pg.Pool, 'query'>,
@@ -96,15 +100,15 @@ export const closingBalances = async (
   id: PeriodId,
   page?: Readonly<{ limit: number; offset: number }>,
 ): Promise<{ total: number; balances: ClosingBalance[] }> => {
-  const [{ rows }, { rows: count }] = await Promise.all([
+  const [{ rows }, total] = await Promise.all([
     db.query<{ account: string; currency_id: string; balance: string }>(
       `SELECT account, currency_id, balance::text AS balance FROM period_balances WHERE period = $1 ORDER BY account, currency_id
        ${page ? 'LIMIT $2 OFFSET $3' : ''}`,
       page ? [id, page.limit, page.offset] : [id],
     ),
-    db.query<{ n: string }>('SELECT count(*) AS n FROM period_balances WHERE period = $1', [id]),
+    closingBalanceCount(db, id),
   ]);
-  return { total: Number(count[0]!.n), balances: rows.map((r) => ({ account: r.account, currencyId: r.currency_id, balance: r.balance })) };
+  return { total, balances: rows.map((r) => ({ account: r.account, currencyId: r.currency_id, balance: r.balance })) };
 };
 
 /**

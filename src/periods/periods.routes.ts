@@ -6,7 +6,7 @@ import type { BackOfficeDeps } from '../http/back-office.deps.js';
 import { HttpError } from '../http/http-errors.js';
 import { parseParams, parseQuery, z } from '../http/validate.js';
 import type { PeriodError, Periods } from './close-period.use-case.js';
-import { closedPeriod, closedPeriods, closingBalances, openingAndClosing } from './periods.queries.js';
+import { closedPeriod, closedPeriods, closingBalanceCount, closingBalances, openingAndClosing } from './periods.queries.js';
 import { CSV_FORMULA_GUARD, csvField, csvTextField } from '../audit/export.format.js';
 import { BalancesPageQuery, ClosedPeriodView, ClosingBalancesView, PeriodParams, PeriodsView } from './periods.schemas.js';
 
@@ -96,8 +96,7 @@ export const periodsRoutes = (deps: BackOfficeDeps & { periods: Periods }): Rout
       const { period } = parseParams(PeriodParams, req);
       const closed = await closedPeriod(pool, period);
       if (!closed) throw new HttpError(404, 'PERIOD_NOT_CLOSED', `Period ${period} is not closed`);
-      const { total } = await closingBalances(pool, period, { limit: 0, offset: 0 });
-      res.json({ ...closed, state: 'CLOSED', balances: total });
+      res.json({ ...closed, state: 'CLOSED', balances: await closingBalanceCount(pool, period) });
     },
   );
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
 import { toMinor, fromMinor, type DecimalString } from '../../src/domain/money/money.js';
@@ -13,18 +13,14 @@ import { closingBalances, ensureCalendar } from '../../src/periods/periods.queri
 import { closeDigest, closeMacMatches } from '../../src/periods/periods.seal.js';
 import { verifyPeriods } from '../../src/audit/verify.periods.js';
 import { verifyOpenPeriod } from '../../src/audit/verify.open-period.js';
-import type { EventStore } from '../../src/infra/event-store/event-store.port.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
+import { must as right } from '../support/realtime-ledger.js';
 import { runLedgerScript } from '../support/audit-ledger.js';
+import { withStoreOverrides } from '../support/store-overrides.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const KEY = Buffer.alloc(32, 3);
-
-const right = <T>(e: Either<unknown, T>): T => {
-  if (isLeft(e)) throw new Error(`refused: ${JSON.stringify(e.left)}`);
-  return e.right;
-};
 
 /**
  * The ledger's clock is the test's: commands are decided "at" it, with no business time of their own, so each
@@ -244,15 +240,10 @@ describe('periods: the books close in order, once, with a sealed report equal to
 
   it('when verify re-derives the closed periods, then each is right and read once; an edited balance, report or event of a closed period fails it', async () => {
     let reads = 0;
-    const counting = new Proxy(env.store, {
-      get(target, property) {
-        if (property === 'readAll')
-          return async (...args: Parameters<EventStore['readAll']>) => {
-            reads += 1;
-            return target.readAll(...args);
-          };
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    const counting = withStoreOverrides(env.store, {
+      readAll: (...args) => {
+        reads += 1;
+        return env.store.readAll(...args);
       },
     });
     expect(await verifyPeriods({ pool: env.pool, store: counting, key: KEY })).toEqual([]);

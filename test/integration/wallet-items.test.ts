@@ -1,4 +1,4 @@
-import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
 import { WALLET_ITEM_KEYS } from '../../src/commands/wallet-items.js';
@@ -11,33 +11,21 @@ import { createPostgresEventStore } from '../../src/infra/event-store/postgres/p
 import { readStreamByKeysQuery } from '../../src/infra/event-store/postgres/postgres.reads.js';
 import { verifySnapshots } from '../../src/audit/verify.snapshots.js';
 import { createLedgerEnv, fundWallet, type LedgerEnv } from '../support/ledger-env.js';
+import { must as right } from '../support/realtime-ledger.js';
+import { withStoreOverrides } from '../support/store-overrides.js';
 
 const game = { name: 'Dice', slug: 'dice', type: 'ORIGINALS', provider: { name: 'house' } };
 const SNAPSHOT_EVERY = 10;
 
-const right = <T>(e: Either<unknown, T>): T => {
-  if (isLeft(e)) throw new Error(`refused: ${JSON.stringify(e.left)}`);
-  return e.right;
-};
-
 /** A store that counts the events its stream reads return: what a cold wallet folds. */
 const counting = (store: EventStore): EventStore & { folded: () => number } => {
   let folded = 0;
-  return Object.assign(
-    new Proxy(store, {
-      get(target, property) {
-        if (property === 'readStream')
-          return async (...args: Parameters<EventStore['readStream']>) => {
-            const events = await target.readStream(...args);
-            folded += events.length;
-            return events;
-          };
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    }),
-    { folded: () => folded },
-  );
+  const readStream: EventStore['readStream'] = async (...args) => {
+    const events = await store.readStream(...args);
+    folded += events.length;
+    return events;
+  };
+  return Object.assign(withStoreOverrides(store, { readStream }), { folded: () => folded });
 };
 
 describe('a wallet keeps its balances and open items; final items are found by key, and a cold wallet starts at its snapshot', () => {
@@ -274,13 +262,7 @@ describe('a wallet keeps its balances and open items; final items are found by k
 
   it('when the store cannot claim keys in its append (as KurrentDB), then the claim before it tells a reused bet id, and a retry of a settled bet answers as first', async () => {
     const u = 6106;
-    const outside = new Proxy(env.store, {
-      get(target, property) {
-        if (property === 'claimsKeys') return false;
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const outside = withStoreOverrides(env.store, { claimsKeys: false });
     const l = createLedger({ store: outside, pool: env.pool });
     await fundWallet(l, u, '10');
     right(await bet(l, u, 'kd-6106-1'));
