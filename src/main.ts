@@ -24,6 +24,7 @@ import { closeRedis, createRedis } from './infra/redis.js';
 import { allProjections } from './read-models/all-projections.js';
 import { createPeriods } from './periods/close-period.use-case.js';
 import { ensureCalendar } from './periods/periods.queries.js';
+import { financeReportsProjection } from './finance/reports/finance-reports.projection.js';
 import type { LocalProgress } from './projections/read-model-waiter.js';
 import { openEventStore } from './infra/event-store/open-event-store.js';
 import { startFollowers } from './followers/followers.js';
@@ -91,7 +92,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   cleanups.push({ name: 'pool', run: () => pool.end() });
 
   await migrateAll(pool);
-  if ((await ensureCalendar(pool, config.ledgerCalendar)) === 'changed')
+  if ((await ensureCalendar(pool, config.ledgerCalendar, [financeReportsProjection])) === 'changed')
     logger.info({ calendar: config.ledgerCalendar }, 'periods: a new calendar; every movement is booked again by it');
 
   // One Prometheus registry per process (GET /metrics on the back-office port): appends, command latencies,

@@ -20,6 +20,7 @@ import { moneyRoutes } from '../wallet/wallet.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { createPeriods, type Periods } from '../periods/close-period.use-case.js';
 import { periodsRoutes } from '../periods/periods.routes.js';
+import { financeReportsRoutes } from '../finance/reports/reports.routes.js';
 import { exportRoutes } from './export.routes.js';
 import type { ExportLimits } from './export-slots.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
@@ -99,7 +100,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       chatAdminRoutes({ ...backOffice, bus: deps.bus, logger: deps.logger }),
     );
     const periods = deps.periods ?? createPeriods({ store: deps.store, pool: deps.pool, calendar: { timeZone: 'UTC', unit: 'month' } });
-    app.use(periodsRoutes({ ...backOffice, periods }));
+    app.use(periodsRoutes({ ...backOffice, periods }), financeReportsRoutes({ ...backOffice, calendar: periods.calendar }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({

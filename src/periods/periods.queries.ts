@@ -115,7 +115,12 @@ export const closingBalances = async (
  * Makes the stored calendar the configured one. Once a period is closed it cannot change (the service refuses to
  * start, naming both); before, a change re-books every movement: the periods read model is replayed from the start.
  */
-export const ensureCalendar = async (pool: pg.Pool, calendar: Calendar): Promise<'same' | 'changed'> => {
+export const ensureCalendar = async (
+  pool: pg.Pool,
+  calendar: Calendar,
+  /** Read models that book by the calendar besides the periods one: replayed with it. */
+  dependents: readonly Readonly<{ name: string; tables: readonly string[] }>[] = [],
+): Promise<'same' | 'changed'> => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -139,8 +144,15 @@ export const ensureCalendar = async (pool: pg.Pool, calendar: Calendar): Promise
       `INSERT INTO ledger_calendar (id, time_zone, unit) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET time_zone = $1, unit = $2`,
       [calendar.timeZone, calendar.unit],
     );
-    await client.query('TRUNCATE ledger_movements_daily, ledger_open_bets, ledger_late_items, ledger_period_state');
-    await client.query(`DELETE FROM projection_checkpoints WHERE name = 'periods'`);
+    const tables = [
+      'ledger_movements_daily',
+      'ledger_open_bets',
+      'ledger_late_items',
+      'ledger_period_state',
+      ...dependents.flatMap((d) => d.tables),
+    ];
+    await client.query(`TRUNCATE ${tables.join(', ')}`);
+    await client.query('DELETE FROM projection_checkpoints WHERE name = ANY($1::text[])', [['periods', ...dependents.map((d) => d.name)]]);
     await client.query('COMMIT');
     return 'changed';
   } catch (error) {

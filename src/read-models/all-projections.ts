@@ -7,6 +7,7 @@ import { betsProjection } from '../wallet/bets/bets.projection.js';
 import { depositsProjection } from '../wallet/deposits/deposits.projection.js';
 import { notificationsProjection } from './notifications/notifications.projection.js';
 import { periodsProjection } from '../periods/periods.projection.js';
+import { financeReportsProjection } from '../finance/reports/finance-reports.projection.js';
 import { rakebackProjection } from './rakeback/rakeback.projection.js';
 import { signUpEffectsProjection } from './sign-up-effects/sign-up-effects.projection.js';
 import { transactionsProjection } from './transactions/transactions.projection.js';
@@ -32,4 +33,5 @@ export const allProjections: readonly Projection[] = [
   notificationsProjection,
   adminAuditProjection,
   periodsProjection,
+  financeReportsProjection,
 ];

@@ -98,6 +98,8 @@ export type AuthEnvOptions = TestDbOptions &
   Readonly<{
     /** How long the back office's consistent reads wait for the read models (the app's default without it). */
     readConsistencyTimeoutMs?: number;
+    /** The ledger's clock (commands are decided, and back-office money actions happen, at its time). */
+    clock?: () => Date;
   }>;
 
 export const createAuthEnv = async (label: string, over: Partial<AuthSettings> = {}, options: AuthEnvOptions = {}): Promise<AuthEnv> => {
@@ -112,6 +114,7 @@ export const createAuthEnv = async (label: string, over: Partial<AuthSettings> =
     userExists: users.exists,
     canTransact: users.canTransact,
     betGuard: createLimits({ store, pool }).betGuard,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const captcha = await startCaptchaStandIn();
   const logger = createLogger({ level: 'silent' });
