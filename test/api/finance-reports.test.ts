@@ -6,6 +6,8 @@ import { createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { signedInAdmin } from '../support/money-env.js';
 import { must } from '../support/realtime-ledger.js';
 import { eventuallyTrue } from '../support/eventually.js';
+import { runLedgerScript } from '../support/audit-ledger.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
 
 /**
  * A month of random activity through the ledger (its clock is the test's), closed over HTTP, then every finance report
@@ -338,6 +340,21 @@ describe('finance reports over a closed month of random activity', () => {
       expect(csvRows(String(csv.body))).toEqual(asCsvCells(json.body.columns, json.body.rows));
       expect(csv.headers.get('x-report-sha256')).toBe(json.body.csv.sha256);
     }
+
+    // The CLI answers the same CSV as the route, its SHA-256 on stderr.
+    const cli = await runLedgerScript(
+      ['finance', '--report', 'gaming', '--period', lastMonth, '--group-by', 'game', '--schema', env.db.schema],
+      { DATABASE_URL: TEST_DATABASE_URL },
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    const routeCsv = await finance.as('GET', `/finance/reports/gaming?period=${lastMonth}&groupBy=game&format=csv`);
+    expect(`${cli.stdout.trimEnd()}\r\n`).toBe(String(routeCsv.body));
+    expect(cli.stderr).toContain(`sha256 ${routeCsv.headers.get('x-report-sha256')}`);
+    const wrong = await runLedgerScript(
+      ['finance', '--report', 'liability', '--from', '2026-01-01', '--to', '2026-01-02', '--schema', env.db.schema],
+      { DATABASE_URL: TEST_DATABASE_URL },
+    );
+    expect([wrong.code, wrong.stderr.trim()]).toEqual([2, '--period liability is read at the end of a period']);
   });
 
   it('when a report is asked with a bad scope or without its permission, then 400 naming the field, or 403', async () => {

@@ -13,6 +13,7 @@ import { houseBalances, parseKnownAt, parsePointInTime, replayUser, type PointIn
 import { verifyLedger, type VerifyProgress } from '../verify.js';
 import { houseText, replayText, verifyText } from './format.js';
 import { runPeriodsCommand } from './periods-cli.js';
+import { runFinanceCommand } from './finance-cli.js';
 import { verifyOpenPeriod } from '../verify.open-period.js';
 import { formatDifference } from '../verify.fold.js';
 
@@ -43,6 +44,11 @@ commands
   close --period <P> --admin <id>     closes period P (YYYY-MM, or YYYY-MM-DD by day) on behalf of SuperAdmin <id>:
                                       waits for the projector to write the closing report, seals it with the seal key
   report --period <P>                 a closed period's report and the closing balance of every account
+  finance --report <name> (--period <P> | --from <day> --to <day>) [--group-by <g>] [--user <id>]
+                                      a finance report as CSV on stdout (rows, sha256 on stderr) or --json:
+                                      trial-balance, liability (--period), gaming (--group-by day|game|provider|
+                                      currency), payments (--group-by day|provider), adjustments, statement (--user);
+                                      days are business days in the ledger time zone, from and to inclusive
   help                                this text
 
 options
@@ -186,6 +192,8 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
         'open-period': { type: 'boolean' },
         period: { type: 'string' },
         admin: { type: 'string' },
+        report: { type: 'string' },
+        'group-by': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -203,7 +211,7 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     io.err(USAGE);
     return 2;
   }
-  if (!['replay', 'balance', 'verify', 'export', 'periods', 'close', 'report'].includes(command) || positionals.length > 1) {
+  if (!['replay', 'balance', 'verify', 'export', 'periods', 'close', 'report', 'finance'].includes(command) || positionals.length > 1) {
     io.err(`unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
     return 2;
   }
@@ -245,6 +253,20 @@ export const runLedgerCli = async (argv: readonly string[], env: NodeJS.ProcessE
     const bar = progressBar(io, Boolean(values.progress) || Boolean(io.progressStream.isTTY));
     try {
       switch (command) {
+        case 'finance':
+          return await runFinanceCommand(
+            pool,
+            {
+              report: values.report,
+              period: values.period,
+              from: values.from,
+              to: values.to,
+              groupBy: values['group-by'],
+              userId: positiveInt(values.user, '--user'),
+              json: Boolean(values.json),
+            },
+            io,
+          );
         case 'periods':
         case 'close':
         case 'report':

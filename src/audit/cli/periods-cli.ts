@@ -14,7 +14,7 @@ const ERRORS = {
 type Io = Readonly<{ out: (line: string) => void; err: (line: string) => void }>;
 
 /** The calendar the books are cut by, as stored (the service sets it from LEDGER_TIME_ZONE and LEDGER_PERIOD). */
-const storedCalendar = async (pool: pg.Pool): Promise<Calendar> => {
+export const storedCalendar = async (pool: pg.Pool): Promise<Calendar> => {
   const { rows } = await pool.query<{ time_zone: string; unit: 'month' | 'day' }>(
     'SELECT time_zone, unit FROM ledger_calendar WHERE id = 1',
   );

@@ -50,3 +50,20 @@ export const reportManifest = (table: ReportTable): ReportManifest => {
     formulaGuard: CSV_FORMULA_GUARD,
   };
 };
+
+/** The JSON answer of a report: its scope (business time), source, columns, rows, totals and the CSV's manifest. */
+export const reportJson = (r: {
+  report: string;
+  scope: object;
+  source: string;
+  table: ReportTable;
+  totals?: readonly ReportRow[] | undefined;
+}) => ({
+  report: r.report,
+  scope: { ...r.scope, axis: 'business time' as const },
+  source: r.source,
+  columns: r.table.columns.map((c) => c.name),
+  rows: jsonRows(r.table),
+  ...(r.totals ? { totals: r.totals } : {}),
+  csv: reportManifest(r.table),
+});

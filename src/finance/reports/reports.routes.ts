@@ -5,13 +5,9 @@ import { guardedRoutes } from '../../http/access.js';
 import { HttpError } from '../../http/http-errors.js';
 import { parseParams, parseQuery } from '../../http/validate.js';
 import type { Calendar } from '../../periods/periods.queries.js';
-import { trialBalanceReport, liabilityReport } from './balances.queries.js';
-import { gamingReport } from './gaming.queries.js';
-import { adjustmentsReport, paymentsReport } from './payments.queries.js';
-import { isScopeError, resolveScope, type ReportScope, type ScopeInput } from './reports.scope.js';
+import { isRefused, runReport, type ReportRequest } from './reports.js';
 import { FlowQuery, GamingQuery, PaymentsQuery, PeriodQuery, ReportView, StatementParams } from './reports.schemas.js';
-import { jsonRows, reportCsv, reportManifest, type ReportRow, type ReportTable } from './report.table.js';
-import { statementReport } from './statement.queries.js';
+import { reportCsv, reportJson, reportManifest } from './report.table.js';
 
 const perm = (permission: Permission) => ({ kind: 'perm', permission }) as const;
 const CSV_NOTE =
@@ -24,47 +20,23 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const { pool, calendar } = deps;
 
-  const scopeOf = async (input: ScopeInput): Promise<ReportScope> => {
-    const scope = await resolveScope(pool, calendar, input);
-    if (isScopeError(scope)) throw new HttpError(400, 'VALIDATION_FAILED', `${scope.field} ${scope.message}`, [scope]);
-    return scope;
-  };
-  const periodScope = async (period: string): Promise<Extract<ReportScope, { kind: 'period' }>> =>
-    (await scopeOf({ period })) as Extract<ReportScope, { kind: 'period' }>;
-
-  const answer = (
-    req: Request,
-    res: Response,
-    name: string,
-    scope: ReportScope,
-    table: ReportTable & { totals?: ReportRow[] },
-    source: string,
-  ): void => {
+  /** Runs the report and answers it as JSON, or as its CSV with format=csv. */
+  const answer = async (req: Request, res: Response, request: ReportRequest): Promise<void> => {
+    const r = await runReport(pool, calendar, request);
+    if (isRefused(r)) throw new HttpError(400, 'VALIDATION_FAILED', `${r.field} ${r.message}`, [r]);
+    const label = r.scope.kind === 'period' ? r.scope.period : `${r.scope.from}_${r.scope.to}`;
     if ((req.query.format ?? 'json') === 'csv') {
-      const csv = reportCsv(table);
-      const manifest = reportManifest(table);
-      const label = scope.kind === 'period' ? scope.period : `${scope.from}_${scope.to}`;
+      const manifest = reportManifest(r.table);
       res
         .set({ 'X-Report-Sha256': manifest.sha256, 'X-Report-Rows': String(manifest.rows) })
         .type('text/csv; charset=utf-8')
-        .attachment(`${name}-${label}.csv`)
-        .send(csv);
+        .attachment(`${r.report}-${label}.csv`)
+        .send(reportCsv(r.table));
       return;
     }
-    res.json({
-      report: name,
-      scope: { ...scope, axis: 'business time' },
-      source,
-      columns: table.columns.map((c) => c.name),
-      rows: jsonRows(table),
-      ...(table.totals ? { totals: table.totals } : {}),
-      csv: reportManifest(table),
-    });
+    res.json(reportJson(r));
   };
-  const sourceOf = (scope: ReportScope, closedSource = 'read model'): string =>
-    scope.kind === 'period' && scope.closed ? closedSource : scope.kind === 'period' ? 'read model to date' : 'read model';
   const responses = { 200: { description: 'The report (JSON), or its rows as CSV with format=csv', schema: ReportView } };
-
   route(
     'get',
     '/finance/reports/trial-balance',
@@ -76,10 +48,7 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
       request: { query: PeriodQuery },
       responses,
     },
-    async (req, res) => {
-      const scope = await periodScope(parseQuery(PeriodQuery, req).period);
-      answer(req, res, 'trial-balance', scope, await trialBalanceReport(pool, scope), sourceOf(scope, 'sealed close'));
-    },
+    async (req, res) => answer(req, res, { report: 'trial-balance', ...parseQuery(PeriodQuery, req) }),
   );
   route(
     'get',
@@ -92,10 +61,7 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
       request: { query: PeriodQuery },
       responses,
     },
-    async (req, res) => {
-      const scope = await periodScope(parseQuery(PeriodQuery, req).period);
-      answer(req, res, 'liability', scope, await liabilityReport(pool, scope), sourceOf(scope, 'sealed close'));
-    },
+    async (req, res) => answer(req, res, { report: 'liability', ...parseQuery(PeriodQuery, req) }),
   );
   route(
     'get',
@@ -110,13 +76,7 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
       request: { query: GamingQuery },
       responses,
     },
-    async (req, res) => {
-      const q = parseQuery(GamingQuery, req);
-      const scope = await scopeOf(q);
-      const table = await gamingReport(pool, scope, q.groupBy);
-      const totals = q.groupBy === 'currency' ? undefined : jsonRows(await gamingReport(pool, scope, 'currency'));
-      answer(req, res, 'gaming', scope, { ...table, ...(totals ? { totals } : {}) }, sourceOf(scope));
-    },
+    async (req, res) => answer(req, res, { report: 'gaming', ...parseQuery(GamingQuery, req) }),
   );
   route(
     'get',
@@ -129,11 +89,7 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
       request: { query: PaymentsQuery },
       responses,
     },
-    async (req, res) => {
-      const q = parseQuery(PaymentsQuery, req);
-      const scope = await scopeOf(q);
-      answer(req, res, 'payments', scope, await paymentsReport(pool, scope, q.groupBy), sourceOf(scope));
-    },
+    async (req, res) => answer(req, res, { report: 'payments', ...parseQuery(PaymentsQuery, req) }),
   );
   route(
     'get',
@@ -146,10 +102,7 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
       request: { query: FlowQuery },
       responses,
     },
-    async (req, res) => {
-      const scope = await scopeOf(parseQuery(FlowQuery, req));
-      answer(req, res, 'adjustments', scope, await adjustmentsReport(pool, scope), sourceOf(scope));
-    },
+    async (req, res) => answer(req, res, { report: 'adjustments', ...parseQuery(FlowQuery, req) }),
   );
   route(
     'get',
@@ -164,11 +117,10 @@ export const financeReportsRoutes = (deps: BackOfficeDeps & { calendar: Calendar
     },
     async (req, res) => {
       const { userId } = parseParams(StatementParams, req);
-      const scope = await scopeOf(parseQuery(FlowQuery, req));
+      const query = parseQuery(FlowQuery, req);
       const { rows } = await pool.query('SELECT 1 FROM users WHERE id = $1', [userId]);
       if (rows.length === 0) throw new HttpError(404, 'USER_NOT_FOUND', `User ${userId} not found`);
-      const table = await statementReport(pool, userId, scope);
-      answer(req, res, 'statement', scope, table, sourceOf(scope));
+      await answer(req, res, { report: 'statement', userId, ...query });
     },
   );
   return router;
