@@ -33,6 +33,8 @@ const TipList = screen(() => import('./screens/money'), 'TipList');
 const LedgerPage = screen(() => import('./screens/ledger'), 'LedgerPage');
 const PeriodsPage = screen(() => import('./screens/periods'), 'PeriodsPage');
 const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
+const FinancePage = screen(() => import('./screens/finance'), 'FinancePage');
+const StatementPage = screen(() => import('./screens/finance'), 'StatementPage');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
@@ -67,6 +69,9 @@ const LABELS: Readonly<Record<string, string>> = {
   'admin-audit': 'Audit log',
 };
 
+/** Any one of them opens the finance reports (each report needs its own). */
+const FINANCE_PERMISSIONS = ['balance.view', 'transaction.view', 'deposits.view', 'admin-tips.view'];
+
 const ConsoleMenu = () => {
   const me = useSession();
   return (
@@ -79,6 +84,7 @@ const ConsoleMenu = () => {
         ))}
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
       {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
+      {FINANCE_PERMISSIONS.some((p) => can(me, p)) ? <Menu.Item to="/finance" primaryText="Finance reports" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
@@ -132,6 +138,8 @@ export const App = () => (
       <Route path="/ledger" element={<LedgerPage />} />
       <Route path="/periods" element={<PeriodsPage />} />
       <Route path="/periods/:period" element={<PeriodReport />} />
+      <Route path="/finance" element={<FinancePage />} />
+      <Route path="/finance/statement/:userId" element={<StatementPage />} />
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />

@@ -5,6 +5,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { api } from '../api';
 import { can } from '../authProvider';
 import { ApiProblem, CommandButton, Money, Time, useSession } from '../ui';
+import { ClosePreview } from './finance';
 
 type ClosedSummary = { period: string; start: string; end: string; closedAt: string; closedBy: number; sealed: boolean };
 type PeriodsView = { timeZone: string; unit: 'month' | 'day'; nextToClose: string | null; closed: ClosedSummary[] };
@@ -89,6 +90,7 @@ const closeMeaning = (period: string) => (
     <Typography component="span" sx={{ display: 'block' }}>
       A closed period never reopens.
     </Typography>
+    <ClosePreview period={period} />
   </>
 );
 

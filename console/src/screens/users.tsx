@@ -3,6 +3,7 @@ import {
   Box,
   Button,
   Chip,
+  Link,
   Stack,
   Table,
   TableBody,
@@ -624,6 +625,9 @@ const UserDetail = () => {
       <UserActions user={user} settle={settle} />
       <Section title="Balances">
         <Balances user={user} />
+        <Allowed permission="user.transactions.view">
+          <Link href={`#/finance/statement/${String(user.id)}`}>Account statement</Link>
+        </Allowed>
       </Section>
       <Section title="USD stats (figures in USD)">
         <KeyValues value={user.statsUsd as Record<string, unknown>} currency="USD" />
