@@ -3,6 +3,7 @@ import { Box, Button, MenuItem, Table, TableBody, TableCell, TableHead, TableRow
 import { Title } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
+import { adminTimeZone } from '../format';
 import { ApiProblem, Money, Time, useSession } from '../ui';
 
 type Balances = { userId: number; at: string | null; position: string | null; balances: { currencyId: string; amount: string }[] };
@@ -148,7 +149,7 @@ const PointInTime = () => {
   );
 };
 
-type Manifest = { kind: string; format: string; rows: number; bytes: number; sha256: string };
+type Manifest = { kind: string; format: string; from: string; to: string; rows: number; bytes: number; sha256: string };
 /** Record ends: line ends outside double quotes for CSV (a quoted field may hold one); NDJSON escapes them, so every one counts. */
 const records = (bytes: Uint8Array, csv: boolean): number => {
   let quoted = false;
@@ -166,11 +167,18 @@ const KINDS = ['transactions', 'deposits', 'withdrawals', 'bets', 'tips'];
 const Exports = () => {
   const [kind, setKind] = useState('transactions');
   const [format, setFormat] = useState('csv');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [manifest, setManifest] = useState<Manifest | undefined>();
   const [error, setError] = useState<unknown>();
   const run = async () => {
     setError(undefined);
-    const res = await fetch(`/accounting/export${query({ kind, format })}`, { credentials: 'same-origin' });
+    // Whole days in the admin's zone, sent as instants: from inclusive, to exclusive (the day after the last one).
+    const range = {
+      ...(from ? { from: new Date(`${from}T00:00:00`).toISOString() } : {}),
+      ...(to ? { to: new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString() } : {}),
+    };
+    const res = await fetch(`/accounting/export${query({ kind, format, ...range })}`, { credentials: 'same-origin' });
     if (!res.ok) {
       setError(
         new ApiError(res.status, await res.json().catch(() => ({ statusCode: res.status, code: 'HTTP_ERROR', message: res.statusText }))),
@@ -184,6 +192,8 @@ const Exports = () => {
     setManifest({
       kind,
       format,
+      from: from || 'the first movement',
+      to: to || 'now',
       rows: format === 'csv' ? Math.max(0, records(bytes, true) - 1) : records(bytes, false),
       bytes: bytes.length,
       sha256: digest,
@@ -213,12 +223,42 @@ const Exports = () => {
             </MenuItem>
           ))}
         </TextField>
+        <TextField
+          size="small"
+          type="date"
+          label="From day"
+          value={from}
+          slotProps={{ inputLabel: { shrink: true } }}
+          onChange={(e) => setFrom(e.target.value)}
+        />
+        <TextField
+          size="small"
+          type="date"
+          label="To day (inclusive)"
+          value={to}
+          slotProps={{ inputLabel: { shrink: true } }}
+          onChange={(e) => setTo(e.target.value)}
+        />
         <Button variant="contained" onClick={() => void run()}>
           Export
         </Button>
       </Box>
+      <Typography variant="body2">Business time (effectiveAt), whole days in {adminTimeZone()}.</Typography>
       <ApiProblem error={error} />
-      {manifest ? <pre aria-label="Export manifest">{JSON.stringify(manifest, null, 2)}</pre> : null}
+      {manifest ? (
+        <Box component="dl" aria-label="Export manifest" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5 }}>
+          <dt>Export</dt>
+          <dd>
+            {manifest.kind}, {manifest.format.toUpperCase()}, business days {manifest.from} to {manifest.to}
+          </dd>
+          <dt>Rows</dt>
+          <dd>{manifest.rows.toLocaleString('en-US')}</dd>
+          <dt>Size</dt>
+          <dd>{manifest.bytes.toLocaleString('en-US')} bytes</dd>
+          <dt>SHA-256</dt>
+          <dd style={{ fontFamily: 'monospace', overflowWrap: 'anywhere' }}>{manifest.sha256}</dd>
+        </Box>
+      ) : null}
     </Box>
   );
 };
