@@ -1,5 +1,7 @@
 import { businessTimeOf, isWalletEventType, walletStreamUserId, type WalletEvent } from '../../domain/wallet/wallet.events.js';
 import { userAccount } from '../../domain/ledger/posting.js';
+import type { CurrencyId } from '../../domain/money/currency.js';
+import { fromMinor, toMinor, usdFromMinor, usdToMinor, type DecimalString } from '../../domain/money/money.js';
 import type { RecordedEvent } from '../../infra/event-store/event-store.port.js';
 import type { Projection, Sql } from '../../projections/projection.js';
 import { PERIODS_STREAM, type PeriodClosed } from '../../periods/periods.events.js';
@@ -18,19 +20,22 @@ b AS (
 const OPEN_BETS = `INSERT INTO finance_open_bets SELECT * FROM json_populate_recordset(NULL::finance_open_bets, $1::json)
 ON CONFLICT DO NOTHING`;
 
-/** Stakes carry their game; a payout or refund takes it (and a refund its USD value) from the open bet. */
+/**
+ * Rows summed per kind, game, currency and minute in the batch (a minute never straddles a day in any zone); a payout or
+ * refund of a bet placed in an earlier batch comes alone and takes its game (and a refund its USD value) from the open bet.
+ */
 const GAMING = `
 WITH r AS (
-  SELECT m.kind, coalesce(m.game_id, o.game_id, 0) AS game_id, coalesce(m.game_name, o.game_name, 'unknown') AS game_name,
+  SELECT m.kind, m.n, coalesce(m.game_id, o.game_id, 0) AS game_id, coalesce(m.game_name, o.game_name, 'unknown') AS game_name,
     coalesce(m.provider, o.provider, 'unknown') AS provider, m.currency_id, m.amount, coalesce(m.usd, o.usd_amount, 0) AS usd,
     m.business_at
-  FROM json_to_recordset($1::json) AS m(kind text, bet_id text, game_id int, game_name text, provider text, currency_id text,
+  FROM json_to_recordset($1::json) AS m(kind text, n int, bet_id text, game_id int, game_name text, provider text, currency_id text,
     amount numeric, usd numeric, business_at timestamptz)
   LEFT JOIN finance_open_bets o ON m.game_id IS NULL AND o.bet_id = m.bet_id
 ), ${BOOKED}
 INSERT INTO finance_gaming_daily AS t
 SELECT period, day, game_id, currency_id, max(game_name), max(provider),
-  count(*) FILTER (WHERE kind = 'stake'),
+  coalesce(sum(n) FILTER (WHERE kind = 'stake'), 0),
   coalesce(sum(amount) FILTER (WHERE kind = 'stake'), 0), coalesce(sum(amount) FILTER (WHERE kind = 'payout'), 0),
   coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0), coalesce(sum(usd) FILTER (WHERE kind = 'stake'), 0),
   coalesce(sum(usd) FILTER (WHERE kind = 'payout'), 0), coalesce(sum(usd) FILTER (WHERE kind = 'refund'), 0)
@@ -84,43 +89,85 @@ ON CONFLICT (currency_id, day) DO UPDATE SET business_at = excluded.business_at,
 const ADVANCE = `INSERT INTO finance_period_state (id, last_closed) VALUES (1, $1)
 ON CONFLICT (id) DO UPDATE SET last_closed = excluded.last_closed`;
 
-type Batch = {
-  openBets: object[];
-  gaming: object[];
-  endedBets: string[];
-  openPayments: object[];
-  payments: object[];
-  endedPayments: string[];
-  adjustments: object[];
-  rates: object[];
-};
-const emptyBatch = (): Batch => ({
-  openBets: [],
-  gaming: [],
-  endedBets: [],
-  openPayments: [],
-  payments: [],
-  endedPayments: [],
-  adjustments: [],
-  rates: [],
-});
+type Game = Readonly<{ game_id: number; game_name: string; provider: string }>;
+type GamingSum = Game & { kind: string; currency_id: CurrencyId; business_at: string; n: number; amount: bigint; usd: bigint };
 
-const statements = (b: Batch): Sql[] => {
-  const out: Sql[] = [];
-  const json = (text: string, rows: readonly unknown[]): void => {
-    if (rows.length > 0) out.push({ text, values: [JSON.stringify(rows)] });
-  };
-  json(OPEN_BETS, b.openBets);
-  json(GAMING, b.gaming);
-  if (b.endedBets.length > 0) out.push({ text: 'DELETE FROM finance_open_bets WHERE bet_id = ANY($1::text[])', values: [b.endedBets] });
-  json(OPEN_PAYMENTS, b.openPayments);
-  json(PAYMENTS, b.payments);
-  if (b.endedPayments.length > 0)
-    out.push({ text: 'DELETE FROM finance_open_payments WHERE id = ANY($1::text[])', values: [b.endedPayments] });
-  json(ADJUSTMENTS, b.adjustments);
-  json(RATES, b.rates);
-  return out;
-};
+/**
+ * One batch's rows. Gaming is summed here, exactly (minor units): bets placed and ended in the same batch (the usual
+ * case under load) never touch the open-bets table; only a bet still open at the batch's end is written there.
+ */
+class Batch {
+  readonly placed = new Map<string, Game & { usd_amount: string }>();
+  readonly gaming = new Map<string, GamingSum>();
+  readonly lone: object[] = [];
+  readonly endedBets: string[] = [];
+  readonly openPayments: object[] = [];
+  readonly payments: object[] = [];
+  readonly endedPayments: string[] = [];
+  readonly adjustments: object[] = [];
+  readonly rates = new Map<string, { currency_id: string; amount: string; usd: string; business_at: string; t: number }>();
+
+  addGaming(kind: string, game: Game, currencyId: CurrencyId, amount: string, usd: string, at: string, n: number): void {
+    const t = new Date(at);
+    t.setUTCSeconds(0, 0);
+    const minute = t.toISOString();
+    const key = `${kind}|${game.game_id}|${currencyId}|${minute}`;
+    const sum = this.gaming.get(key) ?? { ...game, kind, currency_id: currencyId, business_at: minute, n: 0, amount: 0n, usd: 0n };
+    sum.n += n;
+    sum.amount += toMinor(currencyId, amount as DecimalString);
+    sum.usd += usdToMinor(usd as DecimalString);
+    this.gaming.set(key, sum);
+  }
+
+  /** A payout or refund: summed with its game when the bet was placed in this batch, else looked up by the statement. */
+  endBet(kind: string, betId: string, currencyId: CurrencyId, amount: string, usd: string | undefined, at: string): void {
+    const placed = this.placed.get(betId);
+    if (placed) {
+      this.placed.delete(betId);
+      this.addGaming(kind, placed, currencyId, amount, usd ?? placed.usd_amount, at, 0);
+      return;
+    }
+    this.lone.push({ kind, n: 0, bet_id: betId, currency_id: currencyId, amount, ...(usd === undefined ? {} : { usd }), business_at: at });
+    this.endedBets.push(betId);
+  }
+
+  /** Keeps each currency's last stated rate per minute of the batch (the statement keeps the last per day). */
+  rate(currencyId: string, amount: string, usd: string, at: string): void {
+    const t = Date.parse(at);
+    const key = `${currencyId}|${Math.floor(t / 60_000)}`;
+    const known = this.rates.get(key);
+    if (!known || known.t <= t) this.rates.set(key, { currency_id: currencyId, amount, usd, business_at: at, t });
+  }
+
+  statements(): Sql[] {
+    const out: Sql[] = [];
+    const json = (text: string, rows: readonly unknown[]): void => {
+      if (rows.length > 0) out.push({ text, values: [JSON.stringify(rows)] });
+    };
+    json(
+      OPEN_BETS,
+      [...this.placed].map(([bet_id, g]) => ({ bet_id, ...g })),
+    );
+    const sums = [...this.gaming.values()].map((g) => ({
+      ...g,
+      amount: fromMinor(g.currency_id, g.amount),
+      usd: usdFromMinor(g.usd),
+    }));
+    json(GAMING, [...sums, ...this.lone]);
+    if (this.endedBets.length > 0)
+      out.push({ text: 'DELETE FROM finance_open_bets WHERE bet_id = ANY($1::text[])', values: [this.endedBets] });
+    json(OPEN_PAYMENTS, this.openPayments);
+    json(PAYMENTS, this.payments);
+    if (this.endedPayments.length > 0)
+      out.push({ text: 'DELETE FROM finance_open_payments WHERE id = ANY($1::text[])', values: [this.endedPayments] });
+    json(ADJUSTMENTS, this.adjustments);
+    json(
+      RATES,
+      [...this.rates.values()].map(({ t: _t, ...r }) => r),
+    );
+    return out;
+  }
+}
 
 /** The signed sum of the user's legs: what the movement did to the player's balance. */
 const userLegs = (userId: number, postings: readonly { account: string; amount: string }[]): string[] =>
@@ -131,45 +178,30 @@ const collect = (b: Batch, userId: number, event: WalletEvent): void => {
   const at = businessTimeOf(event.data);
   const adjustment = (kind: string, tag: string, admin: number, currencyId: string, amount: string, usd: string): void => {
     b.adjustments.push({ kind, tag, admin_user_id: admin, currency_id: currencyId, amount, usd, business_at: at });
-    if (!amount.startsWith('-') && usd !== '0') b.rates.push({ currency_id: currencyId, amount, usd, business_at: at });
+    if (!amount.startsWith('-') && usd !== '0') b.rate(currencyId, amount, usd, at);
   };
   switch (event.type) {
     case 'BetPlaced': {
       const { betId, gameId, gameIdentity, currencyId, amount, usdAmount } = event.data;
       const game = { game_id: gameId, game_name: gameIdentity.name, provider: gameIdentity.provider.name };
-      b.openBets.push({ bet_id: betId, ...game, usd_amount: usdAmount });
-      b.gaming.push({ kind: 'stake', bet_id: betId, ...game, currency_id: currencyId, amount, usd: usdAmount, business_at: at });
-      b.rates.push({ currency_id: currencyId, amount, usd: usdAmount, business_at: at });
+      b.placed.set(betId, { ...game, usd_amount: usdAmount });
+      b.addGaming('stake', game, currencyId, amount, usdAmount, at, 1);
+      b.rate(currencyId, amount, usdAmount, at);
       return;
     }
     case 'BetSettled':
-      b.gaming.push({
-        kind: 'payout',
-        bet_id: event.data.betId,
-        currency_id: event.data.currencyId,
-        amount: event.data.payout,
-        usd: event.data.usdPayout,
-        business_at: at,
-      });
-      b.endedBets.push(event.data.betId);
+      b.endBet('payout', event.data.betId, event.data.currencyId, event.data.payout, event.data.usdPayout, at);
       return;
     case 'BetRolledBack':
     case 'BetErrored':
-      b.gaming.push({
-        kind: 'refund',
-        bet_id: event.data.betId,
-        currency_id: event.data.currencyId,
-        amount: event.data.amount,
-        business_at: at,
-      });
-      b.endedBets.push(event.data.betId);
+      b.endBet('refund', event.data.betId, event.data.currencyId, event.data.amount, undefined, at);
       return;
     case 'DepositRequested': {
       const id = `D:${event.data.depositId}`;
       const { providerId, networkId, currencyId, amount, usdAmount } = event.data;
       b.openPayments.push({ id, provider: providerId, network: networkId, currency_id: currencyId, amount, usd_amount: usdAmount });
       b.payments.push({ direction: 'DEPOSIT', id, currency_id: currencyId, state: 'REQUESTED', amount, usd: usdAmount, business_at: at });
-      b.rates.push({ currency_id: currencyId, amount, usd: usdAmount, business_at: at });
+      b.rate(currencyId, amount, usdAmount, at);
       return;
     }
     case 'DepositConfirmed':
@@ -185,7 +217,7 @@ const collect = (b: Batch, userId: number, event: WalletEvent): void => {
       const id = `D:${event.data.depositId}`;
       const { currencyId, amount, usdAmount } = event.data;
       b.payments.push({ direction: 'DEPOSIT', id, currency_id: currencyId, state: 'COMPLETED', amount, usd: usdAmount, business_at: at });
-      b.rates.push({ currency_id: currencyId, amount, usd: usdAmount, business_at: at });
+      b.rate(currencyId, amount, usdAmount, at);
       b.endedPayments.push(id);
       return;
     }
@@ -202,7 +234,7 @@ const collect = (b: Batch, userId: number, event: WalletEvent): void => {
         usd: usdAmount,
         business_at: at,
       });
-      b.rates.push({ currency_id: currencyId, amount, usd: usdAmount, business_at: at });
+      b.rate(currencyId, amount, usdAmount, at);
       return;
     }
     case 'WithdrawalApproved':
@@ -297,18 +329,18 @@ export const financeReportsProjection: Projection = {
   tables: FINANCE_REPORTS_TABLES,
   project(events: readonly RecordedEvent[]) {
     const out: Sql[] = [];
-    let batch = emptyBatch();
+    let batch = new Batch();
     for (const e of events) {
       if (e.streamId === PERIODS_STREAM && e.type === 'PeriodClosed') {
-        out.push(...statements(batch), { text: ADVANCE, values: [(e as unknown as PeriodClosed).data.periodId] });
-        batch = emptyBatch();
+        out.push(...batch.statements(), { text: ADVANCE, values: [(e as unknown as PeriodClosed).data.periodId] });
+        batch = new Batch();
         continue;
       }
       const userId = walletStreamUserId(e.streamId);
       if (userId === undefined || !isWalletEventType(e.type)) continue;
       collect(batch, userId, { type: e.type, data: e.data } as WalletEvent);
     }
-    out.push(...statements(batch));
+    out.push(...batch.statements());
     return out;
   },
 };
