@@ -25,10 +25,29 @@ const minorOf = (currency: string, amount: string): bigint => {
   return parsed;
 };
 
+const COLUMNS = {
+  deposit: `'deposit' AS direction, id, ARRAY[external_id] AS keys, tx_hash, currency_id, trim_scale(amount)::text AS amount, status,
+    effective_at`,
+  withdrawal: `'withdrawal' AS direction, id, ARRAY[id, operation_key] AS keys, tx_hash, currency_id, trim_scale(amount)::text AS amount,
+    status, effective_at`,
+};
+
+const itemOf = (r: Row, inRange: boolean): LedgerItem => ({
+  direction: r.direction,
+  id: r.id,
+  keys: r.keys,
+  txHash: r.tx_hash,
+  currency: r.currency_id,
+  amount: minorOf(r.currency_id, r.amount),
+  status: r.status,
+  effectiveAt: r.effective_at.toISOString(),
+  inRange,
+});
+
 /**
- * One set-based read of what a run compares the statement with: the provider's deposits and withdrawals whose business
- * time is in [from, to), and those outside it that a line names (by external id or transaction hash), so that an item
- * booked just across the range's edge matches instead of showing as two breaks.
+ * What a run compares the statement with, in two set-based reads: the provider's deposits and withdrawals whose business
+ * time is in [from, to); then, of the keys and hashes the statement names that none of those has, the items outside the
+ * range that have them (an item booked just across the range's edge then matches instead of showing as two breaks).
  */
 export const ledgerItemsFor = async (
   db: Pick<pg.ClientBase, 'query'>,
@@ -37,42 +56,38 @@ export const ledgerItemsFor = async (
   to: string,
   lines: readonly StatementLine[],
 ): Promise<LedgerItem[]> => {
-  const keys = (direction: 'deposit' | 'withdrawal', of: (l: StatementLine) => string | null): string[] => [
-    ...new Set(lines.filter((l) => l.direction === direction).flatMap((l) => of(l) ?? [])),
-  ];
   const { rows } = await db.query<Row>(
-    `WITH range AS (SELECT $2::timestamptz AS f, $3::timestamptz AS t)
-     SELECT 'deposit' AS direction, d.id, ARRAY[d.external_id] AS keys, d.tx_hash, d.currency_id, trim_scale(d.amount)::text AS amount,
-            d.status, d.effective_at, (d.effective_at >= r.f AND d.effective_at < r.t) AS in_range
-     FROM deposits d, range r
-     WHERE d.provider_id = $1
-       AND ((d.effective_at >= r.f AND d.effective_at < r.t) OR d.external_id = ANY($4::text[]) OR d.tx_hash = ANY($5::text[]))
+    `SELECT ${COLUMNS.deposit} FROM deposits WHERE provider_id = $1 AND effective_at >= $2 AND effective_at < $3
      UNION ALL
-     SELECT 'withdrawal', w.id, ARRAY[w.id, w.operation_key], w.tx_hash, w.currency_id, trim_scale(w.amount)::text,
-            w.status, w.effective_at, (w.effective_at >= r.f AND w.effective_at < r.t)
-     FROM withdrawals w, range r
-     WHERE w.provider_id = $1
-       AND ((w.effective_at >= r.f AND w.effective_at < r.t)
-            OR w.id = ANY($6::text[]) OR w.operation_key = ANY($6::text[]) OR w.tx_hash = ANY($7::text[]))`,
-    [
-      providerId,
-      from,
-      to,
-      keys('deposit', (l) => l.externalId),
-      keys('deposit', (l) => l.txHash),
-      keys('withdrawal', (l) => l.externalId),
-      keys('withdrawal', (l) => l.txHash),
-    ],
+     SELECT ${COLUMNS.withdrawal} FROM withdrawals WHERE provider_id = $1 AND effective_at >= $2 AND effective_at < $3`,
+    [providerId, from, to],
   );
-  return rows.map((r) => ({
-    direction: r.direction,
-    id: r.id,
-    keys: r.keys,
-    txHash: r.tx_hash,
-    currency: r.currency_id,
-    amount: minorOf(r.currency_id, r.amount),
-    status: r.status,
-    effectiveAt: r.effective_at.toISOString(),
-    inRange: r.in_range,
-  }));
+  const known = new Set<string>();
+  for (const r of rows) {
+    for (const k of r.keys) known.add(`${r.direction}|k|${k}`);
+    if (r.tx_hash !== null) known.add(`${r.direction}|h|${r.tx_hash}`);
+  }
+  const unknown = (direction: 'deposit' | 'withdrawal', kind: 'k' | 'h'): string[] => {
+    const out = new Set<string>();
+    for (const l of lines) {
+      const v = kind === 'k' ? l.externalId : l.txHash;
+      if (l.direction === direction && v !== null && !known.has(`${direction}|${kind}|${v}`)) out.add(v);
+    }
+    return [...out];
+  };
+  const [dk, dh, wk, wh] = [unknown('deposit', 'k'), unknown('deposit', 'h'), unknown('withdrawal', 'k'), unknown('withdrawal', 'h')];
+  const outside =
+    dk.length + dh.length + wk.length + wh.length === 0
+      ? []
+      : (
+          await db.query<Row>(
+            `SELECT ${COLUMNS.deposit} FROM deposits WHERE provider_id = $1 AND NOT (effective_at >= $2 AND effective_at < $3)
+               AND (external_id = ANY($4::text[]) OR tx_hash = ANY($5::text[]))
+             UNION ALL
+             SELECT ${COLUMNS.withdrawal} FROM withdrawals WHERE provider_id = $1 AND NOT (effective_at >= $2 AND effective_at < $3)
+               AND (id = ANY($6::text[]) OR operation_key = ANY($6::text[]) OR tx_hash = ANY($7::text[]))`,
+            [providerId, from, to, dk, dh, wk, wh],
+          )
+        ).rows;
+  return [...rows.map((r) => itemOf(r, true)), ...outside.map((r) => itemOf(r, false))];
 };

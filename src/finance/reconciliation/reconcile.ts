@@ -67,17 +67,21 @@ const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
 /** Compares a statement line with the ledger items it names. */
 const compare = (line: StatementLine, ledger: readonly LedgerItem[], tolerances: Tolerances, by: 'externalId' | 'txHash') => {
   const base = { direction: line.direction, matchedBy: by, line, ledger };
-  const currencies = [...new Set(ledger.map((l) => l.currency))];
-  if (currencies.length !== 1 || currencies[0] !== line.currency) {
-    return { ...base, kind: 'amount_mismatch', difference: null, detail: `currency differs: ledger ${currencies.join(', ')}` } as const;
+  let sum = 0n;
+  for (const l of ledger) {
+    if (l.currency !== line.currency) {
+      const currencies = [...new Set(ledger.map((x) => x.currency))].join(', ');
+      return { ...base, kind: 'amount_mismatch', difference: null, detail: `currency differs: ledger ${currencies}` } as const;
+    }
+    sum += l.amount;
   }
-  const difference = line.amount - ledger.reduce((sum, l) => sum + l.amount, 0n);
+  const difference = line.amount - sum;
   const many = ledger.length > 1 ? `${ledger.length} ledger items of one batch` : null;
   if (abs(difference) > (tolerances.get(line.currency) ?? 0n)) {
     return { ...base, kind: 'amount_mismatch', difference, detail: many } as const;
   }
-  const disagreeing = ledger.filter((l) => LEDGER_STATUS[l.status] !== line.status);
-  if (disagreeing.length > 0) {
+  if (ledger.some((l) => LEDGER_STATUS[l.status] !== line.status)) {
+    const disagreeing = ledger.filter((l) => LEDGER_STATUS[l.status] !== line.status);
     const statuses = [...new Set(disagreeing.map((l) => l.status))].join(', ');
     return { ...base, kind: 'status_mismatch', difference, detail: `statement ${line.status}, ledger ${statuses}` } as const;
   }

@@ -51,51 +51,54 @@ const headerProblems = (header: readonly string[], mapping: ProviderMapping): St
   return problems;
 };
 
-/** One record's fields, or the problems naming its line and columns. */
-const lineOf = (
-  values: Readonly<Record<StatementField, string>>,
-  line: number,
-  mapping: ProviderMapping,
-): StatementLine | StatementProblem[] => {
+const optional = (v: string): string | null => {
+  const t = v.trim();
+  return t === '' ? null : t;
+};
+// NUL and lone surrogates: what PostgreSQL text cannot store.
+// eslint-disable-next-line no-control-regex
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+
+/** One record's fields (by the header's column order), or the problems naming its line and columns. */
+const lineOf = (record: readonly string[], index: Readonly<Record<StatementField, number>>, line: number, mapping: ProviderMapping) => {
   const problems: StatementProblem[] = [];
+  const value = (field: StatementField): string => {
+    const v = record[index[field]]!;
+    if (v.length > MAX_TEXT) problems.push({ line, field: mapping.columns[field], message: `must be at most ${MAX_TEXT} characters` });
+    return v;
+  };
   const bad = (field: StatementField, message: string) => problems.push({ line, field: mapping.columns[field], message });
-  for (const field of STATEMENT_FIELDS) {
-    const v = values[field];
-    if (v.includes('\u0000') || /\p{Cs}/u.test(v)) bad(field, 'must not contain NUL characters or lone surrogates');
-    else if (v.length > MAX_TEXT) bad(field, `must be at most ${MAX_TEXT} characters`);
-  }
-  const direction = mapping.types[values.type.trim().toLowerCase()];
-  if (!direction) bad('type', `"${values.type.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.types).join(', ')}`);
-  const status = mapping.statuses[values.status.trim().toLowerCase()];
-  if (!status) bad('status', `"${values.status.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.statuses).join(', ')}`);
-  const currency = values.currency.trim();
+  const type = value('type');
+  const direction = mapping.types[type.trim().toLowerCase()];
+  if (!direction) bad('type', `"${type.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.types).join(', ')}`);
+  const statusText = value('status');
+  const status = mapping.statuses[statusText.trim().toLowerCase()];
+  if (!status) bad('status', `"${statusText.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.statuses).join(', ')}`);
+  const currency = value('currency').trim();
   let amount: Minor | undefined;
   if (!isCurrencyId(currency)) bad('currency', `"${currency.slice(0, MAX_TEXT)}" is not a currency the ledger knows`);
   else {
-    const parsed = parseDecimal(values.amount.trim(), scaleOf(currency));
+    const parsed = parseDecimal(value('amount').trim(), scaleOf(currency));
     if (isParseError(parsed)) bad('amount', `${parsed.message.slice(0, MAX_TEXT)} (${currency} has ${scaleOf(currency)} decimals)`);
     else if (parsed < 0n) bad('amount', 'must not be negative');
     else amount = parsed;
   }
-  const at = values.occurredAt.trim();
-  if (!ISO_WITH_ZONE.test(at) || Number.isNaN(Date.parse(at)))
-    bad('occurredAt', `"${at.slice(0, MAX_TEXT)}" is not an ISO 8601 time with zone`);
-  const reference = values.reference.trim();
+  const at = value('occurredAt').trim();
+  const ms = ISO_WITH_ZONE.test(at) ? Date.parse(at) : NaN;
+  if (Number.isNaN(ms)) bad('occurredAt', `"${at.slice(0, MAX_TEXT)}" is not an ISO 8601 time with zone`);
+  const reference = value('reference').trim();
   if (reference === '') bad('reference', 'must not be empty');
+  const externalId = optional(value('externalId'));
+  const txHash = optional(value('txHash'));
   if (problems.length > 0 || !direction || !status || amount === undefined || !isCurrencyId(currency)) return problems;
-  const optional = (v: string): string | null => (v.trim() === '' ? null : v.trim());
-  return {
-    line,
-    reference,
-    direction,
-    externalId: optional(values.externalId),
-    txHash: optional(values.txHash),
-    currency,
-    amount,
-    status,
-    occurredAt: new Date(at).toISOString(),
-  };
+  return { line, reference, direction, externalId, txHash, currency, amount, status, occurredAt: new Date(ms).toISOString() };
 };
+
+/** Where each field holding NUL or a lone surrogate is (PostgreSQL text stores neither): looked for only when the file has one. */
+const unstorable = (record: readonly string[], names: readonly string[], line: number): StatementProblem[] =>
+  record.flatMap((v, k) =>
+    UNSTORABLE.test(v) ? [{ line, field: names[k] ?? 'columns', message: 'must not contain NUL characters or lone surrogates' }] : [],
+  );
 
 /**
  * Reads a statement (RFC 4180; UTF-8, a byte-order mark allowed; the header row first) by a provider's mapping. Any
@@ -117,14 +120,15 @@ export const parseStatement = (text: string, mapping: ProviderMapping): ParsedSt
   const index = Object.fromEntries(STATEMENT_FIELDS.map((f) => [f, names.indexOf(mapping.columns[f])])) as Record<StatementField, number>;
   const lines: StatementLine[] = [];
   const problems: StatementProblem[] = [];
+  const checkStorable = UNSTORABLE.test(text);
   for (const { record, info } of rows) {
     if (problems.length >= MAX_PROBLEMS) break;
     if (record.length !== names.length) {
       problems.push({ line: info.lines, field: 'columns', message: `has ${record.length} columns, the header ${names.length}` });
       continue;
     }
-    const values = Object.fromEntries(STATEMENT_FIELDS.map((f) => [f, record[index[f]]!])) as Record<StatementField, string>;
-    const read = lineOf(values, info.lines, mapping);
+    const badText = checkStorable ? unstorable(record, names, info.lines) : [];
+    const read = badText.length > 0 ? badText : lineOf(record, index, info.lines, mapping);
     if (Array.isArray(read)) problems.push(...read);
     else lines.push(read);
   }
