@@ -33,6 +33,8 @@ const TipList = screen(() => import('./screens/money'), 'TipList');
 const LedgerPage = screen(() => import('./screens/ledger'), 'LedgerPage');
 const PeriodsPage = screen(() => import('./screens/periods'), 'PeriodsPage');
 const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
+const ReconciliationPage = screen(() => import('./screens/reconciliation'), 'ReconciliationPage');
+const ReconciliationRun = screen(() => import('./screens/reconciliation'), 'ReconciliationRun');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
@@ -79,6 +81,7 @@ const ConsoleMenu = () => {
         ))}
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
       {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
+      {can(me, 'reconciliation.view') ? <Menu.Item to="/reconciliation" primaryText="Reconciliation" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
@@ -132,6 +135,8 @@ export const App = () => (
       <Route path="/ledger" element={<LedgerPage />} />
       <Route path="/periods" element={<PeriodsPage />} />
       <Route path="/periods/:period" element={<PeriodReport />} />
+      <Route path="/reconciliation" element={<ReconciliationPage />} />
+      <Route path="/reconciliation/:id" element={<ReconciliationRun />} />
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />
