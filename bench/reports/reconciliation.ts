@@ -90,7 +90,12 @@ export async function benchReconciliation(opts: ReconciliationBenchOptions) {
   const withdrawals = opts.withdrawals ?? 50_000;
   const runs = opts.runs ?? 3;
   const seeded = await timed(() => seed(opts.pool, deposits, withdrawals));
-  const recon = createReconciliations({ pool: opts.pool, tolerances: parseTolerances('BTC=0.00000000') });
+  const phases: Record<string, number[]> = {};
+  const recon = createReconciliations({
+    pool: opts.pool,
+    tolerances: parseTolerances('BTC=0.00000000'),
+    observe: (phase, ms) => (phases[phase] ??= []).push(ms),
+  });
   const admin = 1;
   const results: { ms: number; parseMs: number; ledgerReadMs: number; breaks: number; bytes: number }[] = [];
   for (let run = 1; run <= runs; run += 1) {
@@ -120,6 +125,7 @@ export async function benchReconciliation(opts: ReconciliationBenchOptions) {
     seedMs: round(seeded.ms),
     reconcileMs: reconcileMs.map(round),
     reconcileMedianMs: round(spread(reconcileMs).median),
+    phaseMedianMs: Object.fromEntries(Object.entries(phases).map(([name, ms]) => [name, round(spread(ms).median)])),
     baselineParseMedianMs: round(spread(results.map((r) => r.parseMs)).median),
     baselineLedgerReadMedianMs: round(spread(results.map((r) => r.ledgerReadMs)).median),
     budgetMs: 10_000,

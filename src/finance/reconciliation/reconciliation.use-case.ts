@@ -33,13 +33,27 @@ export type Upload = Readonly<{
   adminUserId: number;
 }>;
 
-export type ReconciliationDeps = Readonly<{ pool: pg.Pool; tolerances: Tolerances; clock?: () => Date }>;
+export type UploadPhase = 'parse' | 'ledger' | 'match' | 'write';
+export type ReconciliationDeps = Readonly<{
+  pool: pg.Pool;
+  tolerances: Tolerances;
+  clock?: () => Date;
+  /** Told how long each phase of an upload took (the benchmark's breakdown). */
+  observe?: (phase: UploadPhase, ms: number) => void;
+}>;
 
 const UNIQUE_VIOLATION = '23505';
 
 /** Reconciliation runs: an upload reconciled and stored at once, or nothing stored; a break resolved with a note, audited. */
 export const createReconciliations = (deps: ReconciliationDeps) => {
   const clock = deps.clock ?? (() => new Date());
+  const phase = async <T>(name: UploadPhase, work: () => T | Promise<T>): Promise<T> => {
+    if (!deps.observe) return work();
+    const started = performance.now();
+    const result = await work();
+    deps.observe(name, performance.now() - started);
+    return result;
+  };
 
   const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await deps.pool.connect();
@@ -69,13 +83,13 @@ export const createReconciliations = (deps: ReconciliationDeps) => {
     } catch {
       return left({ _tag: 'StatementNotUtf8' });
     }
-    const parsed = parseStatement(text, mapping);
+    const parsed = await phase('parse', () => parseStatement(text, mapping));
     if (!parsed.ok) return left({ _tag: 'StatementMalformed', problems: parsed.problems });
     const id = newId();
     try {
       await inTransaction(async (client) => {
-        const ledger = await ledgerItemsFor(client, u.providerId, u.from, u.to, parsed.lines);
-        const { items, totals } = reconcile(parsed.lines, ledger, deps.tolerances);
+        const ledger = await phase('ledger', () => ledgerItemsFor(client, u.providerId, u.from, u.to, parsed.lines));
+        const { items, totals } = await phase('match', () => reconcile(parsed.lines, ledger, deps.tolerances));
         const run = {
           id,
           providerId: u.providerId,
@@ -90,7 +104,7 @@ export const createReconciliations = (deps: ReconciliationDeps) => {
           uploadedBy: u.adminUserId,
           uploadedAt: clock().toISOString(),
         };
-        await insertRun(client, run, items);
+        await phase('write', () => insertRun(client, run, items));
         await recordAdminAction(client, {
           adminUserId: u.adminUserId,
           action: 'reconciliation.upload',
