@@ -6,6 +6,8 @@
  *   BENCH_RUNS requests, next to one aggregate SQL over the bets table giving the same figures (checked equal);
  * - the finance projection's own cost: BENCH_PROJECT_EVENTS bet events applied through it, next to the bets read
  *   model's projection on the same events;
+ * - reconciliation of a 100,000-line provider statement, next to a plain parse and one ledger read
+ *   (bench/reports/reconciliation.ts; alone: npm run bench:reconcile).
  * Writes bench/results/reports-<timestamp>.json. Not a test: nothing here asserts a timing.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { bearer, call, createAuthEnv, signIn } from '../test/support/auth-env.js
 import { percentile, round } from './lib/stats.js';
 import { loadBets, buildDaily, baselineGgr, lastFullMonth } from './reports/load.js';
 import { benchProjection } from './reports/projection.js';
+import { benchReconciliation } from './reports/reconciliation.js';
 
 const BETS = Number(process.env.BENCH_BETS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -81,6 +84,18 @@ const main = async (): Promise<void> => {
     report.gaming = { month, routes, baselineAggregateSql: base, ggrByCurrency: expected };
 
     report.projection = await benchProjection(pool, PROJECT_EVENTS, (line) => console.log(line));
+
+    const recon = await benchReconciliation({ pool });
+    console.log(
+      'reconciliation: %d statement lines against %d ledger items, median %d ms (budget %d ms); baselines: parse %d ms, ledger read %d ms',
+      recon.lines,
+      recon.ledgerItems,
+      recon.reconcileMedianMs,
+      recon.budgetMs,
+      recon.baselineParseMedianMs,
+      recon.baselineLedgerReadMedianMs,
+    );
+    report.reconciliation = recon;
   } finally {
     await env.close();
   }

@@ -23,6 +23,8 @@ import { createPool } from './infra/pg.js';
 import { closeRedis, createRedis } from './infra/redis.js';
 import { allProjections } from './read-models/all-projections.js';
 import { createPeriods } from './periods/close-period.use-case.js';
+import { createReconciliations } from './finance/reconciliation/reconciliation.use-case.js';
+import { parseTolerances } from './finance/reconciliation/tolerances.js';
 import { ensureCalendar } from './periods/periods.queries.js';
 import { financeReportsProjection } from './finance/reports/finance-reports.projection.js';
 import type { LocalProgress } from './projections/read-model-waiter.js';
@@ -220,6 +222,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
           ...(sealKey ? { sealKey } : {}),
           snapshotWallet: (userId) => ledger.internals.handler.snapshot(userId),
         }),
+        reconciliations: createReconciliations({ pool, tolerances: parseTolerances(config.reconciliationTolerances) }),
       }),
       config.adminPort,
     );

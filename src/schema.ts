@@ -25,6 +25,7 @@ import { gatewayMigrations } from './realtime/gateway.migration.js';
 import { auditMigrations } from './audit/audit.migration.js';
 import { periodsMigrations } from './periods/periods.migration.js';
 import { financeReportsMigrations } from './finance/reports/finance-reports.migration.js';
+import { reconciliationMigrations } from './finance/reconciliation/reconciliation.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -57,6 +58,7 @@ export const allMigrations: readonly Migration[] = [
   ...adminAuditMigrations, // 0410
   ...periodsMigrations, // 0490
   ...financeReportsMigrations, // 0500
+  ...reconciliationMigrations, // 0510
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

@@ -35,6 +35,8 @@ const PeriodsPage = screen(() => import('./screens/periods'), 'PeriodsPage');
 const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
 const FinancePage = screen(() => import('./screens/finance'), 'FinancePage');
 const StatementPage = screen(() => import('./screens/finance'), 'StatementPage');
+const ReconciliationPage = screen(() => import('./screens/reconciliation'), 'ReconciliationPage');
+const ReconciliationRun = screen(() => import('./screens/reconciliation'), 'ReconciliationRun');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
@@ -85,6 +87,7 @@ const ConsoleMenu = () => {
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
       {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
       {FINANCE_PERMISSIONS.some((p) => can(me, p)) ? <Menu.Item to="/finance" primaryText="Finance reports" /> : null}
+      {can(me, 'reconciliation.view') ? <Menu.Item to="/reconciliation" primaryText="Reconciliation" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
@@ -140,6 +143,8 @@ export const App = () => (
       <Route path="/periods/:period" element={<PeriodReport />} />
       <Route path="/finance" element={<FinancePage />} />
       <Route path="/finance/statement/:userId" element={<StatementPage />} />
+      <Route path="/reconciliation" element={<ReconciliationPage />} />
+      <Route path="/reconciliation/:id" element={<ReconciliationRun />} />
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />

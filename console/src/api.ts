@@ -73,12 +73,13 @@ export const api = async <T = unknown>(
     credentials: 'same-origin',
     headers: {
       accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined || body instanceof Blob ? {} : { 'content-type': 'application/json' }),
       // A read after this admin's command waits until the read models have applied it (read-your-writes).
       ...(reading && lastWrite ? { 'x-ledger-position': lastWrite } : {}),
       ...headers,
     },
-    ...(body === undefined ? {} : { body: body instanceof RawJson ? body.text : JSON.stringify(body) }),
+    // A file (a statement upload) goes as it is, its media type in `headers`.
+    ...(body === undefined ? {} : { body: body instanceof Blob ? body : body instanceof RawJson ? body.text : JSON.stringify(body) }),
   });
   if (res.status === 401 && retry && !path.startsWith('/admin/auth/') && (await refreshSession()))
     return api<T>(method, path, body, headers, false);

@@ -31,6 +31,8 @@ export type RouteDocs = Readonly<{
   tag?: string;
   description?: string;
   request?: Readonly<{ params?: ZodObject; query?: ZodObject; body?: ZodType; headers?: ZodObject }>;
+  /** The body's media type when it is not JSON (a CSV upload: `text/csv`). */
+  bodyType?: string;
   responses: Readonly<Record<number, Readonly<{ description: string; schema?: ZodType }>>>;
   addition?: true;
   deprecated?: true;

@@ -21,6 +21,8 @@ import { auditRoutes } from './audit.routes.js';
 import { createPeriods, type Periods } from '../periods/close-period.use-case.js';
 import { periodsRoutes } from '../periods/periods.routes.js';
 import { financeReportsRoutes } from '../finance/reports/reports.routes.js';
+import { createReconciliations, type Reconciliations } from '../finance/reconciliation/reconciliation.use-case.js';
+import { reconciliationRoutes } from '../finance/reconciliation/reconciliation.routes.js';
 import { exportRoutes } from './export.routes.js';
 import type { ExportLimits } from './export-slots.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
@@ -57,6 +59,8 @@ export type AdminAppDeps = AppDeps &
     consoleDist?: string;
     /** The books' periods and their close; unset: a UTC calendar of months, reports unsealed. */
     periods?: Periods;
+    /** Reconciliation with payment providers; unset: amounts must agree exactly (no tolerance). */
+    reconciliations?: Reconciliations;
   }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -101,6 +105,8 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     );
     const periods = deps.periods ?? createPeriods({ store: deps.store, pool: deps.pool, calendar: { timeZone: 'UTC', unit: 'month' } });
     app.use(periodsRoutes({ ...backOffice, periods }), financeReportsRoutes({ ...backOffice, calendar: periods.calendar }));
+    const reconciliations = deps.reconciliations ?? createReconciliations({ pool: deps.pool, tolerances: new Map() });
+    app.use(reconciliationRoutes({ ...backOffice, reconciliations }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({

@@ -71,7 +71,7 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
       ...(params ? { params } : {}),
       ...(query ? { query } : {}),
       ...(headers ? { headers } : {}),
-      ...(body ? { body: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(body ? { body: { required: true, content: { [docs.bodyType ?? 'application/json']: { schema: body } } } } : {}),
     },
     responses: Object.fromEntries(
       Object.entries(docs.responses).map(([status, r]) => [

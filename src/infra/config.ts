@@ -69,6 +69,8 @@ export type Config = Readonly<{
   walletSnapshotEvery: number;
   /** The periods the books close by: calendar months (or days) in this time zone. Fixed once a period is closed. */
   ledgerCalendar: Readonly<{ timeZone: string; unit: 'month' | 'day' }>;
+  /** RECONCILIATION_TOLERANCES as given (`BTC=0.000001,USDT=0.01`); read by the reconciliation's parseTolerances. */
+  reconciliationTolerances: string | undefined;
   /** Set: GET /metrics requires `Authorization: Bearer <token>`; unset: /metrics is open on the back-office port. */
   metricsToken: string | undefined;
   /** Metrics/health port for a process without admin-api (which serves them on ADMIN_PORT). */
@@ -217,6 +219,10 @@ const EnvSchema = z.object({
       { message: 'must be an IANA time zone such as Europe/Malta' },
     ),
   LEDGER_PERIOD: z.enum(['month', 'day'], { error: 'must be month or day' }).default('month'),
+  RECONCILIATION_TOLERANCES: z
+    .string()
+    .regex(/^\s*([A-Z_]+\s*=\s*\d+(\.\d+)?\s*(,\s*|$))*$/, 'must be CURRENCY=decimal pairs separated by commas')
+    .optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -345,6 +351,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     walletCacheEntries: e.WALLET_CACHE_ENTRIES,
     walletSnapshotEvery: e.WALLET_SNAPSHOT_EVERY,
     ledgerCalendar: { timeZone: e.LEDGER_TIME_ZONE, unit: e.LEDGER_PERIOD },
+    reconciliationTolerances: e.RECONCILIATION_TOLERANCES,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     frontendOrigin: e.FRONTEND_ORIGIN,

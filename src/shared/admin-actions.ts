@@ -26,7 +26,14 @@ export const EVENT_ACTIONS = [
   'config.update',
   'period.close',
 ] as const;
-export const RECORDED_ACTIONS = ['faq.create', 'faq.update', 'faq.delete', 'leaderboard.update-schedule'] as const;
+export const RECORDED_ACTIONS = [
+  'faq.create',
+  'faq.update',
+  'faq.delete',
+  'leaderboard.update-schedule',
+  'reconciliation.upload',
+  'reconciliation.resolve',
+] as const;
 export const CHAT_ACTIONS = ['chat.delete-message', 'chat.set-rate-limit'] as const;
 export const ADMIN_AUDIT_ACTIONS = [...EVENT_ACTIONS, ...RECORDED_ACTIONS, ...CHAT_ACTIONS] as const;
 

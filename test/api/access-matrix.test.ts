@@ -90,6 +90,17 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /finance/reports/payments': () => ({ path: '/finance/reports/payments?period=2001-01' }),
   'get /finance/reports/adjustments': () => ({ path: '/finance/reports/adjustments?period=2001-01' }),
   'get /finance/players/:userId/statement': () => ({ path: '/finance/players/1/statement?period=2001-01' }),
+  // Reconciliation: a statement the service refuses (not text/csv: 415) and runs that do not exist (404), past the guard.
+  'post /finance/reconciliations': () => ({
+    path: '/finance/reconciliations?provider=TEST&from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
+  }),
+  'get /finance/reconciliations': () => ({ path: '/finance/reconciliations' }),
+  'get /finance/reconciliations/:id': () => ({ path: '/finance/reconciliations/matrix-missing' }),
+  'get /finance/reconciliations/:id/items': () => ({ path: '/finance/reconciliations/matrix-missing/items?kind=breaks' }),
+  'post /finance/reconciliations/:id/items/:itemNo/resolve': () => ({
+    path: '/finance/reconciliations/matrix-missing/items/1/resolve',
+    body: { note: 'matrix' },
+  }),
   'get /user/stats/transactions': () => ({ path: '/user/stats/transactions?transactionType=DEPOSIT' }),
   'get /user/:id/full/stats': (t) => ({ path: `/user/${t.id}/full/stats` }),
   'post /rakeback/find-many': (t) => ({ path: '/rakeback/find-many', body: { where: { userId: t.id } } }),

@@ -64,6 +64,8 @@ export const PERMISSIONS = [
   'vip.application.view',
   'casino-bot.management',
   'casino-bot.view',
+  'reconciliation.view',
+  'reconciliation.manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -1,0 +1,339 @@
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import {
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Link,
+  MenuItem,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { Title, useNotify } from 'react-admin';
+import { useNavigate, useParams } from 'react-router-dom';
+import { api, ApiError } from '../api';
+import { can } from '../authProvider';
+import { adminTimeZone } from '../format';
+import { ApiProblem, Money, Time, useSession } from '../ui';
+
+type Total = { currencyId: string; direction: string; kind: string; items: number; statementAmount: string; ledgerAmount: string };
+type Run = {
+  id: string;
+  providerId: string;
+  from: string;
+  to: string;
+  fileName: string | null;
+  sha256: string;
+  lines: number;
+  tolerances: { currencyId: string; tolerance: string }[];
+  totals: Total[];
+  breaks: number;
+  unresolvedBreaks: number;
+  uploadedBy: { id: number; username: string };
+  uploadedAt: string;
+};
+type Item = {
+  itemNo: number;
+  kind: string;
+  direction: string;
+  statement: { line: number; reference: string | null; currencyId: string | null; amount: string | null; status: string | null } | null;
+  ledger: { ids: string[]; currencyId: string | null; amount: string | null; status: string | null } | null;
+  difference: string | null;
+  detail: string | null;
+  resolution: { note: string; resolvedBy: { id: number; username: string }; resolvedAt: string } | null;
+};
+const KINDS: Record<string, string> = {
+  breaks: 'Every break',
+  amount_mismatch: 'Amount mismatch',
+  status_mismatch: 'Status mismatch',
+  missing_in_ledger: 'Missing in the ledger',
+  missing_in_statement: 'Missing in the statement',
+  matched: 'Matched',
+};
+
+/** A table named by its heading, with a row for "none". */
+const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows: ReactNode[][]; empty: string }) => (
+  <Box component="section" aria-label={name} sx={{ my: 2 }}>
+    <Typography variant="h6" component="h2">
+      {name}
+    </Typography>
+    {rows.length === 0 ? (
+      <Typography>{empty}</Typography>
+    ) : (
+      <Box sx={{ overflowX: 'auto' }}>
+        <Table size="small" aria-label={name} sx={{ '& td, & th': { whiteSpace: 'nowrap' } }}>
+          <TableHead>
+            <TableRow>
+              {head.map((h) => (
+                <TableCell key={h}>{h}</TableCell>
+              ))}
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {rows.map((cells, i) => (
+              <TableRow key={i}>
+                {cells.map((c, j) => (
+                  <TableCell key={j}>{c}</TableCell>
+                ))}
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </Box>
+    )}
+  </Box>
+);
+
+/** `datetime-local` input value (the admin's zone) as an instant. */
+const instant = (local: string): string => new Date(local).toISOString();
+
+/** Upload a statement: the file as it is (text/csv), provider and range (business time, in the admin's zone) in the query. */
+const UploadForm = () => {
+  const navigate = useNavigate();
+  const [file, setFile] = useState<File | null>(null);
+  const [provider, setProvider] = useState('TEST');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const upload = async () => {
+    if (!file || !from || !to) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const q = new URLSearchParams({ provider, from: instant(from), to: instant(to), fileName: file.name });
+      const answer = await api<Run>('POST', `/finance/reconciliations?${q}`, file, { 'content-type': 'text/csv' });
+      navigate(`/reconciliation/${answer.json.id}`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const problems = error instanceof ApiError ? (error.body.details ?? []) : [];
+  return (
+    <Box
+      component="section"
+      aria-label="Upload a statement"
+      sx={{ my: 2, display: 'flex', flexDirection: 'column', gap: 2, maxWidth: 560 }}
+    >
+      <Typography variant="h6" component="h2">
+        Upload a statement
+      </Typography>
+      <Typography>
+        Times are in your time zone, <strong>{adminTimeZone()}</strong>: the range is business time, from (inclusive) to (exclusive).
+      </Typography>
+      <label htmlFor="statement-file">Statement file (CSV)</label>
+      <input id="statement-file" type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+      <TextField label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)} size="small" />
+      <TextField
+        label={`From (${adminTimeZone()})`}
+        type="datetime-local"
+        value={from}
+        onChange={(e) => setFrom(e.target.value)}
+        size="small"
+        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+      />
+      <TextField
+        label={`To (${adminTimeZone()})`}
+        type="datetime-local"
+        value={to}
+        onChange={(e) => setTo(e.target.value)}
+        size="small"
+        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+      />
+      <Box>
+        <Button variant="contained" disabled={busy || !file || !from || !to || !provider} onClick={() => void upload()}>
+          Reconcile
+        </Button>
+      </Box>
+      <ApiProblem error={error} />
+      {problems.length > 1 ? (
+        <ul aria-label="Problems in the statement">
+          {problems.map((p) => (
+            <li key={`${p.field}-${p.message}`}>
+              {p.field}: {p.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </Box>
+  );
+};
+
+/** Reconciliation with payment providers: upload a statement (reconciliation.manage), the runs (reconciliation.view). */
+export const ReconciliationPage = () => {
+  const me = useSession();
+  const [runs, setRuns] = useState<Run[] | undefined>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    api<{ runs: Run[] }>('GET', '/finance/reconciliations?limit=50').then(
+      (a) => setRuns(a.json.runs),
+      (e: unknown) => setError(e),
+    );
+  }, []);
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title="Reconciliation" />
+      <Typography variant="h5" component="h1">
+        Reconciliation
+      </Typography>
+      {can(me, 'reconciliation.manage') ? <UploadForm /> : null}
+      <ApiProblem error={error} />
+      {runs ? (
+        <Grid
+          name="Runs"
+          head={['Uploaded', 'Provider', 'From', 'To', 'Lines', 'Breaks', 'Unresolved', 'Run']}
+          empty="No statement is reconciled yet."
+          rows={runs.map((r) => [
+            <Time key="u" at={r.uploadedAt} />,
+            r.providerId,
+            <Time key="f" at={r.from} />,
+            <Time key="t" at={r.to} />,
+            r.lines,
+            r.breaks,
+            r.unresolvedBreaks,
+            <Link key="l" href={`#/reconciliation/${r.id}`}>
+              Open {r.fileName ?? r.id}
+            </Link>,
+          ])}
+        />
+      ) : null}
+    </Box>
+  );
+};
+
+/** Resolve one break with a note: the dialog says what resolving does, then records the note (the ledger is not changed). */
+const ResolveButton = ({ runId, item, done }: { runId: string; item: Item; done: () => void }) => {
+  const [open, setOpen] = useState(false);
+  const [note, setNote] = useState('');
+  const notify = useNotify();
+  const resolve = async () => {
+    try {
+      await api('POST', `/finance/reconciliations/${encodeURIComponent(runId)}/items/${item.itemNo}/resolve`, { note });
+      notify(`Item ${item.itemNo} resolved`, { type: 'success' });
+      setOpen(false);
+      done();
+    } catch (e) {
+      notify(e instanceof ApiError ? `${e.body.code}: ${e.body.message}` : String(e), { type: 'error' });
+    }
+  };
+  return (
+    <>
+      <Button size="small" variant="outlined" onClick={() => setOpen(true)}>
+        Resolve item {item.itemNo}
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} aria-labelledby={`resolve-${item.itemNo}`}>
+        <DialogTitle id={`resolve-${item.itemNo}`}>Resolve item {item.itemNo}</DialogTitle>
+        <DialogContent>
+          <Typography sx={{ mb: 2 }}>
+            The break ({KINDS[item.kind]}) is marked resolved with your note and your name, once; the audit log records it. The ledger is
+            not changed.
+          </Typography>
+          <TextField label="Note" value={note} onChange={(e) => setNote(e.target.value)} multiline minRows={2} fullWidth autoFocus />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setOpen(false)}>Cancel</Button>
+          <Button variant="contained" disabled={note.trim() === ''} onClick={() => void resolve()}>
+            Confirm
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+};
+
+/** One run: its totals per currency, direction and kind, and its items of a kind, each break resolvable with a note. */
+export const ReconciliationRun = () => {
+  const { id = '' } = useParams();
+  const me = useSession();
+  const [run, setRun] = useState<Run | undefined>();
+  const [kind, setKind] = useState('breaks');
+  const [items, setItems] = useState<{ total: number; items: Item[] } | undefined>();
+  const [error, setError] = useState<unknown>();
+  const load = useCallback(() => {
+    const path = `/finance/reconciliations/${encodeURIComponent(id)}`;
+    api<Run>('GET', path).then(
+      (a) => setRun(a.json),
+      (e: unknown) => setError(e),
+    );
+    api<{ total: number; items: Item[] }>('GET', `${path}/items?kind=${kind}&limit=200`).then(
+      (a) => setItems(a.json),
+      (e: unknown) => setError(e),
+    );
+  }, [id, kind]);
+  useEffect(load, [load]);
+  const manage = can(me, 'reconciliation.manage');
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title="Reconciliation run" />
+      <Typography variant="h5" component="h1">
+        Reconciliation run {run?.fileName ?? id}
+      </Typography>
+      <ApiProblem error={error} />
+      {run ? (
+        <>
+          <Typography sx={{ my: 1 }}>
+            Provider {run.providerId}, business time <Time at={run.from} /> to <Time at={run.to} />; {run.lines} lines; {run.breaks} breaks,{' '}
+            {run.unresolvedBreaks} unresolved. Uploaded <Time at={run.uploadedAt} /> by {run.uploadedBy.username || `#${run.uploadedBy.id}`}
+            . Tolerance:{' '}
+            {run.tolerances.length === 0 ? 'none (exact)' : run.tolerances.map((t) => `${t.tolerance} ${t.currencyId}`).join(', ')}.
+          </Typography>
+          <Typography sx={{ my: 1, wordBreak: 'break-all' }}>SHA-256 {run.sha256}</Typography>
+          <Grid
+            name="Totals per currency"
+            head={['Currency', 'Direction', 'Kind', 'Items', 'Statement', 'Ledger']}
+            empty="No items."
+            rows={run.totals.map((t) => [
+              t.currencyId,
+              t.direction,
+              KINDS[t.kind] ?? t.kind,
+              t.items,
+              <Money key="s" amount={t.statementAmount} currency={t.currencyId} />,
+              <Money key="l" amount={t.ledgerAmount} currency={t.currencyId} />,
+            ])}
+          />
+        </>
+      ) : null}
+      <TextField select label="Items shown" value={kind} onChange={(e) => setKind(e.target.value)} size="small" sx={{ minWidth: 240 }}>
+        {Object.entries(KINDS).map(([k, label]) => (
+          <MenuItem key={k} value={k}>
+            {label}
+          </MenuItem>
+        ))}
+      </TextField>
+      {items ? (
+        <Grid
+          name={`Items: ${KINDS[kind]} (${items.total})`}
+          head={['Item', 'Kind', 'Line', 'Reference', 'Statement', 'Ledger', 'Difference', 'Statuses', 'Detail', 'Resolution']}
+          empty="No items of this kind."
+          rows={items.items.map((i) => [
+            i.itemNo,
+            KINDS[i.kind] ?? i.kind,
+            i.statement?.line ?? '—',
+            i.statement?.reference ?? i.ledger?.ids.join(', ') ?? '—',
+            i.statement ? <Money key="s" amount={i.statement.amount} currency={i.statement.currencyId} /> : '—',
+            i.ledger ? <Money key="l" amount={i.ledger.amount} currency={i.ledger.currencyId} /> : '—',
+            i.difference ?? '—',
+            `${i.statement?.status ?? '—'} / ${i.ledger?.status ?? '—'}`,
+            i.detail ?? '',
+            i.resolution ? (
+              `${i.resolution.note} (${i.resolution.resolvedBy.username || i.resolution.resolvedBy.id})`
+            ) : i.kind !== 'matched' && manage && run ? (
+              <ResolveButton key="r" runId={run.id} item={i} done={load} />
+            ) : (
+              ''
+            ),
+          ])}
+        />
+      ) : null}
+    </Box>
+  );
+};
