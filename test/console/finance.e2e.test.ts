@@ -19,6 +19,7 @@ const now = new Date();
 const lastMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
 const period = lastMonthStart.toISOString().slice(0, 7);
 const thisMonth = now.toISOString().slice(0, 7);
+const today = now.toISOString().slice(0, 10);
 const dayOf = (d: number): string => new Date(lastMonthStart.getTime() + d * 86_400_000 + 3_600_000).toISOString();
 const game = {
   gameId: 5,
@@ -146,14 +147,16 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
       await page.getByRole('combobox', { name: 'Report' }).click();
       await page.getByRole('option', { name: report, exact: true }).click();
       const region = page.getByRole('region', { name: report });
-      if (report === 'GGR and NGR') {
-        // A range of business days this time, with the time zone said beside the dates.
+      if (report === 'Trial balance' || report === 'Player-funds liability') await region.getByLabel('Period (YYYY-MM)').fill(period);
+      else {
+        // The flows for a range of business days, with the time zone said beside the dates (the tip is from today).
+        const [from, to] = report === 'Admin adjustments' ? [`${thisMonth}-01`, today] : [`${period}-01`, `${period}-10`];
         await region.getByRole('combobox', { name: 'Scope' }).click();
         await page.getByRole('option', { name: 'Business days' }).click();
-        await region.getByLabel('From (inclusive)').fill(`${period}-01`);
-        await region.getByLabel('To (inclusive)').fill(`${period}-10`);
+        await region.getByLabel('From (inclusive)').fill(from);
+        await region.getByLabel('To (inclusive)').fill(to);
         await region.getByText('Business time, days in UTC').waitFor();
-      } else await region.getByLabel('Period (YYYY-MM)').fill(report === 'Admin adjustments' ? thisMonth : period);
+      }
       await region.getByRole('button', { name: 'Show' }).click();
       await region.getByRole('table', { name: report, exact: true }).waitFor();
       if (report === 'GGR and NGR') {
