@@ -80,7 +80,9 @@ const compare = (line: StatementLine, ledger: readonly LedgerItem[], tolerances:
   if (abs(difference) > (tolerances.get(line.currency) ?? 0n)) {
     return { ...base, kind: 'amount_mismatch', difference, detail: many } as const;
   }
-  if (ledger.some((l) => LEDGER_STATUS[l.status] !== line.status)) {
+  let agree = true;
+  for (const l of ledger) if (LEDGER_STATUS[l.status] !== line.status) agree = false;
+  if (!agree) {
     const disagreeing = ledger.filter((l) => LEDGER_STATUS[l.status] !== line.status);
     const statuses = [...new Set(disagreeing.map((l) => l.status))].join(', ');
     return { ...base, kind: 'status_mismatch', difference, detail: `statement ${line.status}, ledger ${statuses}` } as const;
