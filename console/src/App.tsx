@@ -34,7 +34,7 @@ const LedgerPage = screen(() => import('./screens/ledger'), 'LedgerPage');
 const PeriodsPage = screen(() => import('./screens/periods'), 'PeriodsPage');
 const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
 const ReconciliationPage = screen(() => import('./screens/reconciliation'), 'ReconciliationPage');
-const ReconciliationRun = screen(() => import('./screens/reconciliation'), 'ReconciliationRun');
+const ReconciliationRun = screen(() => import('./screens/reconciliation-run'), 'ReconciliationRun');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
