@@ -36,7 +36,11 @@ const main = async (): Promise<void> => {
       figures.budgetMs,
       figures.withinBudget,
     );
-    console.log('phases (median ms): %s', JSON.stringify(figures.phaseMedianMs));
+    console.log(
+      'phases (median ms): %s; CPU of this process per upload %d ms',
+      JSON.stringify(figures.phaseMedianMs),
+      figures.nodeCpuMedianMs,
+    );
     console.log(
       'baselines: csv-parse of the same file %d ms, one read of the ledger items %d ms; %d breaks',
       figures.baselineParseMedianMs,

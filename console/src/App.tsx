@@ -36,7 +36,7 @@ const PeriodReport = screen(() => import('./screens/periods'), 'PeriodReport');
 const FinancePage = screen(() => import('./screens/finance'), 'FinancePage');
 const StatementPage = screen(() => import('./screens/finance'), 'StatementPage');
 const ReconciliationPage = screen(() => import('./screens/reconciliation'), 'ReconciliationPage');
-const ReconciliationRun = screen(() => import('./screens/reconciliation'), 'ReconciliationRun');
+const ReconciliationRun = screen(() => import('./screens/reconciliation-run'), 'ReconciliationRun');
 const LeaderboardList = screen(() => import('./screens/leaderboards'), 'LeaderboardList');
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');

@@ -189,6 +189,25 @@ describe('POST /finance/reconciliations: a statement against the ledger', () => 
     expect((await as(viewer, 'GET', `/finance/reconciliations/${run.body.id}`)).body).toEqual(run.body);
   });
 
+  it('when a line names a deposit booked just before the range, then it matches and is not reported missing in the ledger', async () => {
+    const { range, seeded } = await window(async () => ({
+      inside: await deposit('0.03', 'COMPLETE'),
+      before: await deposit('0.04', 'COMPLETE', 'BTC', new Date(Date.now() - 3_600_000).toISOString()),
+    }));
+    await projected([seeded.inside, seeded.before]);
+    const statement = csv(
+      `T-1,DEPOSIT,${seeded.inside.externalId},,BTC,0.03,SUCCESS,${AT}`,
+      `T-2,DEPOSIT,${seeded.before.externalId},,BTC,0.04,SUCCESS,${AT}`,
+    );
+    const run = await upload(manager, statement, range);
+    expect([run.status, run.body.breaks]).toEqual([201, 0]);
+    const items = await as(viewer, 'GET', `/finance/reconciliations/${run.body.id}/items`);
+    expect(items.body.items.map((i: { kind: string; ledger: { ids: string[] } }) => [i.kind, i.ledger.ids])).toEqual([
+      ['matched', [seeded.inside.id]],
+      ['matched', [seeded.before.id]],
+    ]);
+  });
+
   it('when the same statement is uploaded again, even for another range, then 409 names the first run and nothing more is kept', async () => {
     const { range, seeded } = await window(() => deposit('0.01', 'COMPLETE'));
     await projected([seeded]);

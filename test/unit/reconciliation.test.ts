@@ -150,6 +150,11 @@ describe('parseStatement: the TEST provider', () => {
     ['a missing header', `${ok}\n${ok}`, '1 header: the first line must be the header'],
     ['an empty file', '', '1 header: the statement is empty'],
     ['an unknown type', `${HEADER}\nT-2,REFUND,e2,,BTC,1,SUCCESS,2026-10-03T09:15:00Z`, '2 Type: "REFUND" is not one of deposit, payout'],
+    [
+      'a type named like an object property',
+      `${HEADER}\nT-2,constructor,e2,,BTC,1,SUCCESS,2026-10-03Z`,
+      '2 Type: "constructor" is not one of',
+    ],
     ['a time without zone', `${HEADER}\nT-2,DEPOSIT,e2,,BTC,1,SUCCESS,2026-10-03T09:15:00`, '2 Date: "2026-10-03T09:15:00" is not an ISO'],
     ['an unclosed quote', `${HEADER}\n"T-2,DEPOSIT`, '2 csv: Quote Not Closed'],
   ])('when a statement has %s, then it is refused naming line and field', (_what, text, expected) => {

@@ -7,13 +7,12 @@ import type { StatementLine } from './statement.parse.js';
 type Row = {
   direction: 'deposit' | 'withdrawal';
   id: string;
-  keys: string[];
+  key: string;
   tx_hash: string | null;
   currency_id: string;
   amount: string;
   status: string;
-  effective_at: Date;
-  in_range: boolean;
+  effective_at: string;
 };
 
 /** The largest scale the read models hold an amount at; a currency the ledger does not know is read at it. */
@@ -25,22 +24,23 @@ const minorOf = (currency: string, amount: string): bigint => {
   return parsed;
 };
 
+/** The business time as ISO 8601 text (read as is: no Date per row), millisecond precision as the ledger writes it. */
+const ISO = `to_char(effective_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS effective_at`;
 const COLUMNS = {
-  deposit: `'deposit' AS direction, id, ARRAY[external_id] AS keys, tx_hash, currency_id, trim_scale(amount)::text AS amount, status,
-    effective_at`,
-  withdrawal: `'withdrawal' AS direction, id, ARRAY[id, operation_key] AS keys, tx_hash, currency_id, trim_scale(amount)::text AS amount,
-    status, effective_at`,
+  deposit: `'deposit' AS direction, id, external_id AS key, tx_hash, currency_id, trim_scale(amount)::text AS amount, status, ${ISO}`,
+  withdrawal: `'withdrawal' AS direction, id, operation_key AS key, tx_hash, currency_id, trim_scale(amount)::text AS amount, status,
+    ${ISO}`,
 };
 
 const itemOf = (r: Row, inRange: boolean): LedgerItem => ({
   direction: r.direction,
   id: r.id,
-  keys: r.keys,
+  keys: r.direction === 'deposit' ? [r.key] : [r.id, r.key],
   txHash: r.tx_hash,
   currency: r.currency_id,
   amount: minorOf(r.currency_id, r.amount),
   status: r.status,
-  effectiveAt: r.effective_at.toISOString(),
+  effectiveAt: r.effective_at,
   inRange,
 });
 
@@ -64,7 +64,8 @@ export const ledgerItemsFor = async (
   );
   const known = new Set<string>();
   for (const r of rows) {
-    for (const k of r.keys) known.add(`${r.direction}|k|${k}`);
+    known.add(`${r.direction}|k|${r.key}`);
+    if (r.direction === 'withdrawal') known.add(`${r.direction}|k|${r.id}`);
     if (r.tx_hash !== null) known.add(`${r.direction}|h|${r.tx_hash}`);
   }
   const unknown = (direction: 'deposit' | 'withdrawal', kind: 'k' | 'h'): string[] => {

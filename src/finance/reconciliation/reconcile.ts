@@ -80,7 +80,9 @@ const compare = (line: StatementLine, ledger: readonly LedgerItem[], tolerances:
   if (abs(difference) > (tolerances.get(line.currency) ?? 0n)) {
     return { ...base, kind: 'amount_mismatch', difference, detail: many } as const;
   }
-  if (ledger.some((l) => LEDGER_STATUS[l.status] !== line.status)) {
+  let agree = true;
+  for (const l of ledger) if (LEDGER_STATUS[l.status] !== line.status) agree = false;
+  if (!agree) {
     const disagreeing = ledger.filter((l) => LEDGER_STATUS[l.status] !== line.status);
     const statuses = [...new Set(disagreeing.map((l) => l.status))].join(', ');
     return { ...base, kind: 'status_mismatch', difference, detail: `statement ${line.status}, ledger ${statuses}` } as const;
@@ -97,11 +99,13 @@ const compare = (line: StatementLine, ledger: readonly LedgerItem[], tolerances:
  * Pure and linear in the number of lines and items.
  */
 export const reconcile = (lines: readonly StatementLine[], ledger: readonly LedgerItem[], tolerances: Tolerances): Reconciliation => {
-  const byKey = new Map<string, LedgerItem>();
-  const byHash = new Map<string, LedgerItem[]>();
+  // One map per direction, keyed by the key itself: no key string is built per item or line.
+  const byKey = { deposit: new Map<string, LedgerItem>(), withdrawal: new Map<string, LedgerItem>() };
+  const byHash = { deposit: new Map<string, LedgerItem[]>(), withdrawal: new Map<string, LedgerItem[]>() };
   for (const item of ledger) {
-    for (const key of item.keys) if (!byKey.has(`${item.direction}|${key}`)) byKey.set(`${item.direction}|${key}`, item);
-    if (item.txHash !== null) push(byHash, `${item.direction}|${item.txHash}`, item);
+    const keys = byKey[item.direction];
+    for (const key of item.keys) if (!keys.has(key)) keys.set(key, item);
+    if (item.txHash !== null) push(byHash[item.direction], item.txHash, item);
   }
   const claimedBy = new Map<LedgerItem, number>();
   const found: (ReconciledItem | undefined)[] = new Array<ReconciledItem | undefined>(lines.length);
@@ -115,7 +119,7 @@ export const reconcile = (lines: readonly StatementLine[], ledger: readonly Ledg
     detail: `names ledger ${named.map((l) => l.id).join(', ')}, already matched by line ${claimedBy.get(named[0]!)}`,
   });
   lines.forEach((line, i) => {
-    const item = line.externalId === null ? undefined : byKey.get(`${line.direction}|${line.externalId}`);
+    const item = line.externalId === null ? undefined : byKey[line.direction].get(line.externalId);
     if (!item) return;
     if (claimedBy.has(item)) found[i] = duplicateOf(line, [item]);
     else {
@@ -125,7 +129,7 @@ export const reconcile = (lines: readonly StatementLine[], ledger: readonly Ledg
   });
   lines.forEach((line, i) => {
     if (found[i] || line.txHash === null) return;
-    const named = byHash.get(`${line.direction}|${line.txHash}`);
+    const named = byHash[line.direction].get(line.txHash);
     if (!named) return;
     const free = named.filter((l) => !claimedBy.has(l));
     if (free.length === 0) found[i] = duplicateOf(line, named);
@@ -163,16 +167,23 @@ export const reconcile = (lines: readonly StatementLine[], ledger: readonly Ledg
   return { items, totals: totalsOf(items) };
 };
 
+type Total = { currency: string; direction: Direction; kind: ItemKind; items: number; statement: Minor; ledger: Minor };
+const SLOTS = { deposit: ITEM_KINDS.map((k) => `deposit:${k}`), withdrawal: ITEM_KINDS.map((k) => `withdrawal:${k}`) };
+
 /** Sums each item into its currency, direction and kind: the statement's side in its currency, the ledger's in theirs. */
 export const totalsOf = (items: readonly ReconciledItem[]): KindTotal[] => {
-  const totals = new Map<
-    string,
-    { currency: string; direction: Direction; kind: ItemKind; items: number; statement: Minor; ledger: Minor }
-  >();
-  const at = (currency: string, direction: Direction, kind: ItemKind) => {
-    const key = `${currency}|${direction}|${kind}`;
-    let t = totals.get(key);
-    if (!t) totals.set(key, (t = { currency, direction, kind, items: 0, statement: 0n, ledger: 0n }));
+  // Per direction and kind (ten slots), a map by currency: no key string is built per item.
+  const totals = new Map<string, Map<string, Total>>();
+  const all: Total[] = [];
+  const at = (currency: string, direction: Direction, kind: ItemKind): Total => {
+    const slot = SLOTS[direction][ITEM_KINDS.indexOf(kind)]!;
+    let byCurrency = totals.get(slot);
+    if (!byCurrency) totals.set(slot, (byCurrency = new Map()));
+    let t = byCurrency.get(currency);
+    if (!t) {
+      byCurrency.set(currency, (t = { currency, direction, kind, items: 0, statement: 0n, ledger: 0n }));
+      all.push(t);
+    }
     return t;
   };
   for (const item of items) {
@@ -180,9 +191,9 @@ export const totalsOf = (items: readonly ReconciledItem[]): KindTotal[] => {
     const t = at(currency, item.direction, item.kind);
     t.items += 1;
     if (item.line) t.statement += item.line.amount;
-    for (const l of item.ledger) at(l.currency, item.direction, item.kind).ledger += l.amount;
+    for (const l of item.ledger) (l.currency === currency ? t : at(l.currency, item.direction, item.kind)).ledger += l.amount;
   }
-  return [...totals.values()].sort((a, b) =>
+  const order = (a: Total, b: Total): number =>
     a.currency !== b.currency
       ? a.currency < b.currency
         ? -1
@@ -191,6 +202,6 @@ export const totalsOf = (items: readonly ReconciledItem[]): KindTotal[] => {
         ? a.direction < b.direction
           ? -1
           : 1
-        : ITEM_KINDS.indexOf(a.kind) - ITEM_KINDS.indexOf(b.kind),
-  );
+        : ITEM_KINDS.indexOf(a.kind) - ITEM_KINDS.indexOf(b.kind);
+  return all.sort(order);
 };

@@ -59,8 +59,37 @@ const optional = (v: string): string | null => {
 // eslint-disable-next-line no-control-regex
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
-/** One record's fields (by the header's column order), or the problems naming its line and columns. */
-const lineOf = (record: readonly string[], index: Readonly<Record<StatementField, number>>, line: number, mapping: ProviderMapping) => {
+/** A word of the mapping (a type or status), never an inherited property such as `constructor`. */
+const wordOf = <T>(words: Readonly<Record<string, T>>, text: string): T | undefined => {
+  const key = text.trim().toLowerCase();
+  return Object.hasOwn(words, key) ? words[key] : undefined;
+};
+
+/** A well-formed record read without allocating anything but the line (the common case); undefined: problemsOf says why. */
+const quickLine = (
+  record: readonly string[],
+  index: Readonly<Record<StatementField, number>>,
+  line: number,
+  mapping: ProviderMapping,
+): StatementLine | undefined => {
+  for (let k = 0; k < record.length; k += 1) if (record[k]!.length > MAX_TEXT) return undefined;
+  const direction = wordOf(mapping.types, record[index.type]!);
+  const status = wordOf(mapping.statuses, record[index.status]!);
+  const currency = record[index.currency]!.trim();
+  const reference = record[index.reference]!.trim();
+  if (direction === undefined || status === undefined || !isCurrencyId(currency) || reference === '') return undefined;
+  const amount = parseDecimal(record[index.amount]!.trim(), scaleOf(currency));
+  if (typeof amount !== 'bigint' || amount < 0n) return undefined;
+  const at = record[index.occurredAt]!.trim();
+  const ms = ISO_WITH_ZONE.test(at) ? Date.parse(at) : NaN;
+  if (Number.isNaN(ms)) return undefined;
+  const externalId = optional(record[index.externalId]!);
+  const txHash = optional(record[index.txHash]!);
+  return { line, reference, direction, externalId, txHash, currency, amount, status, occurredAt: new Date(ms).toISOString() };
+};
+
+/** The problems of a record quickLine refused, naming its line and columns. */
+const problemsOf = (record: readonly string[], index: Readonly<Record<StatementField, number>>, line: number, mapping: ProviderMapping) => {
   const problems: StatementProblem[] = [];
   const value = (field: StatementField): string => {
     const v = record[index[field]]!;
@@ -69,29 +98,26 @@ const lineOf = (record: readonly string[], index: Readonly<Record<StatementField
   };
   const bad = (field: StatementField, message: string) => problems.push({ line, field: mapping.columns[field], message });
   const type = value('type');
-  const direction = mapping.types[type.trim().toLowerCase()];
+  const direction = wordOf(mapping.types, type);
   if (!direction) bad('type', `"${type.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.types).join(', ')}`);
   const statusText = value('status');
-  const status = mapping.statuses[statusText.trim().toLowerCase()];
+  const status = wordOf(mapping.statuses, statusText);
   if (!status) bad('status', `"${statusText.slice(0, MAX_TEXT)}" is not one of ${Object.keys(mapping.statuses).join(', ')}`);
   const currency = value('currency').trim();
-  let amount: Minor | undefined;
   if (!isCurrencyId(currency)) bad('currency', `"${currency.slice(0, MAX_TEXT)}" is not a currency the ledger knows`);
   else {
     const parsed = parseDecimal(value('amount').trim(), scaleOf(currency));
     if (isParseError(parsed)) bad('amount', `${parsed.message.slice(0, MAX_TEXT)} (${currency} has ${scaleOf(currency)} decimals)`);
     else if (parsed < 0n) bad('amount', 'must not be negative');
-    else amount = parsed;
   }
   const at = value('occurredAt').trim();
   const ms = ISO_WITH_ZONE.test(at) ? Date.parse(at) : NaN;
   if (Number.isNaN(ms)) bad('occurredAt', `"${at.slice(0, MAX_TEXT)}" is not an ISO 8601 time with zone`);
   const reference = value('reference').trim();
   if (reference === '') bad('reference', 'must not be empty');
-  const externalId = optional(value('externalId'));
-  const txHash = optional(value('txHash'));
-  if (problems.length > 0 || !direction || !status || amount === undefined || !isCurrencyId(currency)) return problems;
-  return { line, reference, direction, externalId, txHash, currency, amount, status, occurredAt: new Date(ms).toISOString() };
+  value('externalId');
+  value('txHash');
+  return problems;
 };
 
 /** Where each field holding NUL or a lone surrogate is (PostgreSQL text stores neither): looked for only when the file has one. */
@@ -128,9 +154,12 @@ export const parseStatement = (text: string, mapping: ProviderMapping): ParsedSt
       continue;
     }
     const badText = checkStorable ? unstorable(record, names, info.lines) : [];
-    const read = badText.length > 0 ? badText : lineOf(record, index, info.lines, mapping);
-    if (Array.isArray(read)) problems.push(...read);
-    else lines.push(read);
+    const read = badText.length > 0 ? undefined : quickLine(record, index, info.lines, mapping);
+    if (read) lines.push(read);
+    else {
+      const found = badText.length > 0 ? badText : problemsOf(record, index, info.lines, mapping);
+      problems.push(...(found.length > 0 ? found : [{ line: info.lines, field: 'line', message: 'cannot be read' }]));
+    }
   }
   return problems.length > 0 ? { ok: false, problems: problems.slice(0, MAX_PROBLEMS) } : { ok: true, lines };
 };
