@@ -28,6 +28,7 @@ import type { Metrics } from '../infra/metrics.js';
 import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
 import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
+import { erasureRoutes, type ErasureSettings } from '../erasure/erasure.routes.js';
 import { createReadModelWaiter, type LocalProgress } from '../projections/read-model-waiter.js';
 
 export type AdminAppDeps = AppDeps &
@@ -56,6 +57,8 @@ export type AdminAppDeps = AppDeps &
     consoleDist?: string;
     /** The books' periods and their close; unset: a UTC calendar of months, reports unsealed. */
     periods?: Periods;
+    /** The retention rule of erasures (ERASURE_RETENTION_YEARS, default 5) and, in tests, their clock. */
+    erasure?: ErasureSettings;
   }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -100,6 +103,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     );
     const periods = deps.periods ?? createPeriods({ store: deps.store, pool: deps.pool, calendar: { timeZone: 'UTC', unit: 'month' } });
     app.use(periodsRoutes({ ...backOffice, periods }));
+    app.use(erasureRoutes({ ...backOffice, erasure: deps.erasure ?? { retentionYears: 5 } }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({

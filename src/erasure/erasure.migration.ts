@@ -1,0 +1,26 @@
+import type { Migration } from '../infra/migrate.js';
+
+/** Personal data under a key per person, and the record of each erasure: command side, never rebuilt from events. */
+export const erasureMigrations: readonly Migration[] = [
+  {
+    id: '0560_person_keys',
+    sql: `
+      -- One AES-256 key per person: the user events carry their personal fields encrypted under it. Deleting the row
+      -- (an erasure) leaves ciphertext nobody can read: the events, their seals and the money stay as they were.
+      CREATE TABLE person_keys (
+        user_id bigint PRIMARY KEY,
+        key bytea NOT NULL CHECK (length(key) = 32),
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- A person once erased never gets a key again: later events of theirs carry no personal data at all.
+      CREATE TABLE person_erasures (
+        user_id bigint PRIMARY KEY,
+        erased_at timestamptz NOT NULL,
+        admin_user_id bigint NOT NULL,
+        forced boolean NOT NULL,
+        last_activity timestamptz,
+        retained_until timestamptz,
+        redacted_events integer NOT NULL DEFAULT 0
+      );`,
+  },
+];

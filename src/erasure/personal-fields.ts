@@ -1,0 +1,55 @@
+/** What an erased person's name reads as everywhere: never a valid username (3 to 16 letters and digits), so never claimable. */
+export const ERASED_USERNAME = '[erased]';
+
+type Data = Readonly<Record<string, unknown>>;
+type Fields = Readonly<{
+  /** The personal part of the event's data (undefined: none to conceal). */
+  take(data: Data): Readonly<Record<string, unknown>> | undefined;
+  /** The data as stored: the personal part blanked, same shape, so readers that see it never fail. */
+  blank(data: Data): Data;
+  /** The data with the personal part put back; `undefined`: the key is gone, the person erased. */
+  restore(data: Data, personal: Readonly<Record<string, unknown>> | undefined): Data;
+}>;
+
+const NO_REGISTRATION = { ip: null, userAgent: null, country: null, referrer: null };
+const registrationOf = (data: Data): Data => (data.registration ?? {}) as Data;
+
+/** Per user event type, which fields are personal: identifiers and traces of a person, never money or roles. */
+export const PERSONAL_FIELDS: Readonly<Record<string, Fields>> = {
+  UserRegistered: {
+    take: (d) => {
+      const r = registrationOf(d);
+      return {
+        email: d.email ?? null,
+        username: d.username ?? null,
+        country: d.country ?? null,
+        registration: { ip: r.ip ?? null, userAgent: r.userAgent ?? null, country: r.country ?? null, referrer: r.referrer ?? null },
+      };
+    },
+    blank: (d) => ({ ...d, email: null, username: null, country: null, registration: NO_REGISTRATION }),
+    restore: (d, p) =>
+      p
+        ? { ...d, email: p.email, username: p.username, country: p.country, registration: p.registration }
+        : { ...d, email: null, username: ERASED_USERNAME, country: null, registration: NO_REGISTRATION },
+  },
+  UsernameSet: {
+    take: (d) => ({ username: d.username }),
+    blank: (d) => ({ ...d, username: null }),
+    restore: (d, p) => ({ ...d, username: p ? p.username : ERASED_USERNAME }),
+  },
+  ProfileUpdated: {
+    take: (d) => ({ changes: d.changes ?? {} }),
+    blank: (d) => ({ ...d, changes: {} }),
+    restore: (d, p) => ({ ...d, changes: p ? p.changes : {} }),
+  },
+  IdentityLinked: {
+    take: (d) => ({ subject: d.subject, email: d.email ?? null }),
+    blank: (d) => ({ ...d, subject: ERASED_USERNAME, email: null }),
+    restore: (d, p) => ({ ...d, subject: p ? p.subject : ERASED_USERNAME, email: p ? p.email : null }),
+  },
+};
+
+/** The field of a stored event's data that holds its personal part, encrypted (see person-keys.ts). */
+export const PERSONAL = 'personal';
+
+export const fieldsOf = (type: string): Fields | undefined => (Object.hasOwn(PERSONAL_FIELDS, type) ? PERSONAL_FIELDS[type] : undefined);
