@@ -45,7 +45,7 @@ export const startFollowers = async (deps: FollowersDeps): Promise<Followers> =>
     // One read of new events for all of them.
     const followed = shareSubscriptions(deps.store, { logger });
     stops.push(() => followed.close());
-    // Read models and feeds see personal data decrypted (erased: as erased); the sealer seals what is stored.
+    // Feeds see personal data decrypted (erased: as erased; the projector does the same); the sealer seals what is stored.
     const revealed = withPersonalData(followed, createPersonKeys(pool));
     if (runs('publisher')) {
       // One publisher among projector replicas: two would send every public feed message twice.
@@ -74,7 +74,7 @@ export const startFollowers = async (deps: FollowersDeps): Promise<Followers> =>
       readersWaiting.acquire();
       stops.push(() => readersWaiting.close());
       const started = startProjector({
-        store: revealed,
+        store: followed,
         pool,
         projections: allProjections,
         hurry,
