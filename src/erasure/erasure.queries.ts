@@ -1,5 +1,9 @@
 import type pg from 'pg';
-import { ERASED_USERNAME } from './personal-fields.js';
+import { ERASED_USERNAME, PROFILE_FLAGS } from './personal-fields.js';
+
+/** A jsonb object of profile changes with only the keys that are not personal (the flags). */
+const FLAGS_OF = (column: string, param: string): string =>
+  `(SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(coalesce(${column}, '{}'::jsonb)) AS f(k, v) WHERE k = ANY(${param}::text[]))`;
 
 /** The person's last activity the retention rule counts from: a movement of money, a session, or the sign-up. */
 export const lastActivity = async (pool: pg.Pool, userId: number): Promise<Date | null> => {
@@ -36,7 +40,7 @@ export const shredKey = async (client: pg.ClientBase, r: ErasureRecord): Promise
 };
 
 /** Admin audit rows of the person's own events keep what the admin did, not the personal values it set. */
-const PERSONAL_DETAILS = ['email', 'username', 'country', 'registration', 'changes', 'subject'];
+const PERSONAL_DETAILS = ['email', 'username', 'country', 'registration', 'subject'];
 
 /**
  * The copies of the person's data in tables the service keeps beside the events: read models (rebuilt from events they
@@ -44,11 +48,12 @@ const PERSONAL_DETAILS = ['email', 'username', 'country', 'registration', 'chang
  */
 export const scrubCopies = async (client: pg.ClientBase, userId: number, state: unknown): Promise<void> => {
   const erased = ERASED_USERNAME;
+  const flags = [...PROFILE_FLAGS];
   const statements: [string, unknown[]][] = [
     [
       `UPDATE users SET email = NULL, username = $2, country = NULL, identity_provider_email = NULL, game_platform_id = NULL,
-         profile = '{}'::jsonb WHERE id = $1`,
-      [userId, erased],
+         profile = ${FLAGS_OF('profile', '$3')} WHERE id = $1`,
+      [userId, erased, flags],
     ],
     ['UPDATE registration_info SET ip = NULL, user_agent = NULL, country = NULL, referrer = NULL WHERE user_id = $1', [userId]],
     ['UPDATE user_access SET state = $2::jsonb, username = $3 WHERE user_id = $1', [userId, JSON.stringify(state), erased]],
@@ -56,8 +61,10 @@ export const scrubCopies = async (client: pg.ClientBase, userId: number, state: 
     ['DELETE FROM sessions WHERE user_id = $1', [userId]],
     [`UPDATE chat_messages SET username = $2, text = $2 WHERE user_id = $1`, [userId, erased]],
     [
-      `UPDATE admin_audit SET details = details - $2::text[] WHERE target_user_id = $1 AND event_type = ANY($3::text[])`,
-      [userId, PERSONAL_DETAILS, ['UserRegistered', 'UsernameSet', 'ProfileUpdated', 'IdentityLinked']],
+      `UPDATE admin_audit SET details = CASE WHEN details ? 'changes'
+         THEN jsonb_set(details - $2::text[], '{changes}', ${FLAGS_OF("details->'changes'", '$4')}) ELSE details - $2::text[] END
+       WHERE target_user_id = $1 AND event_type = ANY($3::text[])`,
+      [userId, PERSONAL_DETAILS, ['UserRegistered', 'UsernameSet', 'ProfileUpdated', 'IdentityLinked'], flags],
     ],
     [`UPDATE analytics_events SET properties = properties - 'country' WHERE user_id = $1`, [userId]],
   ];

@@ -11,6 +11,26 @@ type Fields = Readonly<{
   restore(data: Data, personal: Readonly<Record<string, unknown>> | undefined): Data;
 }>;
 
+/** Profile settings that say nothing about who the person is; every other profile field (avatar, trade link) is personal. */
+export const PROFILE_FLAGS: ReadonlySet<string> = new Set([
+  'isStaff',
+  'isVideoCreator',
+  'customMinAffiliateLevel',
+  'isTest',
+  'isStreamer',
+  'canUseChat',
+  'isPrivate',
+  'isStreamerMode',
+  'isEmailNotificationsEnabled',
+]);
+const split = (changes: unknown): Readonly<{ flags: Data; personal: Data }> => {
+  const entries = Object.entries((changes ?? {}) as Data);
+  return {
+    flags: Object.fromEntries(entries.filter(([k]) => PROFILE_FLAGS.has(k))),
+    personal: Object.fromEntries(entries.filter(([k]) => !PROFILE_FLAGS.has(k))),
+  };
+};
+
 const NO_REGISTRATION = { ip: null, userAgent: null, country: null, referrer: null };
 const registrationOf = (data: Data): Data => (data.registration ?? {}) as Data;
 
@@ -38,9 +58,12 @@ export const PERSONAL_FIELDS: Readonly<Record<string, Fields>> = {
     restore: (d, p) => ({ ...d, username: p ? p.username : ERASED_USERNAME }),
   },
   ProfileUpdated: {
-    take: (d) => ({ changes: d.changes ?? {} }),
-    blank: (d) => ({ ...d, changes: {} }),
-    restore: (d, p) => ({ ...d, changes: p ? p.changes : {} }),
+    take: (d) => {
+      const personal = split(d.changes).personal;
+      return Object.keys(personal).length > 0 ? { changes: personal } : undefined;
+    },
+    blank: (d) => ({ ...d, changes: split(d.changes).flags }),
+    restore: (d, p) => ({ ...d, changes: { ...(d.changes as Data), ...(p ? (p.changes as Data) : {}) } }),
   },
   IdentityLinked: {
     take: (d) => ({ subject: d.subject, email: d.email ?? null }),

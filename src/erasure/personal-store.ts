@@ -19,11 +19,12 @@ export const withPersonalData = (store: EventStore, keys: PersonKeys): EventStor
     const key = await keys.obtain(userId);
     const events = request.events.map((e) => {
       const fields = fieldsOf(e.type);
-      if (!fields) return e;
+      const personal = fields?.take(e.data);
+      if (!fields || !personal) return e;
       const blank = fields.blank(e.data);
       // Erased: the person's later events carry no personal data at all.
       if (!key) return { ...e, data: blank };
-      return { ...e, data: { ...blank, [PERSONAL]: encryptPersonal(key, contextOf(request.streamId, e.id), fields.take(e.data)) } };
+      return { ...e, data: { ...blank, [PERSONAL]: encryptPersonal(key, contextOf(request.streamId, e.id), personal) } };
     });
     return { ...request, events };
   };

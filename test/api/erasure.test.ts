@@ -15,6 +15,7 @@ import { playScenario, projectAll } from '../support/audit-ledger.js';
 
 const KEY = randomBytes(32);
 const YEAR_MS = 365.25 * 24 * 3600 * 1000;
+const TRADE_LINK = 'https://steamcommunity.com/tradeoffer/new/?partner=4242&token=Zq7Wx9Pk';
 
 let env: AuthEnv;
 let server: Server;
@@ -141,6 +142,9 @@ beforeAll(async () => {
   adminUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   alice = await register('al');
   bob = await register('bo');
+  const changes = { gamePlatformTradeLink: TRADE_LINK, isTest: true };
+  const profiled = await env.users.execute(alice.id, { type: 'UpdateProfile', data: { changes } }, adminId);
+  expect(profiled._tag).toBe('Right');
   await playScenario(env.ledger, { alice: alice.id, bob: bob.id }, adminId);
   await settle();
 });
@@ -173,7 +177,7 @@ describe('POST /user/{id}/erase', () => {
     expect(reply.body).toMatchObject({ userId: alice.id, forced: false });
     await settle();
 
-    for (const needle of [alice.email, alice.username, alice.ip, alice.userAgent]) {
+    for (const needle of [alice.email, alice.username, alice.ip, alice.userAgent, 'Zq7Wx9Pk']) {
       expect(await whereFound(needle), needle).toEqual([]);
       expect(await exports()).not.toContain(needle);
     }
@@ -189,7 +193,7 @@ describe('POST /user/{id}/erase', () => {
     // Lists and the record show the person as erased.
     const record = await call(adminUrl, 'GET', `/user/${alice.id}`, { headers: bearer(token) });
     expect(record.status).toBe(200);
-    expect(record.body).toMatchObject({ username: '[erased]', email: null });
+    expect(record.body).toMatchObject({ username: '[erased]', email: null, isTest: true });
     const audit = await env.pool.query('SELECT action, details FROM admin_audit WHERE target_user_id = $1 AND action = $2', [
       alice.id,
       'user.erase',
