@@ -5,6 +5,8 @@ import { WrongExpectedRevision, type EventStore } from '../infra/event-store/eve
 import { inTransaction } from '../infra/pg.js';
 import { newId } from '../shared/ids.js';
 import { erasedAt, lastActivity, scrubCopies, shredKey, type ErasureRecord } from './erasure.queries.js';
+import { userStream } from '../domain/user/user.events.js';
+import { isLegacyPlaintext } from './personal-fields.js';
 import { erasureStream, type PersonErased } from './erasure.events.js';
 
 export type EraseRequest = Readonly<{ userId: number; adminUserId: number; reason: string; force: boolean }>;
@@ -21,6 +23,8 @@ export type Erased = Readonly<{
   forced: boolean;
   lastActivity: string | null;
   retainedUntil: string | null;
+  /** User events written before encryption, which still hold personal fields in the clear (docs/compliance-erasure.md). */
+  legacyPlaintextEvents: number;
 }>;
 
 export type ErasureDeps = Readonly<{
@@ -63,6 +67,9 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
       retainedUntil: retainedUntil.toISOString(),
     });
 
+  // Read as stored: events written before encryption still hold personal fields in the clear (docs/compliance-erasure.md).
+  const stored = await deps.store.readStream(userStream(r.userId));
+  const legacyPlaintextEvents = stored.filter((e) => isLegacyPlaintext(e.type, e.data)).length;
   const record: ErasureRecord = {
     userId: r.userId,
     erasedAt: now,
@@ -70,6 +77,7 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
     forced: r.force,
     lastActivity: last,
     retainedUntil,
+    legacyPlaintextEvents,
   };
   const event: PersonErased = {
     type: 'PersonErased',
@@ -96,5 +104,12 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
   const state = await deps.users.load(r.userId);
   await inTransaction(deps.pool, (client) => scrubCopies(client, r.userId, state));
   const { lastActivity: lastAt, retainedUntil: until } = event.data;
-  return right({ userId: r.userId, erasedAt: now.toISOString(), forced: r.force, lastActivity: lastAt, retainedUntil: until });
+  return right({
+    userId: r.userId,
+    erasedAt: now.toISOString(),
+    forced: r.force,
+    lastActivity: lastAt,
+    retainedUntil: until,
+    legacyPlaintextEvents,
+  });
 };

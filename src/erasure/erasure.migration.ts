@@ -20,7 +20,8 @@ export const erasureMigrations: readonly Migration[] = [
         forced boolean NOT NULL,
         last_activity timestamptz,
         retained_until timestamptz,
-        redacted_events integer NOT NULL DEFAULT 0
+        -- User events written before personal fields were encrypted: they still hold them in the clear (the documented limit).
+        legacy_plaintext_events integer NOT NULL DEFAULT 0
       );`,
   },
 ];

@@ -3,7 +3,8 @@ import { ERASED_USERNAME, PROFILE_FLAGS } from './personal-fields.js';
 
 /** A jsonb object of profile changes with only the keys that are not personal (the flags). */
 const FLAGS_OF = (column: string, param: string): string =>
-  `(SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(coalesce(${column}, '{}'::jsonb)) AS f(k, v) WHERE k = ANY(${param}::text[]))`;
+  `(SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(coalesce(${column}, '{}'::jsonb)) AS f(k, v)
+    WHERE k = ANY(${param}::text[]))`;
 
 /** The person's last activity the retention rule counts from: a movement of money, a session, or the sign-up. */
 export const lastActivity = async (pool: pg.Pool, userId: number): Promise<Date | null> => {
@@ -27,14 +28,15 @@ export type ErasureRecord = Readonly<{
   forced: boolean;
   lastActivity: Date | null;
   retainedUntil: Date | null;
+  legacyPlaintextEvents: number;
 }>;
 
 /** The shredding itself: the key goes, the tombstone stays (no key is ever made for the person again). */
 export const shredKey = async (client: pg.ClientBase, r: ErasureRecord): Promise<void> => {
   await client.query(
-    `INSERT INTO person_erasures (user_id, erased_at, admin_user_id, forced, last_activity, retained_until)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id) DO NOTHING`,
-    [r.userId, r.erasedAt, r.adminUserId, r.forced, r.lastActivity, r.retainedUntil],
+    `INSERT INTO person_erasures (user_id, erased_at, admin_user_id, forced, last_activity, retained_until, legacy_plaintext_events)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id) DO NOTHING`,
+    [r.userId, r.erasedAt, r.adminUserId, r.forced, r.lastActivity, r.retainedUntil, r.legacyPlaintextEvents],
   );
   await client.query('DELETE FROM person_keys WHERE user_id = $1', [r.userId]);
 };

@@ -24,7 +24,8 @@ const eraseError = (e: EraseError): HttpError => {
       return new HttpError(
         409,
         'RETENTION_HOLDS',
-        `User ${e.userId}'s records are kept until ${e.retainedUntil} (last activity ${e.lastActivity}); a SuperAdmin may force it with a reason`,
+        `User ${e.userId}'s records are kept until ${e.retainedUntil} (last activity ${e.lastActivity}); ` +
+          'a SuperAdmin may force the erasure with a reason',
         [{ field: 'body.force', message: `retention holds until ${e.retainedUntil}` }],
       );
   }

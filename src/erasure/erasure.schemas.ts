@@ -21,5 +21,8 @@ export const ErasedView = z
     forced: z.boolean(),
     lastActivity: z.string().nullable().openapi({ description: 'The last movement of money, session or sign-up counted' }),
     retainedUntil: z.string().nullable().openapi({ description: 'Until when the retention rule held (lastActivity + years)' }),
+    legacyPlaintextEvents: z.number().int().openapi({
+      description: 'User events written before personal fields were encrypted: they still hold them in the clear (a documented limit)',
+    }),
   })
   .openapi('Erased');

@@ -76,3 +76,12 @@ export const PERSONAL_FIELDS: Readonly<Record<string, Fields>> = {
 export const PERSONAL = 'personal';
 
 export const fieldsOf = (type: string): Fields | undefined => (Object.hasOwn(PERSONAL_FIELDS, type) ? PERSONAL_FIELDS[type] : undefined);
+
+const hasValue = (v: unknown): boolean =>
+  v !== null && v !== undefined && v !== ERASED_USERNAME && (typeof v !== 'object' || Object.values(v).some(hasValue));
+
+/** A stored user event written before encryption: its personal fields are in the clear, not in an envelope. */
+export const isLegacyPlaintext = (type: string, data: Data): boolean => {
+  const fields = fieldsOf(type);
+  return fields !== undefined && typeof data[PERSONAL] !== 'string' && hasValue(fields.take(data));
+};

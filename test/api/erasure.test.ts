@@ -174,7 +174,7 @@ describe('POST /user/{id}/erase', () => {
     now = new Date(Date.now() + 6 * YEAR_MS);
     const reply = await erase(alice.id, { reason: 'DSR-0002' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ userId: alice.id, forced: false });
+    expect(reply.body).toMatchObject({ userId: alice.id, forced: false, legacyPlaintextEvents: 0 });
     await settle();
 
     for (const needle of [alice.email, alice.username, alice.ip, alice.userAgent, 'Zq7Wx9Pk']) {
