@@ -10,6 +10,8 @@ import { verifyLedger } from '../../src/audit/verify.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { createAdminApp } from '../../src/http/admin-app.js';
 import { createLogger } from '../../src/infra/logger.js';
+import { rebuildBlueGreen } from '../../src/projections/blue-green.js';
+import { usersProjection } from '../../src/read-models/users/users.projection.js';
 import { bearer, call, createAuthEnv, GOOD_CAPTCHA, PASSWORD, signIn, unique, type AuthEnv } from '../support/auth-env.js';
 import { playScenario, projectAll } from '../support/audit-ledger.js';
 
@@ -205,6 +207,14 @@ describe('POST /user/{id}/erase', () => {
       headers: { 'x-captcha-token': GOOD_CAPTCHA },
     });
     expect(signInAgain.status).toBe(401);
+  });
+
+  it('when the users read model is rebuilt from the log after the erasure, then the person still reads as erased', async () => {
+    await rebuildBlueGreen({ store: env.store, pool: env.pool, projections: [usersProjection], batchSize: 50 });
+    const { rows } = await env.pool.query('SELECT email, username, country, profile FROM users WHERE id = $1', [alice.id]);
+    expect(rows).toEqual([{ email: null, username: '[erased]', country: null, profile: { isTest: true } }]);
+    expect(await whereFound(alice.email)).toEqual([]);
+    expect(await whereFound(bob.email)).toContain('users.email');
   });
 
   it('when the same person is erased again, then 409 ALREADY_ERASED', async () => {
