@@ -42,8 +42,6 @@ import { instrumentLedger } from './commands/ledger.metrics.js';
 import { projectionReadings } from './projections/projection-status.js';
 import { MFA_KEY_NAME, mayGenerateKeys, missingSecrets } from './infra/required-secrets.js';
 import { trackAppends } from './infra/event-store/append-tracker.js';
-import { createPersonKeys } from './erasure/person-keys.js';
-import { withPersonalData } from './erasure/personal-store.js';
 
 /** Resources are released in reverse order of acquisition: servers first, the database last. */
 type Cleanup = Readonly<{ name: string; run: () => Promise<void> }>;
@@ -116,8 +114,6 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
-  // What reads user events outside the followers sees their personal fields decrypted (docs/compliance-erasure.md).
-  const revealed = withPersonalData(store, createPersonKeys(pool));
   const ledger = instrumentLedger(
     createLedger({
       store,
@@ -265,7 +261,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         ...notificationHandlers({ pool }),
         ...adminHandlers({ pool, ledger, auth, bus, logger }),
       ],
-      replay: (userId, since) => replayUserEvents({ store: revealed, pool, rates, maxEvents: config.ws.replayMaxEvents }, userId, since),
+      replay: (userId, since) => replayUserEvents({ store, pool, rates, maxEvents: config.ws.replayMaxEvents }, userId, since),
     });
     cleanups.push({ name: 'gateway', run: gateway.close });
     metrics.setSocketCount(gateway.socketCount);

@@ -4,8 +4,6 @@ import { createRates } from '../commands/rates.js';
 import type { ServerEventBus } from '../infra/bus.js';
 import type { Config } from '../infra/config.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
-import { createPersonKeys } from '../erasure/person-keys.js';
-import { withPersonalData } from '../erasure/personal-store.js';
 import { createNotifier } from '../infra/event-store/postgres/postgres.wake-up.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
 import { createWakeSignal } from '../infra/follow/wake-signal.js';
@@ -45,8 +43,6 @@ export const startFollowers = async (deps: FollowersDeps): Promise<Followers> =>
     // One read of new events for all of them.
     const followed = shareSubscriptions(deps.store, { logger });
     stops.push(() => followed.close());
-    // Feeds see personal data decrypted (erased: as erased; the projector does the same); the sealer seals what is stored.
-    const revealed = withPersonalData(followed, createPersonKeys(pool));
     if (runs('publisher')) {
       // One publisher among projector replicas: two would send every public feed message twice.
       const child = logger.child({ component: 'realtime-publisher' });
@@ -56,7 +52,7 @@ export const startFollowers = async (deps: FollowersDeps): Promise<Followers> =>
         logger: child,
         start: () =>
           startLedgerPublisher({
-            store: revealed,
+            store: followed,
             pool,
             bus: deps.bus,
             rates: createRates({ pool }),
