@@ -23,7 +23,9 @@ export type Erased = Readonly<{
   forced: boolean;
   lastActivity: string | null;
   retainedUntil: string | null;
-  /** User events written before encryption, which still hold personal fields in the clear (docs/compliance-erasure.md). */
+  /** User events written before encryption whose personal fields were blanked in place, the seals kept valid by a redaction. */
+  redactedEvents: number;
+  /** User events written before encryption that still hold personal fields in the clear (docs/compliance-erasure.md). */
   legacyPlaintextEvents: number;
 }>;
 
@@ -37,6 +39,8 @@ export type ErasureDeps = Readonly<{
   clock?: () => Date;
   /** Waits (bounded) for the projectors to take every event committed so far, so no batch rewrites what is scrubbed. */
   settleReadModels?: () => Promise<unknown>;
+  /** Blanks the personal fields of the person's sealed user events written before encryption (PostgreSQL store, seal key). */
+  redactLegacy?: (userId: number) => Promise<Readonly<{ redacted: number; left: number }>>;
   /** Ends sessions, refresh tokens and API keys. */
   endAccess?: (userId: number, reason: string, byUserId: number) => Promise<unknown>;
 }>;
@@ -69,16 +73,7 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
 
   // Read as stored: events written before encryption still hold personal fields in the clear (docs/compliance-erasure.md).
   const stored = await deps.store.readStream(userStream(r.userId));
-  const legacyPlaintextEvents = stored.filter((e) => isLegacyPlaintext(e.type, e.data)).length;
-  const record: ErasureRecord = {
-    userId: r.userId,
-    erasedAt: now,
-    adminUserId: r.adminUserId,
-    forced: r.force,
-    lastActivity: last,
-    retainedUntil,
-    legacyPlaintextEvents,
-  };
+  const legacy = stored.filter((e) => isLegacyPlaintext(e.type, e.data)).length;
   const event: PersonErased = {
     type: 'PersonErased',
     data: {
@@ -97,6 +92,17 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
     .catch((error: unknown) => {
       if (!(error instanceof WrongExpectedRevision)) throw error;
     });
+  const redaction = legacy > 0 && deps.redactLegacy ? await deps.redactLegacy(r.userId) : { redacted: 0, left: legacy };
+  const { redacted: redactedEvents, left: legacyPlaintextEvents } = redaction;
+  const record: ErasureRecord = {
+    userId: r.userId,
+    erasedAt: now,
+    adminUserId: r.adminUserId,
+    forced: r.force,
+    lastActivity: last,
+    retainedUntil,
+    legacyPlaintextEvents,
+  };
   await inTransaction(deps.pool, (client) => shredKey(client, record));
   await deps.endAccess?.(r.userId, 'erased', r.adminUserId);
   await deps.settleReadModels?.();
@@ -110,6 +116,7 @@ export const erasePerson = async (deps: ErasureDeps, r: EraseRequest): Promise<E
     forced: r.force,
     lastActivity: lastAt,
     retainedUntil: until,
+    redactedEvents,
     legacyPlaintextEvents,
   });
 };

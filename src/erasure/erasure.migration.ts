@@ -24,4 +24,18 @@ export const erasureMigrations: readonly Migration[] = [
         legacy_plaintext_events integer NOT NULL DEFAULT 0
       );`,
   },
+  {
+    id: '0561_event_redactions',
+    sql: `
+      -- User events written before encryption, whose personal fields were blanked in place at an erasure. The seal keeps the
+      -- hash of the event as written; this row binds that hash to the hash of the event as now stored, with a MAC under
+      -- the seal key, so verify accepts the redaction and nothing else (docs/compliance-erasure.md).
+      CREATE TABLE event_redactions (
+        event_id uuid PRIMARY KEY,
+        sealed_hash bytea NOT NULL,
+        redacted_hash bytea NOT NULL,
+        mac bytea NOT NULL,
+        redacted_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];

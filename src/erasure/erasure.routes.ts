@@ -7,6 +7,7 @@ import type { BackOfficeDeps } from '../http/back-office.deps.js';
 import { HttpError } from '../http/http-errors.js';
 import { parseBody, parseParams } from '../http/validate.js';
 import { erasePerson, type EraseError, type ErasureDeps } from './erase-person.use-case.js';
+import { redactLegacyEvents } from './redact-legacy.js';
 import { EraseBody, ErasedView, EraseParams } from './erasure.schemas.js';
 
 /** The read models that copy personal data: settled before the copies are scrubbed. */
@@ -31,13 +32,15 @@ const eraseError = (e: EraseError): HttpError => {
   }
 };
 
-export type ErasureSettings = Readonly<{ retentionYears: number; clock?: () => Date }>;
+/** `sealKey`: set, user events written before encryption are redacted in place (PostgreSQL store) and verify accepts them. */
+export type ErasureSettings = Readonly<{ retentionYears: number; sealKey?: Buffer | undefined; clock?: () => Date }>;
 
 /** POST /user/{id}/erase: crypto-shredding of a person's personal data (docs/compliance-erasure.md). */
 export const erasureRoutes = (deps: BackOfficeDeps & Readonly<{ erasure: ErasureSettings }>): Router => {
   const router = Router();
   const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
   const { pool } = deps;
+  const sealKey = deps.erasure.sealKey;
   const erasureDeps: ErasureDeps = {
     pool,
     store: deps.store,
@@ -45,6 +48,7 @@ export const erasureRoutes = (deps: BackOfficeDeps & Readonly<{ erasure: Erasure
     retentionYears: deps.erasure.retentionYears,
     ...(deps.erasure.clock ? { clock: deps.erasure.clock } : {}),
     endAccess: (...a) => revokeAllAccess(pool, ...a),
+    ...(sealKey && deps.store.kind === 'postgres' ? { redactLegacy: (userId: number) => redactLegacyEvents(pool, sealKey, userId) } : {}),
     settleReadModels: async () => deps.reads?.waiter.reach(PERSONAL_READS, undefined, Math.max(deps.reads.timeoutMs, 5_000)),
   };
 

@@ -21,8 +21,11 @@ export const ErasedView = z
     forced: z.boolean(),
     lastActivity: z.string().nullable().openapi({ description: 'The last movement of money, session or sign-up counted' }),
     retainedUntil: z.string().nullable().openapi({ description: 'Until when the retention rule held (lastActivity + years)' }),
+    redactedEvents: z.number().int().openapi({
+      description: 'User events written before encryption whose personal fields were blanked in place (verify checks the redaction)',
+    }),
     legacyPlaintextEvents: z.number().int().openapi({
-      description: 'User events written before personal fields were encrypted: they still hold them in the clear (a documented limit)',
+      description: 'User events written before encryption still holding personal fields in the clear (not sealed yet, or no seal key here)',
     }),
   })
   .openapi('Erased');

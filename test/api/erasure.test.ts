@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -136,7 +136,7 @@ beforeAll(async () => {
     ledger: env.ledger,
     auth: env.kit,
     accessRegistry: [],
-    erasure: { retentionYears: 5, clock: () => now },
+    erasure: { retentionYears: 5, sealKey: KEY, clock: () => now },
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, () => resolve(s));
@@ -234,5 +234,53 @@ describe('POST /user/{id}/erase', () => {
     const audit = await env.pool.query('SELECT details FROM admin_audit WHERE target_user_id = $1 AND action = $2', [bob.id, 'user.erase']);
     expect(audit.rows[0]?.details).toMatchObject({ reason: 'court order 17/2026', forced: true });
     expect((await verify()).ok).toBe(true);
+  });
+
+  it('when a person registered before encryption (plaintext, sealed) is erased, then the event is redacted in place and verify accepts it', async () => {
+    const id = Number((await env.pool.query<{ id: string }>(`SELECT nextval('user_id_seq') AS id`)).rows[0]!.id);
+    const old = { email: `${unique('old')}@example.test`, username: unique('old'), ip: '198.51.100.77', userAgent: `Old-${unique('ua')}` };
+    // Appended past the encrypting store, as every user event was before this version.
+    await env.store.append({
+      streamId: `user-${id}`,
+      expectedRevision: 'no_stream',
+      events: [
+        {
+          id: randomUUID(),
+          type: 'UserRegistered',
+          data: {
+            userId: id,
+            email: old.email,
+            username: old.username,
+            country: 'FR',
+            referrerCode: null,
+            marketingOptIn: false,
+            registration: { ip: old.ip, userAgent: old.userAgent, country: 'FR', referrer: null },
+            provider: 'password',
+            roles: ['User'],
+            at: new Date().toISOString(),
+            adminUserId: null,
+          },
+        },
+      ],
+    });
+    await settle();
+    expect(await whereFound(old.email)).toContain('events.data');
+
+    now = new Date();
+    const reply = await erase(id, { reason: 'DSR-legacy', force: true });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ redactedEvents: 1, legacyPlaintextEvents: 0 });
+    await settle();
+    for (const needle of [old.email, old.username, old.ip, old.userAgent]) expect(await whereFound(needle), needle).toEqual([]);
+    const report = await verify();
+    expect(report.differences).toEqual([]);
+
+    // The redaction covers exactly the redacted form: any other change to the event is still caught.
+    await env.pool.query(`UPDATE events SET data = jsonb_set(data, '{roles}', '["User","SuperAdmin"]') WHERE stream_id = $1`, [
+      `user-${id}`,
+    ]);
+    const tampered = await verify();
+    expect(tampered.ok).toBe(false);
+    expect(JSON.stringify(tampered.differences)).toMatch(/UserRegistered\) no longer matches its seal/);
   });
 });
