@@ -215,6 +215,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
         askReadModels: readersWaiting.announce,
         readConsistencyTimeoutMs: config.readConsistencyTimeoutMs,
         exportLimits: config.exports,
+        erasure: { retentionYears: config.audit.erasureRetentionYears, sealKey },
         periods: createPeriods({
           store,
           pool,

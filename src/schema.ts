@@ -26,6 +26,7 @@ import { auditMigrations } from './audit/audit.migration.js';
 import { periodsMigrations } from './periods/periods.migration.js';
 import { financeReportsMigrations } from './finance/reports/finance-reports.migration.js';
 import { reconciliationMigrations } from './finance/reconciliation/reconciliation.migration.js';
+import { erasureMigrations } from './erasure/erasure.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -59,6 +60,7 @@ export const allMigrations: readonly Migration[] = [
   ...periodsMigrations, // 0490
   ...financeReportsMigrations, // 0500
   ...reconciliationMigrations, // 0510
+  ...erasureMigrations, // 0560
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

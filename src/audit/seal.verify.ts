@@ -12,6 +12,7 @@ import { toRecordedEvent } from '../infra/event-store/postgres/postgres.reads.js
 import { assertSealKey, chainHash, eventHash, GENESIS, macMatches } from './seal.hash.js';
 import { readCheckpoints, readSeals, revisionKey, sealedRevisions, type SealCheckpoint, type SealRow } from './seal.store.js';
 import type { SealDifference, SealReport, VerifySealsDeps } from './seal.types.js';
+import { readRedactions, redactionHolds } from './seal.redactions.js';
 
 type Snapshot = Readonly<{ last: SealRow | undefined; checkpoints: SealCheckpoint[]; eventsUntil: Position }>;
 
@@ -194,8 +195,12 @@ export const inspectSeals = async (deps: VerifySealsDeps): Promise<SealReport> =
     holdAnchors(s);
   };
 
+  // Redacted at an erasure: the seal holds the event as written, the redaction (MAC'd) the event as now stored.
+  const redactions = await readRedactions(pool);
   const checkSealed = (e: RecordedEvent, s: SealRow): void => {
     if (eventHash(s.prevHash, e).equals(s.hash)) return;
+    const redaction = redactions.get(e.id.toLowerCase());
+    if (redaction && e.id.toLowerCase() === s.eventId && redactionHolds(key, redaction, e, s.hash)) return;
     const moved =
       e.id.toLowerCase() !== s.eventId || e.streamId !== s.streamId || e.revision !== s.revision
         ? ` (sealed as event ${s.eventId}, ${s.streamId}@${s.revision}; stored: event ${e.id}, ${e.streamId}@${e.revision})`

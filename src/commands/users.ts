@@ -7,6 +7,8 @@ import { evolve, initialUserState, type RegisteredUser, type UserState } from '.
 import type { Role } from '../domain/user/permissions.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { createStreamHandler } from './stream.handler.js';
+import { createPersonKeys } from '../erasure/person-keys.js';
+import { withPersonalData } from '../erasure/personal-store.js';
 import { createCredentials } from './user-credentials.js';
 
 export type UserKeyKind = 'email' | 'username' | 'google' | 'steam';
@@ -59,7 +61,9 @@ export const normaliseKey = (value: string): string => value.trim().toLowerCase(
 export const createUsers = (deps: Readonly<{ store: EventStore; pool: pg.Pool; clock?: () => Date }>): Users => {
   const clock = deps.clock ?? (() => new Date());
   const credentials = createCredentials(deps.pool);
-  const handler = createStreamHandler<UserState, UserEvent, UserCommand, UserCommandMeta, UserError>(deps.store, {
+  // Personal fields go into the stream encrypted under the person's key (docs/compliance-erasure.md).
+  const store = withPersonalData(deps.store, createPersonKeys(deps.pool));
+  const handler = createStreamHandler<UserState, UserEvent, UserCommand, UserCommandMeta, UserError>(store, {
     streamOf: userStream,
     initial: initialUserState,
     evolve,

@@ -31,6 +31,7 @@ import type { Metrics } from '../infra/metrics.js';
 import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
 import { docsRoutes, openApiDocument } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
+import { erasureRoutes, type ErasureSettings } from '../erasure/erasure.routes.js';
 import { createReadModelWaiter, type LocalProgress } from '../projections/read-model-waiter.js';
 
 export type AdminAppDeps = AppDeps &
@@ -61,6 +62,8 @@ export type AdminAppDeps = AppDeps &
     periods?: Periods;
     /** Reconciliation with payment providers; unset: amounts must agree exactly (no tolerance). */
     reconciliations?: Reconciliations;
+    /** The retention rule of erasures (ERASURE_RETENTION_YEARS, default 5) and, in tests, their clock. */
+    erasure?: ErasureSettings;
   }>;
 
 /** The back-office API (`ADMIN_PORT`), with the internal ledger API under `/internal`. */
@@ -107,6 +110,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(periodsRoutes({ ...backOffice, periods }), financeReportsRoutes({ ...backOffice, calendar: periods.calendar }));
     const reconciliations = deps.reconciliations ?? createReconciliations({ pool: deps.pool, tolerances: new Map() });
     app.use(reconciliationRoutes({ ...backOffice, reconciliations }));
+    app.use(erasureRoutes({ ...backOffice, erasure: deps.erasure ?? { retentionYears: 5 } }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(
       adminUserRoutes({

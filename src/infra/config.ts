@@ -55,6 +55,8 @@ export type Config = Readonly<{
     /** 32 bytes (hex or base64) keying the HMAC of ledger seal checkpoints; unset = generated once under DATA_DIR/keys. */
     sealKey: string | undefined;
     sealCheckpointEvery: number;
+    /** Years after a person's last activity during which an erasure is refused unless forced (AML record keeping). */
+    erasureRetentionYears: number;
   }>;
   /** A caller's business time (effectiveAt) may be at most maxSkewMs after the recording time and maxAgeDays before it. */
   businessTime: Readonly<{ maxSkewMs: number; maxAgeDays: number }>;
@@ -188,6 +190,7 @@ const EnvSchema = z.object({
   FEED_LUCKY_WIN_MIN_STAKE_USD: decimal('1'),
   LEDGER_SEAL_KEY: z.string().optional(),
   LEDGER_SEAL_CHECKPOINT_EVERY: positiveInt(1_000),
+  ERASURE_RETENTION_YEARS: positiveInt(5),
   BUSINESS_TIME_MAX_SKEW_MS: z.coerce
     .number({ error: 'must be a number' })
     .int('must be an integer')
@@ -337,7 +340,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       luckyWinMinMultiplier: e.FEED_LUCKY_WIN_MIN_MULTIPLIER,
       luckyWinMinStakeUsd: e.FEED_LUCKY_WIN_MIN_STAKE_USD,
     },
-    audit: { sealKey: e.LEDGER_SEAL_KEY, sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY },
+    audit: {
+      sealKey: e.LEDGER_SEAL_KEY,
+      sealCheckpointEvery: e.LEDGER_SEAL_CHECKPOINT_EVERY,
+      erasureRetentionYears: e.ERASURE_RETENTION_YEARS,
+    },
     businessTime: { maxSkewMs: e.BUSINESS_TIME_MAX_SKEW_MS, maxAgeDays: e.BUSINESS_TIME_MAX_AGE_DAYS },
     readConsistencyTimeoutMs: e.READ_CONSISTENCY_TIMEOUT_MS,
     db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, connectionTimeoutMs: e.DB_CONNECTION_TIMEOUT_MS },

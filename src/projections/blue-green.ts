@@ -1,3 +1,5 @@
+import { createPersonKeys } from '../erasure/person-keys.js';
+import { withPersonalData } from '../erasure/personal-store.js';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import {
@@ -230,7 +232,9 @@ const isLockTimeout = (error: unknown): boolean => (error as { code?: string }).
 
 /** Replays into shadow copies while live tables serve, then swaps them in one transaction under the projection lock. */
 export const rebuildBlueGreen = async (options: BlueGreenOptions): Promise<BlueGreenResult> => {
-  const { store, pool, projections, logger = noopLogger } = options;
+  const { pool, projections, logger = noopLogger } = options;
+  // A rebuild reads personal fields as the projector does: decrypted, or erased once the key is gone.
+  const store = withPersonalData(options.store, createPersonKeys(pool));
   const batchSize = options.batchSize ?? 2000;
   const maxTail = batchSize * 5;
   if (projections.length === 0) throw new Error('nothing to rebuild');

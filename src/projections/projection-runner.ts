@@ -1,3 +1,5 @@
+import { createPersonKeys } from '../erasure/person-keys.js';
+import { withPersonalData } from '../erasure/personal-store.js';
 import { comparePositions, type Position, type RecordedEvent, type Subscription } from '../infra/event-store/event-store.port.js';
 import { startFollowLoop, type FollowLoop } from '../infra/follow/follow-loop.js';
 import { shareSubscriptions } from '../infra/follow/shared-subscriptions.js';
@@ -142,8 +144,10 @@ export const startProjector = (options: ProjectorOptions): Projector => {
   const combine = batchCombiner(options.pool, costs, limit, concurrent, options.replay === true);
   const hurry = options.hurry ?? createWakeSignal();
   const coalesceMs = options.replay ? 0 : (options.coalesceMs ?? 100);
-  const shared = independent ? shareSubscriptions(options.store, { coalesceMs, coalesceEvents: COALESCE_EVENTS, hurry }) : undefined;
-  const o = shared ? { ...options, store: shared } : options;
+  // Read models see personal fields decrypted, or as erased once the person's key is gone (docs/compliance-erasure.md).
+  const revealed = withPersonalData(options.store, createPersonKeys(options.pool));
+  const shared = independent ? shareSubscriptions(revealed, { coalesceMs, coalesceEvents: COALESCE_EVENTS, hurry }) : undefined;
+  const o = { ...options, store: shared ?? revealed };
   const groups = independent
     ? readGroups(projections).map((g) => startGroup(o, g, combine, limit))
     : [startGroup(o, projections, combine, limit)];

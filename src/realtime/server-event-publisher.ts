@@ -1,3 +1,5 @@
+import { createPersonKeys } from '../erasure/person-keys.js';
+import { withPersonalData } from '../erasure/personal-store.js';
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import {
@@ -38,7 +40,9 @@ const UPSERT_CHECKPOINT = `INSERT INTO publisher_checkpoints (name, position) VA
  * stored at most every `checkpointEveryMs` and on stop, not after every batch: under load that was a committed write
  * every 10 ms, for a replay of a quarter of a second at most after a crash.
  */
-export const startLedgerPublisher = async (deps: LedgerPublisherDeps): Promise<LedgerPublisher> => {
+export const startLedgerPublisher = async (given: LedgerPublisherDeps): Promise<LedgerPublisher> => {
+  // Profile patches and usernames come from user events: their personal fields decrypted (docs/compliance-erasure.md).
+  const deps = { ...given, store: withPersonalData(given.store, createPersonKeys(given.pool)) };
   const name = deps.name ?? 'realtime';
   const feeds = deps.feeds ?? DEFAULT_FEED_SETTINGS;
   const { rows } = await deps.pool.query<{ position: string }>('SELECT position FROM publisher_checkpoints WHERE name = $1', [name]);

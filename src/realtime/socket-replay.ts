@@ -1,3 +1,5 @@
+import { createPersonKeys } from '../erasure/person-keys.js';
+import { withPersonalData } from '../erasure/personal-store.js';
 import type pg from 'pg';
 import type { Rates } from '../commands/rates.js';
 import { userStream } from '../domain/user/user.events.js';
@@ -47,7 +49,9 @@ const eventsAfter = async (
 };
 
 /** Same pure mappings as live delivery (server-events.ts); `recovered: false` means the client must reload. */
-export const replayUserEvents = async (deps: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
+export const replayUserEvents = async (given: ReplayDeps, userId: number, since: Position): Promise<ReplayResult> => {
+  // The user's own events read as the application reads them: personal fields decrypted (docs/compliance-erasure.md).
+  const deps = { ...given, store: withPersonalData(given.store, createPersonKeys(given.pool)) };
   const head = await deps.store.headPosition();
   if (comparePositions(since, head) > 0) return { recovered: false, reason: REPLAY_REFUSALS.UNKNOWN_POSITION };
   const maxRead = deps.maxEvents * READ_FACTOR;

@@ -14,6 +14,7 @@ export const EVENT_ACTIONS = [
   'user.unban',
   'user.sign-out',
   'user.disable-mfa',
+  'user.erase',
   'role.add',
   'role.remove',
   'permission.add',

@@ -30,6 +30,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'patch /user/:id/ban': (t) => ({ path: `/user/${t.id}/ban`, body: { banReason: 'matrix' } }),
   'patch /user/:id/unban': (t) => ({ path: `/user/${t.id}/unban` }),
   'post /user/:id/sign-out': (t) => ({ path: `/user/${t.id}/sign-out` }),
+  'post /user/:id/erase': (t) => ({ path: `/user/${t.id}/erase`, body: { reason: '' } }), // 400: nobody is erased
   'put /user/:id/roles': (t) => ({ path: `/user/${t.id}/roles`, body: { roles: 'Admin' } }),
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),

@@ -1,3 +1,5 @@
+import { createPersonKeys } from '../../src/erasure/person-keys.js';
+import { withPersonalData } from '../../src/erasure/personal-store.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AVATAR_URL } from '../../src/domain/user/vip.js';
 import { bearer, call, GOOD_CAPTCHA } from '../support/auth-env.js';
@@ -16,8 +18,12 @@ afterAll(async () => {
 const patch = (path: string, body?: unknown, as = editor) =>
   call(w.env.adminUrl, 'PATCH', path, { headers: bearer(as), ...(body === undefined ? {} : { body }) });
 const view = async (id: number) => (await w.get(`/user/${id}`)).body;
+/** The user's events as the application reads them: personal fields decrypted (docs/compliance-erasure.md). */
 const eventsOf = async (id: number) =>
-  (await w.env.store.readStream(`user-${id}`)).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
+  (await withPersonalData(w.env.store, createPersonKeys(w.env.pool)).readStream(`user-${id}`)).map((e) => ({
+    type: e.type,
+    data: e.data as Record<string, unknown>,
+  }));
 /** User events do not move the ledger: a tiny deposit afterwards gives the projector a position to catch up to. */
 const synced = async () => {
   const someone = await w.env.makeUser();

@@ -37,6 +37,7 @@ import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
 import { useSettle } from '../refresh';
+import { EraseAction } from './erasure';
 import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
 
 const userFilters = [
@@ -266,6 +267,7 @@ const UserActions = ({ user, settle }: { user: RaRecord; settle: () => void }) =
           run={() => api('PATCH', `/user/${String(user.id)}/avatar/reset`)}
         />
       ) : null}
+      <EraseAction user={user} done={settle} />
     </Stack>
   );
 };
