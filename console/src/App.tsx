@@ -25,7 +25,7 @@ const screen = <K extends string>(load: () => Promise<Record<K, React.ComponentT
 const Dashboard = screen(() => import('./screens/dashboard'), 'Dashboard');
 const WithdrawalList = screen(() => import('./screens/withdrawals'), 'WithdrawalList');
 const UserList = screen(() => import('./screens/users'), 'UserList');
-const UserShow = screen(() => import('./screens/users'), 'UserShow');
+const UserShow = screen(() => import('./screens/player'), 'UserShow');
 const DepositList = screen(() => import('./screens/money'), 'DepositList');
 const BetList = screen(() => import('./screens/money'), 'BetList');
 const TransactionList = screen(() => import('./screens/money'), 'TransactionList');

@@ -1,29 +1,14 @@
 import { useEffect, useState } from 'react';
 import { Box, Button, TextField as MuiTextField, Typography } from '@mui/material';
-import {
-  Confirm,
-  Datagrid,
-  FunctionField,
-  SelectInput,
-  TextField,
-  TextInput,
-  useListContext,
-  useNotify,
-  useRecordContext,
-  type RaRecord,
-} from 'react-admin';
+import { Confirm, Datagrid, SelectInput, TextField, useListContext, useNotify, useRecordContext, type RaRecord } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
 import { formatTime } from '../format';
-import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, useSession } from '../ui';
+import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, UserColumn, userFilter, useSession } from '../ui';
 
 const STATUSES = ['PENDING', 'FAILED', 'CONFIRMED', 'COMPLETE', 'DENIED'].map((id) => ({ id, name: id }));
-const filters = [
-  <SelectInput key="s" source="status" choices={STATUSES} alwaysOn emptyText="Any status" />,
-  <TextInput key="u" source="username" label="Username (exact)" alwaysOn />,
-  <TextInput key="i" source="userId" label="User id" />,
-];
+export const withdrawalFilters = [<SelectInput key="s" source="status" choices={STATUSES} alwaysOn emptyText="Any status" />];
 
 const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) => {
   const [open, setOpen] = useState(false);
@@ -179,27 +164,28 @@ const Detail = () => {
 };
 
 /** The queue: PENDING first, FAILED one click away; refetched every 3 s, since the gateway pushes no withdrawal changes to admins. */
+export const WithdrawalGrid = ({ withUser = true }: { withUser?: boolean }) => (
+  <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
+    <TextField source="id" />
+    {withUser ? <UserColumn label="User" idSource="userId" userSource="user" /> : null}
+    <MoneyField source="amount" label="Amount" />
+    <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
+    <TextField source="status" />
+    <TextField source="recipientAddress" label="To" />
+    <TimeField source="createdAt" label="Requested" />
+    <Actions />
+  </Datagrid>
+);
+
 export const WithdrawalList = () => (
   <ConsoleList
-    filters={filters}
+    filters={[...withdrawalFilters, userFilter()]}
     filterDefaultValues={{ status: 'PENDING' }}
     sort={{ field: 'createdAt', order: 'ASC' }}
     queryOptions={{ refetchInterval: 3000 }}
     exporter={false}
     title="Withdrawals"
   >
-    <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
-      <TextField source="id" />
-      <FunctionField
-        label="User"
-        render={(r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId)}`}
-      />
-      <MoneyField source="amount" label="Amount" />
-      <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
-      <TextField source="status" />
-      <TextField source="recipientAddress" label="To" />
-      <TimeField source="createdAt" label="Requested" />
-      <Actions />
-    </Datagrid>
+    <WithdrawalGrid />
   </ConsoleList>
 );

@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { pendingWithdrawal } from '../support/money-env.js';
+
+// As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
+const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? path.resolve(process.env.CONSOLE_SCREENSHOTS_DIR)
+  : mkdtempSync(path.join(tmpdir(), 'console-daily-'));
+mkdirSync(SHOTS, { recursive: true });
+if (!chromiumFound) console.log(`console daily-work browser tests skipped: no Chromium at ${CHROMIUM_PATH}`);
+
+/** A player with a settled bet, a completed deposit, a PENDING withdrawal and a tip: every tab of their page has a row. */
+const busyPlayer = async (env: AuthEnv, adminId: number) => {
+  const { user, withdrawal } = await pendingWithdrawal(env, '1.5', '10');
+  const placed = await env.ledger.placeBet({
+    id: `bet-${user.id}`,
+    userId: user.id,
+    roundId: `round-${user.id}`,
+    gameId: 7,
+    gameIdentity: { name: 'Dice', slug: 'dice', type: 'ORIGINAL', provider: { name: 'House' } },
+    currencyId: 'BTC',
+    amount: '0.5',
+  });
+  if (placed._tag === 'Left') throw new Error(placed.left._tag);
+  const settled = await env.ledger.settleBet(placed.right.bet.id, { payout: '1' });
+  if (settled._tag === 'Left') throw new Error(settled.left._tag);
+  const tipped = await env.ledger.tip({ recipientUserId: user.id, adminUserId: adminId, currencyId: 'DBC', amount: '3', notes: 'welcome' });
+  if (tipped._tag === 'Left') throw new Error(tipped.left._tag);
+  return { user, withdrawal, betId: placed.right.bet.id };
+};
+
+// Generous bounds, not sleeps: on a loaded 2-CPU machine Chromium and the projector can take many seconds per step.
+describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_000 }, () => {
+  let env: AuthEnv;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let page: Page;
+  let superAdmin: { id: number; email: string; password: string };
+
+  const expectAccessible = async (screen: string) => {
+    const noNotice = () =>
+      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
+    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
+    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
+  };
+  const shoot = (name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    env = await createAuthEnv(
+      'console_daily',
+      {
+        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+        secureCookies: false,
+      },
+      { readConsistencyTimeoutMs: 20_000 },
+    );
+    env.startProjector();
+    browser = await launchChromium();
+    superAdmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: env.adminUrl });
+    context.setDefaultTimeout(60_000);
+    contexts.push(context);
+    page = await context.newPage();
+    await page.goto('/admin/');
+    await page.getByLabel('E-mail').fill(superAdmin.email);
+    await page.getByLabel('Password').fill(superAdmin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await env?.close();
+    if (!process.env.CONSOLE_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
+  });
+
+  it("when a player is found by name, then their page answers the questions: summary in plain words, and each tab lists that player's rows", async () => {
+    const { user, withdrawal, betId } = await busyPlayer(env, superAdmin.id);
+    await page.goto('/admin/#/users');
+    await page.getByLabel('Search name, e-mail or id').first().fill(String(user.username));
+    await page
+      .getByRole('row')
+      .filter({ hasText: String(user.username) })
+      .click();
+    await page.getByRole('heading', { name: new RegExp(String(user.username)), level: 1 }).waitFor();
+
+    const lifetime = page.getByRole('table', { name: 'Lifetime figures' });
+    const figure = (label: string) => lifetime.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label, exact: true }) });
+    await figure('Settled bets').getByText('1', { exact: true }).waitFor();
+    await figure('Deposited').waitFor();
+    // Plain labels, the API's names only on hover; one table, not "USD stats" beside "Full stats".
+    for (const raw of ['ltv', 'ggr', 'totalLoss'])
+      expect(await lifetime.getByRole('rowheader', { name: raw, exact: true }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: /USD stats|Full stats/ }).count()).toBe(0);
+    await page
+      .getByRole('table', { name: 'Account' })
+      .getByText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/)
+      .first()
+      .waitFor();
+    await expectAccessible('player summary');
+    await shoot('player-summary', true);
+
+    const tab = async (name: string, expectRow: string, screenshot?: string) => {
+      await page.getByRole('tab', { name, exact: true }).click();
+      const panel = page.getByRole('tabpanel');
+      await panel.getByRole('row').filter({ hasText: expectRow }).first().waitFor();
+      await expectAccessible(`player tab ${name}`);
+      if (screenshot) await shoot(screenshot);
+    };
+    await tab('Bets', betId, 'player-bets');
+    await tab('Deposits', 'COMPLETE');
+    await tab('Withdrawals', withdrawal.id);
+    await tab('Transactions', 'BET_PAYOUT');
+    await tab('Tips', 'welcome');
+    await tab('Audit', 'tip');
+    await page.getByRole('tab', { name: 'Notes', exact: true }).click();
+    await page
+      .getByRole('tabpanel')
+      .getByText(/No notes on this player/)
+      .waitFor();
+    await page.getByRole('tab', { name: 'Limits', exact: true }).click();
+    await page.getByRole('tabpanel').getByRole('region', { name: 'Bet limit' }).waitFor();
+    await expectAccessible('player tab Limits');
+
+    // A tab keeps the list screen's filters: the player's bets by another status than the default SETTLED leave theirs out.
+    await page.getByRole('tab', { name: 'Bets', exact: true }).click();
+    const panel = page.getByRole('tabpanel');
+    await panel.getByRole('row').filter({ hasText: betId }).waitFor();
+    await panel.getByRole('combobox', { name: 'Status' }).click();
+    await page.getByRole('option', { name: 'ROLLBACK', exact: true }).click();
+    await panel.getByRole('row').filter({ hasText: betId }).waitFor({ state: 'detached' });
+  });
+
+  it('when a list is filtered by a username, then only that player shows, named and linked to their page, never as a bare id', async () => {
+    const a = await busyPlayer(env, superAdmin.id);
+    const b = await busyPlayer(env, superAdmin.id);
+    await page.goto('/admin/#/bets');
+    await page.getByLabel('User (name, e-mail or id)').fill(String(a.user.username));
+    const rows = page.getByRole('row').filter({ hasText: a.betId });
+    await rows.waitFor();
+    await page.getByRole('row').filter({ hasText: b.betId }).waitFor({ state: 'detached' });
+    await page.goto('/admin/#/transactions');
+    await page.getByLabel('User (name, e-mail or id)').fill(a.user.email);
+    // The whole log shows first; once the e-mail is resolved to the player, only their movements stay.
+    await page
+      .getByRole('link', { name: String(b.user.username), exact: true })
+      .first()
+      .waitFor({ state: 'detached' });
+    const named = page.getByRole('link', { name: String(a.user.username), exact: true }).first();
+    await named.waitFor();
+    await expectAccessible('transactions by user');
+    await named.click();
+    await page.getByRole('heading', { name: new RegExp(String(a.user.username)), level: 1 }).waitFor();
+  });
+});
