@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
-import { pendingWithdrawal } from '../support/money-env.js';
+import { balanceOf, pendingWithdrawal } from '../support/money-env.js';
 
 // As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
 const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
@@ -65,6 +65,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     browser = await launchChromium();
     superAdmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: env.adminUrl });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     context.setDefaultTimeout(60_000);
     contexts.push(context);
     page = await context.newPage();
@@ -83,9 +84,11 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
   });
 
   it("when a player is found by name, then their page answers the questions: summary in plain words, and each tab lists that player's rows", async () => {
-    const { user, withdrawal, betId } = await busyPlayer(env, superAdmin.id);
+    const { user, betId } = await busyPlayer(env, superAdmin.id);
     await page.goto('/admin/#/users');
     await page.getByLabel('Search name, e-mail or id').first().fill(String(user.username));
+    // The search applies after its debounce (into the URL): a click before it would be undone by it.
+    await page.waitForURL((url) => decodeURIComponent(url.hash).includes(String(user.username)));
     await page
       .getByRole('row')
       .filter({ hasText: String(user.username) })
@@ -117,7 +120,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     };
     await tab('Bets', betId, 'player-bets');
     await tab('Deposits', 'COMPLETE');
-    await tab('Withdrawals', withdrawal.id);
+    await tab('Withdrawals', '1.5 BTC');
     await tab('Transactions', 'BET_PAYOUT');
     await tab('Tips', 'welcome');
     await tab('Audit', 'tip');
@@ -159,5 +162,46 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     await expectAccessible('transactions by user');
     await named.click();
     await page.getByRole('heading', { name: new RegExp(String(a.user.username)), level: 1 }).waitFor();
+  });
+
+  it('when the queue is read, then each row carries the player context, ids and addresses short with copy, and approve and reject act from there', async () => {
+    const first = await pendingWithdrawal(env, '1.25');
+    const second = await pendingWithdrawal(env, '0.5');
+    await page.goto('/admin/#/withdrawals');
+    const row = (id: string) => page.getByRole('row').filter({ has: page.getByTitle(id, { exact: true }) });
+    await row(first.withdrawal.id)
+      .getByText(/^KYC none · today/)
+      .waitFor();
+    await row(first.withdrawal.id).getByText('Balance', { exact: false }).waitFor();
+    // Shortened to its ends, whole in the title, and copied whole.
+    expect(await row(first.withdrawal.id).getByTitle(first.withdrawal.id, { exact: true }).innerText()).toMatch(/^.{6}….{4}$/);
+    await row(first.withdrawal.id).getByRole('button', { name: 'Copy withdrawal id' }).click();
+    const clipboard = () =>
+      page.evaluate(() =>
+        (globalThis as unknown as { navigator: { clipboard: { readText: () => Promise<string> } } }).navigator.clipboard.readText(),
+      );
+    expect(await clipboard()).toBe(first.withdrawal.id);
+
+    await row(first.withdrawal.id).getByRole('cell').first().click();
+    const card = page.getByRole('table', { name: 'Player context' });
+    await card.getByRole('rowheader', { name: 'Deposited to date' }).waitFor();
+    await card.getByRole('rowheader', { name: 'Account age' }).waitFor();
+    await expectAccessible('withdrawal with player context');
+    await shoot('withdrawal-context');
+    await row(first.withdrawal.id).getByRole('button', { name: 'Approve' }).click();
+    await expect(page.getByRole('dialog').textContent()).resolves.toContain('1.25 BTC');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Approve: done', { exact: true }).waitFor();
+    await row(first.withdrawal.id).waitFor({ state: 'detached' });
+
+    await row(second.withdrawal.id).getByRole('cell').first().click();
+    await page.getByRole('table', { name: 'Player context' }).waitFor();
+    // The expansion has its own Reject beside the context (the row's is the first).
+    await page.getByRole('button', { name: 'Reject', exact: true }).last().click();
+    await page.getByRole('dialog').getByLabel('Reject reason').fill('name does not match the KYC record');
+    await page.getByRole('dialog').getByRole('button', { name: 'Reject' }).click();
+    await page.getByText("Rejected: the funds are back in the user's wallet", { exact: true }).waitFor();
+    await row(second.withdrawal.id).waitFor({ state: 'detached' });
+    expect(await balanceOf(env, second.user.id)).toBe('10');
   });
 });

@@ -1,10 +1,21 @@
 import { useEffect, useState } from 'react';
 import { Box, Button, TextField as MuiTextField, Typography } from '@mui/material';
-import { Confirm, Datagrid, SelectInput, TextField, useListContext, useNotify, useRecordContext, type RaRecord } from 'react-admin';
+import {
+  Confirm,
+  Datagrid,
+  FunctionField,
+  SelectInput,
+  TextField,
+  useListContext,
+  useNotify,
+  useRecordContext,
+  type RaRecord,
+} from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
 import { formatTime } from '../format';
+import { PlayerContextCard, PlayerContextCell, Short } from './withdrawal-context';
 import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, UserColumn, userFilter, useSession } from '../ui';
 
 const STATUSES = ['PENDING', 'FAILED', 'CONFIRMED', 'COMPLETE', 'DENIED'].map((id) => ({ id, name: id }));
@@ -138,6 +149,10 @@ const Detail = () => {
   ];
   return (
     <Box>
+      <PlayerContextCard userId={record.userId} />
+      <Box sx={{ m: 1 }}>
+        <Actions />
+      </Box>
       {can(me, 'admin-users.view-admin-audit') ? <AdminActions record={record} /> : null}
       <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
         {steps
@@ -166,12 +181,13 @@ const Detail = () => {
 /** The queue: PENDING first, FAILED one click away; refetched every 3 s, since the gateway pushes no withdrawal changes to admins. */
 export const WithdrawalGrid = ({ withUser = true }: { withUser?: boolean }) => (
   <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
-    <TextField source="id" />
+    <FunctionField label="Id" render={(r: RaRecord) => <Short value={String(r.id)} label="withdrawal id" />} />
     {withUser ? <UserColumn label="User" idSource="userId" userSource="user" /> : null}
+    {withUser ? <PlayerContextCell label="Player" /> : null}
     <MoneyField source="amount" label="Amount" />
     <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
     <TextField source="status" />
-    <TextField source="recipientAddress" label="To" />
+    <FunctionField label="To" render={(r: RaRecord) => <Short value={r.recipientAddress as string} label="address" />} />
     <TimeField source="createdAt" label="Requested" />
     <Actions />
   </Datagrid>
