@@ -40,6 +40,7 @@ const FaqList = screen(() => import('./screens/content'), 'FaqList');
 const ConfigPage = screen(() => import('./screens/content'), 'ConfigPage');
 const ChatPage = screen(() => import('./screens/content'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
+const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
@@ -80,6 +81,7 @@ const ConsoleMenu = () => {
       {can(me, 'balance.view') || can(me, 'transaction.view') ? <Menu.Item to="/ledger" primaryText="Ledger" /> : null}
       {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
+      {can(me, 'superadmin') ? <Menu.Item to="/admins/new" primaryText="New admin" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
     </Menu>
@@ -135,6 +137,7 @@ export const App = () => (
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />
+      <Route path="/admins/new" element={<NewAdminPage />} />
     </CustomRoutes>
   </Admin>
 );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { eventually } from '../support/eventually.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
 import { balanceOf, pendingWithdrawal } from '../support/money-env.js';
@@ -203,5 +204,65 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     await page.getByText("Rejected: the funds are back in the user's wallet", { exact: true }).waitFor();
     await row(second.withdrawal.id).waitFor({ state: 'detached' });
     expect(await balanceOf(env, second.user.id)).toBe('10');
+  });
+
+  it('when an admin is created from the Finance template with one permission taken off and one added, then they hold exactly those, it is audited, and they sign in to their screens', async () => {
+    const username = `fin${Date.now().toString(36)}`;
+    const email = `${username}@example.test`;
+    const password = 'ledger close quarterly 7 tulips';
+    await page.goto('/admin/#/admins/new');
+    await page.getByRole('heading', { name: 'New admin', level: 1 }).waitFor();
+    await page.getByRole('radio', { name: /^Finance:/ }).check();
+    const perms = page.getByRole('region', { name: 'Permissions' });
+    await expect(perms.getByRole('checkbox', { name: 'withdrawals.approve', exact: true }).isChecked()).resolves.toBe(true);
+    await perms.getByRole('checkbox', { name: 'dashboard.view', exact: true }).uncheck();
+    await perms.getByRole('checkbox', { name: 'kyc.view', exact: true }).check();
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('E-mail (optional)').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await expectAccessible('new admin');
+    await shoot('new-admin', true);
+    await page.getByRole('button', { name: 'Create admin' }).click();
+    const dialog = await page.getByRole('dialog').textContent();
+    expect(dialog).toContain('kyc.view');
+    expect(dialog).not.toContain('dashboard.view');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Admin ${username} created.` })
+      .waitFor();
+
+    // The read models follow the events (the projector): read them once they caught up.
+    const { rows } = await eventually(async () => {
+      const found = await env.pool.query<{ id: string; permissions: string[] }>('SELECT id, permissions FROM users WHERE username = $1', [
+        username,
+      ]);
+      expect(found.rows[0]?.permissions.length).toBe(10);
+      return found;
+    });
+    expect([...rows[0]!.permissions].sort()).toEqual(
+      ['admin-tips.view', 'balance.view', 'deposits.view', 'kyc.view', 'transaction.view', 'user.view']
+        .concat(['withdrawals.approve', 'withdrawals.reject', 'withdrawals.retry', 'withdrawals.view'])
+        .sort(),
+    );
+    await eventually(async () => {
+      const audited = await env.pool.query<{ action: string }>(
+        'SELECT action FROM admin_audit WHERE admin_user_id = $1 AND target_user_id = $2',
+        [superAdmin.id, Number(rows[0]!.id)],
+      );
+      // The creation, and each of the 10 grants on its own.
+      expect(audited.rows.map((r) => r.action).sort()).toEqual(['user.create', ...Array<string>(10).fill('permission.add')].sort());
+    });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: env.adminUrl });
+    contexts.push(context);
+    const theirs = await context.newPage();
+    await theirs.goto('/admin/');
+    await theirs.getByLabel('E-mail').fill(email);
+    await theirs.getByLabel('Password').fill(password);
+    await theirs.getByRole('button', { name: 'Sign in' }).click();
+    await theirs.getByRole('menuitem', { name: 'Withdrawals' }).click();
+    await theirs.getByRole('heading', { name: 'Withdrawals' }).first().waitFor();
+    expect(await theirs.getByRole('menuitem', { name: 'New admin' }).count()).toBe(0);
   });
 });

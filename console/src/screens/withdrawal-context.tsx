@@ -1,4 +1,6 @@
 import { useState } from 'react';
+import Check from '@mui/icons-material/Check';
+import ContentCopy from '@mui/icons-material/ContentCopy';
 import { Box, Chip, IconButton, Stack, Table, TableBody, TableCell, TableRow, Typography } from '@mui/material';
 import { useGetOne, useRecordContext, type RaRecord } from 'react-admin';
 import { can } from '../authProvider';
@@ -23,9 +25,7 @@ export const Short = ({ value, label }: { value: string | null | undefined; labe
           void navigator.clipboard?.writeText(value).then(() => setCopied(true));
         }}
       >
-        <span aria-hidden style={{ fontSize: 12 }}>
-          {copied ? '✓' : '⧉'}
-        </span>
+        {copied ? <Check sx={{ fontSize: 14 }} /> : <ContentCopy sx={{ fontSize: 14 }} />}
       </IconButton>
     </Box>
   );
@@ -70,7 +70,7 @@ export const PlayerContextCell = (_props: { label?: string }) => {
   if (!player) return <>—</>;
   const flags = flagsOf(player);
   return (
-    <Box sx={{ fontSize: 13, lineHeight: 1.5 }}>
+    <Box sx={{ fontSize: 13, lineHeight: 1.5, whiteSpace: 'nowrap' }}>
       <div>
         Balance <Money amount={player.usdBalance?.total} currency="USD" />
       </div>
