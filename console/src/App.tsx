@@ -38,7 +38,7 @@ const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'Leaderbo
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
 const FaqList = screen(() => import('./screens/content'), 'FaqList');
 const ConfigPage = screen(() => import('./screens/content'), 'ConfigPage');
-const ChatPage = screen(() => import('./screens/content'), 'ChatPage');
+const ChatPage = screen(() => import('./screens/chat'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
 const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { createChat } from '../../src/commands/chat.js';
 import { eventually } from '../support/eventually.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
@@ -264,5 +265,40 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     await theirs.getByRole('menuitem', { name: 'Withdrawals' }).click();
     await theirs.getByRole('heading', { name: 'Withdrawals' }).first().waitFor();
     expect(await theirs.getByRole('menuitem', { name: 'New admin' }).count()).toBe(0);
+  });
+
+  it('when a moderator reads a room, then its recent messages are listed to act on: one deleted, its sender muted, from the list', async () => {
+    const chat = createChat({ pool: env.pool, publish: async () => undefined });
+    const [polite, spammer] = [await env.makeUser(), await env.makeUser()];
+    for (const [userId, text] of [
+      [polite.id, 'good luck everyone'],
+      [spammer.id, 'free coins at example.invalid'],
+    ] as const) {
+      const sent = await chat.send({ roomId: 'en', userId, text });
+      if (sent._tag === 'Left') throw new Error(sent.left._tag);
+    }
+    await page.goto('/admin/#/chat');
+    await page.getByRole('combobox', { name: 'Room' }).first().click();
+    await page.getByRole('option', { name: 'en', exact: true }).click();
+    const messages = page.getByRole('table', { name: 'Recent messages in en' });
+    const spam = messages.getByRole('row').filter({ hasText: 'free coins at example.invalid' });
+    await spam.waitFor();
+    await expectAccessible('chat moderation');
+    await shoot('chat-recent');
+    await spam.getByRole('button', { name: 'Mute' }).click();
+    await expect(page.getByRole('dialog').textContent()).resolves.toContain(String(spammer.username));
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Mute: done', { exact: true }).waitFor();
+    await spam.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Delete: done', { exact: true }).waitFor();
+    await spam.waitFor({ state: 'detached' });
+    await messages.getByRole('row').filter({ hasText: 'good luck everyone' }).waitFor();
+    const { rows } = await env.pool.query<{ deleted: boolean }>(
+      'SELECT deleted_at IS NOT NULL AS deleted FROM chat_messages WHERE user_id = $1',
+      [spammer.id],
+    );
+    expect(rows).toEqual([{ deleted: true }]);
+    expect(((await env.users.load(spammer.id)) as { profile?: { canUseChat?: boolean } }).profile?.canUseChat).toBe(false);
   });
 });

@@ -5,7 +5,6 @@ import {
   Datagrid,
   NumberField,
   NumberInput,
-  SelectInput,
   TextField,
   TextInput,
   Title,
@@ -14,7 +13,6 @@ import {
 } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
-import { choices } from '../permissions';
 import { useSettle } from '../refresh';
 import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, useSession } from '../ui';
 
@@ -141,35 +139,3 @@ export const ConfigPage = () => {
     </Box>
   );
 };
-
-/** Chat moderation: delete a message, set a room's rate limit (POST /chat/admin-action). */
-export const ChatPage = () => (
-  <Box sx={{ p: 2 }}>
-    <Title title="Chat moderation" />
-    <Typography variant="h5" component="h1">
-      Chat moderation
-    </Typography>
-    <CommandForm
-      title="Delete a message"
-      label="Delete message"
-      confirm={(v) => `Delete chat message ${String(v.messageId)}?`}
-      submit={(v) => api('POST', '/chat/admin-action', { action: 'delete_message', args: { messageId: v.messageId } })}
-    >
-      <TextInput source="messageId" label="Message id" />
-    </CommandForm>
-    <CommandForm
-      title="Room rate limit"
-      label="Set rate limit"
-      defaultValues={{ roomId: 'general', messagesPerMinute: 10 }}
-      submit={(v) =>
-        api('POST', '/chat/admin-action', {
-          action: 'set_rate_limit',
-          args: { roomId: v.roomId, messagesPerMinute: Number(v.messagesPerMinute) },
-        })
-      }
-    >
-      <SelectInput source="roomId" label="Room" choices={choices(['general', 'en', 'es', 'pt', 'ru'])} />
-      <NumberInput source="messagesPerMinute" label="Messages per minute (1 to 600)" />
-    </CommandForm>
-  </Box>
-);
