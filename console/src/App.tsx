@@ -37,7 +37,7 @@ const LeaderboardList = screen(() => import('./screens/leaderboards'), 'Leaderbo
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
 const FaqList = screen(() => import('./screens/content'), 'FaqList');
-const ConfigPage = screen(() => import('./screens/content'), 'ConfigPage');
+const ConfigPage = screen(() => import('./screens/config'), 'ConfigPage');
 const ChatPage = screen(() => import('./screens/chat'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
 const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');

@@ -301,4 +301,35 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     expect(rows).toEqual([{ deleted: true }]);
     expect(((await env.users.load(spammer.id)) as { profile?: { canUseChat?: boolean } }).profile?.canUseChat).toBe(false);
   });
+
+  it('when a configuration section is edited as a form, then a bad value is named beside its field and not sent, and a good one is saved', async () => {
+    await page.goto('/admin/#/config');
+    await page.getByRole('heading', { name: 'Site configuration', level: 1 }).waitFor();
+    await page.getByRole('combobox', { name: 'Section' }).click();
+    await page.getByRole('option', { name: 'WITHDRAWALS', exact: true }).click();
+    const section = page.getByRole('region', { name: 'WITHDRAWALS section' });
+    await section.getByRole('combobox', { name: 'Withdrawals on' }).click();
+    await page.getByRole('option', { name: 'On', exact: true }).click();
+    await section.getByLabel('Manual approval above (USD)').fill('five hundred');
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PUT' && r.url().includes('/config')) sent.push(r.postData() ?? '');
+    });
+    await page.getByRole('button', { name: 'Save section' }).click();
+    await section.getByText('must be a non-negative decimal string').waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await section.getByLabel('Manual approval above (USD)').fill('500');
+    await section.getByLabel('Daily limit per player (USD)').fill('25000.50');
+    await expectAccessible('site configuration form');
+    await shoot('config-form');
+    await page.getByRole('button', { name: 'Save section' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved WITHDRAWALS: revision \d+$/ })
+      .waitFor();
+    expect(sent.map((b) => JSON.parse(b) as unknown)).toEqual([
+      { code: {}, config: { enabled: true, manualApprovalAboveUsd: '500', dailyLimitUsd: '25000.50' } },
+    ]);
+  });
 });

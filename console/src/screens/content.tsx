@@ -1,20 +1,9 @@
-import { useEffect, useState } from 'react';
-import { Box, Button, MenuItem, TextField as MuiTextField, Typography } from '@mui/material';
-import {
-  Confirm,
-  Datagrid,
-  NumberField,
-  NumberInput,
-  TextField,
-  TextInput,
-  Title,
-  useListContext,
-  useRecordContext,
-} from 'react-admin';
-import { api, ApiError, query } from '../api';
+import { Box } from '@mui/material';
+import { Datagrid, NumberField, NumberInput, TextField, TextInput, useListContext, useRecordContext } from 'react-admin';
+import { api } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
-import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, useSession } from '../ui';
+import { Allowed, CommandButton, CommandForm, ConsoleList, useSession } from '../ui';
 
 const FaqActions = () => {
   const faq = useRecordContext();
@@ -69,73 +58,3 @@ export const FaqList = () => (
     </Datagrid>
   </ConsoleList>
 );
-
-const SECTIONS = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'];
-
-/** Site configuration per section (SuperAdmin): JSON sent as typed (decimals stay strings); a PUT replaces the whole section. */
-export const ConfigPage = () => {
-  const me = useSession();
-  const [code, setCode] = useState('COMMON');
-  const [text, setText] = useState('{}');
-  const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState<string | undefined>();
-  const [asking, setAsking] = useState(false);
-  useEffect(() => {
-    setSaved(undefined);
-    setError(undefined);
-  }, [code]);
-  if (!can(me, 'superadmin'))
-    return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
-  const save = async () => {
-    setError(undefined);
-    try {
-      const config = JSON.parse(text) as unknown;
-      const answer = await api<{ revision: number }>('PUT', `/config${query({ code })}`, { code: {}, config });
-      setSaved(`Saved: revision ${answer.json.revision}`);
-    } catch (e) {
-      setError(e instanceof SyntaxError ? new Error(`Not JSON: ${e.message}`) : e);
-    }
-  };
-  const details = error instanceof ApiError ? error.body.details : undefined;
-  return (
-    <Box sx={{ p: 2, maxWidth: 720 }}>
-      <Title title="Site configuration" />
-      <Typography variant="h5" component="h1">
-        Site configuration
-      </Typography>
-      <MuiTextField select size="small" label="Section" value={code} onChange={(e) => setCode(e.target.value)} sx={{ my: 1, width: 220 }}>
-        {SECTIONS.map((s) => (
-          <MenuItem key={s} value={s}>
-            {s}
-          </MenuItem>
-        ))}
-      </MuiTextField>
-      <MuiTextField
-        label={`${code} configuration (JSON)`}
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-        fullWidth
-        multiline
-        minRows={8}
-        error={Boolean(details?.length)}
-        helperText={details?.map((d) => `${d.field}: ${d.message}`).join('; ') || 'e.g. {"enabled": true, "manualApprovalAboveUsd": "500"}'}
-      />
-      <Button variant="contained" sx={{ my: 1 }} onClick={() => setAsking(true)}>
-        Save section
-      </Button>
-      <Confirm
-        isOpen={asking}
-        title={`Replace ${code}`}
-        content={`Replace the whole ${code} section with this configuration?`}
-        confirm="Replace"
-        onConfirm={() => {
-          setAsking(false);
-          void save();
-        }}
-        onClose={() => setAsking(false)}
-      />
-      {saved ? <Typography role="status">{saved}</Typography> : null}
-      {details?.length ? null : <ApiProblem error={error} />}
-    </Box>
-  );
-};
