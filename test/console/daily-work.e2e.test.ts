@@ -221,6 +221,19 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('E-mail (optional)').fill(email);
     await page.getByLabel('Password').fill(password);
+    // The button turns enabled with a colour transition: measure its contrast once it has its final colour (#1565c0).
+    const settled = () =>
+      [
+        ...(
+          globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ textContent: string }> } }
+        ).document.querySelectorAll('button'),
+      ].some(
+        (b) =>
+          b.textContent === 'Create admin' &&
+          (globalThis as unknown as { getComputedStyle: (e: unknown) => { backgroundColor: string } }).getComputedStyle(b)
+            .backgroundColor === 'rgb(21, 101, 192)',
+      );
+    await page.waitForFunction(settled, undefined, { timeout: 20_000 });
     await expectAccessible('new admin');
     await shoot('new-admin', true);
     await page.getByRole('button', { name: 'Create admin' }).click();
