@@ -216,19 +216,24 @@ const plan = (rates: ReadonlyMap<string, string>) => {
         ops.push({ k: 'deposit', n: n++, amount, end });
         if (end === 'COMPLETE') balance += amount;
       }
+      // A stake is a small share of the balance, never more than a fifth of the player's largest deposit: balances and wins
+      // stay in proportion to what was deposited (no compounding into millions).
+      const maxStake = usd(currency, dollars[1]! / 5);
       for (let b = int(bets[0]!, bets[1]!); b > 0 && balance >= minBet; b--) {
-        const amount = (balance * BigInt(int(2, 20))) / 100n;
+        const share = (balance * BigInt(int(2, 10))) / 100n;
+        const amount = share < maxStake ? share : maxStake;
         const end = weighted<BetStatus>([
           ['SETTLED', 95],
           ['ROLLBACK', 2],
           ['ERROR', 1],
           ['CREATED', 2],
         ]);
+        // Payout multipliers (in hundredths) with a house edge: 0.55 × 0 + 0.33 × 1.55 + 0.10 × 3 + 0.02 × 7.5 ≈ 0.96 back per stake.
         const multiplier = weighted([
           [0, 55],
-          [int(110, 200), 25],
-          [int(200, 500), 15],
-          [int(500, 3000), 5],
+          [int(110, 200), 33],
+          [int(200, 400), 10],
+          [int(500, 1000), 2],
         ] as const);
         const payout = (amount * BigInt(multiplier)) / 100n;
         ops.push({ k: 'bet', n: n++, amount, payout, end, game: int(0, GAMES.length - 1) });

@@ -25,7 +25,7 @@ const screen = <K extends string>(load: () => Promise<Record<K, React.ComponentT
 const Dashboard = screen(() => import('./screens/dashboard'), 'Dashboard');
 const WithdrawalList = screen(() => import('./screens/withdrawals'), 'WithdrawalList');
 const UserList = screen(() => import('./screens/users'), 'UserList');
-const UserShow = screen(() => import('./screens/users'), 'UserShow');
+const UserShow = screen(() => import('./screens/player'), 'UserShow');
 const DepositList = screen(() => import('./screens/money'), 'DepositList');
 const BetList = screen(() => import('./screens/money'), 'BetList');
 const TransactionList = screen(() => import('./screens/money'), 'TransactionList');
@@ -41,9 +41,10 @@ const LeaderboardList = screen(() => import('./screens/leaderboards'), 'Leaderbo
 const LeaderboardShow = screen(() => import('./screens/leaderboards'), 'LeaderboardShow');
 const ScheduleList = screen(() => import('./screens/leaderboards'), 'ScheduleList');
 const FaqList = screen(() => import('./screens/content'), 'FaqList');
-const ConfigPage = screen(() => import('./screens/content'), 'ConfigPage');
-const ChatPage = screen(() => import('./screens/content'), 'ChatPage');
+const ConfigPage = screen(() => import('./screens/config'), 'ConfigPage');
+const ChatPage = screen(() => import('./screens/chat'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
+const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
@@ -89,6 +90,7 @@ const ConsoleMenu = () => {
       {FINANCE_PERMISSIONS.some((p) => can(me, p)) ? <Menu.Item to="/finance" primaryText="Finance reports" /> : null}
       {can(me, 'reconciliation.view') ? <Menu.Item to="/reconciliation" primaryText="Reconciliation" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
+      {can(me, 'superadmin') ? <Menu.Item to="/admins/new" primaryText="New admin" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
     </Menu>
@@ -148,6 +150,7 @@ export const App = () => (
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />
+      <Route path="/admins/new" element={<NewAdminPage />} />
     </CustomRoutes>
   </Admin>
 );

@@ -16,6 +16,8 @@ type ListSpec = Readonly<{
   extra?: Record<string, unknown>;
   /** A filter the API requires: without it the list is empty (no call). */
   requires?: string;
+  /** Filters typed as a name, an e-mail or an id (`user`, `admin`) -> the API's id filter they resolve to (`userId`). */
+  byName?: Readonly<Record<string, string>>;
 }>;
 
 const clean = (o: Record<string, unknown>): Record<string, unknown> =>
@@ -36,12 +38,14 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
     path: '/withdraw',
     sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT' },
     filters: (f) => clean({ status: f.status, userId: num(f.userId), username: f.username }),
+    byName: { user: 'userId' },
   },
   deposits: {
     method: 'GET',
     path: '/deposit',
     sorts: { createdAt: 'CREATED_AT', usdAmount: 'USD_AMOUNT', completedAt: 'COMPLETED_AT', confirmedAt: 'CONFIRMED_AT' },
     filters: (f) => clean({ status: f.status, userId: num(f.userId) }),
+    byName: { user: 'userId' },
   },
   bets: {
     method: 'POST',
@@ -57,6 +61,7 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
         createdAt: range(f, 'from', 'to'),
       }),
     }),
+    byName: { user: 'userId' },
   },
   transactions: {
     method: 'POST',
@@ -64,12 +69,14 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
     filters: (f) => ({
       where: clean({ userId: num(f.userId), currencyId: f.currencyId, type: f.type, createdAt: range(f, 'from', 'to') }),
     }),
+    byName: { user: 'userId' },
   },
   'admin-tips': {
     method: 'GET',
     path: '/admin-tips',
     sorts: { amount: 'AMOUNT', createdAt: 'CREATED_AT', id: 'ID' },
     filters: (f) => clean({ recipientUserId: num(f.recipientUserId), senderUserId: num(f.senderUserId), search: f.q }),
+    byName: { user: 'recipientUserId', admin: 'senderUserId' },
   },
   users: {
     method: 'GET',
@@ -101,6 +108,7 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
         from: f.from ? new Date(String(f.from)).toISOString() : undefined,
         to: f.to ? new Date(String(f.to)).toISOString() : undefined,
       }),
+    byName: { user: 'userId', admin: 'adminId' },
   },
   leaderboards: { method: 'GET', path: '/leaderboards', sorts: { createdAt: 'created' }, filters: (f) => clean({ status: f.status }) },
   schedules: {
@@ -127,6 +135,38 @@ export const LISTS: Readonly<Record<string, ListSpec>> = {
   },
 };
 
+/** Who a typed name, e-mail or id is, asked once a minute at most (the lists then filter by id, on the API's indexes). */
+const resolved = new Map<string, { at: number; id: Promise<number | undefined> }>();
+export const resolveUser = (text: string): Promise<number | undefined> => {
+  const typed = text.trim();
+  if (/^#?\d+$/.test(typed)) return Promise.resolve(Number(typed.replace('#', '')));
+  const key = typed.toLowerCase();
+  const cached = resolved.get(key);
+  if (cached && Date.now() - cached.at < 60_000) return cached.id;
+  const id = api<{ data: { id: number; username: string | null; email: string | null }[] }>(
+    'GET',
+    `/user/search${query({ search: typed, page: 1, take: 20 })}`,
+  ).then(({ json }) => {
+    // The exact name or e-mail first; otherwise the only user whose name or e-mail holds the text.
+    const exact = json.data.find((u) => u.username?.toLowerCase() === key || u.email?.toLowerCase() === key);
+    return exact?.id ?? (json.data.length === 1 ? json.data[0]!.id : undefined);
+  });
+  id.catch(() => resolved.delete(key));
+  resolved.set(key, { at: Date.now(), id });
+  return id;
+};
+const resolveNames = async (filter: Record<string, unknown>, byName: Readonly<Record<string, string>>) => {
+  const out: Record<string, unknown> = { ...filter };
+  for (const [typed, idField] of Object.entries(byName)) {
+    if (!filter[typed]) continue;
+    const id = await resolveUser(String(filter[typed]));
+    if (id === undefined) return undefined;
+    delete out[typed];
+    out[idField] = id;
+  }
+  return out;
+};
+
 /** Records without an id of their own get one (stats buckets by period). */
 const withIds = (rows: RaRecord[]): RaRecord[] =>
   rows.map((r, i) => (r.id === undefined ? { ...r, id: (r as { period?: string }).period ?? i } : r));
@@ -142,6 +182,12 @@ export const fetchList = async (resource: string, params: Partial<GetListParams>
   const spec = LISTS[resource];
   if (!spec) throw new Error(`No list for ${resource}`);
   if (spec.requires && !params.filter?.[spec.requires]) return { data: [], total: 0 };
+  if (spec.byName && params.filter && Object.keys(spec.byName).some((k) => params.filter?.[k])) {
+    const filter = await resolveNames(params.filter, spec.byName);
+    // A name that matches no user: nothing to list (the API is not asked for everyone instead).
+    if (!filter) return { data: [], total: 0 };
+    return fetchList(resource, { ...params, filter });
+  }
   const { page = 1, perPage = 20 } = params.pagination ?? {};
   const maxTake = spec.take ?? 20;
   // A page the API can answer at once is asked at once; a longer one (25 rows of a list paged by 20) joins the API's pages.

@@ -1,7 +1,9 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Box, Button, Typography } from '@mui/material';
+import { Alert, Box, Button, Link as MuiLink, Typography } from '@mui/material';
+import { Link as RouterLink } from 'react-router-dom';
 import {
   Confirm,
+  TextInput,
   Form,
   List,
   Pagination,
@@ -217,4 +219,44 @@ const ConsolePagination = () => {
 /** react-admin's List with the API's refusal (a 403 on a typed URL) shown in place of the rows; filters stay when empty. */
 export const ConsoleList = (props: ListProps) => (
   <List exporter={false} empty={false} error={<ListProblem />} perPage={ROWS_PER_PAGE} pagination={<ConsolePagination />} {...props} />
+);
+
+/** A person by name (username, else e-mail, else `#id`), linked to their page; the id on hover. */
+export const UserLink = ({
+  id,
+  user,
+}: {
+  id: number | string | null | undefined;
+  user?: { username?: string | null; email?: string | null } | null | undefined;
+}) => {
+  if (id === null || id === undefined) return <>—</>;
+  const name = user?.username || user?.email || `#${String(id)}`;
+  return (
+    <MuiLink component={RouterLink} to={`/users/${String(id)}/show`} title={`#${String(id)}`} onClick={(e) => e.stopPropagation()}>
+      {name}
+    </MuiLink>
+  );
+};
+
+/** A list's person column: the id field and, beside it in the record, the user object or the username field. */
+export const UserColumn = ({
+  idSource,
+  userSource,
+  nameSource,
+}: Partial<FieldProps> & { idSource: string; userSource?: string; nameSource?: string }) => {
+  const record = useRecordContext();
+  if (!record) return null;
+  const user = userSource
+    ? (record[userSource] as { username?: string | null; email?: string | null } | null)
+    : nameSource
+      ? { username: record[nameSource] as string | null }
+      : undefined;
+  // `sender.id`: a path into the record.
+  const id = idSource.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | null | undefined)?.[k], record);
+  return <UserLink id={id as number | null} user={user} />;
+};
+
+/** The lists' person filter: a name, an e-mail or an id, resolved to the user by the data provider (`byName`). */
+export const userFilter = (source = 'user', label = 'User (name, e-mail or id)') => (
+  <TextInput key={source} source={source} label={label} alwaysOn />
 );

@@ -33,7 +33,8 @@ export type BetView = BetTerms<DecimalString> &
     payout: DecimalString;
     usdPayout: DecimalString;
     status: BetStatus;
-    multiplier: number | null;
+    /** 0 until SETTLED. */
+    multiplier: number;
     errorDetails: string | null;
     createdAt: string;
     updatedAt: string;

@@ -36,8 +36,9 @@ export const betView = (userId: number, b: BetEntry): BetView => ({
   payout: fromMinor(b.currencyId, b.payout),
   usdPayout: usdFromMinor(b.usdPayout),
   status: b.status,
-  // The API shows the multiplier as a JSON number (display only; the ledger keeps the exact decimal).
-  multiplier: b.multiplier === null ? null : Number(b.multiplier),
+  // The API shows the multiplier as a JSON number (display only; the ledger keeps the exact decimal);
+  // 0 until the bet is SETTLED, as the lists answer it (its payout is 0 until then, docs/decisions.md).
+  multiplier: b.multiplier === null ? 0 : Number(b.multiplier),
   errorDetails: b.errorDetails,
   createdAt: b.createdAt,
   updatedAt: b.updatedAt,

@@ -42,7 +42,8 @@ export type BetRecord = Readonly<{
   usdAmount: string;
   usdPayout: string;
   status: 'CREATED' | 'SETTLED' | 'ROLLBACK' | 'ERROR';
-  multiplier: number | null;
+  /** 0 until SETTLED (its payout is 0 until then), as the lists answer it. */
+  multiplier: number;
   errorDetails: string | null;
   commissionGgrUsdAmount: string;
   commissionGgrPercent: string;
@@ -96,7 +97,7 @@ export const betRecordOf = (event: BetEvent, p: BetPlacement): BetRecord => {
     usdAmount: p.usdAmount,
     payout: '0',
     usdPayout: '0',
-    multiplier: null,
+    multiplier: 0,
     errorDetails: null,
     // No GGR commission is computed on this platform (as GET /bets).
     commissionGgrUsdAmount: '0',

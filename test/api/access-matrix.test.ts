@@ -118,6 +118,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /faq': () => ({ path: '/faq', body: { title: 'matrix', text: 'matrix' } }),
   'put /faq': () => ({ path: '/faq', body: { id: 999999, title: 'matrix' } }),
   'delete /faq': () => ({ path: '/faq', body: { id: 999999 } }),
+  'get /chat/messages': () => ({ path: '/chat/messages?roomId=general' }),
   'post /chat/admin-action': () => ({
     path: '/chat/admin-action',
     body: { action: 'set_rate_limit', args: { roomId: 'matrix', messagesPerMinute: 10 } },

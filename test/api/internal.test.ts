@@ -233,6 +233,7 @@ describe('POST /internal/bets', () => {
       currencyId: 'BTC',
       amount: '0.25',
       status: 'CREATED',
+      multiplier: 0,
     });
     expect(await balanceOf(userId)).toBe('0.75');
     const repeat = await post('/internal/bets', body);
@@ -245,7 +246,7 @@ describe('POST /internal/bets', () => {
     const { body: bet } = await post('/internal/bets', betBody(userId, { amount: '0.5' }));
     const settled = await post(`/internal/bets/${bet.id}/settle`, { payout: '1.25' });
     expect(settled).toMatchObject({ status: 200, body: { id: bet.id, status: 'SETTLED', payout: '1.25' } });
-    expect(Number(settled.body.multiplier)).toBe(2.5);
+    expect(settled.body.multiplier).toBe(2.5);
     expect(await balanceOf(userId)).toBe('1.75');
     for (const path of ['settle', 'rollback']) {
       const reply = await unchanged(userId, () => post(`/internal/bets/${bet.id}/${path}`, { payout: '1' }));
@@ -256,11 +257,11 @@ describe('POST /internal/bets', () => {
   it('when rolled back or errored, then the stake is refunded', async () => {
     const userId = await funded('1');
     const { body: a } = await post('/internal/bets', betBody(userId, { amount: '0.4' }));
-    expect(await post(`/internal/bets/${a.id}/rollback`)).toMatchObject({ status: 200, body: { status: 'ROLLBACK' } });
+    expect(await post(`/internal/bets/${a.id}/rollback`)).toMatchObject({ status: 200, body: { status: 'ROLLBACK', multiplier: 0 } });
     const { body: b } = await post('/internal/bets', betBody(userId, { amount: '0.3' }));
     expect(await post(`/internal/bets/${b.id}/error`, { errorDetails: 'game crashed' })).toMatchObject({
       status: 200,
-      body: { status: 'ERROR', errorDetails: 'game crashed' },
+      body: { status: 'ERROR', errorDetails: 'game crashed', multiplier: 0 },
     });
     expect(await balanceOf(userId)).toBe('1');
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createListsEnv, type ListsEnv } from '../support/lists-seed.js';
 
 let w: ListsEnv;
-let ivy: { id: number };
+let ivy: { id: number; username: string | null };
 let jack: { id: number };
 let kate: { id: number };
 let rolledBack = '';
@@ -238,6 +238,7 @@ describe('POST /accounting/transactions', () => {
         {
           id: `rb_${rolledBack}`,
           userId: ivy.id,
+          username: ivy.username,
           currencyId: 'DBC',
           type: 'ROLLBACK_BET',
           amount: '8',
@@ -245,6 +246,7 @@ describe('POST /accounting/transactions', () => {
           afterBalance: '112',
           originalId: `bet_${rolledBack}`,
           adminUserId: null,
+          adminUsername: null,
           createdAt: '2026-04-02T08:00:00.000Z',
           updatedAt: '2026-04-02T08:00:00.000Z',
         },

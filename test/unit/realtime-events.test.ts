@@ -102,7 +102,7 @@ describe('per-user server events of ledger events', () => {
     expect(new Set(out.map((e) => e.position)).size).toBe(1);
   });
 
-  it('when a bet is placed and settled, then MyBets carries the whole bet each time: CREATED, then SETTLED with payout and multiplier', () => {
+  it('when a bet is placed and settled, then MyBets carries the whole bet each time: CREATED (multiplier 0), then SETTLED with payout and multiplier', () => {
     const w = new WalletScript();
     const events = recorded([
       w.depositCompleted(3, 'd', 'BTC', '1', '50000'),
@@ -124,7 +124,7 @@ describe('per-user server events of ledger events', () => {
       payout: '0',
       usdPayout: '0',
       status: 'CREATED',
-      multiplier: null,
+      multiplier: 0,
       errorDetails: null,
       commissionGgrUsdAmount: '0',
       commissionGgrPercent: '0',
@@ -179,8 +179,15 @@ describe('per-user server events of ledger events', () => {
       ['BalanceUpdated', 'ROLLBACK_BET'],
       ['MyBets', 'ROLLBACK'],
     ]);
+    expect((rolled[1]!.payload as BetRecord[])[0]).toMatchObject({ id: 'b1', multiplier: 0, payout: '0' });
     const errored = serverEventsOf(events[4]!, lookups);
-    expect((errored[1]!.payload as BetRecord[])[0]).toMatchObject({ id: 'b2', status: 'ERROR', errorDetails: 'rng fault', usdAmount: '1' });
+    expect((errored[1]!.payload as BetRecord[])[0]).toMatchObject({
+      id: 'b2',
+      status: 'ERROR',
+      errorDetails: 'rng fault',
+      usdAmount: '1',
+      multiplier: 0,
+    });
   });
 
   it('when a bet placement is unknown, then the bet event gives no MyBets (never a half-empty bet) but still its BalanceUpdated', () => {

@@ -1,22 +1,9 @@
-import { useEffect, useState } from 'react';
-import { Box, Button, MenuItem, TextField as MuiTextField, Typography } from '@mui/material';
-import {
-  Confirm,
-  Datagrid,
-  NumberField,
-  NumberInput,
-  SelectInput,
-  TextField,
-  TextInput,
-  Title,
-  useListContext,
-  useRecordContext,
-} from 'react-admin';
-import { api, ApiError, query } from '../api';
+import { Box } from '@mui/material';
+import { Datagrid, NumberField, NumberInput, TextField, TextInput, useListContext, useRecordContext } from 'react-admin';
+import { api } from '../api';
 import { can } from '../authProvider';
-import { choices } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, useSession } from '../ui';
+import { Allowed, CommandButton, CommandForm, ConsoleList, useSession } from '../ui';
 
 const FaqActions = () => {
   const faq = useRecordContext();
@@ -70,106 +57,4 @@ export const FaqList = () => (
       <TextField source="text" sortable={false} />
     </Datagrid>
   </ConsoleList>
-);
-
-const SECTIONS = ['COMMON', 'BATTLES', 'AFFILIATES', 'WITHDRAWALS'];
-
-/** Site configuration per section (SuperAdmin): JSON sent as typed (decimals stay strings); a PUT replaces the whole section. */
-export const ConfigPage = () => {
-  const me = useSession();
-  const [code, setCode] = useState('COMMON');
-  const [text, setText] = useState('{}');
-  const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState<string | undefined>();
-  const [asking, setAsking] = useState(false);
-  useEffect(() => {
-    setSaved(undefined);
-    setError(undefined);
-  }, [code]);
-  if (!can(me, 'superadmin'))
-    return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
-  const save = async () => {
-    setError(undefined);
-    try {
-      const config = JSON.parse(text) as unknown;
-      const answer = await api<{ revision: number }>('PUT', `/config${query({ code })}`, { code: {}, config });
-      setSaved(`Saved: revision ${answer.json.revision}`);
-    } catch (e) {
-      setError(e instanceof SyntaxError ? new Error(`Not JSON: ${e.message}`) : e);
-    }
-  };
-  const details = error instanceof ApiError ? error.body.details : undefined;
-  return (
-    <Box sx={{ p: 2, maxWidth: 720 }}>
-      <Title title="Site configuration" />
-      <Typography variant="h5" component="h1">
-        Site configuration
-      </Typography>
-      <MuiTextField select size="small" label="Section" value={code} onChange={(e) => setCode(e.target.value)} sx={{ my: 1, width: 220 }}>
-        {SECTIONS.map((s) => (
-          <MenuItem key={s} value={s}>
-            {s}
-          </MenuItem>
-        ))}
-      </MuiTextField>
-      <MuiTextField
-        label={`${code} configuration (JSON)`}
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-        fullWidth
-        multiline
-        minRows={8}
-        error={Boolean(details?.length)}
-        helperText={details?.map((d) => `${d.field}: ${d.message}`).join('; ') || 'e.g. {"enabled": true, "manualApprovalAboveUsd": "500"}'}
-      />
-      <Button variant="contained" sx={{ my: 1 }} onClick={() => setAsking(true)}>
-        Save section
-      </Button>
-      <Confirm
-        isOpen={asking}
-        title={`Replace ${code}`}
-        content={`Replace the whole ${code} section with this configuration?`}
-        confirm="Replace"
-        onConfirm={() => {
-          setAsking(false);
-          void save();
-        }}
-        onClose={() => setAsking(false)}
-      />
-      {saved ? <Typography role="status">{saved}</Typography> : null}
-      {details?.length ? null : <ApiProblem error={error} />}
-    </Box>
-  );
-};
-
-/** Chat moderation: delete a message, set a room's rate limit (POST /chat/admin-action). */
-export const ChatPage = () => (
-  <Box sx={{ p: 2 }}>
-    <Title title="Chat moderation" />
-    <Typography variant="h5" component="h1">
-      Chat moderation
-    </Typography>
-    <CommandForm
-      title="Delete a message"
-      label="Delete message"
-      confirm={(v) => `Delete chat message ${String(v.messageId)}?`}
-      submit={(v) => api('POST', '/chat/admin-action', { action: 'delete_message', args: { messageId: v.messageId } })}
-    >
-      <TextInput source="messageId" label="Message id" />
-    </CommandForm>
-    <CommandForm
-      title="Room rate limit"
-      label="Set rate limit"
-      defaultValues={{ roomId: 'general', messagesPerMinute: 10 }}
-      submit={(v) =>
-        api('POST', '/chat/admin-action', {
-          action: 'set_rate_limit',
-          args: { roomId: v.roomId, messagesPerMinute: Number(v.messagesPerMinute) },
-        })
-      }
-    >
-      <SelectInput source="roomId" label="Room" choices={choices(['general', 'en', 'es', 'pt', 'ru'])} />
-      <NumberInput source="messagesPerMinute" label="Messages per minute (1 to 600)" />
-    </CommandForm>
-  </Box>
 );

@@ -4,7 +4,7 @@ import { Title } from 'react-admin';
 import { api, query } from '../api';
 import { can } from '../authProvider';
 import { maxDecimal, permille } from '../decimal';
-import { ApiProblem, Money, useSession } from '../ui';
+import { ApiProblem, Money, UserLink, useSession } from '../ui';
 
 type Bucket = { period: string; amount: string; count: number };
 type Range = 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
@@ -122,6 +122,7 @@ const PendingCount = () => {
 
 type BigWin = {
   id: string;
+  userId: number;
   user?: { username?: string };
   payout: string;
   currencyId: string;
@@ -153,8 +154,8 @@ const BigWins = () => {
         <ul>
           {rows.map((r) => (
             <li key={r.id}>
-              {r.user?.username}: <Money amount={r.payout} currency={r.currencyId} /> (<Money amount={r.usdPayout} currency="USD" />, ×
-              {r.multiplier})
+              <UserLink id={r.userId} user={r.user} />: <Money amount={r.payout} currency={r.currencyId} /> (
+              <Money amount={r.usdPayout} currency="USD" />, ×{r.multiplier})
             </li>
           ))}
         </ul>

@@ -17,7 +17,7 @@ import { api, idempotencyKey, query, RawJson } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { ApiProblem, CommandForm, ConsoleList, Money, TimeField, useSession } from '../ui';
+import { ApiProblem, CommandForm, ConsoleList, Money, TimeField, UserLink, useSession } from '../ui';
 
 export const LeaderboardList = () => (
   <ConsoleList
@@ -83,7 +83,7 @@ const Standings = () => {
             <TableRow key={r.userId}>
               <TableCell>{r.position ?? ''}</TableCell>
               <TableCell>
-                {r.user?.username} #{r.userId}
+                <UserLink id={r.userId} user={r.user} />
               </TableCell>
               <TableCell>
                 <Money amount={r.usdAmount} currency="USD" />

@@ -12,67 +12,69 @@ import {
 import { api, idempotencyKey } from '../api';
 import { ALL_CURRENCIES, choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, CommandForm, ConsoleList, Money, MoneyField, TimeField } from '../ui';
+import { Allowed, CommandForm, ConsoleList, Money, MoneyField, TimeField, UserColumn, userFilter } from '../ui';
 
-const userName = (r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId ?? '')}`;
+/** Each list's filters without the person: the player page's tabs list their own player's rows. */
+export const depositFilters = [
+  <SelectInput key="s" source="status" choices={choices(['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED'])} alwaysOn />,
+];
+export const DepositGrid = ({ withUser = true }: { withUser?: boolean }) => (
+  <Datagrid bulkActionButtons={false}>
+    <TextField source="id" sortable={false} />
+    {withUser ? <UserColumn label="User" idSource="userId" userSource="user" /> : null}
+    <MoneyField source="amount" sortable={false} />
+    <MoneyField source="usdAmount" label="USD" currency="USD" />
+    <TextField source="status" sortable={false} />
+    <TimeField source="createdAt" />
+    <TimeField source="confirmedAt" />
+    <TimeField source="completedAt" />
+  </Datagrid>
+);
 
 export const DepositList = () => (
-  <ConsoleList
-    filters={[
-      <SelectInput key="s" source="status" choices={choices(['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED'])} alwaysOn />,
-      <TextInput key="u" source="userId" label="User id" alwaysOn />,
-    ]}
-    sort={{ field: 'createdAt', order: 'DESC' }}
-    exporter={false}
-    title="Deposits"
-  >
-    <Datagrid bulkActionButtons={false}>
-      <TextField source="id" sortable={false} />
-      <FunctionField label="User" render={userName} />
-      <MoneyField source="amount" sortable={false} />
-      <MoneyField source="usdAmount" label="USD" currency="USD" />
-      <TextField source="status" sortable={false} />
-      <TimeField source="createdAt" />
-      <TimeField source="confirmedAt" />
-      <TimeField source="completedAt" />
-    </Datagrid>
+  <ConsoleList filters={[...depositFilters, userFilter()]} sort={{ field: 'createdAt', order: 'DESC' }} exporter={false} title="Deposits">
+    <DepositGrid />
   </ConsoleList>
+);
+
+export const betFilters = [
+  <SelectInput
+    key="s"
+    source="status"
+    choices={choices(['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'])}
+    alwaysOn
+    emptyText="SETTLED (default)"
+  />,
+  <TextInput key="g" source="gameSlug" label="Game slug" />,
+  <TextInput key="gi" source="gameId" label="Game id" />,
+  <TextInput key="m" source="minUsdAmount" label="USD stake at least" />,
+  <DateTimeInput key="f" source="from" label="From" />,
+  <DateTimeInput key="t" source="to" label="Before" />,
+];
+export const BetGrid = ({ withUser = true }: { withUser?: boolean }) => (
+  <Datagrid bulkActionButtons={false}>
+    <TextField source="id" sortable={false} />
+    {withUser ? <UserColumn label="User" idSource="userId" userSource="user" /> : null}
+    <FunctionField label="Game" render={(r: RaRecord) => (r.gameIdentity as { slug?: string })?.slug ?? r.gameId} />
+    <MoneyField source="amount" label="Stake" sortable={false} />
+    <MoneyField source="payout" sortable={false} />
+    <MoneyField source="usdAmount" label="USD stake" currency="USD" />
+    <MoneyField source="usdPayout" label="USD payout" currency="USD" />
+    <TextField source="multiplier" />
+    <TextField source="status" sortable={false} />
+    <TimeField source="createdAt" />
+  </Datagrid>
 );
 
 /** Bets with the nested filters of POST /bets (`where`: status, user, game, USD stake, time). */
 export const BetList = () => (
   <ConsoleList
-    filters={[
-      <SelectInput
-        key="s"
-        source="status"
-        choices={choices(['CREATED', 'SETTLED', 'ERROR', 'ROLLBACK'])}
-        alwaysOn
-        emptyText="SETTLED (default)"
-      />,
-      <TextInput key="u" source="userId" label="User id" alwaysOn />,
-      <TextInput key="g" source="gameSlug" label="Game slug" />,
-      <TextInput key="gi" source="gameId" label="Game id" />,
-      <TextInput key="m" source="minUsdAmount" label="USD stake at least" />,
-      <DateTimeInput key="f" source="from" label="From" />,
-      <DateTimeInput key="t" source="to" label="Before" />,
-    ]}
+    filters={[betFilters[0]!, userFilter(), ...betFilters.slice(1)]}
     sort={{ field: 'createdAt', order: 'DESC' }}
     exporter={false}
     title="Bets"
   >
-    <Datagrid bulkActionButtons={false}>
-      <TextField source="id" sortable={false} />
-      <FunctionField label="User" render={userName} />
-      <FunctionField label="Game" render={(r: RaRecord) => (r.gameIdentity as { slug?: string })?.slug ?? r.gameId} />
-      <MoneyField source="amount" label="Stake" sortable={false} />
-      <MoneyField source="payout" sortable={false} />
-      <MoneyField source="usdAmount" label="USD stake" currency="USD" />
-      <MoneyField source="usdPayout" label="USD payout" currency="USD" />
-      <TextField source="multiplier" />
-      <TextField source="status" sortable={false} />
-      <TimeField source="createdAt" />
-    </Datagrid>
+    <BetGrid />
   </ConsoleList>
 );
 
@@ -91,30 +93,34 @@ const TYPES = [
   'AFFILIATE_CLAIM',
 ];
 
+export const transactionFilters = [
+  <SelectInput key="c" source="currencyId" choices={choices(ALL_CURRENCIES)} alwaysOn />,
+  <SelectInput key="t" source="type" choices={choices(TYPES)} />,
+  <DateTimeInput key="f" source="from" label="From" />,
+  <DateTimeInput key="b" source="to" label="Before" />,
+];
+export const TransactionGrid = ({ withUser = true }: { withUser?: boolean }) => (
+  <Datagrid bulkActionButtons={false}>
+    <TextField source="id" sortable={false} />
+    {withUser ? <UserColumn label="User" idSource="userId" nameSource="username" sortable={false} /> : null}
+    <TextField source="type" sortable={false} />
+    <MoneyField source="amount" sortable={false} />
+    <MoneyField source="beforeBalance" label="Before" sortable={false} />
+    <MoneyField source="afterBalance" label="After" sortable={false} />
+    <UserColumn label="Admin" idSource="adminUserId" nameSource="adminUsername" sortable={false} />
+    <TimeField source="createdAt" />
+  </Datagrid>
+);
+
 /** A user's accounting transactions (SuperAdmin): every balance movement with the balance before and after. */
 export const TransactionList = () => (
   <ConsoleList
-    filters={[
-      <TextInput key="u" source="userId" label="User id" alwaysOn />,
-      <SelectInput key="c" source="currencyId" choices={choices(ALL_CURRENCIES)} alwaysOn />,
-      <SelectInput key="t" source="type" choices={choices(TYPES)} />,
-      <DateTimeInput key="f" source="from" label="From" />,
-      <DateTimeInput key="b" source="to" label="Before" />,
-    ]}
+    filters={[userFilter(), ...transactionFilters]}
     sort={{ field: 'createdAt', order: 'DESC' }}
     exporter={false}
     title="Accounting transactions"
   >
-    <Datagrid bulkActionButtons={false}>
-      <TextField source="id" sortable={false} />
-      <NumberField source="userId" sortable={false} />
-      <TextField source="type" sortable={false} />
-      <MoneyField source="amount" sortable={false} />
-      <MoneyField source="beforeBalance" label="Before" sortable={false} />
-      <MoneyField source="afterBalance" label="After" sortable={false} />
-      <NumberField source="adminUserId" label="Admin" sortable={false} />
-      <TimeField source="createdAt" />
-    </Datagrid>
+    <TransactionGrid />
   </ConsoleList>
 );
 
@@ -151,26 +157,28 @@ const SendTip = () => {
   );
 };
 
+export const tipFilters = [<TextInput key="q" source="q" label="Search notes or names" alwaysOn />];
+export const TipGrid = () => (
+  <Datagrid bulkActionButtons={false}>
+    <NumberField source="id" />
+    <UserColumn label="From" idSource="sender.id" userSource="sender" sortable={false} />
+    <UserColumn label="To" idSource="recipient.id" userSource="recipient" sortable={false} />
+    <MoneyField source="amount" />
+    <TextField source="type" sortable={false} />
+    <TextField source="tag" sortable={false} />
+    <TextField source="notes" sortable={false} />
+    <TimeField source="createdAt" />
+  </Datagrid>
+);
+
 export const TipList = () => (
   <ConsoleList
-    filters={[
-      <TextInput key="q" source="q" label="Search notes or names" alwaysOn />,
-      <TextInput key="r" source="recipientUserId" label="Recipient id" />,
-      <TextInput key="s" source="senderUserId" label="Sender id" />,
-    ]}
+    filters={[...tipFilters, userFilter('user', 'Recipient (name, e-mail or id)'), userFilter('admin', 'Sender (name, e-mail or id)')]}
     sort={{ field: 'createdAt', order: 'DESC' }}
     exporter={false}
     title="Admin tips"
     aside={<SendTip />}
   >
-    <Datagrid bulkActionButtons={false}>
-      <NumberField source="id" />
-      <FunctionField label="From" render={(r: RaRecord) => (r.sender as { username?: string } | null)?.username ?? ''} />
-      <FunctionField label="To" render={(r: RaRecord) => (r.recipient as { username?: string } | null)?.username ?? ''} />
-      <MoneyField source="amount" />
-      <TextField source="type" sortable={false} />
-      <TextField source="notes" sortable={false} />
-      <TimeField source="createdAt" />
-    </Datagrid>
+    <TipGrid />
   </ConsoleList>
 );

@@ -3,7 +3,6 @@ import {
   Box,
   Button,
   Chip,
-  Link,
   Stack,
   Table,
   TableBody,
@@ -22,21 +21,17 @@ import {
   NumberField,
   NumberInput,
   SelectInput,
-  Show,
   TextField,
   TextInput,
   Confirm,
   useListContext,
   useNotify,
-  useRecordContext,
   useRedirect,
-  useShowContext,
   type RaRecord,
 } from 'react-admin';
 import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
-import { useSettle } from '../refresh';
 import { EraseAction } from './erasure';
 import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
 
@@ -143,7 +138,7 @@ export const UserList = () => {
   );
 };
 
-const Section = ({ title, children }: { title: string; children: ReactNode }) => (
+export const Section = ({ title, children }: { title: string; children: ReactNode }) => (
   <Box component="section" sx={{ my: 2 }}>
     <Typography variant="h6" component="h2">
       {title}
@@ -153,7 +148,7 @@ const Section = ({ title, children }: { title: string; children: ReactNode }) =>
 );
 
 /** A small GET beside the record (stats, limits, keys, registration): its answer or the API's refusal. */
-const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
+export const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
   const [state, setState] = useState<{ data?: T; error?: unknown }>({});
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -169,7 +164,7 @@ const useFetched = <T,>(path: string | undefined, deps: unknown[] = []) => {
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 /** A record's fields: instants in the admin's zone, and with `currency` (USD stats) decimal strings as money, exact on hover. */
-const KeyValues = ({ value, currency }: { value: Record<string, unknown> | undefined; currency?: string }) => (
+export const KeyValues = ({ value, currency }: { value: Record<string, unknown> | undefined; currency?: string }) => (
   <Table size="small">
     <TableBody>
       {Object.entries(value ?? {}).map(([k, v]) => (
@@ -196,7 +191,7 @@ const KeyValues = ({ value, currency }: { value: Record<string, unknown> | undef
   </Table>
 );
 
-const Balances = ({ user }: { user: RaRecord }) => {
+export const Balances = ({ user }: { user: RaRecord }) => {
   const b = user.usdBalance as { total: string; currencies: { currencyId: string; balance: string; usdBalance: string }[] } | undefined;
   return (
     <Table size="small" aria-label="Balances">
@@ -233,7 +228,7 @@ const Balances = ({ user }: { user: RaRecord }) => {
   );
 };
 
-const UserActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+export const UserActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
   const [banReason, setBanReason] = useState('');
   return (
@@ -283,7 +278,7 @@ const FLAGS = [
   'isEmailNotificationsEnabled',
 ] as const;
 
-const ProfileForm = ({ user, settle }: { user: RaRecord; settle: () => void }) => (
+export const ProfileForm = ({ user, settle }: { user: RaRecord; settle: () => void }) => (
   <CommandForm
     title="Profile"
     label="Save profile"
@@ -336,7 +331,7 @@ const RevocableChip = ({ user, permission, done }: { user: RaRecord; permission:
   );
 };
 
-const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+export const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
   const roles = ((user.roles as { role: string }[] | undefined) ?? []).map((r) => r.role);
   const perms = (user.permissions as string[] | undefined) ?? [];
@@ -377,7 +372,7 @@ const RolesAndPermissions = ({ user, settle }: { user: RaRecord; settle: () => v
   );
 };
 
-const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+export const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const me = useSession();
   const currencies = choices(CURRENCIES);
   // The section holds only forms: without any of their permissions it has nothing to show.
@@ -469,13 +464,13 @@ const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => void }) 
 
 type Fetched = { data?: Record<string, unknown>; error?: unknown };
 type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
-const EXCLUSION_FIELDS: readonly LimitField[] = [
+export const EXCLUSION_FIELDS: readonly LimitField[] = [
   ['expiresAt', 'Excluded until', (v) => <Time at={v as string | null} />],
   ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
   ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
   ['id', 'Record id'],
 ];
-const BET_LIMIT_FIELDS: readonly LimitField[] = [
+export const BET_LIMIT_FIELDS: readonly LimitField[] = [
   ['betLimit', 'Each bet at most', (v) => <Money amount={v as string | null} currency="USD" />],
   ['createdAt', 'Set at', (v) => <Time at={v as string | null} />],
   ['updatedAt', 'Updated at', (v) => <Time at={v as string | null} />],
@@ -483,7 +478,7 @@ const BET_LIMIT_FIELDS: readonly LimitField[] = [
 ];
 
 /** One limit record under its own name, each field labelled; `{}` from the API (none in force) says so. */
-const LimitRecord = ({ title, got, fields }: { title: string; got: Fetched; fields: readonly LimitField[] }) => {
+export const LimitRecord = ({ title, got, fields }: { title: string; got: Fetched; fields: readonly LimitField[] }) => {
   const record = got.data;
   const none = record !== undefined && Object.keys(record).length === 0;
   return (
@@ -513,7 +508,7 @@ const LimitRecord = ({ title, got, fields }: { title: string; got: Fetched; fiel
   );
 };
 
-const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
+export const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   const exclusion = useFetched<Record<string, unknown>>(`/user-limits/user-exclusion/${String(user.id)}`);
   const gambling = useFetched<Record<string, unknown>>(`/user-limits/gambling-limits/${String(user.id)}`);
   const done = () => {
@@ -560,7 +555,7 @@ const Limits = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
   );
 };
 
-const ApiKeys = ({ user }: { user: RaRecord }) => {
+export const ApiKeys = ({ user }: { user: RaRecord }) => {
   const keys = useFetched<unknown>(`/api-keys/${String(user.id)}`);
   const [shown, setShown] = useState<string | undefined>();
   return (
@@ -597,7 +592,7 @@ const ApiKeys = ({ user }: { user: RaRecord }) => {
   );
 };
 
-const Extra = ({ title, path }: { title: string; path: string }) => {
+export const Extra = ({ title, path }: { title: string; path: string }) => {
   const got = useFetched<Record<string, unknown>>(path);
   return (
     <Section title={title}>
@@ -606,52 +601,3 @@ const Extra = ({ title, path }: { title: string; path: string }) => {
     </Section>
   );
 };
-
-const UserDetail = () => {
-  const user = useRecordContext();
-  const { refetch } = useShowContext();
-  const settle = useSettle(refetch);
-  const me = useSession();
-  if (!user) return null;
-  const profile = Object.fromEntries(
-    Object.entries(user).filter(
-      ([k, v]) => !['usdBalance', 'statsUsd', 'roles', 'permissions', 'notes'].includes(k) && (typeof v !== 'object' || v === null),
-    ),
-  );
-  return (
-    <Box sx={{ p: 2 }}>
-      <Typography variant="h5" component="h1">
-        {String(user.username ?? user.email)} <small>#{String(user.id)}</small>
-        {user.isBanned ? <Chip sx={{ ml: 1 }} color="error" label={`Banned: ${String(user.banReason)}`} /> : null}
-      </Typography>
-      <UserActions user={user} settle={settle} />
-      <Section title="Balances">
-        <Balances user={user} />
-        <Allowed permission="user.transactions.view">
-          <Link href={`#/finance/statement/${String(user.id)}`}>Account statement</Link>
-        </Allowed>
-      </Section>
-      <Section title="USD stats (figures in USD)">
-        <KeyValues value={user.statsUsd as Record<string, unknown>} currency="USD" />
-      </Section>
-      {can(me, 'superadmin') ? <Extra title="Full stats" path={`/user/${String(user.id)}/full/stats`} /> : null}
-      <MoneyActions user={user} settle={settle} />
-      <Allowed permission="user.edit">
-        <ProfileForm user={user} settle={settle} />
-      </Allowed>
-      <RolesAndPermissions user={user} settle={settle} />
-      {can(me, 'user-limit.view') ? <Limits user={user} settle={settle} /> : null}
-      {can(me, 'api-key.view') ? <ApiKeys user={user} /> : null}
-      {can(me, 'superadmin') ? <Extra title="Registration" path={`/registration-info/${String(user.id)}`} /> : null}
-      <Section title="Record">
-        <KeyValues value={profile} />
-      </Section>
-    </Box>
-  );
-};
-
-export const UserShow = () => (
-  <Show component="div" actions={false} title="User">
-    <UserDetail />
-  </Show>
-);

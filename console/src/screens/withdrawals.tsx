@@ -6,7 +6,6 @@ import {
   FunctionField,
   SelectInput,
   TextField,
-  TextInput,
   useListContext,
   useNotify,
   useRecordContext,
@@ -16,14 +15,11 @@ import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { useSettle } from '../refresh';
 import { formatTime } from '../format';
-import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, useSession } from '../ui';
+import { PlayerContextCard, PlayerContextCell, Short } from './withdrawal-context';
+import { CommandButton, ConsoleList, Money, MoneyField, Time, TimeField, UserColumn, userFilter, useSession } from '../ui';
 
 const STATUSES = ['PENDING', 'FAILED', 'CONFIRMED', 'COMPLETE', 'DENIED'].map((id) => ({ id, name: id }));
-const filters = [
-  <SelectInput key="s" source="status" choices={STATUSES} alwaysOn emptyText="Any status" />,
-  <TextInput key="u" source="username" label="Username (exact)" alwaysOn />,
-  <TextInput key="i" source="userId" label="User id" />,
-];
+export const withdrawalFilters = [<SelectInput key="s" source="status" choices={STATUSES} alwaysOn emptyText="Any status" />];
 
 const RejectButton = ({ record, done }: { record: RaRecord; done: () => void }) => {
   const [open, setOpen] = useState(false);
@@ -153,6 +149,10 @@ const Detail = () => {
   ];
   return (
     <Box>
+      <PlayerContextCard userId={record.userId} />
+      <Box sx={{ m: 1 }}>
+        <Actions />
+      </Box>
       {can(me, 'admin-users.view-admin-audit') ? <AdminActions record={record} /> : null}
       <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 0.5, m: 1 }}>
         {steps
@@ -179,27 +179,29 @@ const Detail = () => {
 };
 
 /** The queue: PENDING first, FAILED one click away; refetched every 3 s, since the gateway pushes no withdrawal changes to admins. */
+export const WithdrawalGrid = ({ withUser = true }: { withUser?: boolean }) => (
+  <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
+    <FunctionField label="Id" render={(r: RaRecord) => <Short value={String(r.id)} label="withdrawal id" />} />
+    {withUser ? <UserColumn label="User" idSource="userId" userSource="user" /> : null}
+    {withUser ? <PlayerContextCell label="Player" /> : null}
+    <MoneyField source="amount" label="Amount" />
+    <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
+    <TextField source="status" />
+    <FunctionField label="To" render={(r: RaRecord) => <Short value={r.recipientAddress as string} label="address" />} />
+    <TimeField source="createdAt" label="Requested" />
+    <Actions />
+  </Datagrid>
+);
+
 export const WithdrawalList = () => (
   <ConsoleList
-    filters={filters}
+    filters={[...withdrawalFilters, userFilter()]}
     filterDefaultValues={{ status: 'PENDING' }}
     sort={{ field: 'createdAt', order: 'ASC' }}
     queryOptions={{ refetchInterval: 3000 }}
     exporter={false}
     title="Withdrawals"
   >
-    <Datagrid bulkActionButtons={false} expand={<Detail />} rowClick="expand">
-      <TextField source="id" />
-      <FunctionField
-        label="User"
-        render={(r: RaRecord) => `${(r.user as { username?: string } | null)?.username ?? ''} #${String(r.userId)}`}
-      />
-      <MoneyField source="amount" label="Amount" />
-      <MoneyField source="usdAmount" label="USD" currency="USD" sortBy="usdAmount" />
-      <TextField source="status" />
-      <TextField source="recipientAddress" label="To" />
-      <TimeField source="createdAt" label="Requested" />
-      <Actions />
-    </Datagrid>
+    <WithdrawalGrid />
   </ConsoleList>
 );

@@ -33,7 +33,10 @@ const transactionsTotal = (w: TransactionsFilter['where']): TotalPlan => {
   return SCAN;
 };
 
-/** POST /accounting/transactions: the accounting log in recording order, filtered on recording or business time. */
+/**
+ * POST /accounting/transactions: the accounting log in recording order, filtered on recording or business time. The player's
+ * and the admin's usernames come from the users read model, joined by id for the page's rows only (the keys are found first).
+ */
 export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<Listed<unknown>> => {
   const p = new SqlParams();
   const dir = direction(q.sortOrder);
@@ -41,8 +44,9 @@ export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<
     pool,
     {
       select: `t.id, t.user_id, t.currency_id, t.type, t.original_id, t.admin_user_id, t.created_at, t.updated_at,
-        ${dec('t.amount')} AS amount, ${dec('t.before_balance')} AS before_balance, ${dec('t.after_balance')} AS after_balance`,
-      from: 'transactions t',
+        ${dec('t.amount')} AS amount, ${dec('t.before_balance')} AS before_balance, ${dec('t.after_balance')} AS after_balance,
+        u.username, a.username AS admin_username`,
+      from: 'transactions t LEFT JOIN users u ON u.id = t.user_id LEFT JOIN users a ON a.id = t.admin_user_id',
       key: 't.id',
       conditions: compileWhere(TRANSACTION_FIELDS, q.where, p),
       orderBy: `t.created_at ${dir}, t.position_commit ${dir}, t.position_prepare ${dir}`,
@@ -52,6 +56,7 @@ export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<
     (r) => ({
       id: r.id,
       userId: Number(r.user_id),
+      username: r.username ?? null,
       currencyId: r.currency_id,
       type: r.type,
       amount: r.amount,
@@ -59,6 +64,7 @@ export const listTransactions = (pool: pg.Pool, q: TransactionsFilter): Promise<
       afterBalance: r.after_balance,
       originalId: r.original_id,
       adminUserId: r.admin_user_id === null ? null : Number(r.admin_user_id),
+      adminUsername: r.admin_username ?? null,
       createdAt: iso(r.created_at),
       updatedAt: iso(r.updated_at),
     }),
