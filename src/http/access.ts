@@ -32,6 +32,11 @@ export type RouteDocs = Readonly<{
   description?: string;
   request?: Readonly<{ params?: ZodObject; query?: ZodObject; body?: ZodType; headers?: ZodObject }>;
   responses: Readonly<Record<number, Readonly<{ description: string; schema?: ZodType }>>>;
+  /**
+   * Error codes this route answers beyond the generic ones, by status (its 409 and 422 codes, the 404 that names what was
+   * not found). The generic statuses (400, 401/403 by access, 404 with path parameters, 413, 500, 503) are derived.
+   */
+  errors?: Readonly<Partial<Record<number, readonly string[]>>>;
   addition?: true;
   deprecated?: true;
   /** A consistent read of these read models (see consistentRead): documents its position and consistency parameters. */
