@@ -99,10 +99,9 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
         ]),
       ),
       ...Object.fromEntries(
-        [...errorStatuses(route.method, route.path, route.access, docs, audience)].map(([status, codes]) => [
-          status,
-          errorResponse(status, codes, docs.responses[status]?.description),
-        ]),
+        [...errorStatuses(route.method, route.path, route.access, docs, audience)]
+          .filter(([status]) => !docs.responses[status]?.schema)
+          .map(([status, codes]) => [status, errorResponse(status, codes, docs.responses[status]?.description)]),
       ),
     },
   };
