@@ -98,6 +98,8 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
           },
         ]),
       ),
+      // Express answers a GET whose If-None-Match names the current ETag with 304 and no body (browsers send it).
+      ...(route.method === 'get' ? { 304: { description: 'Not modified: If-None-Match named the current ETag' } } : {}),
       ...Object.fromEntries(
         [...errorStatuses(route.method, route.path, route.access, docs, audience)]
           .filter(([status]) => !docs.responses[status]?.schema)

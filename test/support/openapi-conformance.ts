@@ -11,8 +11,12 @@ import { SERVED_DOCUMENTS, type ServedDocuments } from '../../src/http/openapi.j
  */
 export type Violation = Readonly<{ kind: 'undeclared-status' | 'body-mismatch' | 'undocumented-route'; request: string; detail: string }>;
 
-/** Paths an app serves that no API document describes: the documents and their viewer, the console's files, Prometheus text. */
-const NOT_AN_API = [/^\/docs(\/|$)/, /^\/internal\/openapi\.json$/, /^\/admin(\/|$)/, /^\/metrics$/, /^\/test\//];
+/**
+ * Paths an app serves that no API document describes: the documents and their viewer; the console (`/admin`: its files,
+ * its session and config, its sign-in that re-mounts the public API's documented auth routes) and its favicon;
+ * Prometheus text; test-only routes.
+ */
+const NOT_AN_API = [/^\/docs(\/|$)/, /^\/internal\/openapi\.json$/, /^\/admin(\/|$)/, /^\/favicon\.ico$/, /^\/metrics$/, /^\/test\//];
 
 type Validator = Readonly<{ api: OpenAPIBackend; document: Record<string, unknown> }>;
 const validators = new WeakMap<() => Record<string, unknown>, Promise<Validator>>();
