@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'bench/results/**', 'coverage/**', 'console/dist/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      'bench/results/**',
+      'coverage/**',
+      'console/dist/**',
+      'test/fixtures/openapi-client/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

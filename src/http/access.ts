@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { holdsPermission, isStaff, type Permission } from '../domain/user/permissions.js';
 import { authenticateRequest } from './auth.adapter.js';
 import { authError } from './http-errors.js';
+import { ERROR_STATUS, type ErrorClass } from '../shared/app-error.js';
 
 /** The rule one value of a query parameter needs (see `by-query`). */
 export type QueryValueAccess = Readonly<{ kind: 'perm'; permission: Permission }> | Readonly<{ kind: 'superadmin' }>;
@@ -34,6 +35,11 @@ export type RouteDocs = Readonly<{
   /** The body's media type when it is not JSON (a CSV upload: `text/csv`). */
   bodyType?: string;
   responses: Readonly<Record<number, Readonly<{ description: string; schema?: ZodType }>>>;
+  /**
+   * Error codes this route answers beyond the generic ones, by status (its 409 and 422 codes, the 404 that names what was
+   * not found). The generic statuses (400, 401/403 by access, 404 with path parameters, 413, 500, 503) are derived.
+   */
+  errors?: Readonly<Partial<Record<number, readonly string[]>>>;
   addition?: true;
   deprecated?: true;
   /** A consistent read of these read models (see consistentRead): documents its position and consistency parameters. */
@@ -64,12 +70,34 @@ export const access =
     }
   };
 
-/** Declares a route, its guard (run first) and its documentation, recorded in the registry the OpenAPI document comes from. */
+export type DeclaredErrors = NonNullable<RouteDocs['errors']>;
+
+/** Both declarations of error codes, status by status. */
+export const mergeErrors = (a: DeclaredErrors | undefined, b: DeclaredErrors | undefined): DeclaredErrors => {
+  const merged: Record<number, string[]> = {};
+  for (const table of [a, b])
+    for (const [status, codes] of Object.entries(table ?? {}))
+      merged[Number(status)] = [...new Set([...(merged[Number(status)] ?? []), ...codes!])];
+  return merged;
+};
+
+/** A refusal table (class, code, ...) as the codes it answers by status: `{404: ['USER_NOT_FOUND'], 409: [...]}`. */
+export const errorCodesOf = (table: Readonly<Record<string, readonly [ErrorClass, string, ...unknown[]]>>): DeclaredErrors => {
+  const codes: Record<number, string[]> = {};
+  for (const [errorClass, code] of Object.values(table)) (codes[ERROR_STATUS[errorClass]] ??= []).push(code);
+  return mergeErrors(codes, undefined);
+};
+
+/**
+ * Declares a route, its guard (run first) and its documentation, recorded in the registry the OpenAPI document comes from.
+ * `errors`: codes every command (non-GET route) of this router may answer beyond the derived ones (its domain's refusals).
+ */
 export const guardedRoutes =
-  (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '') =>
+  (router: Router, authenticator: Authenticator, registry: AccessRegistry, prefix = '', errors?: DeclaredErrors) =>
   (method: HttpMethod, path: string, rule: Access, ...rest: [RouteDocs, ...RequestHandler[]] | RequestHandler[]): void => {
     const [first, ...others] = rest;
-    const docs = typeof first === 'function' ? undefined : first;
+    const given = typeof first === 'function' ? undefined : first;
+    const docs = given && errors && method !== 'get' ? { ...given, errors: mergeErrors(errors, given.errors) } : given;
     const handlers = (typeof first === 'function' ? rest : others) as RequestHandler[];
     registry.push({ method, path: `${prefix}${path}`, access: rule, ...(docs ? { docs } : {}) });
     router[method](path, access(authenticator, rule), ...handlers);

@@ -97,6 +97,7 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
       addition: true,
       request: { body: SetupUsernameBody },
       responses: { 200: { description: 'The user', schema: UserResponse } },
+      errors: { 409: ['USERNAME_ALREADY_SET', 'AUTH_USER_EXISTS'] },
     },
     auth,
     async (req, res) => {

@@ -12,7 +12,7 @@ import { limitsRoutes } from './limits.routes.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { ServerEventBus } from '../infra/bus.js';
-import { internalRoutes, internalRouteTable } from './internal.routes.js';
+import { internalDocumented, internalRoutes, internalRouteTable } from './internal.routes.js';
 import { inFrontOf, leanInternalPath } from './internal.lean.js';
 import { leaderboardsRoutes } from './leaderboards.routes.js';
 import { ledgerListsRoutes } from './ledger-lists.routes.js';
@@ -28,8 +28,8 @@ import type { ExportLimits } from './export-slots.js';
 import { adminAuditRoutes } from './admin-audit.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import type { Metrics } from '../infra/metrics.js';
-import { BACK_OFFICE_INFO, HEALTH_DOCS } from './api-docs.js';
-import { docsRoutes, openApiDocument } from './openapi.js';
+import { BACK_OFFICE_INFO, HEALTH_DOCS, INTERNAL_INFO } from './api-docs.js';
+import { docsRoutes, once, openApiDocument, SERVED_DOCUMENTS, type ServedDocuments } from './openapi.js';
 import { createBaseApp, finishApp, type AppDeps } from './public-app.js';
 import { erasureRoutes, type ErasureSettings } from '../erasure/erasure.routes.js';
 import { createReadModelWaiter, type LocalProgress } from '../projections/read-model-waiter.js';
@@ -72,10 +72,13 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
   const registry = deps.accessRegistry ?? [];
   registry.push({ method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS });
   if (deps.metrics) app.use(metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken }));
+  const documents: Record<string, () => Record<string, unknown>> = {};
   if (deps.internalApiToken) {
     const serviceToken = deps.internalApiToken;
     const routes = internalRouteTable(deps.ledger);
-    app.use('/internal', internalRoutes({ routes, serviceToken }));
+    const document = once(() => openApiDocument(internalDocumented(routes), INTERNAL_INFO));
+    documents['/internal/openapi.json'] = document;
+    app.use('/internal', internalRoutes({ routes, serviceToken, document }));
     inFrontOf(
       app,
       leanInternalPath({
@@ -123,7 +126,11 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
       }),
     );
   }
-  app.use(docsRoutes(() => openApiDocument(registry, BACK_OFFICE_INFO), 'Back-office API'));
+  const backOffice = once(() => openApiDocument(registry, BACK_OFFICE_INFO));
+  documents['/docs/openapi.json'] = backOffice;
+  app.locals[SERVED_DOCUMENTS] = documents satisfies ServedDocuments;
+  const others = deps.internalApiToken ? [{ name: INTERNAL_INFO.title, url: '/internal/openapi.json' }] : [];
+  app.use(docsRoutes(backOffice, BACK_OFFICE_INFO.title, others));
   return finishApp(app, deps.logger);
 };
 

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { AdminOperation } from '../commands/admin-operations/admin-operation.js';
-import type { guardedRoutes } from './access.js';
+import type { guardedRoutes, RouteDocs } from './access.js';
 import { authOf } from './auth.adapter.js';
 import { parseBody } from './validate.js';
 
@@ -12,13 +12,18 @@ export const adminOperationRoute = <D, S extends ZodType, R>(
   path: string,
   operation: AdminOperation<D, S, R>,
   deps: D,
-  docs: Readonly<{ summary: string; body: ZodType; answer: Answer }>,
+  docs: Readonly<{ summary: string; body: ZodType; answer: Answer; errors?: RouteDocs['errors'] }>,
 ): void =>
   route(
     'post',
     path,
     { kind: 'perm', permission: operation.permission },
-    { summary: docs.summary, request: { body: docs.body }, responses: { 201: docs.answer } },
+    {
+      summary: docs.summary,
+      request: { body: docs.body },
+      responses: { 201: docs.answer },
+      ...(docs.errors ? { errors: docs.errors } : {}),
+    },
     async (req, res) => {
       res.status(201).json(await operation.run(deps, parseBody(operation.schema, req), authOf(req).userId));
     },

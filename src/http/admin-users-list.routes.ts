@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { authOf } from './auth.adapter.js';
 import { hashPassword } from '../auth/passwords.js';
-import { guardedRoutes } from './access.js';
+import { errorCodesOf, guardedRoutes } from './access.js';
 import { CreateAdminUserBody, UserSearchHit, UserSearchQuery, UsersBody, UsersQuery } from './admin-users-list.schemas.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { zodToHttp } from './http-errors.js';
@@ -10,7 +10,7 @@ import { parseBody, parseQuery, type z } from './validate.js';
 import { Paginated, UntypedList, UserRecord } from './openapi.schemas.js';
 import { fullUserOf } from '../read-models/users/user-record.js';
 import { adminsWithRoles, listUsers, rolesWithUsers, searchUsers } from '../read-models/users/users.queries.js';
-import { orThrowUser } from '../commands/errors.js';
+import { orThrowUser, USER_ERRORS } from '../commands/errors.js';
 
 /** Query strings with nested keys (`where[vipLevel][gte]=1`) or a JSON `where`, validated like parseQuery. */
 const parseNestedQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => {
@@ -103,6 +103,7 @@ export const adminUsersListRoutes = (deps: BackOfficeDeps): Router => {
       summary: 'Create an admin user',
       request: { body: CreateAdminUserBody },
       responses: { 201: { description: 'The user', schema: UserRecord } },
+      errors: errorCodesOf(USER_ERRORS),
     },
     async (req, res) => {
       const body = parseBody(CreateAdminUserBody, req);

@@ -10,7 +10,7 @@ import { holdsPermission, mayManageCredentialsOf, PERMISSIONS, type Permission }
 import { DEFAULT_AVATAR_URL } from '../domain/user/vip.js';
 import { fullUserOf } from '../read-models/users/user-record.js';
 import { registrationInfo } from '../read-models/users/users.queries.js';
-import { guardedRoutes, type AccessRegistry } from './access.js';
+import { errorCodesOf, guardedRoutes, type AccessRegistry } from './access.js';
 import { consistentRead, type ConsistentReads } from './ledger-position.js';
 import { banUser, guardSuperAdminTarget } from '../commands/admin-operations/ban-user.js';
 import {
@@ -25,11 +25,11 @@ import {
 } from './admin-users.schemas.js';
 import { authError, HttpError } from './http-errors.js';
 import { parseBody, parseParams } from './validate.js';
-import { RegistrationInfo, StringList, Text, UserRecord } from './openapi.schemas.js';
+import { RegistrationInfo, StringList, Text, UserPermissions, UserRecord } from './openapi.schemas.js';
 import { z } from './validate.js';
 
 const SessionsEndedResponse = z.object({ sessions: z.number().int(), apiKeyIds: z.array(z.string()) }).openapi('SessionsEnded');
-import { orThrowUser } from '../commands/errors.js';
+import { orThrowUser, USER_ERRORS } from '../commands/errors.js';
 
 export type AdminUsersDeps = Readonly<{
   users: Users;
@@ -50,7 +50,7 @@ const DELEGATION_RULE = 'Only a permission the caller holds can be granted or re
 /** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
 export const adminUserRoutes = ({ users, pool, store, authenticator, registry, reads }: AdminUsersDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, authenticator, registry);
+  const route = guardedRoutes(router, authenticator, registry, '', errorCodesOf(USER_ERRORS));
   const admin = (req: Request) => authOf(req).userId;
   const view = (user: Parameters<typeof fullUserOf>[1]) => fullUserOf(pool, user);
   const mayChange = (req: Request, targetId: number) => guardSuperAdminTarget(users, admin(req), targetId);
@@ -242,7 +242,7 @@ export const adminUserRoutes = ({ users, pool, store, authenticator, registry, r
       summary: 'Grant a permission',
       description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
       request: { params: UserIdParams, body: PermissionsBody },
-      responses: { 200: { description: 'The user', schema: UserRecord } },
+      responses: { 200: { description: "The user's id and permissions after the grant", schema: UserPermissions } },
     },
     async (req, res) => {
       const { id } = parseParams(UserIdParams, req);
@@ -262,7 +262,7 @@ export const adminUserRoutes = ({ users, pool, store, authenticator, registry, r
       description: `${SUPERADMIN_TARGET_RULE} ${DELEGATION_RULE}`,
       request: { params: PermissionParams },
       addition: true,
-      responses: { 200: { description: 'The user', schema: UserRecord } },
+      responses: { 200: { description: "The user's id and permissions after the revocation", schema: UserPermissions } },
     },
     async (req, res) => {
       const { id, name } = parseParams(PermissionParams, req);

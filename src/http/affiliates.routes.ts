@@ -20,7 +20,7 @@ const found = <T>(value: T | undefined, userId: number): T => {
 /** Affiliate levels, referred users, an affiliate's record and stats (read side; commission accrues in a projection). */
 export const affiliatesRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', { 404: ['USER_NOT_FOUND'] });
 
   route(
     'get',

@@ -25,6 +25,24 @@ export const PUBLIC_INFO: DocumentInfo = {
   audience: 'public',
 };
 
+export const INTERNAL_INFO: DocumentInfo = {
+  title: 'Internal ledger API',
+  version: '1.0',
+  description: [
+    'The ledger commands of game servers and payment providers, under `/internal` on the back-office port, each call with ',
+    'the `x-service-token` header (`INTERNAL_API_TOKEN`; 401 `UNAUTHORIZED` without it).\n\n',
+    'Idempotency: every command is idempotent on its natural key (a deposit on providerId + externalId, a bet on its id, ',
+    'an affiliate claim on claimId, a withdrawal request on its optional `Idempotency-Key` header, a state change on its ',
+    'entity and step). A repeat with the same terms answers 200 with the first result and records nothing; the same key ',
+    "with other terms is 422 `IDEMPOTENCY_KEY_REUSED`; a step the entity's status does not allow is 409 `*_INVALID_STATE`. ",
+    'A 503 is safe to retry with the same key after `Retry-After` seconds.\n\n',
+    'Errors: every error answer is `{statusCode, code, message, details?}`; each operation lists the statuses and codes it answers.',
+  ].join(''),
+  serverUrl: '/',
+  serverDescription: 'The back-office server ({base_url})',
+  audience: 'service',
+};
+
 export const HEALTH_DOCS: RouteDocs = {
   summary: 'Health of the service and its dependencies',
   responses: {

@@ -16,7 +16,7 @@ export const CREDENTIALS_RULE =
 /** API keys of the public API: the secret is in the create answer only; look-up shows the active key's prefix; `{}` when none. */
 export const apiKeysRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', { 404: ['USER_NOT_FOUND'] });
   const keys = createApiKeys({ pool: deps.pool, store: deps.store });
   const admin = (req: Request) => authOf(req).userId;
   /** The target, when it exists and the caller may manage its credentials (least privilege between admins). */

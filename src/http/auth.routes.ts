@@ -11,6 +11,13 @@ import { CaptchaHeaders, SessionResponse, SignInResponse } from './api-docs.js';
 import { SuccessResponse } from './openapi.schemas.js';
 import { z } from './validate.js';
 
+/** What the captcha, the geo block and the attempt throttle (auth.admit) refuse with, before the step itself. */
+const ADMIT_ERRORS = {
+  400: ['AUTH_RECAPTCHA_TOKEN_MISSING', 'AUTH_INVALID_CAPTCHA'],
+  403: ['AUTH_GEO_BLOCKED'],
+  429: ['TOO_MANY_REQUESTS'],
+} as const;
+
 export const authRoutes = (kit: AuthKit): Router => {
   const router = Router();
   const route = documentedRoutes(router);
@@ -25,6 +32,7 @@ export const authRoutes = (kit: AuthKit): Router => {
       summary: 'Sign up (captcha required); sets the access_token and refresh_token cookies',
       request: { headers: CaptchaHeaders, body: SignUpBody },
       responses: { 201: { description: 'The new user with its tokens', schema: SessionResponse } },
+      errors: { ...ADMIT_ERRORS, 409: ['AUTH_USER_EXISTS'] },
     },
     async (req, res) => {
       const client = clientOf(req, kit.settings);
@@ -43,6 +51,11 @@ export const authRoutes = (kit: AuthKit): Router => {
       summary: 'Sign in (captcha required); sets both cookies unless mfaRequired, which returns an MFA challenge token instead',
       request: { headers: CaptchaHeaders, body: SignInBody },
       responses: { 200: { description: 'The user, and mfaRequired with mfaToken when a second factor is needed', schema: SignInResponse } },
+      errors: {
+        ...ADMIT_ERRORS,
+        401: ['AUTH_INVALID_CREDENTIALS'],
+        403: [...ADMIT_ERRORS[403], 'USER_BANNED', 'AUTH_STAFF_PASSWORD_ONLY'],
+      },
     },
     async (req, res) => {
       const client = clientOf(req, kit.settings);
@@ -65,6 +78,7 @@ export const authRoutes = (kit: AuthKit): Router => {
       summary: 'Complete a sign-in with the two-factor code; sets both cookies',
       request: { body: Verify2faBody },
       responses: { 200: { description: 'The user with its tokens', schema: SessionResponse } },
+      errors: { 401: ['AUTH_INVALID_MFA_CODE', 'UNAUTHORIZED'], 403: ['USER_BANNED'], 429: ['TOO_MANY_REQUESTS'] },
     },
     async (req, res) => {
       const { user, tokens } = valueOf(await auth.completeMfaSignIn(parseBody(Verify2faBody, req), clientOf(req, kit.settings)));
@@ -80,6 +94,7 @@ export const authRoutes = (kit: AuthKit): Router => {
     {
       summary: 'Rotate the refresh_token cookie and issue a new access token',
       responses: { 200: { description: 'The new access token', schema: z.object({ accessToken: z.string() }) } },
+      errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN', 'USER_BANNED'] },
     },
     async (req, res) => {
       const token = readCookie(req, REFRESH_COOKIE);

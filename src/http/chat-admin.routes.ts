@@ -1,3 +1,5 @@
+import { CHAT_ERRORS } from '../commands/chat.errors.js';
+import { errorCodesOf } from './access.js';
 import { Router } from 'express';
 import { guardedRoutes } from './access.js';
 import { chatAdminAction, type ChatAdminDeps } from '../commands/admin-operations/chat-admin-action.js';
@@ -32,7 +34,7 @@ const RecentMessage = z
  */
 export const chatAdminRoutes = (deps: BackOfficeDeps & Omit<ChatAdminDeps, 'pool'>): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', errorCodesOf(CHAT_ERRORS));
   adminOperationRoute(route, '/chat/admin-action', chatAdminAction, deps, {
     summary: 'A chat admin action',
     body: ChatAdminActionBody,

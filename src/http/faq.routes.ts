@@ -16,7 +16,7 @@ const found = (faq: Faq | undefined, id: number): Faq => {
 /** FAQ CRUD, ordered by `order` (1..n). Reads: any Admin; writes: faq.edit (decisions.md, a deliberate deviation). */
 export const faqRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', { 404: ['FAQ_NOT_FOUND'] });
 
   route(
     'get',

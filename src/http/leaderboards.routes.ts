@@ -1,3 +1,5 @@
+import { LEADERBOARD_ERRORS, LEDGER_ERRORS } from '../commands/errors.js';
+import { errorCodesOf, mergeErrors } from './access.js';
 import { Router } from 'express';
 import { authOf } from './auth.adapter.js';
 import { givePrize } from '../commands/admin-operations/give-prize.js';
@@ -27,7 +29,13 @@ const notFound = (e: LeaderboardError): never => {
 /** Leaderboards, their schedules and give-prize (decisions.md: leaderboard.view / .edit / .give-prize). */
 export const leaderboardsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(
+    router,
+    deps.auth.authenticator,
+    deps.registry,
+    '',
+    mergeErrors(errorCodesOf(LEDGER_ERRORS), errorCodesOf(LEADERBOARD_ERRORS)),
+  );
   const queries = createLeaderboardQueries(deps.pool);
   const view = { kind: 'perm', permission: 'leaderboard.view' } as const;
 

@@ -1,3 +1,5 @@
+import { LIMITS_ERRORS } from '../commands/errors.js';
+import { errorCodesOf, mergeErrors } from './access.js';
 import { Router, type Request } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { authOf } from './auth.adapter.js';
@@ -18,7 +20,13 @@ const orThrowLimits = <T>(result: Either<LimitsError, T>): T => {
 /** Self-exclusion and bet limits: each change an event naming the admin; the ledger enforces them on bets. */
 export const limitsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(
+    router,
+    deps.auth.authenticator,
+    deps.registry,
+    '',
+    mergeErrors(errorCodesOf(LIMITS_ERRORS), { 404: ['USER_NOT_FOUND'] }),
+  );
   const limits = createLimits({ store: deps.store, pool: deps.pool });
   const admin = (req: Request) => authOf(req).userId;
   const known = (userId: number): Promise<number> => existingUser(deps, userId);

@@ -62,6 +62,9 @@ export const UserRecord = z
   })
   .openapi('User');
 
+/** PUT /user/{id}/permissions and DELETE /user/{id}/permissions/{name}: the permissions the user holds afterwards. */
+export const UserPermissions = z.object({ userId: z.number().int(), permissions: z.array(z.string()) }).openapi('UserPermissions');
+
 export const AdminStats = z
   .object({
     ...usdTotals,

@@ -3,10 +3,11 @@ import express, { Router, type RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Access, HttpMethod, RouteDocs } from './access.js';
+import { errorResponse, errorStatuses, type Audience } from './openapi-errors.js';
 import { CONSISTENCY_QUERY, LEDGER_POSITION_HEADER, POSITION_QUERY, READ_CONSISTENCY_HEADER } from './ledger-position.js';
 
 export type DocumentedRoute = Readonly<{ method: HttpMethod; path: string; access: Access; docs?: RouteDocs }>;
-type Security = 'bearer' | 'cookie' | 'legacyCookie';
+type Security = 'bearer' | 'cookie' | 'legacyCookie' | 'serviceToken';
 
 export type DocumentInfo = Readonly<{
   title: string;
@@ -14,7 +15,7 @@ export type DocumentInfo = Readonly<{
   description: string;
   serverUrl: string;
   serverDescription: string;
-  audience: 'staff' | 'public';
+  audience: Audience;
 }>;
 
 export const openApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -28,11 +29,21 @@ const SECURITY_SCHEMES = {
     name: 'jwt_access_token',
     description: 'Deprecated: legacy alias of the access_token cookie, kept for migration; use access_token.',
   },
+  serviceToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-service-token',
+    description: 'The shared INTERNAL_API_TOKEN of game servers and payment providers (compared in constant time).',
+  },
 } as const;
 
 /** The legacy cookie is accepted by the back office only. */
-const schemesOf = (audience: DocumentInfo['audience']): Security[] =>
-  audience === 'staff' ? ['bearer', 'cookie', 'legacyCookie'] : ['bearer', 'cookie'];
+const SCHEMES: Readonly<Record<Audience, readonly Security[]>> = {
+  staff: ['bearer', 'cookie', 'legacyCookie'],
+  public: ['bearer', 'cookie'],
+  service: ['serviceToken'],
+};
+const schemesOf = (audience: Audience): readonly Security[] => SCHEMES[audience];
 
 const byQueryNote = (rule: Access): string =>
   rule.kind !== 'by-query'
@@ -44,7 +55,11 @@ const byQueryNote = (rule: Access): string =>
 const accessNote = (rule: Access, audience: DocumentInfo['audience']): string =>
   ({
     none: 'Access: none.',
-    auth: audience === 'staff' ? 'Access: any authenticated Admin or SuperAdmin.' : 'Access: a signed-in user.',
+    auth: {
+      staff: 'Access: any authenticated Admin or SuperAdmin.',
+      public: 'Access: a signed-in user.',
+      service: 'Access: the service token (x-service-token).',
+    }[audience],
     perm: `Access: Admin with permission \`${rule.kind === 'perm' ? rule.permission : ''}\` (SuperAdmin holds all).`,
     superadmin: 'Access: SuperAdmin only.',
     'by-query': byQueryNote(rule),
@@ -73,15 +88,24 @@ const operationOf = (route: DocumentedRoute, docs: RouteDocs, audience: Document
       ...(headers ? { headers } : {}),
       ...(body ? { body: { required: true, content: { [docs.bodyType ?? 'application/json']: { schema: body } } } } : {}),
     },
-    responses: Object.fromEntries(
-      Object.entries(docs.responses).map(([status, r]) => [
-        status,
-        {
-          description: r.description,
-          ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
-        },
-      ]),
-    ),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(docs.responses).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
+          },
+        ]),
+      ),
+      // Express answers a GET whose If-None-Match names the current ETag with 304 and no body (browsers send it).
+      ...(route.method === 'get' ? { 304: { description: 'Not modified: If-None-Match named the current ETag' } } : {}),
+      ...Object.fromEntries(
+        [...errorStatuses(route.method, route.path, route.access, docs, audience)]
+          .filter(([status]) => !docs.responses[status]?.schema)
+          .map(([status, codes]) => [status, errorResponse(status, codes, docs.responses[status]?.description)]),
+      ),
+    },
   };
 };
 
@@ -178,24 +202,46 @@ export const documentedRoutes = (router: Router) => {
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
+/** A document the interactive page offers besides the app's own (the internal ledger API's). */
+export type OtherDocument = Readonly<{ name: string; url: string }>;
+
 const page = (title: string): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
 
-const INIT = "window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n";
+const init = (title: string, others: readonly OtherDocument[]): string =>
+  others.length === 0
+    ? "window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n"
+    : `window.ui = SwaggerUIBundle(${JSON.stringify({
+        urls: [{ name: title, url: '/docs/openapi.json' }, ...others],
+        dom_id: '#swagger-ui',
+        deepLinking: true,
+      }).slice(0, -1)}, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });\n`;
 
-/** `/docs/openapi.json` and the interactive page at `/docs`; the document is built once, on first request. */
-export const docsRoutes = (build: () => Record<string, unknown>, title: string): Router => {
-  const router = Router();
+/** Builds a document once, on first use. */
+export const once = (build: () => Record<string, unknown>): (() => Record<string, unknown>) => {
   let document: Record<string, unknown> | undefined;
+  return () => (document ??= build());
+};
+
+/** The documents an app serves, by the URL each is served at: what a conformance check validates its answers against. */
+export type ServedDocuments = Readonly<Record<string, () => Record<string, unknown>>>;
+export const SERVED_DOCUMENTS = 'openApiDocuments';
+
+/** `/docs/openapi.json` and the interactive page at `/docs` (with a selector for `others`); documents built on first request. */
+export const docsRoutes = (build: () => Record<string, unknown>, title: string, others: readonly OtherDocument[] = []): Router => {
+  const router = Router();
+  const document = once(build);
   router.get('/docs/openapi.json', (_req, res) => {
-    res.json((document ??= build()));
+    res.json(document());
   });
+  const script = init(title, others);
   router.get('/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send(INIT);
+    res.type('application/javascript').send(script);
   });
   router.use('/docs/assets', express.static(swaggerUiDir, { index: false }));
   router.get(['/docs', '/docs/'], (_req, res) => {

@@ -12,7 +12,7 @@ import { authRoutes } from './auth.routes.js';
 import { inputPolicy } from './input-policy.middleware.js';
 import { dependencyChecks, healthRoutes } from './health.routes.js';
 import { HEALTH_DOCS, PUBLIC_INFO } from './api-docs.js';
-import { docsRoutes, openApiDocument, routeDocsOf, type DocumentedRoute } from './openapi.js';
+import { docsRoutes, once, openApiDocument, routeDocsOf, SERVED_DOCUMENTS, type DocumentedRoute, type ServedDocuments } from './openapi.js';
 import { securityHeaders } from './security-headers.js';
 
 export type AppDeps = Readonly<{
@@ -71,6 +71,8 @@ export const createPublicApp = (deps: PublicAppDeps): Express => {
   ];
   for (const router of routers) app.use(router);
   const health: DocumentedRoute = { method: 'get', path: '/health', access: { kind: 'none' }, docs: HEALTH_DOCS };
-  app.use(docsRoutes(() => openApiDocument([health, ...routers.flatMap(routeDocsOf)], PUBLIC_INFO), 'Public API'));
+  const document = once(() => openApiDocument([health, ...routers.flatMap(routeDocsOf)], PUBLIC_INFO));
+  app.locals[SERVED_DOCUMENTS] = { '/docs/openapi.json': document } satisfies ServedDocuments;
+  app.use(docsRoutes(document, 'Public API'));
   return finishApp(app, deps.logger);
 };

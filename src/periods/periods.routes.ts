@@ -29,7 +29,9 @@ const READ = { kind: 'perm', permission: 'balance.view' } as const;
 /** The books' periods: list them, close the next one (SuperAdmin), read a closed period's report and closing balances. */
 export const periodsRoutes = (deps: BackOfficeDeps & { periods: Periods }): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', {
+    409: ['PERIOD_ALREADY_CLOSED', 'PERIOD_NOT_NEXT', 'PERIOD_NOT_ENDED'],
+  });
   const { periods, pool } = deps;
 
   route(

@@ -1,3 +1,5 @@
+import { LEDGER_ERRORS } from '../commands/errors.js';
+import { errorCodesOf } from '../http/access.js';
 import { Router } from 'express';
 import { guardedRoutes } from '../http/access.js';
 import type { BackOfficeDeps } from '../http/back-office.deps.js';
@@ -9,7 +11,7 @@ import { withdrawalsRoutes } from './withdrawals/withdrawals.routes.js';
 export const moneyRoutes = (deps: BackOfficeDeps): Router => {
   const { auth, registry } = deps;
   const router = Router();
-  const route = guardedRoutes(router, auth.authenticator, registry);
+  const route = guardedRoutes(router, auth.authenticator, registry, '', errorCodesOf(LEDGER_ERRORS));
 
   adminTipsRoutes(route, deps);
   withdrawalsRoutes(route, deps);

@@ -26,15 +26,18 @@ export const withdrawalsListRoute = read(
 export const withdrawalsRoutes = (route: Route, deps: BackOfficeDeps): void => {
   const { ledger } = deps;
   const withdrawal = { description: 'The withdrawal', schema: WithdrawalRecordSchema };
+  const errors = { 404: ['WITHDRAWAL_NOT_FOUND'], 409: ['WITHDRAWAL_INVALID_STATE'] };
   adminOperationRoute(route, '/withdraw/approve', withdrawApprove, deps, {
     summary: 'Approve a withdrawal',
     body: WithdrawalIdBody,
     answer: withdrawal,
+    errors,
   });
   adminOperationRoute(route, '/withdraw/reject', withdrawReject, deps, {
     summary: 'Reject a withdrawal',
     body: WithdrawalRejectBody,
     answer: withdrawal,
+    errors,
   });
   route(
     'post',
@@ -44,6 +47,7 @@ export const withdrawalsRoutes = (route: Route, deps: BackOfficeDeps): void => {
       summary: 'Retry a failed withdrawal',
       request: { body: WithdrawalIdBody },
       responses: { 201: { description: 'The withdrawal', schema: WithdrawalRecordSchema } },
+      errors,
     },
     async (req, res) => {
       const { id } = parseBody(WithdrawalIdBody, req);
