@@ -67,6 +67,7 @@ export const erasureRoutes = (deps: BackOfficeDeps & Readonly<{ erasure: Erasure
         "audit log's `user.erase`, with the reason).",
       request: { params: EraseParams, body: EraseBody },
       responses: { 200: { description: 'The erasure', schema: ErasedView } },
+      errors: { 403: ['FORBIDDEN'], 404: ['USER_NOT_FOUND'], 409: ['RETENTION_HOLDS', 'ALREADY_ERASED'] },
     },
     async (req, res) => {
       const { id } = parseParams(EraseParams, req);

@@ -93,6 +93,11 @@ export const reconciliationRoutes = (deps: BackOfficeDeps & { reconciliations: R
       request: { query: UploadQuery, body: z.string().openapi({ description: 'The statement (CSV)' }) },
       bodyType: 'text/csv',
       responses: { 201: { description: 'The run, with its totals', schema: RunView } },
+      errors: {
+        400: ['VALIDATION_FAILED', 'STATEMENT_MALFORMED'],
+        409: ['STATEMENT_ALREADY_RECONCILED'],
+        415: ['UNSUPPORTED_MEDIA_TYPE'],
+      },
     },
     (req, _res, next) => {
       parseQuery(UploadQuery, req);
@@ -184,6 +189,10 @@ export const reconciliationRoutes = (deps: BackOfficeDeps & { reconciliations: R
         'Audited as `reconciliation.resolve` with the note.',
       request: { params: ItemParams, body: ResolveBody },
       responses: { 201: { description: 'The item with its resolution', schema: ItemView } },
+      errors: {
+        404: ['RECONCILIATION_NOT_FOUND', 'RECONCILIATION_ITEM_NOT_FOUND'],
+        409: ['RECONCILIATION_ITEM_NOT_A_BREAK', 'RECONCILIATION_ITEM_ALREADY_RESOLVED'],
+      },
     },
     async (req, res) => {
       const { id, itemNo } = parseParams(ItemParams, req);
