@@ -38,6 +38,9 @@ const foldFromScratch = async (
   const pool = db.pool();
   await migrateNonCore(pool);
   for (const statement of ddl) await pool.query(statement);
+  // The per-person keys live beside the events: the scratch fold reads user events through them as the live one does.
+  const keys = await env.env.pool.query<{ user_id: string; key: Buffer }>('SELECT user_id, key FROM person_keys');
+  for (const k of keys.rows) await pool.query('INSERT INTO person_keys (user_id, key) VALUES ($1, $2)', [k.user_id, k.key]);
   const projector = startProjector({ store: env.env.store, pool, projections });
   await projector.waitFor(await untilVisible(env.env.store, env.env.pool));
   await projector.stop();
