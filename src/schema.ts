@@ -24,6 +24,7 @@ import { leaderboardMigrations } from './leaderboards/leaderboards.migration.js'
 import { gatewayMigrations } from './realtime/gateway.migration.js';
 import { auditMigrations } from './audit/audit.migration.js';
 import { periodsMigrations } from './periods/periods.migration.js';
+import { complianceMigrations } from './compliance/compliance.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -55,6 +56,7 @@ export const allMigrations: readonly Migration[] = [
   ...auditMigrations, // 0400
   ...adminAuditMigrations, // 0410
   ...periodsMigrations, // 0490
+  ...complianceMigrations, // 0520-0549
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

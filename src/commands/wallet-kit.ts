@@ -4,13 +4,13 @@ import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js
 import { isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import type { WalletState } from '../domain/wallet/wallet.state.js';
-import type { BetGuardCheck, EventStore } from '../infra/event-store/event-store.port.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { boundedBusinessTime, DEFAULT_BUSINESS_TIME_BOUNDS, type BusinessTimeBounds } from './business-time.js';
 import { createEntityKeys, type EntityKind } from './entity-keys.js';
 import type { BalanceView, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
 import { balanceView } from './views.js';
-import { createWalletHandler, type Handled, type WalletHandler } from './wallet.handler.js';
+import { createWalletHandler, type Handled, type WalletGuard, type WalletHandler } from './wallet.handler.js';
 
 export type LedgerDeps = Readonly<{
   store: EventStore;
@@ -35,7 +35,13 @@ export type LedgerDeps = Readonly<{
 }>;
 
 /** The bet guard; a store that checks in its append (PostgreSQL) calls it only when the wallet itself refused. */
-export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
+export type BetGuard = ((
+  userId: number,
+  usdAmount: Minor | null,
+  figures?: readonly (string | null)[],
+) => Promise<LedgerError | undefined>) & {
+  readonly inAppend?: boolean;
+};
 
 /** An amount and its USD value in minor units, both checked. */
 export type Money = Readonly<{ amount: Minor; usdAmount: Minor }>;
@@ -120,7 +126,7 @@ export const createWalletKit = (deps: LedgerDeps) => {
     view: (state: WalletState, appended: boolean) => T,
     actor?: Record<string, unknown>,
     claims: readonly (readonly [EntityKind, string])[] = [],
-    guards: readonly BetGuardCheck[] = [],
+    guards: readonly WalletGuard[] = [],
   ): LedgerResult<T> => {
     const stated = command.data.effectiveAt;
     const bounded = stated === undefined ? undefined : boundedBusinessTime(stated, now(), businessTimeBounds);

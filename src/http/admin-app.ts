@@ -9,6 +9,8 @@ import { configRoutes } from './config.routes.js';
 import { faqRoutes } from './faq.routes.js';
 import { apiKeysRoutes } from './api-keys.routes.js';
 import { limitsRoutes } from './limits.routes.js';
+import { gamblingLimitsRoutes } from './gambling-limits.routes.js';
+import { createLimits } from '../commands/limits.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { ServerEventBus } from '../infra/bus.js';
@@ -92,6 +94,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
     app.use(adminUsersListRoutes(backOffice));
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
+    app.use(gamblingLimitsRoutes(backOffice, createLimits({ store: deps.store, pool: deps.pool })));
     app.use(
       affiliatesRoutes(backOffice),
       configRoutes(backOffice),

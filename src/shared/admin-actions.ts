@@ -21,6 +21,7 @@ export const EVENT_ACTIONS = [
   'limits.set-self-exclusion',
   'limits.lift-self-exclusion',
   'limits.set-bet-limit',
+  'limits.set-gambling-limit',
   'api-key.issue',
   'api-key.revoke',
   'config.update',

@@ -113,6 +113,11 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /user-limits/user-exclusion/:id': (t) => ({ path: `/user-limits/user-exclusion/${t.id}` }),
   'post /user-limits/gambling-limits': (t) => ({ path: '/user-limits/gambling-limits', body: { betLimit: '10', userId: t.id } }),
   'get /user-limits/gambling-limits/:id': (t) => ({ path: `/user-limits/gambling-limits/${t.id}` }),
+  'post /user-limits/deposit-loss-limits': (t) => ({
+    path: '/user-limits/deposit-loss-limits',
+    body: { userId: t.id, kind: 'loss', window: '24h', limit: '50' },
+  }),
+  'get /user-limits/deposit-loss-limits/:id': (t) => ({ path: `/user-limits/deposit-loss-limits/${t.id}` }),
   'post /api-keys': (t) => ({ path: '/api-keys', body: { userId: t.id } }),
   'get /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),
   'delete /api-keys/:userId': (t) => ({ path: `/api-keys/${t.id}` }),

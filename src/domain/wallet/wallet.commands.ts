@@ -13,7 +13,8 @@ type Admin = Readonly<{
   /** Idempotency key: a repeat with the same key has no second effect. */ operationKey: string;
 }>;
 
-export type RequestDeposit = C<'RequestDeposit', { depositId: string } & DepositTerms<Minor>>;
+/** `overLimit`: past the player's deposit limit, recorded because the money had already moved (completing it holds it). */
+export type RequestDeposit = C<'RequestDeposit', { depositId: string; overLimit?: boolean } & DepositTerms<Minor>>;
 export type ConfirmDeposit = C<'ConfirmDeposit', { depositId: string; txHash: string | null }>;
 export type CompleteDeposit = C<'CompleteDeposit', { depositId: string; txHash: string | null }>;
 export type FailDeposit = C<'FailDeposit', { depositId: string; reason: string }>;

@@ -87,12 +87,13 @@ type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
 
 type E<T extends string, D> = Readonly<{ type: T; data: Readonly<D & At> }>;
 
-export type DepositRequested = E<'DepositRequested', { depositId: string } & DepositTerms<DecimalString>>;
+/** `overLimit`: recorded past the player's deposit limit because the money had already moved (docs/compliance.md). */
+export type DepositRequested = E<'DepositRequested', { depositId: string; overLimit?: boolean } & DepositTerms<DecimalString>>;
 export type DepositConfirmed = E<'DepositConfirmed', { depositId: string; txHash: string | null }>;
-/** Credits the wallet: house:deposits -> user. */
+/** Credits the wallet: house:deposits -> user; `held`: house:deposits -> house:deposits-held (the deposit was over limit). */
 export type DepositCompleted = E<
   'DepositCompleted',
-  Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null }
+  Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null; held?: boolean }
 >;
 export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
 

@@ -32,6 +32,7 @@ const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'conf
     SelfExclusionSet: 'limits.set-self-exclusion',
     SelfExclusionLifted: 'limits.lift-self-exclusion',
     BetLimitSet: 'limits.set-bet-limit',
+    GamblingLimitSet: 'limits.set-gambling-limit',
   },
   'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke', SessionsEnded: 'user.sign-out' },
   config: { SiteConfigChanged: 'config.update' },
