@@ -36,6 +36,7 @@ import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
 import { useSettle } from '../refresh';
+import { DepositLossLimits } from './deposit-loss-limits';
 import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
 
 const userFilters = [
@@ -635,6 +636,7 @@ const UserDetail = () => {
       </Allowed>
       <RolesAndPermissions user={user} settle={settle} />
       {can(me, 'user-limit.view') ? <Limits user={user} settle={settle} /> : null}
+      {can(me, 'user-limit.view') ? <DepositLossLimits user={user} settle={settle} /> : null}
       {can(me, 'api-key.view') ? <ApiKeys user={user} /> : null}
       {can(me, 'superadmin') ? <Extra title="Registration" path={`/registration-info/${String(user.id)}`} /> : null}
       <Section title="Record">
