@@ -6,6 +6,8 @@ import { bootstrapSuperAdmin } from './auth/bootstrap.js';
 import { loadSymmetricKey } from './infra/secrets.js';
 import { loadKeys } from './auth/sessions.js';
 import { createLedger } from './commands/ledger.js';
+import { amlHooks, createAml } from './compliance/aml.js';
+import { amlSettingsFrom } from './compliance/aml.settings.js';
 import { createLimits } from './commands/limits.js';
 import { createUsers } from './commands/users.js';
 import { createAdminApp, createMetricsApp } from './http/admin-app.js';
@@ -114,6 +116,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
+  const aml = createAml({ store, pool, settings: amlSettingsFrom(process.env) });
   const ledger = instrumentLedger(
     createLedger({
       store,
@@ -123,6 +126,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
+      aml: amlHooks(aml),
       walletCacheEntries: config.walletCacheEntries,
       walletSnapshotEvery: config.walletSnapshotEvery,
       onSnapshotError: (error) => logger.warn({ err: error }, 'wallet snapshot not written (the next command tries again)'),
@@ -203,6 +207,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       createAdminApp({
         ...appDeps,
         ledger,
+        aml,
         internalApiToken: config.internalApiToken,
         auth,
         bus,

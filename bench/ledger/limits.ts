@@ -1,6 +1,6 @@
 /**
- * BENCH_LIMITS=compare: the command path alone with the bet guard and deposit and loss limits on every wallet, against
- * the same path without them, in one run: at each concurrency the two ledgers take turns (off, on, off, on ...), so a
+ * BENCH_LIMITS=compare: the command path alone with deposit and loss limits on every wallet, against the same path with
+ * none set, both with the bet guard in the append as the service runs it, in one run: at each concurrency the two ledgers take turns (off, on, off, on ...), so a
  * drift of the machine's speed falls on both. Each ledger has wallets of its own.
  */
 import { round } from '../lib/stats.js';
@@ -15,8 +15,8 @@ const median = (xs: readonly number[]): number => {
 };
 
 export const limitsCompared = async (bench: LedgerBench, baselines: Baselines) => {
-  const off = await startLedger(bench, baselines);
-  const on = await startLedger(bench, baselines, { limits: true, firstUser: 1 + WALLETS });
+  const off = await startLedger(bench, baselines, { guard: true });
+  const on = await startLedger(bench, baselines, { guard: true, limits: true, firstUser: 1 + WALLETS });
   await off.pairs(4, { seconds: 2 });
   await on.pairs(4, { seconds: 2 });
   const turns = Math.max(2, BLOCKS);

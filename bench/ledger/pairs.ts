@@ -24,7 +24,9 @@ export type PairsOptions = Readonly<{
 }>;
 
 export type RigOptions = Readonly<{
-  /** The bet guard in the append, with deposit and loss limits set on every wallet (high enough never to refuse). */
+  /** The bet guard in the append (ban, self-exclusion, bet limit, deposit and loss limits), as the service runs it. */
+  guard?: boolean;
+  /** Deposit and loss limits set on every wallet (high enough never to refuse), so the guard compares each bet with them. */
   limits?: boolean;
   /** The first wallet's user id (two rigs in one run use wallets apart). */
   firstUser?: number;
@@ -34,9 +36,9 @@ export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawIns
   // The ledger: place bet + settle through createLedger (validation, keys, decide, group commit).
   const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });
   const first = options.firstUser ?? 1;
-  const limits = options.limits ? createLimits({ store, pool }) : undefined;
+  const limits = options.guard || options.limits ? createLimits({ store, pool }) : undefined;
   const ledger = createLedger({ store, pool, keysPool, ...(limits ? { betGuard: limits.betGuard } : {}) });
-  if (limits) {
+  if (limits && options.limits) {
     console.log('setting deposit and loss limits on %d wallets...', WALLETS);
     for (let u = first; u < first + WALLETS; u += 50) {
       await Promise.all(
@@ -71,6 +73,8 @@ export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawIns
   const placeBet = (id: string, userId: number) =>
     ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
   let betSeq = 0;
+  /** Bet ids apart per rig: a bet id names one wallet's bet. */
+  const idPrefix = first === 1 ? '' : `w${first}-`;
   /**
    * One place bet + settle pair per iteration, on `c` loops; p50 of each command. On this kind of machine the raw INSERT's
    * rate moves by 2x within minutes, so the same INSERT also runs for half the time right before and right after (once
@@ -87,7 +91,7 @@ export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawIns
     const loops = () =>
       drive(c, seconds, async (client) => {
         const userId = first + ((client * 7919 + betSeq) % WALLETS);
-        const id = `b${(betSeq += 1)}`;
+        const id = `${idPrefix}b${(betSeq += 1)}`;
         const t0 = performance.now();
         const placed = await placeBet(id, userId);
         if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));

@@ -14,7 +14,9 @@ export const FIGURES: readonly (readonly [LimitKind, LimitWindow])[] = [
 const limitRefusals = (figures: string, at: string): string =>
   FIGURES.map(([kind, window], i) => {
     const limit = `gambling_limit_at(l.state, '${limitKey(kind, window)}', ${at})`;
-    return `WHEN (${figures})[${i + 1}] > ${limit} THEN '${kind}-limit ${window} ' || ${limit}`;
+    // Players without deposit or loss limits, and figures a check leaves null, skip the limit's lookup.
+    const figure = `(${figures})[${i + 1}]`;
+    return `WHEN l.state ? 'gambling' AND ${figure} IS NOT NULL AND ${figure} > ${limit} THEN '${kind}-limit ${window} ' || ${limit}`;
   }).join('\n    ');
 
 /**

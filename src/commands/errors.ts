@@ -25,6 +25,7 @@ export const LEDGER_ERRORS = {
   UserBanned: ['forbidden', 'USER_BANNED'],
   LossLimitExceeded: ['forbidden', 'LOSS_LIMIT_EXCEEDED'],
   DepositLimitExceeded: ['forbidden', 'DEPOSIT_LIMIT_EXCEEDED'],
+  WithdrawalUnderReview: ['conflict', 'WITHDRAWAL_UNDER_REVIEW'],
   InvalidBusinessTime: ['invalid', 'VALIDATION_FAILED'],
 } as const satisfies Record<LedgerError['_tag'], readonly [ErrorClass, string]>;
 
@@ -61,6 +62,8 @@ const ledgerMessage = (e: LedgerError): string => {
       return `User ${e.userId} is banned`;
     case 'LossLimitExceeded':
       return `The bet would take the user's net loss over ${e.window} past their loss limit of ${e.limit} USD`;
+    case 'WithdrawalUnderReview':
+      return `Withdrawal ${e.withdrawalId} is held for an AML review: clear its flag before approving it`;
     case 'DepositLimitExceeded':
       return `The deposit would take the user's deposits over ${e.window} past their deposit limit of ${e.limit} USD`;
     default:

@@ -22,6 +22,8 @@ export const EVENT_ACTIONS = [
   'limits.lift-self-exclusion',
   'limits.set-bet-limit',
   'limits.set-gambling-limit',
+  'aml.assign-flag',
+  'aml.clear-flag',
   'api-key.issue',
   'api-key.revoke',
   'config.update',

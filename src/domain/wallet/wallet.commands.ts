@@ -24,7 +24,11 @@ export type SettleBet = C<'SettleBet', { betId: string; payout: Minor; usdPayout
 export type RollbackBet = C<'RollbackBet', { betId: string }>;
 export type ErrorBet = C<'ErrorBet', { betId: string; errorDetails: string }>;
 
-export type RequestWithdrawal = C<'RequestWithdrawal', { withdrawalId: string; operationKey: string } & WithdrawalTerms<Minor>>;
+/** `heldForReview`: over the AML threshold by a player below the KYC level; not approvable until its flag is cleared. */
+export type RequestWithdrawal = C<
+  'RequestWithdrawal',
+  { withdrawalId: string; operationKey: string; heldForReview?: boolean } & WithdrawalTerms<Minor>
+>;
 export type ApproveWithdrawal = C<'ApproveWithdrawal', { withdrawalId: string; adminUserId: number }>;
 export type RejectWithdrawal = C<'RejectWithdrawal', { withdrawalId: string; adminUserId: number; rejectReason: string }>;
 export type RetryWithdrawal = C<'RetryWithdrawal', { withdrawalId: string; adminUserId: number }>;

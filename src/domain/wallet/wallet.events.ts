@@ -120,7 +120,7 @@ export type BetErrored = E<'BetErrored', Movement & { betId: string; amount: Dec
 /** Holds the funds: user -> house:withdrawals-held. */
 export type WithdrawalRequested = E<
   'WithdrawalRequested',
-  Movement & { withdrawalId: string; operationKey: string } & WithdrawalTerms<DecimalString>
+  Movement & { withdrawalId: string; operationKey: string; heldForReview?: boolean } & WithdrawalTerms<DecimalString>
 >;
 export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string; adminUserId: number }>;
 export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;

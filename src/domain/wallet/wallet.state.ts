@@ -64,7 +64,7 @@ export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...e
 export type ClaimEntry = Readonly<{ currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor }>;
 
 /** USD minor units moved in one clock hour of business time (src/domain/wallet/wallet.tallies.ts). */
-export type Tally = Readonly<{ stakes: Minor; payouts: Minor; deposits: Minor }>;
+export type Tally = Readonly<{ stakes: Minor; payouts: Minor; deposits: Minor; withdrawals: Minor }>;
 export type Tallies = IMap<number, Tally>;
 
 /** The folded wallet stream of one user; persistent maps (immutable.js) keep evolve pure without copying whole maps. */

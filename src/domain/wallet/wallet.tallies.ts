@@ -4,7 +4,8 @@ import type { Tallies, Tally, WalletState } from './wallet.state.js';
 
 /**
  * What the deposit and loss limits count (docs/compliance.md), per clock hour of business time, in USD minor units:
- * stakes placed, payouts and refunds paid, deposits requested (less failed ones, in the hour they were requested).
+ * stakes placed, payouts and refunds paid, deposits requested (less failed ones, in the hour they were requested),
+ * withdrawals requested (the AML thresholds' linked transactions).
  * Kept while a 30-day window can still see them; the wallet's state carries them, so a bet's check is decided with the
  * same fold (and the same expected revision) as the bet itself.
  */
@@ -12,7 +13,7 @@ import type { Tallies, Tally, WalletState } from './wallet.state.js';
 const HOUR_MS = 3_600_000;
 /** The longest window (720 hours) plus the hour it starts in. */
 export const KEPT_HOURS = 721;
-const EMPTY: Tally = { stakes: 0n, payouts: 0n, deposits: 0n };
+const EMPTY: Tally = { stakes: 0n, payouts: 0n, deposits: 0n, withdrawals: 0n };
 
 export const hourOf = (iso: string): number => Math.floor(Date.parse(iso) / HOUR_MS);
 
@@ -22,6 +23,7 @@ const add = (tallies: Tallies, hour: number, change: Partial<Tally>, now: number
     stakes: t.stakes + (change.stakes ?? 0n),
     payouts: t.payouts + (change.payouts ?? 0n),
     deposits: t.deposits + (change.deposits ?? 0n),
+    withdrawals: t.withdrawals + (change.withdrawals ?? 0n),
   });
   // Hours no window can reach any more leave; only when there are more than the windows need (cheap to test).
   return next.size > KEPT_HOURS ? next.filter((_, h) => h > now - KEPT_HOURS) : next;
@@ -42,6 +44,8 @@ export const tallyEvent = (tallies: Tallies, before: WalletState, event: WalletE
     }
     case 'DepositRequested':
       return add(tallies, hour, { deposits: usdToMinor(event.data.usdAmount) }, hour);
+    case 'WithdrawalRequested':
+      return add(tallies, hour, { withdrawals: usdToMinor(event.data.usdAmount) }, hour);
     case 'DepositFailed': {
       const deposit = before.deposits.get(event.data.depositId);
       const counted = deposit?.countedAt === undefined ? undefined : hourOf(deposit.countedAt);
@@ -54,16 +58,18 @@ export const tallyEvent = (tallies: Tallies, before: WalletState, event: WalletE
   }
 };
 
-/** Net loss (stakes less payouts) and deposits over the last `hours` clock hours before `at`'s, and `at`'s own. */
-export type WindowSums = Readonly<{ loss: Minor; deposits: Minor }>;
+/** Net loss (stakes less payouts), deposits and withdrawals over the last `hours` clock hours before `at`'s, and `at`'s own. */
+export type WindowSums = Readonly<{ loss: Minor; deposits: Minor; withdrawals: Minor }>;
 export const windowSums = (state: WalletState, at: string, hours: number): WindowSums => {
   const now = hourOf(at);
   let loss = 0n;
   let deposits = 0n;
+  let withdrawals = 0n;
   for (const [h, t] of state.tallies) {
     if (h < now - hours || h > now) continue;
     loss += t.stakes - t.payouts;
     deposits += t.deposits;
+    withdrawals += t.withdrawals;
   }
-  return { loss, deposits };
+  return { loss, deposits, withdrawals };
 };

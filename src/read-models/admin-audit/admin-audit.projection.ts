@@ -2,11 +2,13 @@ import { formatPosition, type RecordedEvent } from '../../infra/event-store/even
 import type { EventAction } from '../../shared/admin-actions.js';
 import { insertRows, type Projection, type Row } from '../../projections/projection.js';
 
-/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7` belong to user 7; `config-*` to nobody. */
-const STREAM = /^(wallet|user|limits|api-keys)-(\d+)$/;
+/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7`, `aml-7` belong to user 7; `config-*` to nobody. */
+const STREAM = /^(wallet|user|limits|api-keys|aml)-(\d+)$/;
 
 /** Per stream kind, the event types that record an acting admin, and the action each one is. */
-const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'config' | 'periods', Readonly<Record<string, EventAction>>>> = {
+const ACTIONS: Readonly<
+  Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'aml' | 'config' | 'periods', Readonly<Record<string, EventAction>>>
+> = {
   wallet: {
     AdminTipCredited: 'tip',
     AdminTipDeducted: 'deduct-balance',
@@ -34,6 +36,7 @@ const ACTIONS: Readonly<Record<'wallet' | 'user' | 'limits' | 'api-keys' | 'conf
     BetLimitSet: 'limits.set-bet-limit',
     GamblingLimitSet: 'limits.set-gambling-limit',
   },
+  aml: { AmlFlagAssigned: 'aml.assign-flag', AmlFlagCleared: 'aml.clear-flag' },
   'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke', SessionsEnded: 'user.sign-out' },
   config: { SiteConfigChanged: 'config.update' },
   periods: { PeriodClosed: 'period.close' },

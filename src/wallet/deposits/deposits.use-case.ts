@@ -1,7 +1,7 @@
-import { isLeft, left } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight, left } from 'fp-ts/lib/Either.js';
 import type { Minor } from '../../domain/money/money.js';
 import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
-import { depositExternalKey } from '../../domain/wallet/wallet.state.js';
+import { depositExternalKey, type WalletState } from '../../domain/wallet/wallet.state.js';
 import { GuardRefused } from '../../infra/event-store/event-store.port.js';
 import { betGuardRefusal } from '../../commands/bet-guard.js';
 import { figuresWith, limitGuard } from '../../commands/limit-figures.js';
@@ -60,6 +60,7 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
       if (isLeft(money)) return money;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = newId();
+      let after: WalletState | undefined;
       const request = (overLimit: boolean, guards: readonly WalletGuard[]): Requested =>
         kit.run(
           input.userId,
@@ -80,6 +81,7 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
             },
           },
           (s) => {
+            after = s;
             const id = s.depositsByExternalKey.get(externalKey)!;
             return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
           },
@@ -90,7 +92,10 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
           ],
           guards,
         );
-      return withinLimits(input.userId, money.right.usdAmount, Boolean(input.txHash), request);
+      const requested = await withinLimits(input.userId, money.right.usdAmount, Boolean(input.txHash), request);
+      if (isRight(requested) && requested.right.created && after)
+        await kit.linkedCheck(input.userId, after, input.effectiveAt ?? requested.right.deposit.createdAt, depositId);
+      return requested;
     },
     confirmDeposit: (depositId, input) =>
       transition(depositId, { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),
