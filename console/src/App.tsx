@@ -41,6 +41,7 @@ const ConfigPage = screen(() => import('./screens/content'), 'ConfigPage');
 const ChatPage = screen(() => import('./screens/content'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
+const AmlPage = screen(() => import('./screens/aml'), 'AmlPage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
 const NEEDS: Readonly<Record<string, string>> = {
@@ -81,6 +82,7 @@ const ConsoleMenu = () => {
       {can(me, 'balance.view') ? <Menu.Item to="/periods" primaryText="Periods" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
+      {can(me, 'kyc.view') ? <Menu.Item to="/aml" primaryText="AML flags" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
     </Menu>
   );
@@ -135,6 +137,7 @@ export const App = () => (
       <Route path="/config" element={<ConfigPage />} />
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />
+      <Route path="/aml" element={<AmlPage />} />
     </CustomRoutes>
   </Admin>
 );

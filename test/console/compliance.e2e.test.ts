@@ -1,10 +1,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { createLedger } from '../../src/commands/ledger.js';
+import { amlHooks, createAml } from '../../src/compliance/aml.js';
+import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
 import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
 import { chromiumFound, launchChromium, seriousViolations } from '../support/browser.js';
 
-/** The console's compliance screens: a player's deposit and loss limits on the user page. */
+/** The console's compliance screens: a player's deposit and loss limits on the user page, and the AML flags. */
 describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 240_000 }, () => {
   let env: AuthEnv;
   let browser: Browser;
@@ -95,5 +98,41 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     const reply = await call(env.adminUrl, 'GET', `/user-limits/deposit-loss-limits/${player.id}`);
     expect(reply.status).toBe(401);
     await expectAccessible(page, 'user limits set');
+  });
+
+  it('when linked deposits reach the AML threshold, then the flag is listed, assigned to the officer and cleared with a note, and stays listed', async () => {
+    const player = await env.makeUser();
+    const aml = createAml({ store: env.store, pool: env.pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '100' }) });
+    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml) });
+    const requested = await ledger.requestDeposit({
+      externalId: `aml-e2e-${player.id}`,
+      userId: player.id,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'USDT',
+      amount: '120',
+      usdAmount: '120',
+    });
+    expect(requested._tag).toBe('Right');
+    const officer = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['kyc.view', 'kyc.edit'] });
+    const page = await newPage();
+    await signInPassword(page, officer);
+    await page.getByRole('menuitem', { name: 'AML flags' }).click();
+    const table = page.getByRole('table', { name: 'AML flags' });
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: String(player.id), exact: true }) });
+    await row.getByText('Open', { exact: true }).waitFor();
+    expect(await row.getByText('120.00 USD', { exact: true }).count()).toBe(1);
+    await expectAccessible(page, 'aml flags');
+    await row.getByRole('button', { name: 'Assign to me' }).click();
+    await page.getByText('Assign to me: done', { exact: true }).waitFor();
+    await row.getByRole('cell', { name: String(officer.id), exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.getByRole('dialog').getByLabel('Note').fill('Salary from employer, payslips on file');
+    await page.getByRole('dialog').getByRole('button', { name: 'Clear flag' }).click();
+    await answered(page, 'Clear flag: done');
+    await row.getByText('Cleared', { exact: true }).waitFor();
+    await row.getByText('Salary from employer, payslips on file').waitFor();
+    expect(await row.getByRole('button', { name: 'Clear', exact: true }).count()).toBe(0);
+    await expectAccessible(page, 'aml flags cleared');
   });
 });
