@@ -116,7 +116,18 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
-  const aml = createAml({ store, pool, settings: amlSettingsFrom(process.env) });
+  const a0 = config.aml;
+  const aml = createAml({
+    store,
+    pool,
+    settings: amlSettingsFrom({
+      AML_THRESHOLD_USD: a0.thresholdUsd,
+      AML_THRESHOLD_EUR: a0.thresholdEur,
+      AML_EUR_USD_RATE: a0.eurUsdRate,
+      AML_WINDOW_HOURS: String(a0.windowHours),
+      AML_REQUIRED_KYC_LEVEL: String(a0.requiredKycLevel),
+    }),
+  });
   const ledger = instrumentLedger(
     createLedger({
       store,
