@@ -134,6 +134,28 @@ describe('deposit and loss limits in the write path', () => {
     expect(isLeft(await deposit(4, 'd-4', '1'))).toBe(true); // the held deposit counts too: deposits are gross
   });
 
+  it('when the store cannot check in its append (as KurrentDB), then the same rule is read before the bet and the deposit', async () => {
+    const before = createLedger({ store, pool, clock, betGuard: (userId, usd, figures) => limits.betGuard(userId, usd, figures) });
+    await fund(6, '100');
+    await setLimit(6, 'loss', '30d', '10');
+    const place = (id: string, amount: string) =>
+      before.placeBet({ id, userId: 6, roundId: 'r', gameId: 7, gameIdentity: game, currencyId: 'USDT', amount, usdAmount: amount });
+    expect(tag(await place('k-1', '6'))).toBe('placed');
+    expect(tag(await place('k-2', '6'))).toBe('LossLimitExceeded');
+    expect(tag(await place('k-3', '4'))).toBe('placed');
+    await setLimit(6, 'deposit', '24h', '150');
+    const refused = await before.requestDeposit({
+      externalId: 'k-dep',
+      userId: 6,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'USDT',
+      amount: '60',
+      usdAmount: '60',
+    });
+    expect(isLeft(refused) && refused.left._tag).toBe('DepositLimitExceeded');
+  });
+
   it('when a deposit request fails, then it stops counting against the deposit limit', async () => {
     await setLimit(5, 'deposit', '7d', '50');
     const failing = await deposit(5, 'f-1', '40');

@@ -38,7 +38,8 @@ export const betUseCases = (kit: WalletKit): BetUseCases => {
       const guard = kit.deps.betGuard;
       const folded = guard?.inAppend === true && kit.deps.store.claimsKeys;
       if (guard && !folded) {
-        const wallet = await kit.handler.load(input.userId);
+        // The cached wallet when this process holds one (it appends there itself); else read once.
+        const wallet = kit.handler.peek(input.userId) ?? (await kit.handler.load(input.userId));
         const figures = figuresWith(wallet, input.effectiveAt ?? kit.now().toISOString(), 'loss', money.right.usdAmount);
         const refusal = await guard(input.userId, money.right.usdAmount, figures);
         if (refusal) return left(refusal);

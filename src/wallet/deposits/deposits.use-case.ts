@@ -41,7 +41,8 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
       return refusal._tag === 'DepositLimitExceeded' && moved ? request(true, []) : Promise.resolve(left(refusal));
     };
     if (!(guard.inAppend === true && kit.deps.store.claimsKeys)) {
-      const figures = figuresWith(await kit.handler.load(userId), kit.now().toISOString(), 'deposits', usdAmount);
+      const wallet = kit.handler.peek(userId) ?? (await kit.handler.load(userId));
+      const figures = figuresWith(wallet, kit.now().toISOString(), 'deposits', usdAmount);
       return overLimit(await guard(userId, null, figures)) ?? request(false, []);
     }
     try {
