@@ -6,6 +6,8 @@ import { bootstrapSuperAdmin } from './auth/bootstrap.js';
 import { loadSymmetricKey } from './infra/secrets.js';
 import { loadKeys } from './auth/sessions.js';
 import { createLedger } from './commands/ledger.js';
+import { amlHooks, createAml } from './compliance/aml.js';
+import { amlSettingsFrom } from './compliance/aml.settings.js';
 import { createLimits } from './commands/limits.js';
 import { createUsers } from './commands/users.js';
 import { createAdminApp, createMetricsApp } from './http/admin-app.js';
@@ -117,6 +119,18 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
   const keysPool = createPool({ connectionString: databaseUrl, max: 2, synchronousCommit: false, applicationName: 'casino-ledger:keys' });
   cleanups.push({ name: 'keys pool', run: () => keysPool.end() });
   const users = createUsers({ store, pool });
+  const a0 = config.aml;
+  const aml = createAml({
+    store,
+    pool,
+    settings: amlSettingsFrom({
+      AML_THRESHOLD_USD: a0.thresholdUsd,
+      AML_THRESHOLD_EUR: a0.thresholdEur,
+      AML_EUR_USD_RATE: a0.eurUsdRate,
+      AML_WINDOW_HOURS: String(a0.windowHours),
+      AML_REQUIRED_KYC_LEVEL: String(a0.requiredKycLevel),
+    }),
+  });
   const ledger = instrumentLedger(
     createLedger({
       store,
@@ -126,6 +140,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
+      aml: amlHooks(aml),
       walletCacheEntries: config.walletCacheEntries,
       walletSnapshotEvery: config.walletSnapshotEvery,
       onSnapshotError: (error) => logger.warn({ err: error }, 'wallet snapshot not written (the next command tries again)'),
@@ -206,6 +221,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       createAdminApp({
         ...appDeps,
         ledger,
+        aml,
         internalApiToken: config.internalApiToken,
         auth,
         bus,

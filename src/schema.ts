@@ -27,6 +27,7 @@ import { periodsMigrations } from './periods/periods.migration.js';
 import { financeReportsMigrations } from './finance/reports/finance-reports.migration.js';
 import { reconciliationMigrations } from './finance/reconciliation/reconciliation.migration.js';
 import { erasureMigrations } from './erasure/erasure.migration.js';
+import { complianceMigrations } from './compliance/compliance.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
 const byId = (a: Migration, b: Migration): number => a.id.localeCompare(b.id);
@@ -61,6 +62,7 @@ export const allMigrations: readonly Migration[] = [
   ...financeReportsMigrations, // 0500
   ...reconciliationMigrations, // 0510
   ...erasureMigrations, // 0560
+  ...complianceMigrations, // 0520-0549
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

@@ -1,6 +1,8 @@
 /** The ledger under bench: funded wallets, and place bet + settle pairs timed beside the raw INSERT. */
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { createLedger } from '../../src/commands/ledger.js';
+import { createLimits } from '../../src/commands/limits.js';
+import { LIMIT_WINDOWS } from '../../src/domain/limits/gambling-limits.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
 import { drive } from '../lib/drive.js';
 import { game } from '../lib/game.js';
@@ -21,12 +23,36 @@ export type PairsOptions = Readonly<{
   seconds?: number;
 }>;
 
-export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawInserts }: Baselines) => {
+export type RigOptions = Readonly<{
+  /** The bet guard in the append (ban, self-exclusion, bet limit, deposit and loss limits), as the service runs it. */
+  guard?: boolean;
+  /** Deposit and loss limits set on every wallet (high enough never to refuse), so the guard compares each bet with them. */
+  limits?: boolean;
+  /** The first wallet's user id (two rigs in one run use wallets apart). */
+  firstUser?: number;
+}>;
+
+export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawInserts }: Baselines, options: RigOptions = {}) => {
   // The ledger: place bet + settle through createLedger (validation, keys, decide, group commit).
   const store = createPostgresEventStore({ pool, pollIntervalMs: 100 });
-  const ledger = createLedger({ store, pool, keysPool });
+  const first = options.firstUser ?? 1;
+  const limits = options.guard || options.limits ? createLimits({ store, pool }) : undefined;
+  const ledger = createLedger({ store, pool, keysPool, ...(limits ? { betGuard: limits.betGuard } : {}) });
+  if (limits && options.limits) {
+    console.log('setting deposit and loss limits on %d wallets...', WALLETS);
+    for (let u = first; u < first + WALLETS; u += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, async (_, k) => {
+          for (const window of LIMIT_WINDOWS) {
+            await limits.setGamblingLimit(u + k, { kind: 'loss', window, value: '1000000000' }, 0);
+            await limits.setGamblingLimit(u + k, { kind: 'deposit', window, value: '1000000000000' }, 0);
+          }
+        }),
+      );
+    }
+  }
   console.log('funding %d wallets...', WALLETS);
-  for (let u = 1; u <= WALLETS; u += 100) {
+  for (let u = first; u < first + WALLETS; u += 100) {
     await Promise.all(
       Array.from({ length: 100 }, async (_, k) => {
         const d = await ledger.requestDeposit({
@@ -47,6 +73,8 @@ export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawIns
   const placeBet = (id: string, userId: number) =>
     ledger.placeBet({ id, userId, roundId: id, gameId: 7, gameIdentity: game, currencyId: 'USDT', amount: '1.5' });
   let betSeq = 0;
+  /** Bet ids apart per rig: a bet id names one wallet's bet. */
+  const idPrefix = first === 1 ? '' : `w${first}-`;
   /**
    * One place bet + settle pair per iteration, on `c` loops; p50 of each command. On this kind of machine the raw INSERT's
    * rate moves by 2x within minutes, so the same INSERT also runs for half the time right before and right after (once
@@ -62,8 +90,8 @@ export const startLedger = async ({ pool, keysPool }: LedgerBench, { raw, rawIns
     const settleMs: number[] = [];
     const loops = () =>
       drive(c, seconds, async (client) => {
-        const userId = 1 + ((client * 7919 + betSeq) % WALLETS);
-        const id = `b${(betSeq += 1)}`;
+        const userId = first + ((client * 7919 + betSeq) % WALLETS);
+        const id = `${idPrefix}b${(betSeq += 1)}`;
         const t0 = performance.now();
         const placed = await placeBet(id, userId);
         if (isLeft(placed)) throw new Error(JSON.stringify(placed.left));

@@ -62,6 +62,7 @@ const groupParams = (n: number, stream: (i: number) => string, kind: string, exp
     each(() => `'bet'`),
     each(() => 'gen_random_uuid()::text'),
     each(() => '1'),
+    each(() => 'false'),
   ];
 };
 

@@ -46,6 +46,7 @@ const ChatPage = screen(() => import('./screens/chat'), 'ChatPage');
 const AuditList = screen(() => import('./screens/audit'), 'AuditList');
 const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
+const AmlPage = screen(() => import('./screens/aml'), 'AmlPage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
 const NEEDS: Readonly<Record<string, string>> = {
@@ -92,6 +93,7 @@ const ConsoleMenu = () => {
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/admins/new" primaryText="New admin" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
+      {can(me, 'kyc.view') ? <Menu.Item to="/aml" primaryText="AML flags" /> : null}
       <Menu.Item to="/profile" primaryText="My account" />
     </Menu>
   );
@@ -151,6 +153,7 @@ export const App = () => (
       <Route path="/chat" element={<ChatPage />} />
       <Route path="/profile" element={<ProfilePage />} />
       <Route path="/admins/new" element={<NewAdminPage />} />
+      <Route path="/aml" element={<AmlPage />} />
     </CustomRoutes>
   </Admin>
 );

@@ -23,6 +23,9 @@ export const LEDGER_ERRORS = {
   UserSelfExcluded: ['forbidden', 'USER_SELF_EXCLUDED'],
   BetLimitExceeded: ['forbidden', 'BET_LIMIT_EXCEEDED'],
   UserBanned: ['forbidden', 'USER_BANNED'],
+  LossLimitExceeded: ['forbidden', 'LOSS_LIMIT_EXCEEDED'],
+  DepositLimitExceeded: ['forbidden', 'DEPOSIT_LIMIT_EXCEEDED'],
+  WithdrawalUnderReview: ['conflict', 'WITHDRAWAL_UNDER_REVIEW'],
   InvalidBusinessTime: ['invalid', 'VALIDATION_FAILED'],
 } as const satisfies Record<LedgerError['_tag'], readonly [ErrorClass, string]>;
 
@@ -57,6 +60,12 @@ const ledgerMessage = (e: LedgerError): string => {
       return `The bet is above the user's bet limit of ${e.betLimit} USD`;
     case 'UserBanned':
       return `User ${e.userId} is banned`;
+    case 'LossLimitExceeded':
+      return `The bet would take the user's net loss over ${e.window} past their loss limit of ${e.limit} USD`;
+    case 'WithdrawalUnderReview':
+      return `Withdrawal ${e.withdrawalId} is held for an AML review: clear its flag before approving it`;
+    case 'DepositLimitExceeded':
+      return `The deposit would take the user's deposits over ${e.window} past their deposit limit of ${e.limit} USD`;
     default:
       return assertNever(e);
   }

@@ -62,6 +62,12 @@ export type LedgerError =
   | Readonly<{ _tag: 'UserSelfExcluded'; userId: number; expiresAt: string }>
   | Readonly<{ _tag: 'BetLimitExceeded'; userId: number; betLimit: string }>
   | Readonly<{ _tag: 'UserBanned'; userId: number }>
+  /** The bet would bring the player's net loss over `window` past their loss limit (USD) in force. */
+  | Readonly<{ _tag: 'LossLimitExceeded'; userId: number; window: string; limit: string }>
+  /** An AML flag holds the withdrawal for review: it can be approved once the flag is cleared. */
+  | Readonly<{ _tag: 'WithdrawalUnderReview'; withdrawalId: string }>
+  /** The deposit request would bring the player's deposits over `window` past their deposit limit (USD) in force. */
+  | Readonly<{ _tag: 'DepositLimitExceeded'; userId: number; window: string; limit: string }>
   /** A caller's business time outside the configured bounds around the recording time. */
   | Readonly<{ _tag: 'InvalidBusinessTime'; field: string; message: string }>;
 

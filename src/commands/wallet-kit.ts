@@ -4,13 +4,14 @@ import { scaleOf, USD_SCALE, type CurrencyId } from '../domain/money/currency.js
 import { isParseError, parseDecimal, toUsdMinor, type Minor } from '../domain/money/money.js';
 import type { WalletCommand } from '../domain/wallet/wallet.commands.js';
 import type { WalletState } from '../domain/wallet/wallet.state.js';
-import type { BetGuardCheck, EventStore } from '../infra/event-store/event-store.port.js';
+import { windowSums } from '../domain/wallet/wallet.tallies.js';
+import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { boundedBusinessTime, DEFAULT_BUSINESS_TIME_BOUNDS, type BusinessTimeBounds } from './business-time.js';
 import { createEntityKeys, type EntityKind } from './entity-keys.js';
 import type { BalanceView, LedgerError, LedgerResult } from './ledger.types.js';
 import { createRates, type Rates } from './rates.js';
 import { balanceView } from './views.js';
-import { createWalletHandler, type Handled, type WalletHandler } from './wallet.handler.js';
+import { createWalletHandler, type Handled, type WalletGuard, type WalletHandler } from './wallet.handler.js';
 
 export type LedgerDeps = Readonly<{
   store: EventStore;
@@ -27,6 +28,8 @@ export type LedgerDeps = Readonly<{
   canTransact?: (userId: number) => Promise<boolean>;
   /** Ban, self-exclusion and bet limit (usdAmount in USD minor units); every bet passes when unset. */
   betGuard?: BetGuard;
+  /** AML thresholds (src/compliance/aml.ts); unset: no flags are raised and no withdrawal is held for review. */
+  aml?: AmlHooks;
   handler?: WalletHandler;
   walletCacheEntries?: number;
   /** Events between two snapshots of a wallet's kept state (default 100). */
@@ -35,7 +38,28 @@ export type LedgerDeps = Readonly<{
 }>;
 
 /** The bet guard; a store that checks in its append (PostgreSQL) calls it only when the wallet itself refused. */
-export type BetGuard = ((userId: number, usdAmount: Minor) => Promise<LedgerError | undefined>) & { readonly inAppend?: boolean };
+export type BetGuard = ((
+  userId: number,
+  usdAmount: Minor | null,
+  figures?: readonly (string | null)[],
+) => Promise<LedgerError | undefined>) & {
+  readonly inAppend?: boolean;
+};
+
+/** What the ledger asks of the AML flags (docs/compliance.md). */
+export type AmlHooks = Readonly<{
+  settings: Readonly<{ thresholdUsd: Minor; windowHours: number }>;
+  /** Whether the player is below the KYC level a withdrawal over the threshold needs. */
+  belowKyc: (userId: number) => Promise<boolean>;
+  raise: (
+    userId: number,
+    kind: 'linked-transactions' | 'withdrawal-review',
+    flagId: string,
+    linkedUsd: Minor,
+    withdrawalId: string | null,
+  ) => Promise<void>;
+  underReview: (withdrawalId: string) => Promise<boolean>;
+}>;
 
 /** An amount and its USD value in minor units, both checked. */
 export type Money = Readonly<{ amount: Minor; usdAmount: Minor }>;
@@ -120,7 +144,7 @@ export const createWalletKit = (deps: LedgerDeps) => {
     view: (state: WalletState, appended: boolean) => T,
     actor?: Record<string, unknown>,
     claims: readonly (readonly [EntityKind, string])[] = [],
-    guards: readonly BetGuardCheck[] = [],
+    guards: readonly WalletGuard[] = [],
   ): LedgerResult<T> => {
     const stated = command.data.effectiveAt;
     const bounded = stated === undefined ? undefined : boundedBusinessTime(stated, now(), businessTimeBounds);
@@ -147,7 +171,19 @@ export const createWalletKit = (deps: LedgerDeps) => {
   ): LedgerResult<BalanceView> =>
     run(input.userId, command, (s) => balanceView(input.userId, input.currencyId, s), { adminUserId: input.adminUserId });
 
-  return { deps, keys, handler, rates, now, mayTransact, money, usdOf, run, owner, adminBalanceCommand };
+  /**
+   * After a deposit or withdrawal request: the player's linked deposits and withdrawals over the AML window (with this
+   * one) reaching the threshold raise a due-diligence flag (one open at a time).
+   */
+  const linkedCheck = async (userId: number, state: WalletState, businessTime: string, triggerId: string): Promise<void> => {
+    const aml = deps.aml;
+    if (!aml) return;
+    const sums = windowSums(state, businessTime, aml.settings.windowHours);
+    const linked = sums.deposits + sums.withdrawals;
+    if (linked >= aml.settings.thresholdUsd) await aml.raise(userId, 'linked-transactions', `linked-${triggerId}`, linked, null);
+  };
+
+  return { deps, keys, handler, rates, now, mayTransact, money, usdOf, run, owner, adminBalanceCommand, linkedCheck };
 };
 
 export type WalletKit = ReturnType<typeof createWalletKit>;

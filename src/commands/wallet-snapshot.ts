@@ -5,9 +5,9 @@ import type { WalletState } from '../domain/wallet/wallet.state.js';
  * A wallet's kept state (balances and open items) as a snapshot document. Bumped whenever what the state keeps changes:
  * a snapshot of another version is ignored and the wallet folds from the start (and writes a new one).
  */
-export const WALLET_SNAPSHOT_VERSION = 1;
+export const WALLET_SNAPSHOT_VERSION = 2;
 
-const MAPS = ['balances', 'deposits', 'depositsByExternalKey', 'bets', 'withdrawals', 'operations', 'claims'] as const;
+const MAPS = ['balances', 'deposits', 'depositsByExternalKey', 'bets', 'withdrawals', 'operations', 'claims', 'tallies'] as const;
 
 /** bigint as {"$n": "<digits>"}: JSON has no integers beyond 2^53, and minor units go far past it. */
 const replacer = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? { $n: value.toString() } : value);

@@ -35,8 +35,14 @@ import { createBatcher } from './batcher.js';
 import { WALLET_ITEM_KEYS } from './wallet-items.js';
 import { decodeWalletSnapshot, encodeWalletSnapshot } from './wallet-snapshot.js';
 
+/**
+ * A guard check, or how to make it from the wallet as the command leaves it (its events folded in) and those events:
+ * a check whose figures count the wallet's tallies (deposit and loss limits) is made as the command is decided.
+ */
+export type WalletGuard = BetGuardCheck | ((state: WalletState, events: readonly WalletEvent[]) => BetGuardCheck);
+
 /** A refused guard rejects the command with GuardRefused, for the caller to name the reason. */
-export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly BetGuardCheck[] }>;
+export type Checks = Readonly<{ claims?: readonly KeyClaim[]; guards?: readonly WalletGuard[] }>;
 
 export type Handled = Readonly<{
   decision: Either<WalletError, readonly WalletEvent[]>;
@@ -85,7 +91,7 @@ type Pending = {
   command: WalletCommand | null;
   actor: Readonly<Record<string, unknown>> | undefined;
   claims: readonly KeyClaim[];
-  guards: readonly BetGuardCheck[];
+  guards: readonly WalletGuard[];
   resolve: (h: Handled) => void;
   reject: (e: unknown) => void;
 };
@@ -336,7 +342,7 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
           if (decision.right.length > 0) {
             const betClaim = betClaimOf(p);
             claims.push(...p.claims.map((c) => (c === betClaim && !looked.has(claimItemKey(c)) ? { ...c, fresh: true } : c)));
-            guards.push(...p.guards);
+            guards.push(...p.guards.map((g) => (typeof g === 'function' ? g(state, decision.right) : g)));
             guardOwners.push(...p.guards.map(() => p));
           }
         }
@@ -377,9 +383,12 @@ export const createWalletHandler = (deps: WalletHandlerDeps): WalletHandler => {
       if (outcome instanceof GuardRefused) {
         // The refused commands leave with what refused each; the others are decided again. A store that does not say
         // which check refused leaves every guarded command to its caller, who asks the rule again.
+        // Checks with figures count the commands before them in the batch: past the first refused, the others may pass
+        // once it has left, so only it leaves.
+        const firstOnly = guards.some((g) => g.figures !== undefined);
         const refusedBy = new Map<Pending, string>();
         outcome.refusals?.forEach((refusal, i) => {
-          if (refusal && !refusedBy.has(guardOwners[i]!)) refusedBy.set(guardOwners[i]!, refusal);
+          if (refusal && !refusedBy.has(guardOwners[i]!) && !(firstOnly && refusedBy.size > 0)) refusedBy.set(guardOwners[i]!, refusal);
         });
         for (const p of live) {
           if (p.guards.length === 0 || (outcome.refusals && !refusedBy.has(p))) continue;

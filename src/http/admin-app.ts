@@ -9,6 +9,11 @@ import { configRoutes } from './config.routes.js';
 import { faqRoutes } from './faq.routes.js';
 import { apiKeysRoutes } from './api-keys.routes.js';
 import { limitsRoutes } from './limits.routes.js';
+import { gamblingLimitsRoutes } from './gambling-limits.routes.js';
+import { amlRoutes } from './aml.routes.js';
+import { createAml, type Aml } from '../compliance/aml.js';
+import { amlSettingsFrom } from '../compliance/aml.settings.js';
+import { createLimits } from '../commands/limits.js';
 import { adminUsersListRoutes } from './admin-users-list.routes.js';
 import type { Ledger } from '../commands/ledger.types.js';
 import type { ServerEventBus } from '../infra/bus.js';
@@ -58,6 +63,8 @@ export type AdminAppDeps = AppDeps &
     readConsistencyTimeoutMs?: number;
     /** The admin console's build served at /admin (default `console/dist`). */
     consoleDist?: string;
+    /** AML flags (the same the ledger raises); unset: flags with the default thresholds on this store. */
+    aml?: Aml;
     /** The books' periods and their close; unset: a UTC calendar of months, reports unsealed. */
     periods?: Periods;
     /** Reconciliation with payment providers; unset: amounts must agree exactly (no tolerance). */
@@ -103,6 +110,8 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(ledgerListsRoutes(backOffice), moneyRoutes(backOffice), leaderboardsRoutes(backOffice));
     app.use(adminUsersListRoutes(backOffice));
     app.use(limitsRoutes(backOffice), apiKeysRoutes(backOffice));
+    app.use(gamblingLimitsRoutes(backOffice, createLimits({ store: deps.store, pool: deps.pool })));
+    app.use(amlRoutes(backOffice, deps.aml ?? createAml({ store: deps.store, pool: deps.pool, settings: amlSettingsFrom({}) })));
     app.use(
       affiliatesRoutes(backOffice),
       configRoutes(backOffice),

@@ -7,6 +7,8 @@ import type { Logger } from '../infra/logger.js';
 import type { Redis } from '../infra/redis.js';
 import { errorHandler, notFound, requestContext } from './http-errors.js';
 import { accountRoutes } from './account.routes.js';
+import { ownGamblingLimitsRoutes } from './gambling-limits.routes.js';
+import { createLimits } from '../commands/limits.js';
 import { ledgerPositionHeader } from './ledger-position.js';
 import { authRoutes } from './auth.routes.js';
 import { inputPolicy } from './input-policy.middleware.js';
@@ -66,7 +68,13 @@ export type PublicAppDeps = AppDeps &
 export const createPublicApp = (deps: PublicAppDeps): Express => {
   const app = createBaseApp(deps);
   const routers = [
-    ...(deps.auth ? [authRoutes(deps.auth.kit), accountRoutes(deps.auth.kit, deps.auth.ledger)] : []),
+    ...(deps.auth
+      ? [
+          authRoutes(deps.auth.kit),
+          accountRoutes(deps.auth.kit, deps.auth.ledger),
+          ownGamblingLimitsRoutes(deps.auth.kit, createLimits({ store: deps.store, pool: deps.pool })),
+        ]
+      : []),
     ...(deps.routers ?? []),
   ];
   for (const router of routers) app.use(router);

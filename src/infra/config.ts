@@ -67,6 +67,14 @@ export type Config = Readonly<{
   /** Downloads of read models: how many at once (in all, per admin), how long each may run, how slow a reader may be. */
   exports: Readonly<{ total: number; perAdmin: number; maxDurationMs: number; stallTimeoutMs: number; minBytesPerSecond: number }>;
   walletCacheEntries: number;
+  /** AML thresholds as configured (docs/compliance.md): decimals as text, the threshold in USD when set, else EUR at the rate. */
+  aml: Readonly<{
+    thresholdUsd: string | undefined;
+    thresholdEur: string;
+    eurUsdRate: string;
+    windowHours: number;
+    requiredKycLevel: number;
+  }>;
   /** A wallet's kept state is written as a snapshot once this many of its events were appended since the last one. */
   walletSnapshotEvery: number;
   /** The periods the books close by: calendar months (or days) in this time zone. Fixed once a period is closed. */
@@ -197,6 +205,18 @@ const EnvSchema = z.object({
     .min(0, 'must not be negative')
     .default(60_000),
   BUSINESS_TIME_MAX_AGE_DAYS: positiveInt(400),
+  AML_THRESHOLD_USD: z
+    .string()
+    .regex(/^\d{1,18}(\.\d{1,8})?$/, 'must be a non-negative decimal such as 2160')
+    .optional(),
+  AML_THRESHOLD_EUR: decimal('2000'),
+  AML_EUR_USD_RATE: decimal('1.08'),
+  AML_WINDOW_HOURS: positiveInt(24).pipe(z.number().max(720, 'must be at most 720 hours')),
+  AML_REQUIRED_KYC_LEVEL: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must not be negative')
+    .default(1),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
   DB_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
@@ -356,6 +376,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       minBytesPerSecond: e.EXPORT_MIN_BYTES_PER_SECOND,
     },
     walletCacheEntries: e.WALLET_CACHE_ENTRIES,
+    aml: {
+      thresholdUsd: e.AML_THRESHOLD_USD,
+      thresholdEur: e.AML_THRESHOLD_EUR,
+      eurUsdRate: e.AML_EUR_USD_RATE,
+      windowHours: e.AML_WINDOW_HOURS,
+      requiredKycLevel: e.AML_REQUIRED_KYC_LEVEL,
+    },
     walletSnapshotEvery: e.WALLET_SNAPSHOT_EVERY,
     ledgerCalendar: { timeZone: e.LEDGER_TIME_ZONE, unit: e.LEDGER_PERIOD },
     reconciliationTolerances: e.RECONCILIATION_TOLERANCES,

@@ -40,10 +40,25 @@ const VALUES = [
   ['1'],
   ['1.5'],
   [new Date().toISOString()],
+  ['{1,2,3,NULL,NULL,NULL}'],
 ];
 
 /** The same request in the solo statements' scalar parameters. */
-const SOLO_VALUES = ['wallet-1', '3', randomUUID(), 'BetPlaced', '{}', '{}', 'bet', 'b-1', '1', '1', '1.5', new Date().toISOString()];
+const SOLO_VALUES = [
+  'wallet-1',
+  '3',
+  randomUUID(),
+  'BetPlaced',
+  '{}',
+  '{}',
+  'bet',
+  'b-1',
+  '1',
+  '1',
+  '1.5',
+  new Date().toISOString(),
+  '{1,2,3,NULL,NULL,NULL}',
+];
 
 type Statement = Readonly<{ text: string; params: number }>;
 const planOf = async (settings: readonly string[], statement: Statement, values: readonly unknown[] = VALUES): Promise<string> => {

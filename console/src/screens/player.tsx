@@ -23,6 +23,7 @@ import {
   UserActions,
 } from './users';
 import { WithdrawalGrid, withdrawalFilters } from './withdrawals';
+import { DepositLossLimits } from './deposit-loss-limits';
 
 type Figure = readonly [key: string, label: string, kind: 'usd' | 'count' | 'percent' | 'time'];
 /** The lifetime figures in plain words (the API's names, such as `ltv` or `ggr`, are on hover); money in USD. */
@@ -239,7 +240,16 @@ const TABS: readonly PlayerTab[] = [
     ),
   },
   { name: 'Notes', body: (u) => <Notes user={u} /> },
-  { name: 'Limits', permission: 'user-limit.view', body: (u, settle) => <Limits user={u} settle={settle} /> },
+  {
+    name: 'Limits',
+    permission: 'user-limit.view',
+    body: (u, settle) => (
+      <>
+        <Limits user={u} settle={settle} />
+        <DepositLossLimits user={u} settle={settle} />
+      </>
+    ),
+  },
   {
     name: 'Audit',
     permission: 'admin-users.view-admin-audit',

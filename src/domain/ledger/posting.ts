@@ -4,6 +4,8 @@ import { fromMinor, toMinor, type DecimalString, type Minor } from '../money/mon
 /** House accounts: the other side of every user balance change. */
 export const HOUSE_ACCOUNTS = [
   'house:deposits',
+  /** Deposits that arrived past the player's deposit limit: the player's, not playable (docs/compliance.md). */
+  'house:deposits-held',
   'house:bets',
   'house:payouts',
   'house:withdrawals',

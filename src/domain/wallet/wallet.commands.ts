@@ -13,7 +13,8 @@ type Admin = Readonly<{
   /** Idempotency key: a repeat with the same key has no second effect. */ operationKey: string;
 }>;
 
-export type RequestDeposit = C<'RequestDeposit', { depositId: string } & DepositTerms<Minor>>;
+/** `overLimit`: past the player's deposit limit, recorded because the money had already moved (completing it holds it). */
+export type RequestDeposit = C<'RequestDeposit', { depositId: string; overLimit?: boolean } & DepositTerms<Minor>>;
 export type ConfirmDeposit = C<'ConfirmDeposit', { depositId: string; txHash: string | null }>;
 export type CompleteDeposit = C<'CompleteDeposit', { depositId: string; txHash: string | null }>;
 export type FailDeposit = C<'FailDeposit', { depositId: string; reason: string }>;
@@ -23,7 +24,11 @@ export type SettleBet = C<'SettleBet', { betId: string; payout: Minor; usdPayout
 export type RollbackBet = C<'RollbackBet', { betId: string }>;
 export type ErrorBet = C<'ErrorBet', { betId: string; errorDetails: string }>;
 
-export type RequestWithdrawal = C<'RequestWithdrawal', { withdrawalId: string; operationKey: string } & WithdrawalTerms<Minor>>;
+/** `heldForReview`: over the AML threshold by a player below the KYC level; not approvable until its flag is cleared. */
+export type RequestWithdrawal = C<
+  'RequestWithdrawal',
+  { withdrawalId: string; operationKey: string; heldForReview?: boolean } & WithdrawalTerms<Minor>
+>;
 export type ApproveWithdrawal = C<'ApproveWithdrawal', { withdrawalId: string; adminUserId: number }>;
 export type RejectWithdrawal = C<'RejectWithdrawal', { withdrawalId: string; adminUserId: number; rejectReason: string }>;
 export type RetryWithdrawal = C<'RetryWithdrawal', { withdrawalId: string; adminUserId: number }>;

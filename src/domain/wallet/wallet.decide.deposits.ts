@@ -41,6 +41,7 @@ export const requestDeposit = (ctx: DecideContext, { data }: RequestDeposit): De
       txHash: data.txHash,
       payAddress: data.payAddress,
       payMemo: data.payMemo,
+      ...(data.overLimit ? { overLimit: true } : {}),
       ...ctx.times,
     },
   });
@@ -64,19 +65,25 @@ export const confirmDeposit = (ctx: DecideContext, { data }: ConfirmDeposit): De
   return accept({ type: 'DepositConfirmed', data: { depositId: deposit.id, txHash: data.txHash ?? deposit.txHash, ...ctx.times } });
 };
 
-/** PENDING or CONFIRMED -> COMPLETE, crediting once (house:deposits -> user); providers often skip the confirmation. */
+/**
+ * PENDING or CONFIRMED -> COMPLETE, crediting once (house:deposits -> user); providers often skip the confirmation. A
+ * deposit recorded past the player's deposit limit is credited to house:deposits-held instead (`held`): the user's
+ * playable balance does not move until the back office releases it (docs/compliance.md).
+ */
 export const completeDeposit = (ctx: DecideContext, { data }: CompleteDeposit): Decision => {
   const found = findDeposit(ctx, data.depositId);
   if ('error' in found) return reject(found.error);
   const { deposit } = found;
   if (deposit.status === 'COMPLETE') return alreadyDone;
   if (deposit.status !== 'PENDING' && deposit.status !== 'CONFIRMED') return invalidState(deposit, 'complete');
-  const postings = transfer('house:deposits', ctx.user, deposit.currencyId, deposit.amount);
+  const held = deposit.overLimit === true;
+  const postings = transfer('house:deposits', held ? 'house:deposits-held' : ctx.user, deposit.currencyId, deposit.amount);
   return accept({
     type: 'DepositCompleted',
     data: {
       ...movement(ctx, deposit.currencyId, `dep_${deposit.id}`, postings),
       depositId: deposit.id,
+      ...(held ? { held: true } : {}),
       ...amountsOf(deposit),
       txHash: data.txHash ?? deposit.txHash,
       ...ctx.times,

@@ -48,6 +48,7 @@ export const requestWithdrawal = (ctx: DecideContext, { type, data }: RequestWit
       providerId: data.providerId,
       recipientAddress: data.recipientAddress,
       recipientMemo: data.recipientMemo,
+      ...(data.heldForReview ? { heldForReview: true } : {}),
       ...ctx.times,
     },
   }));

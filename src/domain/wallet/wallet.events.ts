@@ -87,12 +87,13 @@ type AdminOperation = Readonly<{ adminUserId: number; operationKey: string }>;
 
 type E<T extends string, D> = Readonly<{ type: T; data: Readonly<D & At> }>;
 
-export type DepositRequested = E<'DepositRequested', { depositId: string } & DepositTerms<DecimalString>>;
+/** `overLimit`: recorded past the player's deposit limit because the money had already moved (docs/compliance.md). */
+export type DepositRequested = E<'DepositRequested', { depositId: string; overLimit?: boolean } & DepositTerms<DecimalString>>;
 export type DepositConfirmed = E<'DepositConfirmed', { depositId: string; txHash: string | null }>;
-/** Credits the wallet: house:deposits -> user. */
+/** Credits the wallet: house:deposits -> user; `held`: house:deposits -> house:deposits-held (the deposit was over limit). */
 export type DepositCompleted = E<
   'DepositCompleted',
-  Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null }
+  Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null; held?: boolean }
 >;
 export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
 
@@ -119,7 +120,7 @@ export type BetErrored = E<'BetErrored', Movement & { betId: string; amount: Dec
 /** Holds the funds: user -> house:withdrawals-held. */
 export type WithdrawalRequested = E<
   'WithdrawalRequested',
-  Movement & { withdrawalId: string; operationKey: string } & WithdrawalTerms<DecimalString>
+  Movement & { withdrawalId: string; operationKey: string; heldForReview?: boolean } & WithdrawalTerms<DecimalString>
 >;
 export type WithdrawalApproved = E<'WithdrawalApproved', { withdrawalId: string; adminUserId: number }>;
 export type WithdrawalRetried = E<'WithdrawalRetried', { withdrawalId: string; adminUserId: number }>;

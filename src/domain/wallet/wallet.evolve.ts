@@ -1,6 +1,7 @@
 import { userAccount, type Posting } from '../ledger/posting.js';
 import { toMinor, usdToMinor } from '../money/money.js';
-import type { WalletEvent } from './wallet.events.js';
+import { businessTimeOf, type WalletEvent } from './wallet.events.js';
+import { tallyEvent } from './wallet.tallies.js';
 import { depositExternalKey, operationFingerprint, type OperationEntry, type WalletState } from './wallet.state.js';
 
 /** Balances move only by the user's own legs of the event's postings: never re-derived from amounts. */
@@ -18,8 +19,14 @@ const remember = (state: WalletState, key: string, entry: OperationEntry): Walle
   operations: state.operations.set(key, entry),
 });
 
-/** Folds one event into the wallet state. Pure and total; an event about an unknown entry only moves balances. */
+/** Folds one event into the wallet state, its tallies too. Pure and total; an event about an unknown entry only moves balances. */
 export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
+  const next = evolveItems(state, event);
+  const tallies = tallyEvent(state.tallies, state, event);
+  return tallies === next.tallies ? next : { ...next, tallies };
+};
+
+const evolveItems = (state: WalletState, event: WalletEvent): WalletState => {
   switch (event.type) {
     case 'DepositRequested': {
       const d = event.data;
@@ -41,6 +48,8 @@ export const evolve = (state: WalletState, event: WalletEvent): WalletState => {
           failedReason: null,
           createdAt: d.at,
           updatedAt: d.at,
+          countedAt: businessTimeOf(d),
+          ...(d.overLimit ? { overLimit: true } : {}),
         }),
         depositsByExternalKey: state.depositsByExternalKey.set(depositExternalKey(d.providerId, d.externalId), d.depositId),
       };

@@ -12,6 +12,10 @@ export type DepositEntry = DepositTerms<Minor> &
     failedReason: string | null;
     createdAt: string;
     updatedAt: string;
+    /** The business time its request counts at against deposit limits. */
+    countedAt?: string;
+    /** Requested past the player's deposit limit once the money had moved: completing it credits the held account. */
+    overLimit?: boolean;
   }>;
 
 export type BetEntry = BetTerms<Minor> &
@@ -59,6 +63,10 @@ export const operationFingerprint = (currencyId: CurrencyId, amount: Minor, ...e
 /** An affiliate commission claim as first paid: a repeat of its claimId answers this. */
 export type ClaimEntry = Readonly<{ currencyId: CurrencyId; amount: Minor; usdAmount: Minor; transactionId: string; balanceAfter: Minor }>;
 
+/** USD minor units moved in one clock hour of business time (src/domain/wallet/wallet.tallies.ts). */
+export type Tally = Readonly<{ stakes: Minor; payouts: Minor; deposits: Minor; withdrawals: Minor }>;
+export type Tallies = IMap<number, Tally>;
+
 /** The folded wallet stream of one user; persistent maps (immutable.js) keep evolve pure without copying whole maps. */
 export type WalletState = Readonly<{
   userId: number;
@@ -70,6 +78,8 @@ export type WalletState = Readonly<{
   withdrawals: IMap<string, WithdrawalEntry>;
   operations: IMap<string, OperationEntry>;
   claims: IMap<string, ClaimEntry>;
+  /** Stakes, payouts and deposits per clock hour (wallet.tallies.ts): what deposit and loss limits count. */
+  tallies: Tallies;
 }>;
 
 export const depositExternalKey = (providerId: string, externalId: string): string => `${providerId}:${externalId}`;
@@ -83,6 +93,7 @@ export const initialWalletState = (userId: number): WalletState => ({
   withdrawals: IMap(),
   operations: IMap(),
   claims: IMap(),
+  tallies: IMap(),
 });
 
 export const balanceOf = (state: WalletState, currencyId: CurrencyId): Minor => state.balances.get(currencyId) ?? 0n;

@@ -61,10 +61,23 @@ export type AppendRequest = Readonly<{
  * user id, USD amount and time (given as SQL expressions) that yields the reason the request is refused, or NULL. The
  * adapter knows nothing of what it reads; statements are prepared per rule `name`.
  */
-export type AppendGuardRule = Readonly<{ name: string; refusalSql: (user: string, usd: string, at: string) => string }>;
+export type AppendGuardRule = Readonly<{ name: string; refusalSql: (user: string, usd: string, at: string, figures: string) => string }>;
 
-/** One check of `rule` for a request: `usdAmount` a USD decimal, `at` the command's time. */
-export type BetGuardCheck = Readonly<{ rule: AppendGuardRule; userId: number; usdAmount: string; at: Date }>;
+/**
+ * One check of `rule` for a request: `usdAmount` a USD decimal (or null), `at` the command's time, `figures` decimals
+ * the application computed with the request (a numeric[] for the rule; null entries stay NULL).
+ */
+export type BetGuardCheck = Readonly<{
+  rule: AppendGuardRule;
+  userId: number;
+  usdAmount: string | null;
+  at: Date;
+  figures?: readonly (string | null)[];
+}>;
+
+/** A check's figures as the text of a PostgreSQL numeric[]. */
+export const figuresLiteral = (figures: readonly (string | null)[] | undefined): string =>
+  `{${(figures ?? []).map((f) => f ?? 'NULL').join(',')}}`;
 
 /**
  * How the application names the items its events are about, so that the store finds a stream's events by item key

@@ -2,11 +2,11 @@ import { formatPosition, type RecordedEvent } from '../../infra/event-store/even
 import type { EventAction } from '../../shared/admin-actions.js';
 import { insertRows, type Projection, type Row } from '../../projections/projection.js';
 
-/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7`, `erasure-7` belong to user 7; `config-*` to nobody. */
-const STREAM = /^(wallet|user|limits|api-keys|erasure)-(\d+)$/;
+/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7`, `erasure-7`, `aml-7` belong to user 7; `config-*` to nobody. */
+const STREAM = /^(wallet|user|limits|api-keys|erasure|aml)-(\d+)$/;
 
 /** Per stream kind, the event types that record an acting admin, and the action each one is. */
-type StreamKind = 'wallet' | 'user' | 'limits' | 'api-keys' | 'erasure' | 'config' | 'periods';
+type StreamKind = 'wallet' | 'user' | 'limits' | 'api-keys' | 'erasure' | 'aml' | 'config' | 'periods';
 const ACTIONS: Readonly<Record<StreamKind, Readonly<Record<string, EventAction>>>> = {
   wallet: {
     AdminTipCredited: 'tip',
@@ -33,8 +33,10 @@ const ACTIONS: Readonly<Record<StreamKind, Readonly<Record<string, EventAction>>
     SelfExclusionSet: 'limits.set-self-exclusion',
     SelfExclusionLifted: 'limits.lift-self-exclusion',
     BetLimitSet: 'limits.set-bet-limit',
+    GamblingLimitSet: 'limits.set-gambling-limit',
   },
   erasure: { PersonErased: 'user.erase' },
+  aml: { AmlFlagAssigned: 'aml.assign-flag', AmlFlagCleared: 'aml.clear-flag' },
   'api-keys': { ApiKeyIssued: 'api-key.issue', ApiKeysRevoked: 'api-key.revoke', SessionsEnded: 'user.sign-out' },
   config: { SiteConfigChanged: 'config.update' },
   periods: { PeriodClosed: 'period.close' },

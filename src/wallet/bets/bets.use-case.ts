@@ -3,7 +3,8 @@ import type { CurrencyId } from '../../domain/money/currency.js';
 import { usdFromMinor } from '../../domain/money/money.js';
 import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
 import { GuardRefused } from '../../infra/event-store/event-store.port.js';
-import { BET_GUARD, betGuardRefusal } from '../../commands/bet-guard.js';
+import { betGuardRefusal } from '../../commands/bet-guard.js';
+import { figuresWith, limitGuard } from '../../commands/limit-figures.js';
 import type { Ledger, LedgerError, LedgerResult } from '../../commands/ledger.types.js';
 import { betView } from '../../commands/views.js';
 import { amountOf, type WalletKit } from '../../commands/wallet-kit.js';
@@ -37,11 +38,13 @@ export const betUseCases = (kit: WalletKit): BetUseCases => {
       const guard = kit.deps.betGuard;
       const folded = guard?.inAppend === true && kit.deps.store.claimsKeys;
       if (guard && !folded) {
-        const refusal = await guard(input.userId, money.right.usdAmount);
+        // The cached wallet when this process holds one (it appends there itself); else read once.
+        const wallet = kit.handler.peek(input.userId) ?? (await kit.handler.load(input.userId));
+        const figures = figuresWith(wallet, input.effectiveAt ?? kit.now().toISOString(), 'loss', money.right.usdAmount);
+        const refusal = await guard(input.userId, money.right.usdAmount, figures);
         if (refusal) return left(refusal);
       }
-      const at = kit.now();
-      const guards = folded ? [{ rule: BET_GUARD, userId: input.userId, usdAmount: usdFromMinor(money.right.usdAmount), at }] : [];
+      const guards = folded ? [limitGuard(input.userId, usdFromMinor(money.right.usdAmount), 'loss')] : [];
       const place = () =>
         kit.run(
           input.userId,

@@ -1,13 +1,19 @@
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight, left } from 'fp-ts/lib/Either.js';
+import type { Minor } from '../../domain/money/money.js';
 import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
-import { depositExternalKey } from '../../domain/wallet/wallet.state.js';
-import type { Ledger, LedgerResult } from '../../commands/ledger.types.js';
+import { depositExternalKey, type WalletState } from '../../domain/wallet/wallet.state.js';
+import { GuardRefused } from '../../infra/event-store/event-store.port.js';
+import { betGuardRefusal } from '../../commands/bet-guard.js';
+import { figuresWith, limitGuard } from '../../commands/limit-figures.js';
+import type { DepositView, Ledger, LedgerResult } from '../../commands/ledger.types.js';
 import { depositView } from '../../commands/views.js';
 import type { WalletKit } from '../../commands/wallet-kit.js';
+import type { WalletGuard } from '../../commands/wallet.handler.js';
 import { newId } from '../../shared/ids.js';
 import { statedTime } from '../../commands/business-time.js';
 
 type DepositUseCases = Pick<Ledger, 'requestDeposit' | 'confirmDeposit' | 'completeDeposit' | 'failDeposit'>;
+type Requested = LedgerResult<Readonly<{ deposit: DepositView; created: boolean }>>;
 
 /** A payment provider's deposit: requested once per provider and external id, then confirmed, completed or failed. */
 export const depositUseCases = (kit: WalletKit): DepositUseCases => {
@@ -17,39 +23,80 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
     return kit.run(userId.right, command, (s) => depositView(userId.right, s.deposits.get(depositId)!));
   };
 
+  /**
+   * A deposit request checked against the player's deposit limits in the append (the bet guard's rule, as a bet is
+   * against its loss limits): past a limit it is refused (DEPOSIT_LIMIT_EXCEEDED) before any money moves; one that
+   * names its transaction (txHash: the money has moved) is recorded over limit instead, and completes held.
+   */
+  const withinLimits = async (
+    userId: number,
+    usdAmount: Minor,
+    moved: boolean,
+    request: (overLimit: boolean, guards: readonly WalletGuard[]) => Requested,
+  ): Requested => {
+    const guard = kit.deps.betGuard;
+    if (!guard) return request(false, []);
+    const overLimit = (refusal: ReturnType<typeof betGuardRefusal>): Requested | undefined => {
+      if (!refusal) return undefined;
+      return refusal._tag === 'DepositLimitExceeded' && moved ? request(true, []) : Promise.resolve(left(refusal));
+    };
+    if (!(guard.inAppend === true && kit.deps.store.claimsKeys)) {
+      const wallet = kit.handler.peek(userId) ?? (await kit.handler.load(userId));
+      const figures = figuresWith(wallet, kit.now().toISOString(), 'deposits', usdAmount);
+      return overLimit(await guard(userId, null, figures)) ?? request(false, []);
+    }
+    try {
+      return await request(false, [limitGuard(userId, null, 'deposits')]);
+    } catch (error) {
+      if (!(error instanceof GuardRefused)) throw error;
+      const refused = overLimit(betGuardRefusal(userId, error.refusals?.find(Boolean)));
+      if (!refused) throw error;
+      return refused;
+    }
+  };
+
   return {
     requestDeposit: async (input) => {
       const money = await kit.money(input.currencyId, input.amount, input.usdAmount);
       if (isLeft(money)) return money;
       const externalKey = depositExternalKey(input.providerId, input.externalId);
       const depositId = newId();
-      return kit.run(
-        input.userId,
-        {
-          type: 'RequestDeposit',
-          data: {
-            depositId,
-            externalId: input.externalId,
-            providerId: input.providerId,
-            networkId: input.networkId,
-            currencyId: input.currencyId,
-            ...money.right,
-            txHash: input.txHash ?? null,
-            payAddress: input.payAddress ?? null,
-            payMemo: input.payMemo ?? null,
-            ...statedTime(input),
+      let after: WalletState | undefined;
+      const request = (overLimit: boolean, guards: readonly WalletGuard[]): Requested =>
+        kit.run(
+          input.userId,
+          {
+            type: 'RequestDeposit',
+            data: {
+              depositId,
+              externalId: input.externalId,
+              providerId: input.providerId,
+              networkId: input.networkId,
+              currencyId: input.currencyId,
+              ...money.right,
+              txHash: input.txHash ?? null,
+              payAddress: input.payAddress ?? null,
+              payMemo: input.payMemo ?? null,
+              ...(overLimit ? { overLimit } : {}),
+              ...statedTime(input),
+            },
           },
-        },
-        (s) => {
-          const id = s.depositsByExternalKey.get(externalKey)!;
-          return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
-        },
-        undefined,
-        [
-          ['deposit-ext', externalKey],
-          ['deposit', depositId],
-        ],
-      );
+          (s) => {
+            after = s;
+            const id = s.depositsByExternalKey.get(externalKey)!;
+            return { deposit: depositView(input.userId, s.deposits.get(id)!), created: id === depositId };
+          },
+          undefined,
+          [
+            ['deposit-ext', externalKey],
+            ['deposit', depositId],
+          ],
+          guards,
+        );
+      const requested = await withinLimits(input.userId, money.right.usdAmount, Boolean(input.txHash), request);
+      if (isRight(requested) && requested.right.created && after)
+        await kit.linkedCheck(input.userId, after, input.effectiveAt ?? requested.right.deposit.createdAt, depositId);
+      return requested;
     },
     confirmDeposit: (depositId, input) =>
       transition(depositId, { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),

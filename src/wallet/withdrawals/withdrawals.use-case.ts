@@ -1,5 +1,6 @@
 import { isLeft, left } from 'fp-ts/lib/Either.js';
 import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
+import type { WalletState } from '../../domain/wallet/wallet.state.js';
 import type { Ledger, LedgerResult } from '../../commands/ledger.types.js';
 import { withdrawalView } from '../../commands/views.js';
 import type { WalletKit } from '../../commands/wallet-kit.js';
@@ -36,7 +37,10 @@ export const withdrawalUseCases = (kit: WalletKit): WithdrawalUseCases => {
       const operationKey = input.operationKey ?? withdrawalId;
       const refused = await kit.mayTransact(input.userId);
       if (refused) return left(refused);
-      return kit.run(
+      const aml = kit.deps.aml;
+      const heldForReview = aml !== undefined && money.right.usdAmount > aml.settings.thresholdUsd && (await aml.belowKyc(input.userId));
+      let after: WalletState | undefined;
+      const requested = await kit.run(
         input.userId,
         {
           type: 'RequestWithdrawal',
@@ -49,18 +53,27 @@ export const withdrawalUseCases = (kit: WalletKit): WithdrawalUseCases => {
             ...money.right,
             recipientAddress: input.recipientAddress,
             recipientMemo: input.recipientMemo ?? null,
+            ...(heldForReview ? { heldForReview } : {}),
           },
         },
         (s) => {
+          after = s;
           const id = s.operations.get(operationKey)?.ref ?? withdrawalId;
           return { withdrawal: withdrawalView(input.userId, s.withdrawals.get(id)!), created: id === withdrawalId };
         },
         undefined,
         [['withdrawal', withdrawalId]],
       );
+      if (isLeft(requested) || !requested.right.created || !after) return requested;
+      // Held for review: a flag names the withdrawal, and its approval waits for the flag to be cleared.
+      if (heldForReview) await aml.raise(input.userId, 'withdrawal-review', `review-${withdrawalId}`, money.right.usdAmount, withdrawalId);
+      await kit.linkedCheck(input.userId, after, requested.right.withdrawal.createdAt, withdrawalId);
+      return requested;
     },
-    approveWithdrawal: (id, adminUserId) =>
-      transition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),
+    approveWithdrawal: async (id, adminUserId) => {
+      if (await kit.deps.aml?.underReview(id)) return left({ _tag: 'WithdrawalUnderReview', withdrawalId: id });
+      return transition(id, { type: 'ApproveWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId);
+    },
     rejectWithdrawal: (id, adminUserId, rejectReason) =>
       transition(id, { type: 'RejectWithdrawal', data: { withdrawalId: id, adminUserId, rejectReason } }, adminUserId),
     retryWithdrawal: (id, adminUserId) => transition(id, { type: 'RetryWithdrawal', data: { withdrawalId: id, adminUserId } }, adminUserId),

@@ -7,7 +7,7 @@ WITH req AS (
 )`;
 
 /** The guard rule's SQL (handed over by the application), or none: a statement is built per rule, never knowing its tables. */
-export type GuardSql = ((user: string, usd: string, at: string) => string) | undefined;
+export type GuardSql = ((user: string, usd: string, at: string, figures: string) => string) | undefined;
 
 /**
  * The requests a guard refuses, each with what every one of its checks yielded, in order, separated by U+0001 (empty:
@@ -17,8 +17,9 @@ const guarded = (guard: GuardSql, unlessStored: boolean, name = 'guarded'): stri
   guard
     ? `, ${name} AS (
   SELECT g.req, string_agg(coalesce(r.refusal, ''), chr(1) ORDER BY g.ord) AS refusal
-  FROM unnest($16::int[], $17::bigint[], $18::numeric[], $19::timestamptz[]) WITH ORDINALITY AS g(req, user_id, usd, at, ord)
-  CROSS JOIN LATERAL (SELECT ${guard('g.user_id', 'g.usd', 'g.at')} AS refusal) r
+  FROM unnest($16::int[], $17::bigint[], $18::numeric[], $19::timestamptz[], $20::text[])
+    WITH ORDINALITY AS g(req, user_id, usd, at, figures, ord)
+  CROSS JOIN LATERAL (SELECT ${guard('g.user_id', 'g.usd', 'g.at', 'g.figures::numeric[]')} AS refusal) r
   ${unlessStored ? 'WHERE g.req NOT IN (SELECT req FROM stored) ' : ''}GROUP BY g.req HAVING bool_or(r.refusal IS NOT NULL)
 )`
     : `, guarded AS (SELECT NULL::int AS req, NULL::text AS refusal WHERE false)`;
@@ -107,7 +108,7 @@ export const soloAppendStatement = (withClaims: boolean, guard: GuardSql): strin
   SELECT ${
     guard
       ? `CASE WHEN NOT EXISTS (SELECT 1 FROM events s WHERE s.event_id = $3)
-    THEN ${guard('$10::bigint', '$11::numeric', '$12::timestamptz')} END`
+    THEN ${guard('$10::bigint', '$11::numeric', '$12::timestamptz', '$13::numeric[]')} END`
       : 'NULL::text'
   } AS refusal
 ), winner AS (

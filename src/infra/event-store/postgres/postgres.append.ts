@@ -9,6 +9,7 @@ import {
   type AppendGuardRule,
   type AppendRequest,
   type AppendResult,
+  figuresLiteral,
 } from '../event-store.port.js';
 
 import { appendStatement, leanAppendStatement, soloAppendStatement } from './postgres.append.sql.js';
@@ -35,9 +36,9 @@ export const guardStatements = (rule: AppendGuardRule): GuardStatements => {
   let built = guardStatementsByRule.get(rule.name);
   if (!built) {
     built = {
-      full: { name: `ledger-append-${rule.name}`, text: appendStatement(true, rule.refusalSql), params: 19 },
-      lean: { name: `ledger-append-lean-${rule.name}`, text: leanAppendStatement(true, rule.refusalSql), params: 19 },
-      solo: { name: `ledger-append-solo-${rule.name}`, text: soloAppendStatement(true, rule.refusalSql), params: 12 },
+      full: { name: `ledger-append-${rule.name}`, text: appendStatement(true, rule.refusalSql), params: 20 },
+      lean: { name: `ledger-append-lean-${rule.name}`, text: leanAppendStatement(true, rule.refusalSql), params: 20 },
+      solo: { name: `ledger-append-solo-${rule.name}`, text: soloAppendStatement(true, rule.refusalSql), params: 13 },
     };
     guardStatementsByRule.set(rule.name, built);
   }
@@ -60,7 +61,7 @@ const soloQuery = (r: AppendRequest, texts: Serialised): pg.QueryConfig => {
   const [event, [data, metadata], claim, guard] = [r.events[0]!, texts[0]!, r.claims?.[0], r.guards?.[0]];
   const statement = guard ? guardStatements(guard.rule).solo : SOLO_STATEMENTS[claim ? 'soloClaims' : 'solo'];
   const values = [r.streamId, String(r.expectedRevision), event.id, event.type, data, metadata, claim?.kind, claim?.key, claim?.owner];
-  const guarded = guard ? [guard.userId, guard.usdAmount, guard.at.toISOString()] : [];
+  const guarded = guard ? [guard.userId, guard.usdAmount, guard.at.toISOString(), figuresLiteral(guard.figures)] : [];
   return { name: statement.name, text: statement.text, values: [...values, ...guarded].map((v) => v ?? null).slice(0, statement.params) };
 };
 
@@ -111,13 +112,14 @@ const params = (requests: readonly AppendRequest[], texts: readonly Serialised[]
     [],
   ];
   const c: [number[], string[], string[], string[], boolean[]] = [[], [], [], [], []];
-  const g: [number[], string[], string[], string[]] = [[], [], [], []];
+  const g: [number[], string[], (string | null)[], string[], string[]] = [[], [], [], [], []];
   requests.forEach((r, i) => {
     for (const guard of r.guards ?? []) {
       g[0].push(i + 1);
       g[1].push(String(guard.userId));
       g[2].push(guard.usdAmount);
       g[3].push(guard.at.toISOString());
+      g[4].push(figuresLiteral(guard.figures));
     }
     for (const claim of r.claims ?? []) {
       c[0].push(i + 1);

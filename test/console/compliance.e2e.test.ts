@@ -1,0 +1,138 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleBuilt } from '../../scripts/console-build.js';
+import { createLedger } from '../../src/commands/ledger.js';
+import { amlHooks, createAml } from '../../src/compliance/aml.js';
+import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
+import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { chromiumFound, launchChromium, seriousViolations } from '../support/browser.js';
+
+/** The console's compliance screens: a player's deposit and loss limits on the user page, and the AML flags. */
+describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 240_000 }, () => {
+  let env: AuthEnv;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  const newPage = async (): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: env.adminUrl });
+    context.setDefaultTimeout(60_000);
+    contexts.push(context);
+    return context.newPage();
+  };
+  const signInPassword = async (page: Page, user: { email: string; password: string }) => {
+    await page.goto('/admin/');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  };
+  const expectAccessible = async (page: Page, screen: string) => {
+    const noNotice = () =>
+      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
+    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
+    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
+  };
+  const answered = async (page: Page, notice: string) => {
+    await page.getByText(notice, { exact: true }).waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  };
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    env = await createAuthEnv('compliance-console', {
+      captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+      secureCookies: false,
+    });
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await env?.close();
+  });
+
+  it('when an admin sets, raises and removes each deposit and loss limit on the player page, then cuts show at once and the rest as pending', async () => {
+    const player = await env.makeUser();
+    const admin = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.view', 'user-limit.view', 'user-limit.edit'] });
+    const page = await newPage();
+    await signInPassword(page, admin);
+    await page.goto(`/admin/#/users/${player.id}/show`);
+    const table = page.getByRole('table', { name: 'Deposit and loss limits' });
+    await table.waitFor();
+    const row = (kind: string, window: string) => table.locator(`tr[data-limit="${kind}-${window}"]`);
+    await row('loss', '24h').getByText('None', { exact: true }).waitFor();
+    await expectAccessible(page, 'user limits');
+    const form = page.getByRole('region', { name: 'Deposit or loss limit' });
+    const choose = async (label: string, option: string) => {
+      await form.getByRole('combobox', { name: label }).click();
+      await page.getByRole('option', { name: option, exact: true }).click();
+    };
+    const setLimit = async (kindName: string, windowName: string, limit: string) => {
+      await choose('Limit', kindName);
+      await choose('Window', windowName);
+      await form.getByLabel('Limit (USD, empty to remove)').fill(limit);
+      await form.getByRole('button', { name: 'Set limit' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+      await answered(page, 'Deposit or loss limit: done');
+    };
+    for (const [kind, kindName, window, windowName] of [
+      ['deposit', 'Deposit limit', '7d', '7 days'],
+      ['loss', 'Loss limit', '24h', '24 hours'],
+    ] as const) {
+      await setLimit(kindName, windowName, '50');
+      await row(kind, window).getByText('50.00 USD', { exact: true }).waitFor();
+      await setLimit(kindName, windowName, '80');
+      // A raise waits 24 hours: the 50 stays in force and the 80 shows as pending, with its time.
+      await row(kind, window)
+        .getByText(/80\.00 USD from/)
+        .waitFor();
+      expect(await row(kind, window).getByText('50.00 USD', { exact: true }).count()).toBe(1);
+      await setLimit(kindName, windowName, '');
+      await row(kind, window)
+        .getByText(/Removal from/)
+        .waitFor();
+      await setLimit(kindName, windowName, '20');
+      await row(kind, window).getByText('20.00 USD', { exact: true }).waitFor();
+      expect(await row(kind, window).getByText(/from/).count()).toBe(0);
+    }
+    const reply = await call(env.adminUrl, 'GET', `/user-limits/deposit-loss-limits/${player.id}`);
+    expect(reply.status).toBe(401);
+    await expectAccessible(page, 'user limits set');
+  });
+
+  it('when linked deposits reach the AML threshold, then the flag is listed, assigned to the officer and cleared with a note, and stays listed', async () => {
+    const player = await env.makeUser();
+    const aml = createAml({ store: env.store, pool: env.pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '100' }) });
+    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml) });
+    const requested = await ledger.requestDeposit({
+      externalId: `aml-e2e-${player.id}`,
+      userId: player.id,
+      providerId: 'TEST',
+      networkId: 'ETH',
+      currencyId: 'USDT',
+      amount: '120',
+      usdAmount: '120',
+    });
+    expect(requested._tag).toBe('Right');
+    const officer = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['kyc.view', 'kyc.edit'] });
+    const page = await newPage();
+    await signInPassword(page, officer);
+    await page.getByRole('menuitem', { name: 'AML flags' }).click();
+    const table = page.getByRole('table', { name: 'AML flags' });
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: String(player.id), exact: true }) });
+    await row.getByText('Open', { exact: true }).waitFor();
+    expect(await row.getByText('120.00 USD', { exact: true }).count()).toBe(1);
+    await expectAccessible(page, 'aml flags');
+    await row.getByRole('button', { name: 'Assign to me' }).click();
+    await page.getByText('Assign to me: done', { exact: true }).waitFor();
+    await row.getByRole('cell', { name: String(officer.id), exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.getByRole('dialog').getByLabel('Note').fill('Salary from employer, payslips on file');
+    await page.getByRole('dialog').getByRole('button', { name: 'Clear flag' }).click();
+    await answered(page, 'Clear flag: done');
+    await row.getByText('Cleared', { exact: true }).waitFor();
+    await row.getByText('Salary from employer, payslips on file').waitFor();
+    expect(await row.getByRole('button', { name: 'Clear', exact: true }).count()).toBe(0);
+    await expectAccessible(page, 'aml flags cleared');
+  });
+});
