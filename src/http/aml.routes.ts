@@ -21,7 +21,10 @@ const orThrow = <T>(result: Either<AmlError, T>): T => {
 /** AML due-diligence flags (docs/compliance.md): listed, assigned and cleared with a note; each change an audited event. */
 export const amlRoutes = (deps: BackOfficeDeps, aml: Aml): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', {
+    404: ['AML_FLAG_NOT_FOUND'],
+    409: ['AML_FLAG_CLEARED'],
+  });
   route(
     'get',
     '/aml-flags',

@@ -2,9 +2,9 @@ import { Router, type Request } from 'express';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { AuthKit } from '../auth/auth-kit.js';
 import type { Limits } from '../commands/limits.js';
-import { limitsError } from '../commands/errors.js';
+import { limitsError, LIMITS_ERRORS } from '../commands/errors.js';
 import type { LimitsError } from '../domain/limits/limits.errors.js';
-import { guardedRoutes } from './access.js';
+import { errorCodesOf, guardedRoutes, mergeErrors } from './access.js';
 import { authOf, requireAuth } from './auth.adapter.js';
 import { existingUser, type BackOfficeDeps } from './back-office.deps.js';
 import { GamblingLimitBody, GamblingLimits, OwnGamblingLimitBody } from './gambling-limits.schemas.js';
@@ -62,7 +62,13 @@ export const ownGamblingLimitsRoutes = (kit: AuthKit, limits: Limits): Router =>
 /** A player's deposit and loss limits in the back office: each admin change an event naming the admin (audited). */
 export const gamblingLimitsRoutes = (deps: BackOfficeDeps, limits: Limits): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(
+    router,
+    deps.auth.authenticator,
+    deps.registry,
+    '',
+    mergeErrors(errorCodesOf(LIMITS_ERRORS), { 404: ['USER_NOT_FOUND'] }),
+  );
   const admin = (req: Request) => authOf(req).userId;
   route(
     'get',

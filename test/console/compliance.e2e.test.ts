@@ -57,6 +57,7 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     const page = await newPage();
     await signInPassword(page, admin);
     await page.goto(`/admin/#/users/${player.id}/show`);
+    await page.getByRole('tab', { name: 'Limits', exact: true }).click();
     const table = page.getByRole('table', { name: 'Deposit and loss limits' });
     await table.waitFor();
     const row = (kind: string, window: string) => table.locator(`tr[data-limit="${kind}-${window}"]`);
