@@ -81,31 +81,37 @@ const trialTotals = async (db: Db, scope: PeriodScope): Promise<ReportRow[]> => 
 
 /**
  * What the casino owes its players per currency at the period's end: their balances, the withdrawals it holds for them
- * and the stakes of bets not yet settled; in USD at the period's rate. A closed period's figures are its sealed report's.
+ * and the stakes of bets not yet settled (`total`, as the sealed close states it), and the deposits held over a deposit
+ * limit (`depositsHeld`, from the closing balances): `totalOwed`, in USD at the period's rate.
  */
 export const liabilityReport = async (db: Db, scope: PeriodScope): Promise<ReportTable> => {
   const parts = scope.closed
     ? `parts AS (
          SELECT l->>'currencyId' AS currency_id, (l->>'playerBalances')::numeric AS players, (l->>'withdrawalsHeld')::numeric AS held,
-           (l->>'openBetStakes')::numeric AS stakes
+           (l->>'openBetStakes')::numeric AS stakes, 0 AS deposits
          FROM period_closes, jsonb_array_elements(report->'liability') l WHERE period = $1 AND $2::text IS NULL
+         UNION ALL
+         SELECT currency_id, 0, 0, 0, balance FROM period_balances WHERE period = $1 AND account = 'house:deposits-held'
        )`
     : `${balancesCte(false)}, parts AS (
          SELECT currency_id, sum(amount) FILTER (WHERE account LIKE 'user:%') AS players,
-           sum(amount) FILTER (WHERE account = 'house:withdrawals-held') AS held, 0 AS stakes
+           sum(amount) FILTER (WHERE account = 'house:withdrawals-held') AS held, 0 AS stakes,
+           sum(amount) FILTER (WHERE account = 'house:deposits-held') AS deposits
          FROM bal GROUP BY currency_id
          UNION ALL
-         SELECT currency_id, 0, 0, sum(amount) FROM ledger_open_bets GROUP BY currency_id
+         SELECT currency_id, 0, 0, sum(amount), 0 FROM ledger_open_bets GROUP BY currency_id
        )`;
   const { rows } = await db.query<Record<string, string | null>>(
     `WITH ${parts}, ${RATES_CTE}, l AS (
-       SELECT currency_id, coalesce(sum(players), 0) AS players, coalesce(sum(held), 0) AS held, coalesce(sum(stakes), 0) AS stakes
+       SELECT currency_id, coalesce(sum(players), 0) AS players, coalesce(sum(held), 0) AS held, coalesce(sum(stakes), 0) AS stakes,
+         coalesce(sum(deposits), 0) AS deposits
        FROM parts GROUP BY currency_id
      )
      SELECT l.currency_id, trim_scale(l.players)::text AS players, trim_scale(l.held)::text AS held,
-       trim_scale(l.stakes)::text AS stakes, trim_scale(l.players + l.held + l.stakes)::text AS total,
+       trim_scale(l.stakes)::text AS stakes, trim_scale(l.deposits)::text AS deposits,
+       trim_scale(l.players + l.held + l.stakes)::text AS total, trim_scale(l.players + l.held + l.stakes + l.deposits)::text AS owed,
        trim_scale(round(r.rate, 8))::text AS rate, ${usd('l.players')} AS usd_players, ${usd('l.held')} AS usd_held,
-       ${usd('l.stakes')} AS usd_stakes, ${usd('(l.players + l.held + l.stakes)')} AS usd_total
+       ${usd('l.stakes')} AS usd_stakes, ${usd('(l.players + l.held + l.stakes + l.deposits)')} AS usd_total
      FROM l LEFT JOIN rates r ON r.currency_id = l.currency_id ORDER BY l.currency_id`,
     await params(db, scope),
   );
@@ -117,6 +123,8 @@ export const liabilityReport = async (db: Db, scope: PeriodScope): Promise<Repor
       withdrawalsHeld: r.held,
       openBetStakes: r.stakes,
       total: r.total,
+      depositsHeld: r.deposits,
+      totalOwed: r.owed,
       usdRate: r.rate,
       usdPlayerBalances: r.usd_players,
       usdWithdrawalsHeld: r.usd_held,
@@ -131,6 +139,8 @@ const LIABILITY_NUMBERS = [
   'withdrawalsHeld',
   'openBetStakes',
   'total',
+  'depositsHeld',
+  'totalOwed',
   'usdRate',
   'usdPlayerBalances',
   'usdWithdrawalsHeld',
