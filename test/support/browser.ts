@@ -29,6 +29,12 @@ export type AxeViolation = { id: string; impact: string | null; help: string; no
 
 /** axe-core run inside the page; the serious and critical violations (WCAG 2 A/AA rules and best practices). */
 export const seriousViolations = async (page: Page): Promise<AxeViolation[]> => {
+  // A dialog or button mid-transition (MUI fades them in) has its colours half-way: contrast is measured once every
+  // running animation and transition has finished, not on a frame of one.
+  await page.evaluate(async () => {
+    const doc = (globalThis as unknown as { document: { getAnimations: () => { finished: Promise<unknown> }[] } }).document;
+    await Promise.all(doc.getAnimations().map((a) => a.finished.catch(() => undefined)));
+  });
   // Evaluated by the test driver, as a browser extension would run it: an inline <script> would (rightly) be refused by the
   // console's Content-Security-Policy.
   await page.evaluate(axeSource);

@@ -2,7 +2,7 @@ import { formatPosition, type RecordedEvent } from '../../infra/event-store/even
 import type { EventAction } from '../../shared/admin-actions.js';
 import { insertRows, type Projection, type Row } from '../../projections/projection.js';
 
-/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7`, `erasure-7`, `aml-7` belong to user 7; `config-*` to nobody. */
+/** Whose stream an event is in: `wallet-7`, `user-7`, `limits-7`, `api-keys-7`, `erasure-7`, `aml-7` are user 7's; `config-*` nobody's. */
 const STREAM = /^(wallet|user|limits|api-keys|erasure|aml)-(\d+)$/;
 
 /** Per stream kind, the event types that record an acting admin, and the action each one is. */
