@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Box, Button, Link as MuiLink, Typography } from '@mui/material';
+import { Alert, Box, Button, Link as MuiLink, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { Link as RouterLink } from 'react-router-dom';
 import {
   Confirm,
@@ -259,4 +259,37 @@ export const UserColumn = ({
 /** The lists' person filter: a name, an e-mail or an id, resolved to the user by the data provider (`byName`). */
 export const userFilter = (source = 'user', label = 'User (name, e-mail or id)') => (
   <TextInput key={source} source={source} label={label} alwaysOn />
+);
+
+/** A table named by its heading, with a row for "none". */
+export const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows: ReactNode[][]; empty: string }) => (
+  <Box component="section" aria-label={name} sx={{ my: 2 }}>
+    <Typography variant="h6" component="h2">
+      {name}
+    </Typography>
+    {rows.length === 0 ? (
+      <Typography>{empty}</Typography>
+    ) : (
+      <Box sx={{ overflowX: 'auto' }}>
+        <Table size="small" aria-label={name} sx={{ '& td, & th': { whiteSpace: 'nowrap' } }}>
+          <TableHead>
+            <TableRow>
+              {head.map((h) => (
+                <TableCell key={h}>{h}</TableCell>
+              ))}
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {rows.map((cells, i) => (
+              <TableRow key={i}>
+                {cells.map((c, j) => (
+                  <TableCell key={j}>{c}</TableCell>
+                ))}
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </Box>
+    )}
+  </Box>
 );

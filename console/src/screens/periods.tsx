@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Button, Link, Table, TableBody, TableCell, TableRow, Typography } from '@mui/material';
 import { Title } from 'react-admin';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api } from '../api';
 import { can } from '../authProvider';
-import { ApiProblem, CommandButton, Money, Time, useSession } from '../ui';
+import { ApiProblem, CommandButton, Grid, Money, Time, useSession } from '../ui';
 import { ClosePreview } from './finance';
 
 type ClosedSummary = { period: string; start: string; end: string; closedAt: string; closedBy: number; sealed: boolean };
@@ -41,39 +41,6 @@ type BalancesPage = {
   limit: number;
   balances: { account: string; currencyId: string; balance: string }[];
 };
-
-/** A small table with a caption (its accessible name) and a row for "none". */
-const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows: ReactNode[][]; empty: string }) => (
-  <Box component="section" aria-label={name} sx={{ my: 2 }}>
-    <Typography variant="h6" component="h2">
-      {name}
-    </Typography>
-    {rows.length === 0 ? (
-      <Typography>{empty}</Typography>
-    ) : (
-      <Box sx={{ overflowX: 'auto' }}>
-        <Table size="small" aria-label={name} sx={{ maxWidth: 1100, '& td, & th': { whiteSpace: 'nowrap' } }}>
-          <TableHead>
-            <TableRow>
-              {head.map((h) => (
-                <TableCell key={h}>{h}</TableCell>
-              ))}
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {rows.map((cells, i) => (
-              <TableRow key={i}>
-                {cells.map((c, j) => (
-                  <TableCell key={j}>{c}</TableCell>
-                ))}
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      </Box>
-    )}
-  </Box>
-);
 
 /** The admin who closed, by id, linking to their user page. */
 const AdminLink = ({ id }: { id: number }) => <Link href={`#/users/${id}/show`}>admin #{id}</Link>;

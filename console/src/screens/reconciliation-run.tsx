@@ -4,8 +4,8 @@ import { Title, useNotify } from 'react-admin';
 import { useParams } from 'react-router-dom';
 import { api, ApiError } from '../api';
 import { can } from '../authProvider';
-import { ApiProblem, Money, Time, useSession } from '../ui';
-import { Grid, KINDS, type Item, type Run } from './reconciliation';
+import { ApiProblem, Grid, Money, Time, useSession } from '../ui';
+import { KINDS, type Item, type Run } from './reconciliation';
 
 /** Resolve one break with a note: the dialog says what resolving does, then records the note (the ledger is not changed). */
 const ResolveButton = ({ runId, item, done }: { runId: string; item: Item; done: () => void }) => {

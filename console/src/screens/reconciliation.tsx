@@ -1,11 +1,11 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { Box, Button, Link, TextField, Typography } from '@mui/material';
 import { Title } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { api, ApiError } from '../api';
 import { can } from '../authProvider';
 import { adminTimeZone } from '../format';
-import { ApiProblem, Time, useSession } from '../ui';
+import { ApiProblem, Grid, Time, useSession } from '../ui';
 
 export type Total = { currencyId: string; direction: string; kind: string; items: number; statementAmount: string; ledgerAmount: string };
 export type Run = {
@@ -41,39 +41,6 @@ export const KINDS: Record<string, string> = {
   missing_in_statement: 'Missing in the statement',
   matched: 'Matched',
 };
-
-/** A table named by its heading, with a row for "none". */
-export const Grid = ({ name, head, rows, empty }: { name: string; head: string[]; rows: ReactNode[][]; empty: string }) => (
-  <Box component="section" aria-label={name} sx={{ my: 2 }}>
-    <Typography variant="h6" component="h2">
-      {name}
-    </Typography>
-    {rows.length === 0 ? (
-      <Typography>{empty}</Typography>
-    ) : (
-      <Box sx={{ overflowX: 'auto' }}>
-        <Table size="small" aria-label={name} sx={{ '& td, & th': { whiteSpace: 'nowrap' } }}>
-          <TableHead>
-            <TableRow>
-              {head.map((h) => (
-                <TableCell key={h}>{h}</TableCell>
-              ))}
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {rows.map((cells, i) => (
-              <TableRow key={i}>
-                {cells.map((c, j) => (
-                  <TableCell key={j}>{c}</TableCell>
-                ))}
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      </Box>
-    )}
-  </Box>
-);
 
 /** `datetime-local` input value (the admin's zone) as an instant. */
 const instant = (local: string): string => new Date(local).toISOString();
