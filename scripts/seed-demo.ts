@@ -383,9 +383,8 @@ const main = async (): Promise<void> => {
 
   const count = async (sql: string) => (await db.query<{ k: string; n: string }>(sql)).rows.map((r) => `${r.k} ${r.n}`).join(', ');
   const byStatus = (table: string, column = 'status') => count(`SELECT ${column} AS k, count(*) AS n FROM ${table} GROUP BY 1 ORDER BY 1`);
-  console.log(
-    `\nseeded in ${((Date.now() - started) / 1000).toFixed(1)} s (SEED=${SEED}, ${DAYS} days and today up to ${new Date(NOW).toISOString().slice(0, 16)}Z)`,
-  );
+  const upTo = `${new Date(NOW).toISOString().slice(0, 16)}Z`;
+  console.log(`\nseeded in ${((Date.now() - started) / 1000).toFixed(1)} s (SEED=${SEED}, ${DAYS} days and today up to ${upTo})`);
   console.log(`users:        ${await count(`SELECT 'total' AS k, count(*) AS n FROM users`)}`);
   console.log(`bets:         ${await byStatus('bets')}`);
   console.log(`deposits:     ${await byStatus('deposits')}`);
