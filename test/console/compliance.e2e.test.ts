@@ -5,7 +5,7 @@ import { createLedger } from '../../src/commands/ledger.js';
 import { amlHooks, createAml } from '../../src/compliance/aml.js';
 import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
 import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 
 /** The console's compliance screens: a player's deposit and loss limits on the user page, and the AML flags. */
 describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 240_000 }, () => {
@@ -20,17 +20,8 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     return context.newPage();
   };
   const signInPassword = async (page: Page, user: { email: string; password: string }) => {
-    await page.goto('/admin/');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInConsole(page, user);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-  };
-  const expectAccessible = async (page: Page, screen: string) => {
-    const noNotice = () =>
-      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
-    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
   };
   const answered = async (page: Page, notice: string) => {
     await page.getByText(notice, { exact: true }).waitFor();

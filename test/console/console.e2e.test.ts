@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, bearer, call, createAuthEnv, totpNow, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, seriousViolations, signInConsole } from '../support/browser.js';
 import { balanceOf, fundedUser, pendingWithdrawal } from '../support/money-env.js';
 import { runLeaderboardTick } from '../../src/leaderboards/leaderboard.scheduler.js';
 import { formatMoney } from '../../console/src/format.js';
@@ -69,21 +69,8 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
     });
     return page;
   };
-  const expectAccessible = async (page: Page, screen: string) => {
-    // A notification left by the previous action is measured mid-fade (its text blends with the page): check the screen once it is gone.
-    // A function, not a string: the console's CSP refuses eval, which a string expression would need.
-    const noNotice = () =>
-      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
-    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
-  };
   const shoot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
-  const signInPassword = async (page: Page, user: { email: string; password: string }) => {
-    await page.goto('/admin/');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
+  const signInPassword = signInConsole;
   /** The command form titled `name` on the page. */
   const form = (page: Page, name: string) => page.getByRole('region', { name });
   const confirm = (page: Page) =>

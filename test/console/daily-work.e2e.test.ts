@@ -7,7 +7,7 @@ import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createChat } from '../../src/commands/chat.js';
 import { eventually } from '../support/eventually.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
 import { balanceOf, pendingWithdrawal } from '../support/money-env.js';
 
 // As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
@@ -45,12 +45,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
   let page: Page;
   let superAdmin: { id: number; email: string; password: string };
 
-  const expectAccessible = async (screen: string) => {
-    const noNotice = () =>
-      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
-    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
-  };
+  const accessible = (screen: string) => expectAccessible(page, screen);
   const shoot = (name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
 
   beforeAll(async () => {
@@ -110,14 +105,14 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
       .getByText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/)
       .first()
       .waitFor();
-    await expectAccessible('player summary');
+    await accessible('player summary');
     await shoot('player-summary', true);
 
     const tab = async (name: string, expectRow: string, screenshot?: string) => {
       await page.getByRole('tab', { name, exact: true }).click();
       const panel = page.getByRole('tabpanel');
       await panel.getByRole('row').filter({ hasText: expectRow }).first().waitFor();
-      await expectAccessible(`player tab ${name}`);
+      await accessible(`player tab ${name}`);
       if (screenshot) await shoot(screenshot);
     };
     await tab('Bets', betId, 'player-bets');
@@ -133,7 +128,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
       .waitFor();
     await page.getByRole('tab', { name: 'Limits', exact: true }).click();
     await page.getByRole('tabpanel').getByRole('region', { name: 'Bet limit' }).waitFor();
-    await expectAccessible('player tab Limits');
+    await accessible('player tab Limits');
 
     // A tab keeps the list screen's filters: the player's bets by another status than the default SETTLED leave theirs out.
     await page.getByRole('tab', { name: 'Bets', exact: true }).click();
@@ -161,7 +156,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
       .waitFor({ state: 'detached' });
     const named = page.getByRole('link', { name: String(a.user.username), exact: true }).first();
     await named.waitFor();
-    await expectAccessible('transactions by user');
+    await accessible('transactions by user');
     await named.click();
     await page.getByRole('heading', { name: new RegExp(String(a.user.username)), level: 1 }).waitFor();
   });
@@ -188,7 +183,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     const card = page.getByRole('table', { name: 'Player context' });
     await card.getByRole('rowheader', { name: 'Deposited to date' }).waitFor();
     await card.getByRole('rowheader', { name: 'Account age' }).waitFor();
-    await expectAccessible('withdrawal with player context');
+    await accessible('withdrawal with player context');
     await shoot('withdrawal-context');
     await row(first.withdrawal.id).getByRole('button', { name: 'Approve' }).click();
     await expect(page.getByRole('dialog').textContent()).resolves.toContain('1.25 BTC');
@@ -234,7 +229,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
             .backgroundColor === 'rgb(21, 101, 192)',
       );
     await page.waitForFunction(settled, undefined, { timeout: 20_000 });
-    await expectAccessible('new admin');
+    await accessible('new admin');
     await shoot('new-admin', true);
     await page.getByRole('button', { name: 'Create admin' }).click();
     const dialog = await page.getByRole('dialog').textContent();
@@ -296,7 +291,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     const messages = page.getByRole('table', { name: 'Recent messages in en' });
     const spam = messages.getByRole('row').filter({ hasText: 'free coins at example.invalid' });
     await spam.waitFor();
-    await expectAccessible('chat moderation');
+    await accessible('chat moderation');
     await shoot('chat-recent');
     await spam.getByRole('button', { name: 'Mute' }).click();
     await expect(page.getByRole('dialog').textContent()).resolves.toContain(String(spammer.username));
@@ -333,7 +328,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     expect(await page.getByRole('dialog').count()).toBe(0);
     await section.getByLabel('Manual approval above (USD)').fill('500');
     await section.getByLabel('Daily limit per player (USD)').fill('25000.50');
-    await expectAccessible('site configuration form');
+    await accessible('site configuration form');
     await shoot('config-form');
     await page.getByRole('button', { name: 'Save section' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();

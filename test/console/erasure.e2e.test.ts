@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
 import { fundedUser } from '../support/money-env.js';
 
 if (!chromiumFound) console.log(`erasure browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
@@ -13,9 +13,7 @@ describe.skipIf(!chromiumFound)('erasing a person from the user page', { timeout
   let browser: Browser;
   let page: Page;
 
-  const accessible = async (screen: string) => {
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
-  };
+  const accessible = (screen: string) => expectAccessible(page, screen);
 
   beforeAll(async () => {
     ensureConsoleBuilt();

@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, bearer, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { must } from '../support/realtime-ledger.js';
 
@@ -34,8 +34,7 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
   let page: Page;
   let player: number;
 
-  const expectAccessible = async (screen: string) =>
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
+  const accessible = (screen: string) => expectAccessible(page, screen);
   const shoot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
@@ -108,10 +107,7 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
     context.setDefaultTimeout(60_000);
     contexts.push(context);
     page = await context.newPage();
-    await page.goto('/admin/');
-    await page.getByLabel('E-mail').fill(admin.email);
-    await page.getByLabel('Password').fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInConsole(page, admin);
     await page.getByRole('menuitem', { name: 'Finance reports' }).waitFor();
   }, 120_000);
 
@@ -168,7 +164,7 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
       await region.getByRole('button', { name: 'Download CSV' }).click();
       expect((await download).suggestedFilename()).toMatch(/\.csv$/);
       await region.getByText('(the file received matches)').waitFor();
-      await expectAccessible(`finance report ${report}`);
+      await accessible(`finance report ${report}`);
       if (report === 'GGR and NGR') await shoot('finance-reports');
     }
   });
@@ -184,7 +180,7 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
     expect(await table.getByRole('row').filter({ hasText: 'CLOSING' }).innerText()).toContain('1,050');
     // The deposit, three stakes, the win and the refund (a zero payout moves nothing).
     expect(await table.getByRole('row').filter({ hasText: 'MOVEMENT' }).count()).toBe(6);
-    await expectAccessible('account statement');
+    await accessible('account statement');
     await shoot('finance-statement');
   });
 });

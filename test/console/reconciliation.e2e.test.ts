@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
-import { chromiumFound, CHROMIUM_PATH, launchChromium, seriousViolations } from '../support/browser.js';
+import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { eventuallyTrue } from '../support/eventually.js';
 
 if (!chromiumFound) console.log(`reconciliation browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
@@ -25,17 +25,8 @@ describe.skipIf(!chromiumFound)('the console Reconciliation screen in Chromium',
     return context.newPage();
   };
   const signIn = async (page: Page, user: { email: string; password: string }) => {
-    await page.goto('/admin/');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInConsole(page, user);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-  };
-  const expectAccessible = async (page: Page, screen: string) => {
-    const noNotice = () =>
-      !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
-    await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
-    expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
   };
 
   beforeAll(async () => {

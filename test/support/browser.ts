@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH overrides. Never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -54,4 +55,24 @@ export const seriousViolations = async (page: Page): Promise<AxeViolation[]> => 
       help: v.help,
       nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html?.slice(0, 160) })),
     }));
+};
+
+/**
+ * Fails the test naming `screen` when the page has a serious or critical axe violation. A notification left by the
+ * previous action is measured mid-fade (its text blends with the page), so the screen is checked once it is gone.
+ * A function, not a string, is evaluated: the console's CSP refuses eval, which a string expression would need.
+ */
+export const expectAccessible = async (page: Page, screen: string): Promise<void> => {
+  const noNotice = () =>
+    !(globalThis as unknown as { document: { querySelector: (s: string) => unknown } }).document.querySelector('.MuiSnackbar-root');
+  await page.waitForFunction(noNotice, undefined, { timeout: 20_000 });
+  expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
+};
+
+/** Signs in on the console's own page with e-mail and password (the local captcha bypass answers the captcha). */
+export const signInConsole = async (page: Page, user: Readonly<{ email: string; password: string }>): Promise<void> => {
+  await page.goto('/admin/');
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 };
