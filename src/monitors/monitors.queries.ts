@@ -91,3 +91,18 @@ export const listWebhooks = async (db: Db) => {
     createdAt: r.created_at.toISOString(),
   }));
 };
+
+/** Whether the monitor exists; a disabled monitor fires no more alerts. */
+export const setMonitorEnabled = async (db: Db, id: string, enabled: boolean): Promise<boolean> =>
+  ((await db.query('UPDATE monitors SET enabled = $2 WHERE id = $1', [id, enabled])).rowCount ?? 0) > 0;
+
+/** Live again with a clean record; its undelivered deliveries are due at once. Whether the webhook exists. */
+export const enableWebhook = async (db: Db, id: string): Promise<boolean> => {
+  const { rowCount } = await db.query('UPDATE monitor_webhooks SET disabled_at = NULL, failing_since = NULL WHERE id = $1', [id]);
+  if (!rowCount) return false;
+  await db.query(
+    'UPDATE monitor_deliveries SET next_attempt_at = least(next_attempt_at, now()) WHERE webhook_id = $1 AND delivered_at IS NULL',
+    [id],
+  );
+  return true;
+};

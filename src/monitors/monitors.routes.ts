@@ -3,14 +3,25 @@ import { recordAdminAction } from '../commands/admin-actions.store.js';
 import { guardedRoutes } from '../http/access.js';
 import { authOf } from '../http/auth.adapter.js';
 import type { BackOfficeDeps } from '../http/back-office.deps.js';
-import { parseBody, parseQuery } from '../http/validate.js';
+import { HttpError } from '../http/http-errors.js';
+import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { inTransaction } from '../infra/pg.js';
-import { insertMonitor, insertWebhook, listAlerts, listMonitors, listWebhooks } from './monitors.queries.js';
+import {
+  enableWebhook,
+  insertMonitor,
+  insertWebhook,
+  setMonitorEnabled,
+  listAlerts,
+  listMonitors,
+  listWebhooks,
+} from './monitors.queries.js';
 import {
   AlertList,
   AlertsQuery,
   CreateMonitorBody,
   CreateWebhookBody,
+  IdParams,
+  MonitorEnabledBody,
   MonitorList,
   MonitorRecord,
   WebhookList,
@@ -22,7 +33,7 @@ const SUPERADMIN = { kind: 'superadmin' } as const;
 /** Monitors and alerts (docs/compliance.md): defined by a SuperAdmin (audited), their alerts and webhook targets listed. */
 export const monitorsRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
-  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry);
+  const route = guardedRoutes(router, deps.auth.authenticator, deps.registry, '', { 404: ['MONITOR_NOT_FOUND', 'WEBHOOK_NOT_FOUND'] });
   const { pool } = deps;
 
   route(
@@ -110,6 +121,53 @@ export const monitorsRoutes = (deps: BackOfficeDeps): Router => {
     },
     async (_req, res) => {
       res.json({ data: await listWebhooks(pool) });
+    },
+  );
+  route(
+    'post',
+    '/monitors/:id/enabled',
+    SUPERADMIN,
+    {
+      summary: 'Enable or disable a monitor: a disabled one raises no alerts',
+      addition: true,
+      description: 'Recorded in the admin audit log as `monitor.set-enabled`.',
+      request: { params: IdParams, body: MonitorEnabledBody },
+      responses: { 204: { description: 'Done' } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(IdParams, req);
+      const { enabled } = parseBody(MonitorEnabledBody, req);
+      const adminUserId = authOf(req).userId;
+      const found = await inTransaction(pool, async (client) => {
+        if (!(await setMonitorEnabled(client, id, enabled))) return false;
+        await recordAdminAction(client, { adminUserId, action: 'monitor.set-enabled', details: { monitorId: id, enabled } });
+        return true;
+      });
+      if (!found) throw new HttpError(404, 'MONITOR_NOT_FOUND', `Monitor ${id} not found`);
+      res.status(204).end();
+    },
+  );
+  route(
+    'post',
+    '/monitors/webhooks/:id/enable',
+    SUPERADMIN,
+    {
+      summary: 'Re-enable a webhook target (after it was disabled for failing): its undelivered alerts are sent again',
+      addition: true,
+      description: 'Recorded in the admin audit log as `monitor.webhook-enable`.',
+      request: { params: IdParams },
+      responses: { 204: { description: 'Done' } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(IdParams, req);
+      const adminUserId = authOf(req).userId;
+      const found = await inTransaction(pool, async (client) => {
+        if (!(await enableWebhook(client, id))) return false;
+        await recordAdminAction(client, { adminUserId, action: 'monitor.webhook-enable', details: { webhookId: id } });
+        return true;
+      });
+      if (!found) throw new HttpError(404, 'WEBHOOK_NOT_FOUND', `Webhook ${id} not found`);
+      res.status(204).end();
     },
   );
   return router;

@@ -59,3 +59,6 @@ export const WebhookRecord = z
   })
   .openapi('MonitorWebhook');
 export const WebhookList = z.object({ data: z.array(WebhookRecord) }).openapi('MonitorWebhookList');
+
+export const IdParams = z.object({ id: z.string().regex(/^\d{1,18}$/) });
+export const MonitorEnabledBody = z.object({ enabled: z.boolean() }).openapi('MonitorEnabledBody');

@@ -142,6 +142,8 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'get /monitors/alerts': () => ({ path: '/monitors/alerts' }),
   'post /monitors/webhooks': () => ({ path: '/monitors/webhooks', body: {} }),
   'get /monitors/webhooks': () => ({ path: '/monitors/webhooks' }),
+  'post /monitors/:id/enabled': () => ({ path: '/monitors/999999/enabled', body: { enabled: false } }),
+  'post /monitors/webhooks/:id/enable': () => ({ path: '/monitors/webhooks/999999/enable' }),
   'get /aml-flags': () => ({ path: '/aml-flags?status=OPEN' }),
   'post /aml-flags/:id/assign': () => ({ path: '/aml-flags/no-such-flag/assign', body: {} }),
   'post /aml-flags/:id/clear': () => ({ path: '/aml-flags/no-such-flag/clear', body: { note: 'checked' } }),

@@ -95,5 +95,31 @@ describe('monitors API: a SuperAdmin defines monitors and webhooks (audited); al
     });
     expect(alerts[0]).toMatchObject({ type: 'withdrawal-over', userId: user.id, amountUsd: '20', delivered: 0, pending: 1 });
     expect(alerts[0].subject).toMatch(/^withdrawal:/);
+
+    // Disabled, the monitor raises nothing for a later withdrawal; the counted alert is still the one.
+    expect((await as(superToken, 'POST', `/monitors/${created.body.id}/enabled`, { enabled: false })).status).toBe(204);
+    expect((await as(superToken, 'POST', '/monitors/999999/enabled', { enabled: true })).status).toBe(404);
+    // A second monitor, still enabled, shows when the projection has seen the later withdrawal.
+    expect((await as(superToken, 'POST', '/monitors', { type: 'withdrawal-over', thresholdUsd: '25' })).status).toBe(201);
+    const later = await env.ledger.requestWithdrawal({
+      userId: user.id,
+      currencyId: 'USDT',
+      networkId: 'ETH',
+      providerId: 'TEST',
+      amount: '30',
+      recipientAddress: '0xabc',
+    });
+    if (later._tag === 'Left') throw new Error(JSON.stringify(later.left));
+    const subjects = await eventually(async () => {
+      const res = await as(superToken, 'GET', '/monitors/alerts');
+      expect(res.body.data).toHaveLength(2);
+      return res.body.data as { monitorId: string; amountUsd: string }[];
+    });
+    expect(subjects.filter((a) => a.monitorId === created.body.id).map((a) => a.amountUsd)).toEqual(['20']);
+
+    expect((await as(superToken, 'POST', `/monitors/webhooks/${hook.body.id}/enable`)).status).toBe(204);
+    expect((await as(superToken, 'POST', '/monitors/webhooks/999999/enable')).status).toBe(404);
+    const actions = await env.pool.query<{ action: string }>('SELECT action FROM admin_audit_records WHERE admin_user_id = $1', [superId]);
+    expect(actions.rows.map((r) => r.action)).toEqual(expect.arrayContaining(['monitor.set-enabled', 'monitor.webhook-enable']));
   });
 });
