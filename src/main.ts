@@ -305,6 +305,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       clock: () => new Date(),
       timeoutMs: config.monitorWebhooks.timeoutMs,
       disableAfterMs: config.monitorWebhooks.disableAfterHours * 3_600_000,
+      onError: (err) => logger.warn({ err }, 'monitor webhook pass failed'),
     });
     cleanups.push({ name: 'monitor webhooks', run: webhooks.stop });
   }

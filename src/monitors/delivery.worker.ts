@@ -13,6 +13,8 @@ export type DeliveryWorkerOptions = Readonly<{
   disableAfterMs?: number;
   pollMs?: number;
   batch?: number;
+  /** A pass that failed (e.g. the database away); the next poll tries again. */
+  onError?: (error: unknown) => void;
 }>;
 
 export const SIGNATURE_HEADER = 'x-monitor-signature';
@@ -91,7 +93,10 @@ export const startDeliveryWorker = (o: DeliveryWorkerOptions): DeliveryWorker =>
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const n = await deliverDue(o).catch(() => 0);
+      const n = await deliverDue(o).catch((error: unknown) => {
+        o.onError?.(error);
+        return 0;
+      });
       if (n === 0) await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 1_000));
     }
   })();
