@@ -64,7 +64,7 @@ export const allMigrations: readonly Migration[] = [
   ...reconciliationMigrations, // 0510
   ...erasureMigrations, // 0560
   ...complianceMigrations, // 0520-0549
-  ...monitorsMigrations, // 0570
+  ...monitorsMigrations, // 0570, 0571
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

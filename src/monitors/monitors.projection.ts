@@ -22,7 +22,7 @@ WITH f AS (
   FROM f JOIN monitors m ON m.type = f.type AND m.enabled AND m.created_at <= f.at
     AND (m.threshold_usd IS NULL OR f.amount_usd > m.threshold_usd)
   ORDER BY f.at, m.id
-  ON CONFLICT (monitor_id, subject) DO NOTHING
+  ON CONFLICT (monitor_id, subject, event_id) DO NOTHING
   RETURNING *
 )
 INSERT INTO monitor_deliveries (id, alert_id, webhook_id, body, next_attempt_at)
@@ -70,6 +70,16 @@ export const monitorsProjection: Projection = {
       facts.push({ ...fact, event_id: e.id, at: e.data.at ?? e.createdAt.toISOString() });
     }
     const out: Sql[] = facts.length === 0 ? [] : [{ text: FIRE, values: [JSON.stringify(facts)] }];
+    const losses = events
+      .filter((e) => e.type === 'BetSettled' && walletStreamUserId(e.streamId) !== undefined)
+      .map((e) => ({
+        user_id: walletStreamUserId(e.streamId),
+        stake_usd: e.data.usdAmount,
+        payout_usd: e.data.usdPayout,
+        event_id: e.id,
+        at: e.data.at ?? e.createdAt.toISOString(),
+      }));
+    if (losses.length > 0) out.push({ text: 'SELECT monitor_net_loss_step($1::json)', values: [JSON.stringify(losses)] });
     return out;
   },
 };

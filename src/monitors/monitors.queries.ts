@@ -3,13 +3,14 @@ import type pg from 'pg';
 type Db = Pick<pg.ClientBase, 'query'>;
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export const insertMonitor = async (db: Db, type: string, thresholdUsd: string | null, adminUserId: number) => {
+export const insertMonitor = async (db: Db, type: string, thresholdUsd: string | null, windowHours: number | null, adminUserId: number) => {
   const { rows } = await db.query<{ id: string; created_at: Date }>(
-    'INSERT INTO monitors (type, threshold_usd, created_by, created_at) VALUES ($1, $2, $3, now()) RETURNING id, created_at',
-    [type, thresholdUsd, adminUserId],
+    `INSERT INTO monitors (type, threshold_usd, window_hours, created_by, created_at) VALUES ($1, $2, $3, $4, now())
+     RETURNING id, created_at`,
+    [type, thresholdUsd, windowHours, adminUserId],
   );
   const row = rows[0]!;
-  return { id: row.id, type, thresholdUsd, enabled: true, createdBy: adminUserId, createdAt: row.created_at.toISOString() };
+  return { id: row.id, type, thresholdUsd, windowHours, enabled: true, createdBy: adminUserId, createdAt: row.created_at.toISOString() };
 };
 
 export const listMonitors = async (db: Db) => {
@@ -17,14 +18,19 @@ export const listMonitors = async (db: Db) => {
     id: string;
     type: string;
     threshold: string | null;
+    window_hours: number | null;
     enabled: boolean;
     created_by: string;
     created_at: Date;
-  }>('SELECT id, type, trim_scale(threshold_usd)::text AS threshold, enabled, created_by, created_at FROM monitors ORDER BY id');
+  }>(
+    `SELECT id, type, trim_scale(threshold_usd)::text AS threshold, window_hours, enabled, created_by, created_at
+     FROM monitors ORDER BY id`,
+  );
   return rows.map((r) => ({
     id: r.id,
     type: r.type,
     thresholdUsd: r.threshold,
+    windowHours: r.window_hours,
     enabled: r.enabled,
     createdBy: Number(r.created_by),
     createdAt: r.created_at.toISOString(),

@@ -48,10 +48,16 @@ export const monitorsRoutes = (deps: BackOfficeDeps): Router => {
       responses: { 201: { description: 'The monitor', schema: MonitorRecord } },
     },
     async (req, res) => {
-      const { type, thresholdUsd } = parseBody(CreateMonitorBody, req);
+      const { type, thresholdUsd, windowHours } = parseBody(CreateMonitorBody, req);
       const adminUserId = authOf(req).userId;
       const monitor = await inTransaction(pool, async (client) => {
-        const m = await insertMonitor(client, type, thresholdUsd ?? null, adminUserId);
+        const m = await insertMonitor(
+          client,
+          type,
+          thresholdUsd ?? null,
+          type === 'player-net-loss-over' ? (windowHours ?? 24) : null,
+          adminUserId,
+        );
         await recordAdminAction(client, {
           adminUserId,
           action: 'monitor.create',

@@ -1,17 +1,30 @@
 import { z } from '../http/validate.js';
 
-export const MONITOR_TYPES = ['bet-win-over', 'withdrawal-over', 'aml-flag'] as const;
+export const MONITOR_TYPES = ['bet-win-over', 'withdrawal-over', 'aml-flag', 'player-net-loss-over'] as const;
 const MonitorType = z.enum(MONITOR_TYPES).openapi({
   description:
     "bet-win-over: a settled bet's USD payout over the threshold; withdrawal-over: a withdrawal request's USD amount over it; " +
-    'aml-flag: an AML flag raised (over the threshold of its linked USD, if one is given)',
+    'aml-flag: an AML flag raised (over the threshold of its linked USD, if one is given); ' +
+    "player-net-loss-over: a player's net loss (stakes less payouts of settled bets) over the window, over the threshold",
 });
 const Usd = z
   .string()
   .regex(/^\d{1,18}(\.\d{1,8})?$/)
   .openapi({ description: 'USD, an exact decimal', example: '10000' });
 
-export const CreateMonitorBody = z.object({ type: MonitorType, thresholdUsd: Usd.nullable().optional() }).openapi('CreateMonitorBody');
+export const CreateMonitorBody = z
+  .object({
+    type: MonitorType,
+    thresholdUsd: Usd.nullable().optional(),
+    windowHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(720)
+      .optional()
+      .openapi({ description: 'player-net-loss-over: the window, hours (24 if not given)' }),
+  })
+  .openapi('CreateMonitorBody');
 export const MonitorRecord = z
   .object({
     id: z.string(),
