@@ -32,6 +32,7 @@ import { financeReportsProjection } from './finance/reports/finance-reports.proj
 import type { LocalProgress } from './projections/read-model-waiter.js';
 import { openEventStore } from './infra/event-store/open-event-store.js';
 import { startFollowers } from './followers/followers.js';
+import { startDeliveryWorker } from './monitors/delivery.worker.js';
 import { startFollowersThread } from './followers/followers.thread.js';
 import { migrateAll } from './schema.js';
 import { startGateway } from './realtime/gateway.js';
@@ -298,6 +299,15 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
     });
     cleanups.push({ name: 'scheduler', run: () => scheduler.stop() });
     logger.info({ role: 'scheduler' }, 'scheduler: leaderboards every 30 s');
+    // Monitor alerts' webhooks: the outbox in PostgreSQL, claimed with SKIP LOCKED, so several schedulers share it safely.
+    const webhooks = startDeliveryWorker({
+      pool,
+      clock: () => new Date(),
+      timeoutMs: config.monitorWebhooks.timeoutMs,
+      disableAfterMs: config.monitorWebhooks.disableAfterHours * 3_600_000,
+      onError: (err) => logger.warn({ err }, 'monitor webhook pass failed'),
+    });
+    cleanups.push({ name: 'monitor webhooks', run: webhooks.stop });
   }
 };
 

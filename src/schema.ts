@@ -27,6 +27,7 @@ import { periodsMigrations } from './periods/periods.migration.js';
 import { financeReportsMigrations } from './finance/reports/finance-reports.migration.js';
 import { reconciliationMigrations } from './finance/reconciliation/reconciliation.migration.js';
 import { erasureMigrations } from './erasure/erasure.migration.js';
+import { monitorsMigrations } from './monitors/monitors.migration.js';
 import { complianceMigrations } from './compliance/compliance.migration.js';
 import { loginStatesMigration } from './http/identity-providers/login-state.js';
 
@@ -63,6 +64,7 @@ export const allMigrations: readonly Migration[] = [
   ...reconciliationMigrations, // 0510
   ...erasureMigrations, // 0560
   ...complianceMigrations, // 0520-0549
+  ...monitorsMigrations, // 0570, 0571
 ].sort(byId);
 
 const coreMigrations = new Set<Migration>([...eventStoreMigrations, ...ledgerMigrations, ...userMigrations, loginStatesMigration]);

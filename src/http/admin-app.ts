@@ -27,6 +27,7 @@ import { createPeriods, type Periods } from '../periods/close-period.use-case.js
 import { periodsRoutes } from '../periods/periods.routes.js';
 import { financeReportsRoutes } from '../finance/reports/reports.routes.js';
 import { createReconciliations, type Reconciliations } from '../finance/reconciliation/reconciliation.use-case.js';
+import { monitorsRoutes } from '../monitors/monitors.routes.js';
 import { reconciliationRoutes } from '../finance/reconciliation/reconciliation.routes.js';
 import { exportRoutes } from './export.routes.js';
 import type { ExportLimits } from './export-slots.js';
@@ -122,6 +123,7 @@ export const createAdminApp = (deps: AdminAppDeps): Express => {
     app.use(periodsRoutes({ ...backOffice, periods }), financeReportsRoutes({ ...backOffice, calendar: periods.calendar }));
     const reconciliations = deps.reconciliations ?? createReconciliations({ pool: deps.pool, tolerances: new Map() });
     app.use(reconciliationRoutes({ ...backOffice, reconciliations }));
+    app.use(monitorsRoutes(backOffice));
     app.use(erasureRoutes({ ...backOffice, erasure: deps.erasure ?? { retentionYears: 5 } }));
     app.use(auditRoutes(backOffice), exportRoutes({ ...backOffice, exportLimits: deps.exportLimits }), adminAuditRoutes(backOffice));
     app.use(

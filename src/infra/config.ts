@@ -75,6 +75,8 @@ export type Config = Readonly<{
     windowHours: number;
     requiredKycLevel: number;
   }>;
+  /** Monitor webhooks (docs/compliance.md): one POST's limit, and how long a target may fail before it is disabled. */
+  monitorWebhooks: Readonly<{ timeoutMs: number; disableAfterHours: number }>;
   /** A wallet's kept state is written as a snapshot once this many of its events were appended since the last one. */
   walletSnapshotEvery: number;
   /** The periods the books close by: calendar months (or days) in this time zone. Fixed once a period is closed. */
@@ -217,6 +219,8 @@ const EnvSchema = z.object({
     .int('must be an integer')
     .min(0, 'must not be negative')
     .default(1),
+  MONITOR_WEBHOOK_DISABLE_AFTER_HOURS: positiveInt(24),
+  MONITOR_WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
   READ_CONSISTENCY_TIMEOUT_MS: positiveInt(2_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
   DB_CONNECTION_TIMEOUT_MS: positiveInt(10_000),
@@ -383,6 +387,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       windowHours: e.AML_WINDOW_HOURS,
       requiredKycLevel: e.AML_REQUIRED_KYC_LEVEL,
     },
+    monitorWebhooks: { timeoutMs: e.MONITOR_WEBHOOK_TIMEOUT_MS, disableAfterHours: e.MONITOR_WEBHOOK_DISABLE_AFTER_HOURS },
     walletSnapshotEvery: e.WALLET_SNAPSHOT_EVERY,
     ledgerCalendar: { timeZone: e.LEDGER_TIME_ZONE, unit: e.LEDGER_PERIOD },
     reconciliationTolerances: e.RECONCILIATION_TOLERANCES,

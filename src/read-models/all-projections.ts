@@ -14,6 +14,7 @@ import { transactionsProjection } from './transactions/transactions.projection.j
 import { userStatsUsdProjection } from './user-stats-usd/user-stats-usd.projection.js';
 import { usersProjection } from './users/users.projection.js';
 import { walletBalancesProjection } from './wallet-balances/wallet-balances.projection.js';
+import { monitorsProjection } from '../monitors/monitors.projection.js';
 import { withdrawalsProjection } from '../wallet/withdrawals/withdrawals.projection.js';
 
 /** In the order the runner applies their statements within a batch. */
@@ -34,4 +35,5 @@ export const allProjections: readonly Projection[] = [
   adminAuditProjection,
   periodsProjection,
   financeReportsProjection,
+  monitorsProjection,
 ];

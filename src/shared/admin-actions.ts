@@ -37,6 +37,10 @@ export const RECORDED_ACTIONS = [
   'leaderboard.update-schedule',
   'reconciliation.upload',
   'reconciliation.resolve',
+  'monitor.create',
+  'monitor.webhook-create',
+  'monitor.set-enabled',
+  'monitor.webhook-enable',
 ] as const;
 export const CHAT_ACTIONS = ['chat.delete-message', 'chat.set-rate-limit'] as const;
 export const ADMIN_AUDIT_ACTIONS = [...EVENT_ACTIONS, ...RECORDED_ACTIONS, ...CHAT_ACTIONS] as const;
