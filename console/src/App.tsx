@@ -47,6 +47,7 @@ const AuditList = screen(() => import('./screens/audit'), 'AuditList');
 const NewAdminPage = screen(() => import('./screens/new-admin'), 'NewAdminPage');
 const ProfilePage = screen(() => import('./screens/profile'), 'ProfilePage');
 const AmlPage = screen(() => import('./screens/aml'), 'AmlPage');
+const MonitorsPage = screen(() => import('./screens/monitors'), 'MonitorsPage');
 
 /** Which permission each list needs: the menu shows only what the signed-in admin may open. */
 const NEEDS: Readonly<Record<string, string>> = {
@@ -91,6 +92,7 @@ const ConsoleMenu = () => {
       {FINANCE_PERMISSIONS.some((p) => can(me, p)) ? <Menu.Item to="/finance" primaryText="Finance reports" /> : null}
       {can(me, 'reconciliation.view') ? <Menu.Item to="/reconciliation" primaryText="Reconciliation" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/config" primaryText="Site configuration" /> : null}
+      {can(me, 'superadmin') ? <Menu.Item to="/monitors" primaryText="Monitors" /> : null}
       {can(me, 'superadmin') ? <Menu.Item to="/admins/new" primaryText="New admin" /> : null}
       {can(me, 'chat.admin-action') ? <Menu.Item to="/chat" primaryText="Chat moderation" /> : null}
       {can(me, 'kyc.view') ? <Menu.Item to="/aml" primaryText="AML flags" /> : null}
@@ -154,6 +156,7 @@ export const App = () => (
       <Route path="/profile" element={<ProfilePage />} />
       <Route path="/admins/new" element={<NewAdminPage />} />
       <Route path="/aml" element={<AmlPage />} />
+      <Route path="/monitors" element={<MonitorsPage />} />
     </CustomRoutes>
   </Admin>
 );
