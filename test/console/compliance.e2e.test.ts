@@ -4,7 +4,7 @@ import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createLedger } from '../../src/commands/ledger.js';
 import { amlHooks, createAml } from '../../src/compliance/aml.js';
 import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
-import { BYPASS, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { call, createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 
 /** The console's compliance screens: a player's deposit and loss limits on the user page, and the AML flags. */
@@ -30,10 +30,7 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv('compliance-console', {
-      captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-      secureCookies: false,
-    });
+    env = await createAuthEnv('compliance-console', LOCAL_CONSOLE);
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {

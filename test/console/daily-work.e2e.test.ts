@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createChat } from '../../src/commands/chat.js';
 import { eventually } from '../support/eventually.js';
-import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
 import { balanceOf, pendingWithdrawal } from '../support/money-env.js';
 
@@ -50,14 +50,7 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv(
-      'console_daily',
-      {
-        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-        secureCookies: false,
-      },
-      { readConsistencyTimeoutMs: 20_000 },
-    );
+    env = await createAuthEnv('console_daily', LOCAL_CONSOLE, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
     browser = await launchChromium();
     superAdmin = await env.makeUser({ roles: ['User', 'SuperAdmin'] });

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
 import { fundedUser } from '../support/money-env.js';
 
@@ -17,14 +17,7 @@ describe.skipIf(!chromiumFound)('erasing a person from the user page', { timeout
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv(
-      'console_erasure',
-      {
-        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-        secureCookies: false,
-      },
-      { readConsistencyTimeoutMs: 20_000 },
-    );
+    env = await createAuthEnv('console_erasure', LOCAL_CONSOLE, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: env.adminUrl });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { BYPASS, bearer, call, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { BYPASS, bearer, call, createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { must } from '../support/realtime-ledger.js';
@@ -39,14 +39,7 @@ describe.skipIf(!chromiumFound)('finance workspace in the console', { timeout: 2
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv(
-      'finance_console',
-      {
-        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-        secureCookies: false,
-      },
-      { readConsistencyTimeoutMs: 20_000 },
-    );
+    env = await createAuthEnv('finance_console', LOCAL_CONSOLE, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
     browser = await launchChromium();
     // Last month: a deposit, three bets (a win, a loss, a rollback) and a withdrawal request, all at business times in it.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { fundedUser } from '../support/money-env.js';
 import { must } from '../support/realtime-ledger.js';
@@ -23,14 +23,7 @@ describe.skipIf(!chromiumFound)('monitors in the console', { timeout: 240_000 },
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv(
-      'monitors_console',
-      {
-        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-        secureCookies: false,
-      },
-      { readConsistencyTimeoutMs: 20_000 },
-    );
+    env = await createAuthEnv('monitors_console', LOCAL_CONSOLE, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: env.adminUrl });

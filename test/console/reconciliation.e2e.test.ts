@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { BYPASS, createAuthEnv, type AuthEnv } from '../support/auth-env.js';
+import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { eventuallyTrue } from '../support/eventually.js';
 
@@ -31,14 +31,7 @@ describe.skipIf(!chromiumFound)('the console Reconciliation screen in Chromium',
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await createAuthEnv(
-      'console_reconciliation',
-      {
-        captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
-        secureCookies: false,
-      },
-      { readConsistencyTimeoutMs: 20_000 },
-    );
+    env = await createAuthEnv('console_reconciliation', LOCAL_CONSOLE, { readConsistencyTimeoutMs: 20_000 });
     env.startProjector();
     browser = await launchChromium();
     dir = mkdtempSync(path.join(tmpdir(), 'statement-'));

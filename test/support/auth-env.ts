@@ -254,3 +254,9 @@ export const footprint = async (pool: pg.Pool): Promise<Record<string, number>> 
   for (const t of tables) out[t] = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`)).rows[0]!.n);
   return out;
 };
+
+/** The settings the console's browser tests run with: APP_ENV=local (the captcha's local bypass), plain-HTTP cookies. */
+export const LOCAL_CONSOLE: Partial<AuthSettings> = {
+  captcha: { verifyUrl: 'http://127.0.0.1:9/unused', secret: undefined, localBypassToken: BYPASS, appEnv: 'local' },
+  secureCookies: false,
+};
