@@ -2,6 +2,7 @@ import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { createStreamHandler } from '../commands/stream.handler.js';
 import { comparePositions, parsePosition, START, StoreUnavailable, type EventStore } from '../infra/event-store/event-store.port.js';
+import { committedHeadPosition } from '../infra/event-store/postgres/postgres.reads.js';
 import { isPeriodId, nextPeriod, PERIODS_STREAM, type PeriodClosed, type PeriodId } from './periods.events.js';
 import {
   closedPeriod,
@@ -101,9 +102,12 @@ export const createPeriods = (deps: PeriodsDeps) => {
   };
   const reportTimeoutMs = deps.reportTimeoutMs ?? 60_000;
 
-  /** The periods read model has applied every event the store holds now (so the first booked period is known). */
+  /**
+   * The periods read model has applied every event committed now (so the first booked period is known), including one an
+   * older open transaction elsewhere still hides from readers: the wait lasts until that transaction ends.
+   */
   const caughtUp = async (timeoutMs = reportTimeoutMs): Promise<void> => {
-    const head = await deps.store.headPosition();
+    const head = deps.store.kind === 'postgres' ? await committedHeadPosition(deps.pool) : await deps.store.headPosition();
     await awaitProjector(
       async () => {
         const { rows } = await deps.pool.query<{ position: string }>(`SELECT position FROM projection_checkpoints WHERE name = 'periods'`);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { comparePositions, parsePosition, START, type EventStore, type Position } from '../infra/event-store/event-store.port.js';
 import { sleep } from '../infra/follow/follow-loop.js';
+import { COMMITTED_HEAD_SQL } from '../infra/event-store/postgres/postgres.reads.js';
 
 /** Where the read models stand, and whether they reached the target in time. */
 export type ReadModelsReached = Readonly<{ target: Position; position: Position; stale: boolean }>;
@@ -31,8 +32,7 @@ export type ReadModelWaiterDeps = Readonly<{
 
 /** Includes an event an older open transaction still hides, so a command acknowledged before the read is at or before it. */
 const HEAD_AND_CHECKPOINTS_SQL = `
-  SELECT (SELECT e.transaction_id::text || '/' || e.global_position FROM events e
-          ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS head,
+  SELECT (${COMMITTED_HEAD_SQL}) AS head,
          coalesce((SELECT json_object_agg(name, position) FROM projection_checkpoints WHERE name = ANY($1::text[])), '{}') AS positions`;
 const CHECKPOINTS_SQL = `SELECT coalesce(json_object_agg(name, position), '{}') AS positions
   FROM projection_checkpoints WHERE name = ANY($1::text[])`;

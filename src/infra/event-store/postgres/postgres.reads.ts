@@ -9,7 +9,7 @@ import type {
   Snapshot,
   StreamKeyRule,
 } from '../event-store.port.js';
-import { START } from '../event-store.port.js';
+import { parsePosition, START } from '../event-store.port.js';
 
 type EventRow = {
   global_position: string;
@@ -111,6 +111,18 @@ export const headPosition = async (pool: pg.Pool): Promise<Position> => {
   );
   const r = rows[0];
   return r ? { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) } : START;
+};
+
+/**
+ * The last committed event, an older open transaction's hiding it or not: what a wait for the read models must reach for
+ * every command acknowledged before it to be in them (headPosition is only what readAll can see yet).
+ */
+export const COMMITTED_HEAD_SQL = `SELECT e.transaction_id::text || '/' || e.global_position FROM events e
+  ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`;
+
+export const committedHeadPosition = async (pool: Pick<pg.Pool, 'query'>): Promise<Position> => {
+  const { rows } = await pool.query<{ head: string | null }>(`SELECT (${COMMITTED_HEAD_SQL}) AS head`);
+  return rows[0]?.head ? parsePosition(rows[0].head) : START;
 };
 
 /** Named per page size, so that a connection plans it once: planning it on every read cost more than running it. */
