@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminApp } from '../../src/http/admin-app.js';
 import { createLogger } from '../../src/infra/logger.js';
+import { untilVisible } from '../support/audit-ledger.js';
 import { bearer, call, createAuthEnv, signIn, type AuthEnv, type Reply } from '../support/auth-env.js';
 
 /**
@@ -79,8 +80,9 @@ describe('consistent back-office reads', { timeout: 600_000 }, () => {
     // The test asserts what a consistent read shows, not how soon: on a loaded machine the projector can need more than the
     // default bound (2 s) to reach a command, and the read would answer 'stale'. The stale answer is tested on its own server.
     env = await createAuthEnv('read_your_writes', {}, { readConsistencyTimeoutMs: 20_000 });
-    // A read model the projector has not prepared yet has no checkpoint, and a read of it answers 'stale' at once.
-    await env.startProjector().waitFor(await env.store.headPosition());
+    // A read model the projector has not prepared yet has no checkpoint, and a read of it answers 'stale' at once. The
+    // last committed event, once readable: another file's open transaction can hide it from headPosition for a while.
+    await env.startProjector().waitFor(await untilVisible(env.store, env.pool));
     const app = createAdminApp({
       logger: createLogger({ level: 'silent' }),
       pool: env.pool,
