@@ -31,6 +31,7 @@ import {
 } from 'react-admin';
 import { api, idempotencyKey } from '../api';
 import { can } from '../authProvider';
+import { formatTime } from '../format';
 import { choices, CURRENCIES, PERMISSIONS } from '../permissions';
 import { EraseAction } from './erasure';
 import { Allowed, ApiProblem, CommandButton, CommandForm, ConsoleList, Money, Time, TimeField, useSession } from '../ui';
@@ -462,6 +463,12 @@ export const MoneyActions = ({ user, settle }: { user: RaRecord; settle: () => v
   );
 };
 
+/** A date-time input's local value as the instant it names, in the admin's zone with the zone shown. */
+const inAdminZone = (local: unknown): string => {
+  const at = new Date(String(local));
+  return Number.isNaN(at.getTime()) ? String(local) : formatTime(at.toISOString());
+};
+
 type Fetched = { data?: Record<string, unknown>; error?: unknown };
 type LimitField = readonly [key: string, label: string, show?: (v: unknown) => ReactNode];
 export const EXCLUSION_FIELDS: readonly LimitField[] = [
@@ -525,7 +532,7 @@ export const Limits = ({ user, settle }: { user: RaRecord; settle: () => void })
           title="Self-exclusion"
           label="Exclude"
           onDone={done}
-          confirm={(v) => `Exclude ${String(user.username)} until ${String(v.excludeUntil)}?`}
+          confirm={(v) => `Exclude ${String(user.username)} until ${inAdminZone(v.excludeUntil)}?`}
           submit={(v) =>
             api('POST', '/user-limits/user-exclusion', { userId: user.id, excludeUntil: new Date(String(v.excludeUntil)).toISOString() })
           }
