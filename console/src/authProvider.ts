@@ -12,10 +12,26 @@ export class MfaRequired extends Error {
 }
 
 let session: Session | undefined;
+let loading: Promise<Session> | undefined;
 
-const loadSession = async (): Promise<Session> => {
-  session = (await api<Session>('GET', '/admin/session')).json;
-  return session;
+/** One request however many ask at once (react-admin checks the session and the permissions side by side at start). */
+const loadSession = (): Promise<Session> => {
+  if (!loading) {
+    const load: Promise<Session> = api<Session>('GET', '/admin/session')
+      .then(({ json }) => {
+        if (loading === load) session = json; // not when a log-out came in between
+        return json;
+      })
+      .finally(() => {
+        if (loading === load) loading = undefined;
+      });
+    loading = load;
+  }
+  return loading;
+};
+const forgetSession = (): void => {
+  session = undefined;
+  loading = undefined;
 };
 
 export const consoleConfig = async (): Promise<ConsoleConfig> => (await api<ConsoleConfig>('GET', '/admin/console-config')).json;
@@ -49,7 +65,7 @@ export const authProvider: AuthProvider = {
     });
   },
   logout: async () => {
-    session = undefined;
+    forgetSession();
     await api('DELETE', '/admin/session/log-out/current').catch(() => undefined);
   },
   checkAuth: async () => {
@@ -60,7 +76,7 @@ export const authProvider: AuthProvider = {
     const status = error instanceof ApiError ? error.status : (error as { status?: number })?.status;
     // 401: the session ended (log-out elsewhere, ban, revocation) after a refresh was tried: back to the login page.
     if (status === 401) {
-      session = undefined;
+      forgetSession();
       if (await refreshSession()) return;
       throw new Error('Your session has ended');
     }
