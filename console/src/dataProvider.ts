@@ -219,6 +219,7 @@ export const fetchList = async (resource: string, params: Partial<GetListParams>
 
 const ONE: Readonly<Record<string, (id: string) => string>> = {
   users: (id) => `/user/${encodeURIComponent(id)}`,
+  'user-search': (id) => `/user/${encodeURIComponent(id)}`,
   leaderboards: (id) => `/leaderboards/${encodeURIComponent(id)}`,
   schedules: (id) => `/leaderboards/schedule/${encodeURIComponent(id)}`,
 };

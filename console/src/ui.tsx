@@ -2,7 +2,9 @@ import { useState, type ReactNode } from 'react';
 import { Alert, Box, Button, Link as MuiLink, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { Link as RouterLink } from 'react-router-dom';
 import {
+  AutocompleteInput,
   Confirm,
+  ReferenceInput,
   TextInput,
   Form,
   List,
@@ -14,6 +16,7 @@ import {
   useRecordContext,
   type FieldProps,
   type ListProps,
+  type RaRecord,
 } from 'react-admin';
 import { ApiError } from './api';
 import { formatMoney, formatTime } from './format';
@@ -259,6 +262,29 @@ export const UserColumn = ({
 /** The lists' person filter: a name, an e-mail or an id, resolved to the user by the data provider (`byName`). */
 export const userFilter = (source = 'user', label = 'User (name, e-mail or id)') => (
   <TextInput key={source} source={source} label={label} alwaysOn />
+);
+
+/** The people picked in command forms, by id: what a confirmation names (who gets the money, not a bare id). */
+const picked = new Map<number, string>();
+const personOf = (u: RaRecord): string => `${String(u.username ?? u.email ?? '—')} (#${String(u.id)})`;
+export const pickedUser = (id: unknown): string => picked.get(Number(id)) ?? `user #${String(id)}`;
+
+/**
+ * A command's person, picked by part of a name or e-mail or by id as the admin types (GET /user/search); the form holds
+ * the id, and the confirmation names the person through `pickedUser`.
+ */
+export const UserInput = ({ source, label = 'User (name, e-mail or id)' }: { source: string; label?: string }) => (
+  <ReferenceInput source={source} reference="user-search">
+    <AutocompleteInput
+      label={label}
+      filterToQuery={(q: string) => ({ q })}
+      optionText={(u: RaRecord) => `${personOf(u)}${u.username && u.email ? ` ${String(u.email)}` : ''}`}
+      onChange={(_value, record) => {
+        if (record) picked.set(Number(record.id), personOf(record));
+      }}
+      noOptionsText="Type part of a name or e-mail, or an id"
+    />
+  </ReferenceInput>
 );
 
 /** A table named by its heading, with a row for "none". */

@@ -56,6 +56,21 @@ describe.skipIf(!chromiumFound)("the player page's money and limit commands", { 
     expect(await balanceOf(env, user.id, 'DBC')).toBe('6.75');
   });
 
+  it('when a tip goes from the tips screen to a player picked by part of their name, then the confirmation names them and their balance rises', async () => {
+    const user = await env.makeUser();
+    await page.goto('/admin/#/admin-tips');
+    const form = region('Send a tip');
+    const recipient = form.getByRole('combobox', { name: 'Recipient (name, e-mail or id)' });
+    await recipient.fill(String(user.username).slice(0, -2));
+    await page.getByRole('option', { name: new RegExp(`^${String(user.username)} \\(#${user.id}\\)`) }).click();
+    await form.getByLabel('Amount').fill('1.5');
+    await form.getByRole('button', { name: 'Send tip' }).click();
+    expect(await page.getByRole('dialog').textContent()).toContain(`Tip 1.5 DBC to ${String(user.username)} (#${user.id})?`);
+    await confirmAndWait('Send a tip: done');
+    expect(await balanceOf(env, user.id, 'DBC')).toBe('1.5');
+    await expectAccessible(page, 'admin tips with a recipient picked');
+  });
+
   it('when an admin sets a self-exclusion and a bet limit and lifts the exclusion, then each record shows, the time with its zone, and the API agrees', async () => {
     const user = await env.makeUser();
     await page.goto(`/admin/#/users/${user.id}/show`);

@@ -17,7 +17,7 @@ import { api, idempotencyKey, query, RawJson } from '../api';
 import { can } from '../authProvider';
 import { choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { ApiProblem, CommandForm, ConsoleList, Money, TimeField, UserLink, useSession } from '../ui';
+import { ApiProblem, CommandForm, ConsoleList, Money, pickedUser, TimeField, UserInput, UserLink, useSession } from '../ui';
 
 export const LeaderboardList = () => (
   <ConsoleList
@@ -103,8 +103,8 @@ const Standings = () => {
           defaultValues={{ currency: 'USDT' }}
           confirm={(v) => (
             <>
-              Pay {v.usdAmount ? <Money exact amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to
-              user #{String(v.userId)}?
+              Pay {v.usdAmount ? <Money exact amount={String(v.usdAmount)} currency="USD" /> : 'the full prize'} in {String(v.currency)} to{' '}
+              {pickedUser(v.userId)}?
             </>
           )}
           submit={(v) =>
@@ -121,7 +121,7 @@ const Standings = () => {
             )
           }
         >
-          <TextInput source="userId" label="User id" />
+          <UserInput source="userId" label="Player (name, e-mail or id)" />
           <SelectInput source="currency" choices={choices(CURRENCIES)} />
           <TextInput source="usdAmount" label="USD amount (empty: the full prize)" />
         </CommandForm>

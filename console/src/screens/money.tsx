@@ -12,7 +12,7 @@ import {
 import { api, idempotencyKey } from '../api';
 import { ALL_CURRENCIES, choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
-import { Allowed, CommandForm, ConsoleList, Money, MoneyField, TimeField, UserColumn, userFilter } from '../ui';
+import { Allowed, CommandForm, ConsoleList, Money, MoneyField, pickedUser, TimeField, UserColumn, userFilter, UserInput } from '../ui';
 
 /** Each list's filters without the person: the player page's tabs list their own player's rows. */
 export const depositFilters = [
@@ -136,7 +136,7 @@ const SendTip = () => {
         defaultValues={{ currencyId: 'DBC', notes: '' }}
         confirm={(v) => (
           <>
-            Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to user #{String(v.recipientUserId)}?
+            Tip <Money exact amount={String(v.amount)} currency={String(v.currencyId)} /> to {pickedUser(v.recipientUserId)}?
           </>
         )}
         submit={(v) =>
@@ -148,7 +148,7 @@ const SendTip = () => {
           )
         }
       >
-        <TextInput source="recipientUserId" label="Recipient user id" />
+        <UserInput source="recipientUserId" label="Recipient (name, e-mail or id)" />
         <TextInput source="amount" label="Amount" />
         <SelectInput source="currencyId" label="Currency" choices={choices(CURRENCIES)} />
         <TextInput source="notes" label="Notes" />
