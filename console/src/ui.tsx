@@ -19,6 +19,7 @@ import {
   type RaRecord,
 } from 'react-admin';
 import { ApiError } from './api';
+import { dataProvider, resolveUser } from './dataProvider';
 import { formatMoney, formatTime } from './format';
 import { can, type Session } from './authProvider';
 
@@ -259,10 +260,24 @@ export const UserColumn = ({
   return <UserLink id={id as number | null} user={user} />;
 };
 
+export const USER_FIELD_LABEL = 'User (name, e-mail or id)';
+
 /** The lists' person filter: a name, an e-mail or an id, resolved to the user by the data provider (`byName`). */
-export const userFilter = (source = 'user', label = 'User (name, e-mail or id)') => (
-  <TextInput key={source} source={source} label={label} alwaysOn />
-);
+export const userFilter = (source = 'user', label = USER_FIELD_LABEL) => <TextInput key={source} source={source} label={label} alwaysOn />;
+
+/**
+ * A person typed as a name, an e-mail or an id, found as the lists' person filter finds them (`resolveUser`: the exact name
+ * or e-mail, else the only match), with their name for a heading; `#id` when the admin may not read the user.
+ */
+export const findUser = async (text: string): Promise<{ id: number; name: string } | undefined> => {
+  const id = await resolveUser(text);
+  if (id === undefined) return undefined;
+  const user = await dataProvider
+    .getOne<{ id: number; username?: string | null; email?: string | null }>('users', { id })
+    .then((r) => r.data)
+    .catch(() => undefined);
+  return { id, name: user?.username || user?.email || `#${id}` };
+};
 
 /** The people picked in command forms, by id: what a confirmation names (who gets the money, not a bare id). */
 const picked = new Map<number, string>();

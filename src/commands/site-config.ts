@@ -12,6 +12,31 @@ export type StoredConfig = Readonly<{
   updatedByUserId: number;
   updatedAt: string;
 }>;
+/** A section no one has saved yet: nothing stored, so the defaults of the code that reads it apply. */
+export type UnsetConfig = Readonly<{
+  code: ConfigCode;
+  config: Record<string, never>;
+  revision: null;
+  updatedByUserId: null;
+  updatedAt: null;
+}>;
+
+/** The stored section as the last PUT answered it, or the section marked as never saved. */
+export const getSiteConfig = async (pool: pg.Pool, code: ConfigCode): Promise<StoredConfig | UnsetConfig> => {
+  const { rows } = await pool.query<{ config: Record<string, unknown>; revision: string; updated_by: string; updated_at: Date }>(
+    'SELECT config, revision, updated_by, updated_at FROM site_config WHERE code = $1',
+    [code],
+  );
+  const row = rows[0];
+  if (!row) return { code, config: {}, revision: null, updatedByUserId: null, updatedAt: null };
+  return {
+    code,
+    config: row.config,
+    revision: Number(row.revision),
+    updatedByUserId: Number(row.updated_by),
+    updatedAt: row.updated_at.toISOString(),
+  };
+};
 
 /** Guarded by the stream revision, so a late or repeated apply never overwrites a newer section. */
 export const putSiteConfig = async (

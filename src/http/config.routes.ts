@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import { authOf } from './auth.adapter.js';
 import type { Rates } from '../commands/rates.js';
-import { putSiteConfig } from '../commands/site-config.js';
+import { getSiteConfig, putSiteConfig } from '../commands/site-config.js';
 import { SECTION_SCHEMAS } from '../domain/site-config/site-config.sections.js';
 import { guardedRoutes } from './access.js';
 import type { BackOfficeDeps } from './back-office.deps.js';
 import { ConfigEnvelope, ConfigQuery } from './content.schemas.js';
 import { parseBody, parseQuery } from './validate.js';
-import { SiteConfigSection } from './openapi.schemas.js';
+import { SiteConfigSection, SiteConfigSectionOrUnset } from './openapi.schemas.js';
 
 export const configRoutes = (deps: BackOfficeDeps): Router => {
   const router = Router();
@@ -15,6 +15,24 @@ export const configRoutes = (deps: BackOfficeDeps): Router => {
   // The ledger built by createLedger exposes its rate cache; another Ledger simply lags up to the cache TTL.
   const rates = (deps.ledger as { internals?: { rates?: Rates } }).internals?.rates;
 
+  route(
+    'get',
+    '/config',
+    { kind: 'superadmin' },
+    {
+      summary: 'Read a configuration section',
+      description:
+        'The section as stored by the last PUT. A section never saved answers an empty config with revision, ' +
+        'updatedByUserId and updatedAt null (the first save answers revision 0).',
+      request: { query: ConfigQuery },
+      responses: { 200: { description: 'The section', schema: SiteConfigSectionOrUnset } },
+      addition: true,
+    },
+    async (req, res) => {
+      const { code } = parseQuery(ConfigQuery, req);
+      res.json(await getSiteConfig(deps.pool, code));
+    },
+  );
   route(
     'put',
     '/config',

@@ -154,6 +154,17 @@ export const SiteConfigSection = z
     updatedAt: z.string(),
   })
   .openapi('SiteConfigSection');
+/** A section never saved: an empty config and no revision (the first save answers revision 0). */
+export const UnsetSiteConfigSection = z
+  .object({
+    code: z.string(),
+    config: z.strictObject({}),
+    revision: z.null(),
+    updatedByUserId: z.null(),
+    updatedAt: z.null(),
+  })
+  .openapi('UnsetSiteConfigSection');
+export const SiteConfigSectionOrUnset = z.union([SiteConfigSection, UnsetSiteConfigSection]);
 
 /** Nothing to show (no active self-exclusion, no bet limit, no API key): the routes answer `{}`. */
 const Nothing = z.strictObject({}).openapi('Nothing');

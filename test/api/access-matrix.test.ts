@@ -113,6 +113,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   }),
   'post /affiliate/find-one': (t) => ({ path: '/affiliate/find-one', body: { where: { userId: t.id } } }),
   'post /affiliate/find-one-stats': (t) => ({ path: '/affiliate/find-one-stats', body: { where: { userId: t.id } } }),
+  'get /config': () => ({ path: '/config?code=WITHDRAWALS' }),
   'put /config': () => ({ path: '/config?code=WITHDRAWALS', body: { code: {}, config: { enabled: true } } }),
   'get /faq': () => ({ path: '/faq' }),
   'post /faq': () => ({ path: '/faq', body: { title: 'matrix', text: 'matrix' } }),

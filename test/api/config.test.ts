@@ -7,6 +7,7 @@ let superadminId = 0;
 const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field);
 const put = (code: string, body: unknown, token = superadmin) =>
   call(env.adminUrl, 'PUT', `/config?code=${code}`, { headers: bearer(token), body });
+const get = (code: string, token = superadmin) => call(env.adminUrl, 'GET', `/config?code=${code}`, { headers: bearer(token) });
 const rateOf = async (currencyId: string) =>
   (await env.pool.query<{ r: string }>('SELECT usd_rate::text AS r FROM currency_rates WHERE currency_id = $1', [currencyId])).rows[0]!.r;
 const footprint = async () => ({
@@ -23,6 +24,39 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await env?.close();
+});
+
+describe('GET /config', () => {
+  // First in the file: no section has been put yet.
+  it('when a section was never put, then 200 with an empty config and no revision', async () => {
+    const reply = await get('BATTLES');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ code: 'BATTLES', config: {}, revision: null, updatedByUserId: null, updatedAt: null });
+  });
+
+  it('when a section was put, then 200 with the stored section, as the PUT answered it', async () => {
+    const stored = await put('AFFILIATES', { code: {}, config: { enabled: false, minClaimUsdAmount: '12.5' } });
+    const reply = await get('AFFILIATES');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual(stored.body);
+    expect(reply.body).toMatchObject({ config: { enabled: false, minClaimUsdAmount: '12.5' }, updatedByUserId: superadminId });
+  });
+
+  it('when the code is unknown or missing, then 400 VALIDATION_FAILED naming query.code', async () => {
+    for (const path of ['/config?code=GAMES', '/config']) {
+      const reply = await call(env.adminUrl, 'GET', path, { headers: bearer(superadmin) });
+      expect(reply.status).toBe(400);
+      expect(reply.body.code).toBe('VALIDATION_FAILED');
+      expect(fieldsOf(reply.body)).toEqual(['query.code']);
+    }
+  });
+
+  it('when an Admin who is not SuperAdmin calls, then 403', async () => {
+    const token = (await signIn(env, await env.makeUser({ roles: ['User', 'Admin'], permissions: ['faq.edit', 'user.edit'] }))).accessToken;
+    const reply = await get('WITHDRAWALS', token);
+    expect(reply.status).toBe(403);
+    expect(reply.body.code).toBe('FORBIDDEN');
+  });
 });
 
 describe('PUT /config', () => {

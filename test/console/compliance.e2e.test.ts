@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
@@ -6,6 +9,13 @@ import { amlHooks, createAml } from '../../src/compliance/aml.js';
 import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
 import { call, createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
+
+// As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
+const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? path.resolve(process.env.CONSOLE_SCREENSHOTS_DIR)
+  : mkdtempSync(path.join(tmpdir(), 'console-compliance-'));
+mkdirSync(SHOTS, { recursive: true });
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 /** The console's compliance screens: a player's deposit and loss limits on the user page, and the AML flags. */
 describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 240_000 }, () => {
@@ -37,6 +47,7 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
     await env?.close();
+    if (!process.env.CONSOLE_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   it('when an admin sets, raises and removes each deposit and loss limit on the player page, then cuts show at once and the rest as pending', async () => {
@@ -112,6 +123,7 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     await row.getByText('Open', { exact: true }).waitFor();
     expect(await row.getByText('120.00 USD', { exact: true }).count()).toBe(1);
     await expectAccessible(page, 'aml flags');
+    await shoot(page, 'aml-flags');
     await row.getByRole('button', { name: 'Assign to me' }).click();
     await page.getByText('Assign to me: done', { exact: true }).waitFor();
     await row.getByRole('cell', { name: String(officer.id), exact: true }).waitFor();

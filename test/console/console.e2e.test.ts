@@ -637,9 +637,10 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
         'ledger',
         '/admin/#/ledger',
         async () => {
-          await page.getByLabel('User id').fill(String(funded.id));
+          await page.getByLabel('User (name, e-mail or id)').fill(String(funded.username));
           await page.getByRole('button', { name: 'Replay' }).click();
           await page.getByRole('table', { name: 'Balances at the point' }).getByText('3.5 BTC', { exact: true }).waitFor();
+          await page.getByText(`${String(funded.username)} (#${funded.id}) as of`).waitFor();
           await page.getByRole('button', { name: 'Export' }).click();
           await page
             .getByLabel('Export manifest')
@@ -666,7 +667,7 @@ describe.skipIf(!chromiumFound)('admin console in Chromium', { timeout: 240_000 
             .waitFor(),
       ],
       ['faq', '/admin/#/faq', () => page.getByRole('region', { name: 'New FAQ' }).waitFor()],
-      ['config', '/admin/#/config', () => page.getByRole('heading', { name: 'Site configuration', level: 1 }).waitFor()],
+      ['config', '/admin/#/config', () => page.getByText(/^COMMON (has never been saved|as stored)/).waitFor()],
       ['chat', '/admin/#/chat', () => page.getByRole('region', { name: 'Delete a message' }).waitFor()],
       [
         'audit',

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createChat } from '../../src/commands/chat.js';
+import { putSiteConfig } from '../../src/commands/site-config.js';
 import { eventually } from '../support/eventually.js';
 import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
@@ -303,12 +304,26 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
     expect(((await env.users.load(spammer.id)) as { profile?: { canUseChat?: boolean } }).profile?.canUseChat).toBe(false);
   });
 
-  it('when a configuration section is edited as a form, then a bad value is named beside its field and not sent, and a good one is saved', async () => {
+  it('when a stored section is opened, then the form shows its values; a bad value is named, not sent; a good one is saved', async () => {
+    await putSiteConfig(
+      { pool: env.pool, store: env.store },
+      {
+        code: 'WITHDRAWALS',
+        config: { enabled: false, dailyLimitUsd: '1000' },
+        request: {},
+        adminUserId: superAdmin.id,
+        at: new Date().toISOString(),
+      },
+    );
     await page.goto('/admin/#/config');
     await page.getByRole('heading', { name: 'Site configuration', level: 1 }).waitFor();
     await page.getByRole('combobox', { name: 'Section' }).click();
     await page.getByRole('option', { name: 'WITHDRAWALS', exact: true }).click();
     const section = page.getByRole('region', { name: 'WITHDRAWALS section' });
+    await page.getByText(/^WITHDRAWALS as stored: revision \d+, saved /).waitFor();
+    expect(await section.getByLabel('Daily limit per player (USD)').inputValue()).toBe('1000');
+    await section.getByRole('combobox', { name: 'Withdrawals on' }).filter({ hasText: 'Off' }).waitFor();
+    expect(await section.getByLabel('Manual approval above (USD)').inputValue()).toBe('');
     await section.getByRole('combobox', { name: 'Withdrawals on' }).click();
     await page.getByRole('option', { name: 'On', exact: true }).click();
     await section.getByLabel('Manual approval above (USD)').fill('five hundred');

@@ -1,9 +1,18 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium } from '../support/browser.js';
 import { fundedUser } from '../support/money-env.js';
+
+// As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
+const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? path.resolve(process.env.CONSOLE_SCREENSHOTS_DIR)
+  : mkdtempSync(path.join(tmpdir(), 'console-erasure-'));
+mkdirSync(SHOTS, { recursive: true });
 
 if (!chromiumFound) console.log(`erasure browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
 
@@ -14,6 +23,7 @@ describe.skipIf(!chromiumFound)('erasing a person from the user page', { timeout
   let page: Page;
 
   const accessible = (screen: string) => expectAccessible(page, screen);
+  const shoot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -34,6 +44,7 @@ describe.skipIf(!chromiumFound)('erasing a person from the user page', { timeout
   afterAll(async () => {
     await browser?.close();
     await env?.close();
+    if (!process.env.CONSOLE_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   it('when the typed confirmation matches and the retention rule is forced with a reason, then the person reads as erased', async () => {
@@ -51,6 +62,7 @@ describe.skipIf(!chromiumFound)('erasing a person from the user page', { timeout
     await dialog.getByLabel(/^Type ERASE/).fill(`ERASE ${player.id}`);
     expect(await eraseButton.isDisabled()).toBe(false);
     await accessible('erase dialog');
+    await shoot('erasure-dialog');
 
     // The player deposited a moment ago: the retention rule holds and the API refuses; nothing is erased.
     await eraseButton.click();

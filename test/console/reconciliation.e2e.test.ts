@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -7,6 +7,13 @@ import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import { createAuthEnv, type AuthEnv, LOCAL_CONSOLE } from '../support/auth-env.js';
 import { chromiumFound, CHROMIUM_PATH, expectAccessible, launchChromium, signInConsole } from '../support/browser.js';
 import { eventuallyTrue } from '../support/eventually.js';
+
+// As console.e2e.test.ts: the tracked screenshots in docs/console/ are rewritten only with CONSOLE_SCREENSHOTS_DIR=docs/console.
+const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? path.resolve(process.env.CONSOLE_SCREENSHOTS_DIR)
+  : mkdtempSync(path.join(tmpdir(), 'console-reconciliation-'));
+mkdirSync(SHOTS, { recursive: true });
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 if (!chromiumFound) console.log(`reconciliation browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
 
@@ -42,6 +49,7 @@ describe.skipIf(!chromiumFound)('the console Reconciliation screen in Chromium',
     await browser?.close();
     await env?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (!process.env.CONSOLE_SCREENSHOTS_DIR) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   it('when a finance admin uploads a statement, then the run shows its totals and breaks, and a break is resolved with a note after confirming', async () => {
@@ -92,6 +100,7 @@ describe.skipIf(!chromiumFound)('the console Reconciliation screen in Chromium',
     const row = breaks.getByRole('row').filter({ hasText: 'T-2' });
     await row.waitFor();
     await expectAccessible(page, 'reconciliation run');
+    await shoot(page, 'reconciliation-run');
 
     await row.getByRole('button', { name: 'Resolve item 2' }).click();
     const dialog = page.getByRole('dialog');
@@ -102,6 +111,9 @@ describe.skipIf(!chromiumFound)('the console Reconciliation screen in Chromium',
     await page.getByText('Item 2 resolved', { exact: true }).waitFor();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await row.getByText(/^Test line of the provider; they confirmed it was never paid/).waitFor();
+    await page.getByRole('menuitem', { name: 'Reconciliation' }).click();
+    await page.getByRole('table', { name: 'Runs' }).getByRole('link', { name: 'Open october.csv' }).waitFor();
+    await shoot(page, 'reconciliation');
 
     const { rows } = await env.pool.query<{ action: string; admin_user_id: string }>(
       `SELECT action, admin_user_id FROM admin_audit_records WHERE action LIKE 'reconciliation.%' ORDER BY created_at`,

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Box, Button, MenuItem, TextField, Typography } from '@mui/material';
-import { Confirm, Title } from 'react-admin';
+import { Confirm, Title, useGetOne } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
-import { ApiProblem, useSession } from '../ui';
+import { ApiProblem, Time, UserLink, useSession } from '../ui';
 import { CONFIG_CODES, SECTION_SCHEMAS, type ConfigCode } from '../../../src/domain/site-config/site-config.sections';
 import { CURRENCY_IDS } from '../../../src/domain/money/currency';
 
@@ -52,6 +52,22 @@ const configOf = (code: ConfigCode, values: Record<string, string>): Record<stri
   return out;
 };
 
+/** The stored section -> the form's values, the inverse of configOf. */
+const valuesOf = (code: ConfigCode, config: Record<string, unknown>): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [key, , kind] of FIELDS[code]) {
+    const v = config[key];
+    if (v === undefined || v === null) continue;
+    out[key] = kind === 'flag' ? (v === true ? 'on' : 'off') : String(v as string | number);
+  }
+  const rates = code === 'COMMON' ? (config.rates as Record<string, unknown> | undefined) : undefined;
+  for (const [c, v] of Object.entries(rates ?? {})) out[`${RATE}${c}`] = String(v as string);
+  return out;
+};
+
+/** GET /config and PUT /config answer this; a section never saved has no revision. */
+type Stored = { config: Record<string, unknown>; revision: number | null; updatedByUserId: number | null; updatedAt: string | null };
+
 /** The schema's problems by form field (`rates.BTC` -> `rate:BTC`). */
 const problemsOf = (code: ConfigCode, config: Record<string, unknown>): Record<string, string> => {
   const parsed = SECTION_SCHEMAS[code].safeParse(config);
@@ -74,8 +90,33 @@ export const ConfigPage = () => {
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState<string | undefined>();
   const [asking, setAsking] = useState(false);
-  if (!can(me, 'superadmin'))
-    return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
+  const [stored, setStored] = useState<Stored | undefined>();
+  const superadmin = can(me, 'superadmin');
+  const savedBy = stored?.updatedByUserId ?? undefined;
+  const { data: admin } = useGetOne<{ id: number; username: string | null; email: string | null }>(
+    'users',
+    { id: savedBy ?? 0 },
+    { enabled: savedBy !== undefined },
+  );
+  // The chosen section's current values fill the form; a save then starts from them, not from blanks.
+  useEffect(() => {
+    if (!superadmin) return;
+    let current = true;
+    setStored(undefined);
+    setValues({});
+    api<Stored>('GET', `/config${query({ code })}`).then(
+      (a) => {
+        if (!current) return;
+        setStored(a.json);
+        setValues(valuesOf(code, a.json.config));
+      },
+      (e: unknown) => current && setError(e),
+    );
+    return () => {
+      current = false;
+    };
+  }, [code, superadmin]);
+  if (!superadmin) return <ApiProblem error={new ApiError(403, { statusCode: 403, code: 'FORBIDDEN', message: 'SuperAdmin only' })} />;
   const config = configOf(code, values);
   const check = () => {
     const problems = problemsOf(code, config);
@@ -86,7 +127,8 @@ export const ConfigPage = () => {
   const save = async () => {
     setError(undefined);
     try {
-      const answer = await api<{ revision: number }>('PUT', `/config${query({ code })}`, { code: {}, config });
+      const answer = await api<Stored>('PUT', `/config${query({ code })}`, { code: {}, config });
+      setStored(answer.json);
       setSaved(`Saved ${code}: revision ${answer.json.revision}`);
     } catch (e) {
       const details = e instanceof ApiError ? e.body.details : undefined;
@@ -138,7 +180,6 @@ export const ConfigPage = () => {
         value={code}
         onChange={(e) => {
           setCode(e.target.value as ConfigCode);
-          setValues({});
           setErrors({});
           setSaved(undefined);
           setError(undefined);
@@ -151,6 +192,20 @@ export const ConfigPage = () => {
           </MenuItem>
         ))}
       </TextField>
+      {stored ? (
+        <Typography variant="body2">
+          {stored.revision === null ? (
+            <>{code} has never been saved: nothing is stored for it yet.</>
+          ) : (
+            <>
+              {code} as stored: revision {stored.revision}, saved <Time at={stored.updatedAt} /> by{' '}
+              <UserLink id={stored.updatedByUserId} user={admin} />
+            </>
+          )}
+        </Typography>
+      ) : (
+        <Typography variant="body2">Loading {code}…</Typography>
+      )}
       <Box
         component="section"
         aria-label={`${code} section`}
@@ -161,7 +216,7 @@ export const ConfigPage = () => {
           ? CURRENCY_IDS.map((c) => input(`${RATE}${c}`, `USD per 1 ${c}`, 'decimal', 'Blank: the rate stays as it is'))
           : null}
       </Box>
-      <Button variant="contained" sx={{ my: 1 }} onClick={check}>
+      <Button variant="contained" sx={{ my: 1 }} onClick={check} disabled={!stored}>
         Save section
       </Button>
       <Confirm

@@ -4,7 +4,7 @@ import { Title } from 'react-admin';
 import { api, ApiError, query } from '../api';
 import { can } from '../authProvider';
 import { adminTimeZone } from '../format';
-import { ApiProblem, Money, Time, useSession } from '../ui';
+import { ApiProblem, findUser, Money, Time, USER_FIELD_LABEL, useSession } from '../ui';
 
 type Balances = { userId: number; at: string | null; position: string | null; balances: { currencyId: string; amount: string }[] };
 type Movement = {
@@ -24,7 +24,9 @@ type Movement = {
  */
 const PointInTime = () => {
   const me = useSession();
-  const [userId, setUserId] = useState('');
+  const [userText, setUserText] = useState('');
+  const [who, setWho] = useState<{ id: number; name: string } | undefined>();
+  const [notFound, setNotFound] = useState<string | undefined>();
   const [at, setAt] = useState('');
   const [knownAt, setKnownAt] = useState('');
   const [result, setResult] = useState<Balances | undefined>();
@@ -32,13 +34,25 @@ const PointInTime = () => {
   const [error, setError] = useState<unknown>();
   const load = async () => {
     setError(undefined);
+    setNotFound(undefined);
     try {
+      // An empty field goes to the API as it is, which names the missing userId.
+      const typed = userText.trim();
+      const user = typed ? await findUser(typed) : undefined;
+      if (typed && !user) {
+        setResult(undefined);
+        setMoves([]);
+        setNotFound(`No single user matches ${typed}`);
+        return;
+      }
+      const userId = user?.id;
+      setWho(user);
       const point = at ? (at.includes('/') ? at : new Date(at).toISOString()) : undefined;
       const known = knownAt ? new Date(knownAt).toISOString() : undefined;
       setResult((await api<Balances>('GET', `/accounting/balances${query({ userId, at: point, knownAt: known })}`)).json);
       if (can(me, 'superadmin')) {
         const where = {
-          userId: Number(userId),
+          userId,
           ...(point && !point.includes('/') ? { effectiveAt: { lte: point } } : {}),
           ...(known ? { createdAt: { lte: known } } : {}),
         };
@@ -51,6 +65,7 @@ const PointInTime = () => {
     }
   };
   const fieldError = (f: string) => (error instanceof ApiError ? error.body.details?.find((d) => d.field.endsWith(f))?.message : undefined);
+  const userError = notFound ?? fieldError('userId');
   return (
     <Box component="section" sx={{ my: 2 }}>
       <Typography variant="h6" component="h2">
@@ -66,11 +81,12 @@ const PointInTime = () => {
       >
         <TextField
           size="small"
-          label="User id"
-          value={userId}
-          onChange={(e) => setUserId(e.target.value.trim())}
-          error={Boolean(fieldError('userId'))}
-          helperText={fieldError('userId') ?? ' '}
+          label={USER_FIELD_LABEL}
+          value={userText}
+          onChange={(e) => setUserText(e.target.value)}
+          sx={{ width: 260 }}
+          error={Boolean(userError)}
+          helperText={userError ?? ' '}
         />
         <TextField
           size="small"
@@ -98,7 +114,7 @@ const PointInTime = () => {
       {result ? (
         <>
           <Typography>
-            User #{result.userId} as of {result.at ?? (at || 'now')}
+            {who?.id === result.userId ? `${who.name} (#${result.userId})` : `User #${result.userId}`} as of {result.at ?? (at || 'now')}
             {result.at && !result.at.includes('/') ? ' (business time)' : ''}
             {knownAt ? `, as known at ${new Date(knownAt).toISOString()} (recording time)` : ''} (position {result.position ?? '—'})
           </Typography>
