@@ -39,7 +39,7 @@ const main = async (): Promise<void> => {
       headers: { 'x-captcha-token': BYPASS },
     });
     const cookies = Object.entries(signed.cookies).map(([name, c]) => ({ name, value: c.value, url: env.adminUrl }));
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 20; i += 1) ids.push((await pendingWithdrawal(env, '0.01')).withdrawal.id);
     const cookie = Object.entries(signed.cookies)
       .map(([k, c]) => `${k}=${c.value}`)
