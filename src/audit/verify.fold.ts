@@ -74,6 +74,9 @@ const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string =
   };
   switch (type) {
     case 'DepositCompleted':
+      // A deposit completed held credits house:deposits-held, not the player (docs/compliance.md).
+      return d.held === true ? 0n : plus('amount');
+    case 'DepositReleased':
     case 'BetRolledBack':
     case 'BetErrored':
     case 'WithdrawalRejected':
@@ -88,6 +91,7 @@ const statedUserDelta = (type: string, d: Data, c: CurrencyId): Minor | string =
     case 'BetSettled':
       return plus('payout');
     case 'WithdrawalCompleted':
+    case 'DepositReturned':
       return 0n;
     case 'BalanceSet': {
       const balance = plus('balance');

@@ -13,6 +13,8 @@ export const LEDGER_ERRORS = {
   InsufficientFunds: ['conflict', 'INSUFFICIENT_FUNDS'],
   DepositNotFound: ['not-found', 'DEPOSIT_NOT_FOUND'],
   DepositInvalidState: ['conflict', 'DEPOSIT_INVALID_STATE'],
+  DepositNotHeld: ['conflict', 'DEPOSIT_NOT_HELD'],
+  DepositAlreadySettled: ['conflict', 'DEPOSIT_ALREADY_SETTLED'],
   BetNotFound: ['not-found', 'BET_NOT_FOUND'],
   BetInvalidState: ['conflict', 'BET_INVALID_STATE'],
   WithdrawalNotFound: ['not-found', 'WITHDRAWAL_NOT_FOUND'],
@@ -40,6 +42,10 @@ const ledgerMessage = (e: LedgerError): string => {
       return `Deposit ${e.depositId} not found`;
     case 'DepositInvalidState':
       return `Cannot ${e.action} deposit ${e.depositId} in status ${e.status}`;
+    case 'DepositNotHeld':
+      return `Cannot ${e.action} deposit ${e.depositId}: it did not complete held (status ${e.status})`;
+    case 'DepositAlreadySettled':
+      return `Cannot ${e.action} deposit ${e.depositId}: it was already ${e.settlement.toLowerCase()}`;
     case 'BetNotFound':
       return `Bet ${e.betId} not found`;
     case 'BetInvalidState':

@@ -7,6 +7,8 @@ export const EVENT_ACTIONS = [
   'withdrawal.approve',
   'withdrawal.reject',
   'withdrawal.retry',
+  'deposit.release',
+  'deposit.return',
   'user.create',
   'user.set-username',
   'user.update-profile',

@@ -76,6 +76,14 @@ export const completeDeposit = (depositId: string, txHash: string | null = null)
   data: { depositId, txHash },
 });
 export const failDeposit = (depositId: string, reason = 'expired'): C.FailDeposit => ({ type: 'FailDeposit', data: { depositId, reason } });
+export const releaseDeposit = (depositId: string, reason = 'limit reviewed', adminUserId = ADMIN): C.ReleaseDeposit => ({
+  type: 'ReleaseDeposit',
+  data: { depositId, adminUserId, reason },
+});
+export const returnDeposit = (depositId: string, reason = 'sent back', adminUserId = ADMIN): C.ReturnDeposit => ({
+  type: 'ReturnDeposit',
+  data: { depositId, adminUserId, reason },
+});
 
 export const placeBet = (betId: string, currencyId: CurrencyId, amount: string, over: Partial<C.PlaceBet['data']> = {}): C.PlaceBet => ({
   type: 'PlaceBet',

@@ -6,6 +6,8 @@ export const HOUSE_ACCOUNTS = [
   'house:deposits',
   /** Deposits that arrived past the player's deposit limit: the player's, not playable (docs/compliance.md). */
   'house:deposits-held',
+  /** Held deposits an admin returned: the money goes back to its payer outside the ledger (docs/compliance.md). */
+  'house:deposits-returned',
   'house:bets',
   'house:payouts',
   'house:withdrawals',

@@ -18,6 +18,10 @@ export type RequestDeposit = C<'RequestDeposit', { depositId: string; overLimit?
 export type ConfirmDeposit = C<'ConfirmDeposit', { depositId: string; txHash: string | null }>;
 export type CompleteDeposit = C<'CompleteDeposit', { depositId: string; txHash: string | null }>;
 export type FailDeposit = C<'FailDeposit', { depositId: string; reason: string }>;
+/** An admin's decision on a deposit that completed held: the deposit id is its idempotency key, the reason is required. */
+type HeldDepositDecision = Readonly<{ depositId: string; adminUserId: number; reason: string }>;
+export type ReleaseDeposit = C<'ReleaseDeposit', HeldDepositDecision>;
+export type ReturnDeposit = C<'ReturnDeposit', HeldDepositDecision>;
 
 export type PlaceBet = C<'PlaceBet', { betId: string } & BetTerms<Minor>>;
 export type SettleBet = C<'SettleBet', { betId: string; payout: Minor; usdPayout: Minor }>;
@@ -60,6 +64,8 @@ export type WalletCommand =
   | ConfirmDeposit
   | CompleteDeposit
   | FailDeposit
+  | ReleaseDeposit
+  | ReturnDeposit
   | PlaceBet
   | SettleBet
   | RollbackBet

@@ -1,5 +1,5 @@
 import { transfer } from '../ledger/posting.js';
-import type { CompleteDeposit, ConfirmDeposit, FailDeposit, RequestDeposit } from './wallet.commands.js';
+import type { CompleteDeposit, ConfirmDeposit, FailDeposit, ReleaseDeposit, RequestDeposit, ReturnDeposit } from './wallet.commands.js';
 import {
   accept,
   alreadyDone,
@@ -12,6 +12,7 @@ import {
   type Decision,
 } from './wallet.decide.shared.js';
 import type { WalletError } from './wallet.errors.js';
+import type { HeldDepositSettlement } from './wallet.events.js';
 import { depositExternalKey, type DepositEntry } from './wallet.state.js';
 
 /** Records a PENDING deposit; a repeat of the same providerId + externalId with the same amount is a no-op. */
@@ -100,3 +101,38 @@ export const failDeposit = (ctx: DecideContext, { data }: FailDeposit): Decision
   if (deposit.status !== 'PENDING' && deposit.status !== 'CONFIRMED') return invalidState(deposit, 'fail');
   return accept({ type: 'DepositFailed', data: { depositId: deposit.id, reason: data.reason, ...ctx.times } });
 };
+
+/**
+ * An admin's decision on a deposit that completed held: released to the player (house:deposits-held -> user) or returned
+ * to its payer (house:deposits-held -> house:deposits-returned). A release is the admin's explicit decision, so the
+ * deposit limit is not checked again. Idempotent on the deposit id: the same decision again is a no-op whatever its
+ * reason, the other decision is refused.
+ */
+const settleHeld = (ctx: DecideContext, data: ReleaseDeposit['data'], settlement: HeldDepositSettlement, action: string): Decision => {
+  const found = findDeposit(ctx, data.depositId);
+  if ('error' in found) return reject(found.error);
+  const { deposit } = found;
+  if (deposit.settlement === settlement) return alreadyDone;
+  if (deposit.settlement) return reject({ _tag: 'DepositAlreadySettled', depositId: deposit.id, settlement: deposit.settlement, action });
+  if (deposit.status !== 'COMPLETE' || deposit.held !== true) {
+    return reject({ _tag: 'DepositNotHeld', depositId: deposit.id, status: deposit.status, action });
+  }
+  const released = settlement === 'RELEASED';
+  const to = released ? ctx.user : 'house:deposits-returned';
+  const postings = transfer('house:deposits-held', to, deposit.currencyId, deposit.amount);
+  const settled = {
+    ...movement(ctx, deposit.currencyId, `${released ? 'dpr' : 'dpx'}_${deposit.id}`, postings),
+    depositId: deposit.id,
+    adminUserId: data.adminUserId,
+    reason: data.reason,
+    ...amountsOf(deposit),
+    ...ctx.times,
+  };
+  return accept(released ? { type: 'DepositReleased', data: settled } : { type: 'DepositReturned', data: settled });
+};
+
+/** A held deposit to the player's playable balance. */
+export const releaseDeposit = (ctx: DecideContext, { data }: ReleaseDeposit): Decision => settleHeld(ctx, data, 'RELEASED', 'release');
+
+/** A held deposit back to its payer: it leaves the house's books onto house:deposits-returned. */
+export const returnDeposit = (ctx: DecideContext, { data }: ReturnDeposit): Decision => settleHeld(ctx, data, 'RETURNED', 'return');

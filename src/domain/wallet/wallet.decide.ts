@@ -2,7 +2,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { CommandMetadata, WalletCommand } from './wallet.commands.js';
 import { claimAffiliateCommission, creditPrize, deductBalance, setBalance, tipUser } from './wallet.decide.admin.js';
 import { errorBet, placeBet, rollbackBet, settleBet } from './wallet.decide.bets.js';
-import { completeDeposit, confirmDeposit, failDeposit, requestDeposit } from './wallet.decide.deposits.js';
+import { completeDeposit, confirmDeposit, failDeposit, releaseDeposit, requestDeposit, returnDeposit } from './wallet.decide.deposits.js';
 import { makeContext } from './wallet.decide.shared.js';
 import {
   approveWithdrawal,
@@ -28,6 +28,10 @@ export const decide = (command: WalletCommand, state: WalletState, meta: Command
       return completeDeposit(ctx, command);
     case 'FailDeposit':
       return failDeposit(ctx, command);
+    case 'ReleaseDeposit':
+      return releaseDeposit(ctx, command);
+    case 'ReturnDeposit':
+      return returnDeposit(ctx, command);
     case 'PlaceBet':
       return placeBet(ctx, command);
     case 'SettleBet':

@@ -96,6 +96,20 @@ export type DepositCompleted = E<
   Movement & { depositId: string; amount: DecimalString; usdAmount: DecimalString; txHash: string | null; held?: boolean }
 >;
 export type DepositFailed = E<'DepositFailed', { depositId: string; reason: string }>;
+/** What a held deposit's settlement became: released to the player or returned to its payer. */
+export const HELD_DEPOSIT_SETTLEMENTS = ['RELEASED', 'RETURNED'] as const;
+export type HeldDepositSettlement = (typeof HELD_DEPOSIT_SETTLEMENTS)[number];
+type HeldDepositSettled = Movement & {
+  depositId: string;
+  adminUserId: number;
+  reason: string;
+  amount: DecimalString;
+  usdAmount: DecimalString;
+};
+/** A held deposit released to the player by an admin: house:deposits-held -> user. Not checked against the limit again. */
+export type DepositReleased = E<'DepositReleased', HeldDepositSettled>;
+/** A held deposit returned to its payer outside the ledger: house:deposits-held -> house:deposits-returned. */
+export type DepositReturned = E<'DepositReturned', HeldDepositSettled>;
 
 /** Debits the stake: user -> house:bets. */
 export type BetPlaced = E<'BetPlaced', Movement & { betId: string } & BetTerms<DecimalString>>;
@@ -172,6 +186,8 @@ export type WalletEvent =
   | DepositConfirmed
   | DepositCompleted
   | DepositFailed
+  | DepositReleased
+  | DepositReturned
   | BetPlaced
   | BetSettled
   | BetRolledBack
@@ -206,6 +222,8 @@ export const WALLET_EVENT_TYPES = [
   'DepositConfirmed',
   'DepositCompleted',
   'DepositFailed',
+  'DepositReleased',
+  'DepositReturned',
   'BetPlaced',
   'BetSettled',
   'BetRolledBack',

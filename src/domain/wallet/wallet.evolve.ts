@@ -78,9 +78,17 @@ const evolveItems = (state: WalletState, event: WalletEvent): WalletState => {
               txHash: d.txHash ?? e.txHash,
               transactionId: d.transactionId,
               updatedAt: d.at,
+              ...(d.held ? { held: true } : {}),
             },
         ),
       };
+    }
+    case 'DepositReleased':
+    case 'DepositReturned': {
+      const d = event.data;
+      const next = applyPostings(state, d.postings);
+      const settlement = event.type === 'DepositReleased' ? 'RELEASED' : 'RETURNED';
+      return { ...next, deposits: next.deposits.update(d.depositId, (e) => e && { ...e, settlement, updatedAt: d.at }) };
     }
     case 'DepositFailed': {
       const d = event.data;

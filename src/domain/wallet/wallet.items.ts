@@ -62,6 +62,8 @@ export const itemKeysOfCommand = (command: WalletCommand): ItemKey[] => {
     case 'ConfirmDeposit':
     case 'CompleteDeposit':
     case 'FailDeposit':
+    case 'ReleaseDeposit':
+    case 'ReturnDeposit':
       return [`deposit:${command.data.depositId}`];
     case 'PlaceBet':
     case 'SettleBet':

@@ -1,7 +1,15 @@
 import { Map as IMap } from 'immutable';
 import type { CurrencyId } from '../money/currency.js';
 import type { Minor } from '../money/money.js';
-import type { BetStatus, BetTerms, DepositStatus, DepositTerms, WithdrawalStatus, WithdrawalTerms } from './wallet.events.js';
+import type {
+  BetStatus,
+  BetTerms,
+  DepositStatus,
+  DepositTerms,
+  HeldDepositSettlement,
+  WithdrawalStatus,
+  WithdrawalTerms,
+} from './wallet.events.js';
 
 export type DepositEntry = DepositTerms<Minor> &
   Readonly<{
@@ -16,6 +24,10 @@ export type DepositEntry = DepositTerms<Minor> &
     countedAt?: string;
     /** Requested past the player's deposit limit once the money had moved: completing it credits the held account. */
     overLimit?: boolean;
+    /** Completed onto house:deposits-held (not the player's balance) until an admin releases or returns it. */
+    held?: boolean;
+    /** What the admin decided on a held deposit; absent while it is still held. */
+    settlement?: HeldDepositSettlement;
   }>;
 
 export type BetEntry = BetTerms<Minor> &

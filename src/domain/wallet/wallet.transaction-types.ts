@@ -3,6 +3,8 @@ import type { WalletEvent } from './wallet.events.js';
 /** Events that carry postings. */
 export const MOVEMENT_EVENT_TYPES = [
   'DepositCompleted',
+  'DepositReleased',
+  'DepositReturned',
   'BetPlaced',
   'BetSettled',
   'BetRolledBack',
@@ -22,6 +24,9 @@ type MovementType = (typeof MOVEMENT_EVENT_TYPES)[number];
 /** The accounting type of each money event, from the user's point of view (null: never touches the user). */
 export const TRANSACTION_TYPES = {
   DepositCompleted: 'DEPOSIT',
+  // A held deposit reaching the player's balance is their deposit, credited late; a returned one never touches it.
+  DepositReleased: 'DEPOSIT',
+  DepositReturned: null,
   BetPlaced: 'BET',
   BetSettled: 'BET_PAYOUT',
   BetRolledBack: 'ROLLBACK_BET',

@@ -218,6 +218,16 @@ const collect = (b: Batch, userId: number, event: WalletEvent): void => {
       const { currencyId, amount, usdAmount } = event.data;
       b.payments.push({ direction: 'DEPOSIT', id, currency_id: currencyId, state: 'COMPLETED', amount, usd: usdAmount, business_at: at });
       b.rate(currencyId, amount, usdAmount, at);
+      // A held deposit stays open until an admin releases or returns it: that step takes its provider from here too.
+      if (event.data.held !== true) b.endedPayments.push(id);
+      return;
+    }
+    case 'DepositReleased':
+    case 'DepositReturned': {
+      const id = `D:${event.data.depositId}`;
+      const { currencyId, amount, usdAmount } = event.data;
+      const state = event.type === 'DepositReleased' ? 'RELEASED' : 'RETURNED';
+      b.payments.push({ direction: 'DEPOSIT', id, currency_id: currencyId, state, amount, usd: usdAmount, business_at: at });
       b.endedPayments.push(id);
       return;
     }
@@ -313,6 +323,8 @@ export const financeReportsProjection: Projection = {
     'DepositConfirmed',
     'DepositCompleted',
     'DepositFailed',
+    'DepositReleased',
+    'DepositReturned',
     'WithdrawalRequested',
     'WithdrawalApproved',
     'WithdrawalRetried',

@@ -16,6 +16,8 @@ const ACTIONS: Readonly<Record<StreamKind, Readonly<Record<string, EventAction>>
     WithdrawalApproved: 'withdrawal.approve',
     WithdrawalRejected: 'withdrawal.reject',
     WithdrawalRetried: 'withdrawal.retry',
+    DepositReleased: 'deposit.release',
+    DepositReturned: 'deposit.return',
   },
   user: {
     UserRegistered: 'user.create',

@@ -13,6 +13,8 @@ const details = (e: WalletEvent): { reference: string | null; original: string |
   switch (e.type) {
     case 'DepositCompleted':
       return { reference: e.data.depositId, original: null, admin: null, usd: e.data.usdAmount };
+    case 'DepositReleased':
+      return { reference: e.data.depositId, original: null, admin: e.data.adminUserId, usd: e.data.usdAmount };
     case 'BetPlaced':
       return { reference: e.data.betId, original: null, admin: null, usd: e.data.usdAmount };
     case 'BetSettled':
