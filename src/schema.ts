@@ -41,7 +41,7 @@ export const allMigrations: readonly Migration[] = [
   ...projectorMigrations, // 0100, 0420, 0440, 0441, 0442, 0460
   ...walletBalancesMigrations, // 0101, 0470
   ...transactionsMigrations, // 0102, 0430, 0452, 0480
-  ...depositsMigrations, // 0103, 0481
+  ...depositsMigrations, // 0103, 0481, 0580
   ...withdrawalsMigrations, // 0482
   ...betsMigrations, // 0104, 0160, 0451, 0472, 0473, 0483
   ...adminTipsMigrations, // 0484

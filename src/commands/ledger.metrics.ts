@@ -7,6 +7,8 @@ export const LEDGER_COMMANDS = [
   'confirmDeposit',
   'completeDeposit',
   'failDeposit',
+  'releaseDeposit',
+  'returnDeposit',
   'placeBet',
   'settleBet',
   'rollbackBet',

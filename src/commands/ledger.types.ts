@@ -26,6 +26,13 @@ export type DepositView = DepositTerms<DecimalString> &
     updatedAt: string;
   }>;
 
+/** Where a deposit that completed past the deposit limit stands: HELD until an admin releases or returns it. */
+export type DepositHold = 'HELD' | 'RELEASED' | 'RETURNED';
+/** A deposit as the back office's decision on it answers: the deposit and its hold. */
+export type HeldDepositView = DepositView & Readonly<{ hold: DepositHold | null }>;
+/** An admin's decision on a held deposit: who decided and why (required). */
+export type HeldDepositDecisionInput = Readonly<{ adminUserId: number; reason: string }>;
+
 export type BetView = BetTerms<DecimalString> &
   Readonly<{
     id: string;
@@ -150,6 +157,10 @@ export interface Ledger {
   confirmDeposit(depositId: string, input: { txHash?: string | null | undefined } & BusinessTimeInput): LedgerResult<DepositView>;
   completeDeposit(depositId: string, input: { txHash?: string | null | undefined } & BusinessTimeInput): LedgerResult<DepositView>;
   failDeposit(depositId: string, input: { reason: string } & BusinessTimeInput): LedgerResult<DepositView>;
+  /** A held deposit to the player's balance (not checked against the deposit limit again); a repeat answers the first. */
+  releaseDeposit(depositId: string, input: HeldDepositDecisionInput): LedgerResult<HeldDepositView>;
+  /** A held deposit back to its payer (house:deposits-returned); a repeat answers the first. */
+  returnDeposit(depositId: string, input: HeldDepositDecisionInput): LedgerResult<HeldDepositView>;
 
   placeBet(input: BetInput): LedgerResult<{ bet: BetView; created: boolean }>;
   settleBet(betId: string, input: { payout: string; usdPayout?: string | undefined } & BusinessTimeInput): LedgerResult<BetView>;

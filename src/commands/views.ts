@@ -1,7 +1,7 @@
 import type { CurrencyId } from '../domain/money/currency.js';
 import { fromMinor, usdFromMinor } from '../domain/money/money.js';
 import type { BetEntry, DepositEntry, WalletState, WithdrawalEntry } from '../domain/wallet/wallet.state.js';
-import type { BalanceView, BetView, DepositView, WithdrawalView } from './ledger.types.js';
+import type { BalanceView, BetView, DepositHold, DepositView, HeldDepositView, WithdrawalView } from './ledger.types.js';
 
 export const depositView = (userId: number, d: DepositEntry): DepositView => ({
   id: d.id,
@@ -23,6 +23,10 @@ export const depositView = (userId: number, d: DepositEntry): DepositView => ({
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
+
+/** HELD, RELEASED or RETURNED for a deposit that completed past the deposit limit; null for any other. */
+export const depositHold = (d: DepositEntry): DepositHold | null => d.settlement ?? (d.held === true ? 'HELD' : null);
+export const heldDepositView = (userId: number, d: DepositEntry): HeldDepositView => ({ ...depositView(userId, d), hold: depositHold(d) });
 
 export const betView = (userId: number, b: BetEntry): BetView => ({
   id: b.id,

@@ -5,6 +5,7 @@ import { guardedRoutes } from '../http/access.js';
 import type { BackOfficeDeps } from '../http/back-office.deps.js';
 import { adminTipsRoutes } from './admin-tips/admin-tips.routes.js';
 import { balanceSetRoutes } from './balance-set/balance-set.routes.js';
+import { depositsRoutes } from './deposits/deposits.routes.js';
 import { withdrawalsRoutes } from './withdrawals/withdrawals.routes.js';
 
 /** Back-office money commands, each through the ledger with the acting admin recorded on its events. */
@@ -15,6 +16,7 @@ export const moneyRoutes = (deps: BackOfficeDeps): Router => {
 
   adminTipsRoutes(route, deps);
   withdrawalsRoutes(route, deps);
+  depositsRoutes(route, deps);
 
   balanceSetRoutes(route, deps);
 

@@ -71,6 +71,8 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /withdraw/approve': () => ({ path: '/withdraw/approve', body: { id: 'matrix-missing' } }),
   'post /withdraw/reject': () => ({ path: '/withdraw/reject', body: { id: 'matrix-missing', rejectReason: 'matrix' } }),
   'post /withdraw/retry': () => ({ path: '/withdraw/retry', body: { id: 'matrix-missing' } }),
+  'post /deposit/:id/release': () => ({ path: '/deposit/matrix-missing/release', body: { reason: 'matrix' } }),
+  'post /deposit/:id/return': () => ({ path: '/deposit/matrix-missing/return', body: { reason: 'matrix' } }),
   'put /user/:id/balance': (t) => ({ path: `/user/${t.id}/balance`, body: { balance: '1', currencyId: 'DBC' } }),
   // Ledger lists (read side)
   'get /admin-tips': () => ({ path: '/admin-tips?sortBy=ID&sortOrder=asc' }),

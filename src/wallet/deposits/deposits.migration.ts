@@ -71,4 +71,11 @@ export const depositsMigrations: readonly Migration[] = [
       UPDATE deposits SET effective_at = created_at WHERE effective_at IS NULL;
       ALTER TABLE deposits ALTER COLUMN effective_at SET NOT NULL;`,
   },
+  {
+    // A deposit that completed held (past the deposit limit): HELD, then RELEASED or RETURNED by an admin; NULL otherwise.
+    id: '0580_deposits_hold',
+    sql: `
+      ALTER TABLE deposits ADD COLUMN IF NOT EXISTS hold text CHECK (hold IN ('HELD', 'RELEASED', 'RETURNED'));
+      CREATE INDEX IF NOT EXISTS deposits_held ON deposits (created_at DESC) WHERE hold = 'HELD';`,
+  },
 ];

@@ -10,12 +10,26 @@ const reached = (status: string, column: string, d: Readonly<{ at: string; txHas
   ...(d.txHash ? { tx_hash: d.txHash } : {}),
 });
 
-/** Deposits: PENDING -> CONFIRMED -> COMPLETE (credited; transaction_id set), or FAILED. */
+/**
+ * Deposits: PENDING -> CONFIRMED -> COMPLETE (credited; transaction_id set), or FAILED. `hold`: HELD when it completed
+ * past the deposit limit, then RELEASED or RETURNED by an admin (the status stays COMPLETE).
+ */
 export const depositsProjection = entityProjection({
   name: 'deposits',
-  version: 2,
+  version: 3,
   list: DEPOSITS_COUNTS,
-  patchable: ['status', 'tx_hash', 'transaction_id', 'amount', 'usd_amount', 'failed_reason', 'updated_at', 'confirmed_at', 'completed_at'],
+  patchable: [
+    'status',
+    'tx_hash',
+    'transaction_id',
+    'amount',
+    'usd_amount',
+    'failed_reason',
+    'updated_at',
+    'confirmed_at',
+    'completed_at',
+    'hold',
+  ],
   id: (d) => d.depositId,
   create: {
     DepositRequested: (d, { userId }) => ({
@@ -41,6 +55,7 @@ export const depositsProjection = entityProjection({
       updated_at: d.at,
       confirmed_at: null,
       completed_at: null,
+      hold: null,
     }),
   },
   patch: {
@@ -50,7 +65,10 @@ export const depositsProjection = entityProjection({
       transaction_id: d.transactionId,
       amount: d.amount,
       usd_amount: d.usdAmount,
+      ...(d.held ? { hold: 'HELD' } : {}),
     }),
+    DepositReleased: (d) => ({ hold: 'RELEASED', updated_at: d.at }),
+    DepositReturned: (d) => ({ hold: 'RETURNED', updated_at: d.at }),
     DepositFailed: (d) => ({ status: 'FAILED', failed_reason: d.reason, updated_at: d.at }),
   },
 });

@@ -43,6 +43,7 @@ export const listDeposits = (pool: pg.Pool, q: DepositsFilter): Promise<Listed<u
       updatedAt: iso(r.updated_at),
       confirmedAt: iso(r.confirmed_at),
       completedAt: iso(r.completed_at),
+      hold: r.hold ?? null,
       user: shortUser(r, 'u'),
     }),
     statusTotal('deposits_counts', q),

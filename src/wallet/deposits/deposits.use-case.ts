@@ -1,26 +1,33 @@
 import { isLeft, isRight, left } from 'fp-ts/lib/Either.js';
 import type { Minor } from '../../domain/money/money.js';
 import type { WalletCommand } from '../../domain/wallet/wallet.commands.js';
-import { depositExternalKey, type WalletState } from '../../domain/wallet/wallet.state.js';
+import { depositExternalKey, type DepositEntry, type WalletState } from '../../domain/wallet/wallet.state.js';
 import { GuardRefused } from '../../infra/event-store/event-store.port.js';
 import { betGuardRefusal } from '../../commands/bet-guard.js';
 import { figuresWith, limitGuard } from '../../commands/limit-figures.js';
 import type { DepositView, Ledger, LedgerResult } from '../../commands/ledger.types.js';
-import { depositView } from '../../commands/views.js';
+import { depositView, heldDepositView } from '../../commands/views.js';
 import type { WalletKit } from '../../commands/wallet-kit.js';
 import type { WalletGuard } from '../../commands/wallet.handler.js';
 import { newId } from '../../shared/ids.js';
 import { statedTime } from '../../commands/business-time.js';
 
-type DepositUseCases = Pick<Ledger, 'requestDeposit' | 'confirmDeposit' | 'completeDeposit' | 'failDeposit'>;
+type DepositUseCases = Pick<
+  Ledger,
+  'requestDeposit' | 'confirmDeposit' | 'completeDeposit' | 'failDeposit' | 'releaseDeposit' | 'returnDeposit'
+>;
 type Requested = LedgerResult<Readonly<{ deposit: DepositView; created: boolean }>>;
 
 /** A payment provider's deposit: requested once per provider and external id, then confirmed, completed or failed. */
 export const depositUseCases = (kit: WalletKit): DepositUseCases => {
-  const transition = async (depositId: string, command: WalletCommand): LedgerResult<ReturnType<typeof depositView>> => {
+  const transition = async <V>(
+    depositId: string,
+    command: WalletCommand,
+    view: (userId: number, entry: DepositEntry) => V,
+  ): LedgerResult<V> => {
     const userId = await kit.owner('deposit', depositId, { _tag: 'DepositNotFound', depositId });
     if (isLeft(userId)) return userId;
-    return kit.run(userId.right, command, (s) => depositView(userId.right, s.deposits.get(depositId)!));
+    return kit.run(userId.right, command, (s) => view(userId.right, s.deposits.get(depositId)!));
   };
 
   /**
@@ -99,10 +106,23 @@ export const depositUseCases = (kit: WalletKit): DepositUseCases => {
       return requested;
     },
     confirmDeposit: (depositId, input) =>
-      transition(depositId, { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),
+      transition(
+        depositId,
+        { type: 'ConfirmDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } },
+        depositView,
+      ),
     completeDeposit: (depositId, input) =>
-      transition(depositId, { type: 'CompleteDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } }),
+      transition(
+        depositId,
+        { type: 'CompleteDeposit', data: { depositId, txHash: input.txHash ?? null, ...statedTime(input) } },
+        depositView,
+      ),
     failDeposit: (depositId, input) =>
-      transition(depositId, { type: 'FailDeposit', data: { depositId, reason: input.reason, ...statedTime(input) } }),
+      transition(depositId, { type: 'FailDeposit', data: { depositId, reason: input.reason, ...statedTime(input) } }, depositView),
+    // The back office's decision on a held deposit: its business time is when the admin acted (the decision time).
+    releaseDeposit: (depositId, { adminUserId, reason }) =>
+      transition(depositId, { type: 'ReleaseDeposit', data: { depositId, adminUserId, reason } }, heldDepositView),
+    returnDeposit: (depositId, { adminUserId, reason }) =>
+      transition(depositId, { type: 'ReturnDeposit', data: { depositId, adminUserId, reason } }, heldDepositView),
   };
 };
