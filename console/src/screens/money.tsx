@@ -12,6 +12,7 @@ import {
 import { api, idempotencyKey } from '../api';
 import { ALL_CURRENCIES, choices, CURRENCIES } from '../permissions';
 import { useSettle } from '../refresh';
+import { HeldDepositActions, HoldMark } from './held-deposits';
 import { Allowed, CommandForm, ConsoleList, Money, MoneyField, pickedUser, TimeField, UserColumn, userFilter, UserInput } from '../ui';
 
 /** Each list's filters without the person: the player page's tabs list their own player's rows. */
@@ -25,9 +26,11 @@ export const DepositGrid = ({ withUser = true }: { withUser?: boolean }) => (
     <MoneyField source="amount" sortable={false} />
     <MoneyField source="usdAmount" label="USD" currency="USD" />
     <TextField source="status" sortable={false} />
+    <FunctionField label="Hold" render={() => <HoldMark />} />
     <TimeField source="createdAt" />
     <TimeField source="confirmedAt" />
     <TimeField source="completedAt" />
+    {withUser ? <FunctionField label="Actions" render={() => <HeldDepositActions />} /> : null}
   </Datagrid>
 );
 
