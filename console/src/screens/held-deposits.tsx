@@ -11,15 +11,13 @@ export const HoldMark = () => {
   const record = useRecordContext();
   const hold = record?.hold as string | null | undefined;
   if (!hold) return null;
-  return (
-    <Chip size="small" label={hold} color={hold === 'HELD' ? 'warning' : 'default'} variant={hold === 'HELD' ? 'filled' : 'outlined'} />
-  );
+  return <Chip size="small" label={hold} color={hold === 'HELD' ? 'error' : 'default'} variant="outlined" />;
 };
 
 type Decision = 'release' | 'return';
 const WORDS = {
   release: { label: 'Release', color: 'success', done: "Released: the deposit is in the player's balance" },
-  return: { label: 'Return', color: 'warning', done: 'Returned: the deposit goes back to its payer' },
+  return: { label: 'Return', color: 'error', done: 'Returned: the deposit goes back to its payer' },
 } as const;
 
 /** Release or return one held deposit: the confirmation shows the exact amount, currency and player and asks for the reason. */
