@@ -66,7 +66,7 @@ describe.skipIf(!chromiumFound)('held deposits in the admin console', { timeout:
 
     await row.getByRole('button', { name: 'Release' }).click();
     const dialog = page.getByRole('dialog');
-    await dialog.getByText(player.username, { exact: false }).waitFor();
+    await dialog.getByText(String(player.username), { exact: false }).waitFor();
     await expect(dialog.textContent()).resolves.toContain('45.5');
     await expect(dialog.textContent()).resolves.toContain('USDT');
     await dialog.getByLabel('Release reason').fill('source of funds checked');
