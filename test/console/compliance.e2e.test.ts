@@ -103,7 +103,7 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
   it('when linked deposits reach the AML threshold, then the flag is listed, assigned to the officer and cleared with a note, and stays listed', async () => {
     const player = await env.makeUser();
     const aml = createAml({ store: env.store, pool: env.pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '100' }) });
-    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml) });
+    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml, env.users) });
     const requested = await ledger.requestDeposit({
       externalId: `aml-e2e-${player.id}`,
       userId: player.id,
