@@ -141,7 +141,7 @@ const start = async (config: Config, logger: Logger, cleanups: Cleanup[], stoppi
       userExists: users.exists,
       canTransact: users.canTransact,
       betGuard: createLimits({ store, pool }).betGuard,
-      aml: amlHooks(aml),
+      aml: amlHooks(aml, users),
       walletCacheEntries: config.walletCacheEntries,
       walletSnapshotEvery: config.walletSnapshotEvery,
       onSnapshotError: (error) => logger.warn({ err: error }, 'wallet snapshot not written (the next command tries again)'),

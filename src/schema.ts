@@ -46,7 +46,7 @@ export const allMigrations: readonly Migration[] = [
   ...betsMigrations, // 0104, 0160, 0451, 0472, 0473, 0483
   ...adminTipsMigrations, // 0484
   ...userStatsUsdMigrations, // 0105, 0471
-  ...usersMigrations, // 0110, 0190
+  ...usersMigrations, // 0110, 0190, 0600
   ...signUpEffectsMigrations, // 0111
   ...leaderboardMigrations, // 0140
   ...rakebackMigrations, // 0150

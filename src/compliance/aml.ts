@@ -16,6 +16,8 @@ import {
 import type { Minor } from '../domain/money/money.js';
 import type { EventStore } from '../infra/event-store/event-store.port.js';
 import { createStreamHandler } from '../commands/stream.handler.js';
+import type { Users } from '../commands/users.js';
+import { kycLevelNumber } from '../domain/user/kyc.js';
 import type { AmlHooks } from '../commands/wallet-kit.js';
 import { usdText, type AmlSettings } from './aml.settings.js';
 
@@ -103,12 +105,16 @@ export const createAml = (deps: Readonly<{ store: EventStore; pool: pg.Pool; set
 export type Aml = ReturnType<typeof createAml>;
 
 /**
- * The ledger's side of the flags. The platform records no KYC level yet (every player answers LEVEL_0, see
- * docs/compliance.md): a player is below the required level whenever that level is above 0.
+ * The ledger's side of the flags. The KYC level is read from the player's user stream (exact: the level an admin set
+ * last, never a projection behind it); a player without a record is LEVEL_0 (docs/compliance.md).
  */
-export const amlHooks = (aml: Aml): AmlHooks => ({
+export const amlHooks = (aml: Aml, users: Pick<Users, 'load'>): AmlHooks => ({
   settings: aml.settings,
-  belowKyc: async () => aml.settings.requiredKycLevel > 0,
+  belowKyc: async (userId) => {
+    if (aml.settings.requiredKycLevel === 0) return false;
+    const user = await users.load(userId);
+    return kycLevelNumber(user.status === 'registered' ? user.kyc : null) < aml.settings.requiredKycLevel;
+  },
   raise: aml.raise,
   underReview: aml.underReview,
 });

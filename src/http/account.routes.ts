@@ -40,7 +40,7 @@ export const accountRoutes = (kit: AuthKit, ledger: Pick<Ledger, 'balances'>): R
         email: user.email,
         country: user.country,
         balances,
-        kycLevel: 'LEVEL_0',
+        kycLevel: user.kyc?.level ?? 'LEVEL_0',
         mfaEnabled: user.mfaEnabled,
         roles: user.roles,
       });

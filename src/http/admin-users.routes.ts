@@ -15,6 +15,7 @@ import { consistentRead, type ConsistentReads } from './ledger-position.js';
 import { banUser, guardSuperAdminTarget } from '../commands/admin-operations/ban-user.js';
 import {
   BanBody,
+  KycBody,
   PermissionParams,
   PermissionsBody,
   RegistrationInfoParams,
@@ -47,7 +48,7 @@ const USER_READS = ['users', 'wallet-balances', 'user-stats-usd'];
 export const SUPERADMIN_TARGET_RULE = 'Least privilege: an Admin cannot do this to a SuperAdmin (403 FORBIDDEN); only a SuperAdmin can.';
 const DELEGATION_RULE = 'Only a permission the caller holds can be granted or revoked (a SuperAdmin holds all).';
 
-/** Back-office user administration: ban, roles, permissions, registration info. Every change records the acting admin. */
+/** Back-office user administration: ban, roles, permissions, KYC level, registration info. Every change records the acting admin. */
 export const adminUserRoutes = ({ users, pool, store, authenticator, registry, reads }: AdminUsersDeps): Router => {
   const router = Router();
   const route = guardedRoutes(router, authenticator, registry, '', errorCodesOf(USER_ERRORS));
@@ -180,6 +181,28 @@ export const adminUserRoutes = ({ users, pool, store, authenticator, registry, r
       const { id } = parseParams(UserIdParams, req);
       const { banReason } = parseBody(BanBody, req);
       res.json(await banUser.run({ users, pool, endAccess: (...a) => revokeAllAccess(pool, ...a) }, { userId: id, banReason }, admin(req)));
+    },
+  );
+  route(
+    'put',
+    '/user/:id/kyc',
+    { kind: 'perm', permission: 'kyc.edit' },
+    {
+      summary: "Set a player's KYC level (audited)",
+      description:
+        'Records the level the KYC provider verified and whether a verification is pending; the identity documents stay ' +
+        'with the provider. The AML hold of withdrawals reads this level. Nobody sets their own level (403 FORBIDDEN). ' +
+        SUPERADMIN_TARGET_RULE,
+      addition: true,
+      request: { params: UserIdParams, body: KycBody },
+      responses: { 200: { description: 'The user, its `kyc` object set', schema: UserRecord } },
+    },
+    async (req, res) => {
+      const { id } = parseParams(UserIdParams, req);
+      const body = parseBody(KycBody, req);
+      await mayChange(req, id);
+      const data = body.verificationPending === undefined ? { level: body.level } : body;
+      res.json(await view(orThrowUser(await users.execute(id, { type: 'SetKycLevel', data }, admin(req)))));
     },
   );
   route(

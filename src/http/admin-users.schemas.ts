@@ -1,3 +1,4 @@
+import { KYC_LEVELS } from '../domain/user/kyc.js';
 import { PERMISSIONS, ROLES } from '../domain/user/permissions.js';
 import { z } from './validate.js';
 
@@ -9,6 +10,11 @@ export const PermissionParams = UserIdParams.extend({ name: z.enum(PERMISSIONS) 
 export const RolesBody = z.object({ roles: z.enum(ROLES) }).openapi('UserRolesBody');
 export const PermissionsBody = z.object({ permissions: z.enum(PERMISSIONS) }).openapi('UserPermissionsBody');
 export const SingleRoleBody = z.object({ username: z.string().min(1).max(64), role: z.enum(ROLES) }).openapi('SingleRoleBody');
+
+/** PUT /user/{id}/kyc: the level the KYC provider verified; `verificationPending` left out keeps the current flag. */
+export const KycBody = z
+  .strictObject({ level: z.enum(KYC_LEVELS), verificationPending: z.boolean().optional() })
+  .openapi('SetKycLevelBody');
 
 export const TRADE_LINK = /^https:\/\/steamcommunity\.com\/tradeoffer\/new\/\?partner=\d+&token=[A-Za-z0-9_-]{8}$/;
 /** PATCH /user/{id}: every field optional; unknown fields are refused so a typo never passes as "nothing to change". */

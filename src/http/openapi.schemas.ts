@@ -1,3 +1,4 @@
+import { KYC_LEVELS } from '../domain/user/kyc.js';
 import { z } from './validate.js';
 
 /** Response shapes for the OpenAPI documents only (requests use the route schemas themselves). */
@@ -43,6 +44,27 @@ export const UserStatsUsd = z
   })
   .openapi('UserStatsUsd');
 
+const nullableText = z.string().nullable();
+/** The spec's User KYC record; the personal fields stay with the KYC provider and answer null (docs/compliance.md). */
+export const UserKyc = z
+  .object({
+    gender: z.enum(['MALE', 'FEMALE', 'OTHER']).nullable(),
+    level: z.enum(KYC_LEVELS),
+    firstName: nullableText,
+    lastName: nullableText,
+    countryCode: nullableText,
+    address: nullableText,
+    postalCode: nullableText,
+    city: nullableText,
+    occupation: nullableText,
+    dateOfBirth: z.iso.datetime().nullable(),
+    verificationPending: z.boolean(),
+    userId: z.number().int(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('UserKyc');
+
 export const UserRecord = z
   .looseObject({
     id: z.number().int(),
@@ -53,7 +75,7 @@ export const UserRecord = z
     permissions: z.array(z.string()),
     isBanned: z.boolean(),
     banReason: z.string().nullable(),
-    kyc: z.unknown(),
+    kyc: UserKyc.nullable(),
     notes: z.array(z.unknown()).optional(),
     usdBalance: z.unknown().optional(),
     statsUsd: UserStatsUsd.optional(),

@@ -166,6 +166,8 @@ const profilePatchOf = (event: UserEvent): Record<string, unknown> | undefined =
       return { mfaEnabled: true };
     case 'MfaDisabled':
       return { mfaEnabled: false };
+    case 'KycLevelSet':
+      return { kycLevel: event.data.level };
     default:
       return undefined;
   }

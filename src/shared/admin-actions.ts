@@ -17,6 +17,7 @@ export const EVENT_ACTIONS = [
   'user.sign-out',
   'user.disable-mfa',
   'user.erase',
+  'user.set-kyc-level',
   'role.add',
   'role.remove',
   'permission.add',

@@ -33,6 +33,7 @@ const SAMPLES: Record<string, (target: { id: number; username: string }) => { pa
   'post /user/:id/erase': (t) => ({ path: `/user/${t.id}/erase`, body: { reason: '' } }), // 400: nobody is erased
   'put /user/:id/roles': (t) => ({ path: `/user/${t.id}/roles`, body: { roles: 'Admin' } }),
   'put /user/:id/permissions': (t) => ({ path: `/user/${t.id}/permissions`, body: { permissions: 'user.edit' } }),
+  'put /user/:id/kyc': (t) => ({ path: `/user/${t.id}/kyc`, body: { level: 'LEVEL_1' } }),
   'delete /user/:id/permissions/:name': (t) => ({ path: `/user/${t.id}/permissions/user.edit` }),
   'get /registration-info/:userId': (t) => ({ path: `/registration-info/${t.id}` }),
   // Users

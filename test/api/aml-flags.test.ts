@@ -16,7 +16,7 @@ beforeAll(async () => {
   env = await createAuthEnv('aml-flags');
   [officer, viewer] = await Promise.all([signedInAdmin(env, ['kyc.view', 'kyc.edit']), signedInAdmin(env, ['kyc.view'])]);
   const aml = createAml({ store: env.store, pool: env.pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '100' }) });
-  ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml) });
+  ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml, env.users) });
 });
 afterAll(async () => {
   await env?.close();

@@ -100,10 +100,35 @@ describe.skipIf(!chromiumFound)('compliance in the admin console', { timeout: 24
     await expectAccessible(page, 'user limits set');
   });
 
+  it('when an officer sets a KYC level on the player page behind a confirmation, then the summary says it in words', async () => {
+    const player = await env.makeUser();
+    const officer = await env.makeUser({ roles: ['User', 'Admin'], permissions: ['user.view', 'kyc.view', 'kyc.edit'] });
+    const page = await newPage();
+    await signInPassword(page, officer);
+    await page.goto(`/admin/#/users/${player.id}/show`);
+    const account = page.getByRole('table', { name: 'Account' });
+    await account.getByText('Not verified (level 0, nothing on record)', { exact: true }).waitFor();
+    const form = page.getByRole('region', { name: 'KYC level' });
+    await expectAccessible(page, 'KYC level form');
+    await form.getByRole('combobox', { name: 'Level' }).click();
+    await page.getByRole('option', { name: 'LEVEL_2', exact: true }).click();
+    await form.getByRole('button', { name: 'Set level' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(`Set the KYC level of ${player.username} to Verified to level 2 of 4?`).waitFor();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await answered(page, 'KYC level: done');
+    await account.getByText('Verified to level 2 of 4', { exact: true }).waitFor();
+    expect((await env.users.load(player.id)).status === 'registered' && (await env.users.load(player.id))).toMatchObject({
+      kyc: { level: 'LEVEL_2', verificationPending: false },
+    });
+    await expectAccessible(page, 'KYC level set');
+    await shoot(page, 'player-kyc');
+  });
+
   it('when linked deposits reach the AML threshold, then the flag is listed, assigned to the officer and cleared with a note, and stays listed', async () => {
     const player = await env.makeUser();
     const aml = createAml({ store: env.store, pool: env.pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '100' }) });
-    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml) });
+    const ledger = createLedger({ store: env.store, pool: env.pool, aml: amlHooks(aml, env.users) });
     const requested = await ledger.requestDeposit({
       externalId: `aml-e2e-${player.id}`,
       userId: player.id,

@@ -158,10 +158,16 @@ describe.skipIf(!chromiumFound)("an admin's day in the console", { timeout: 240_
   it('when the queue is read, then each row carries the player context, ids and addresses short with copy, and approve and reject act from there', async () => {
     const first = await pendingWithdrawal(env, '1.25');
     const second = await pendingWithdrawal(env, '0.5');
+    const level = { type: 'SetKycLevel', data: { level: 'LEVEL_2', verificationPending: true } } as const;
+    expect((await env.users.execute(second.user.id, level, superAdmin.id))._tag).toBe('Right');
     await page.goto('/admin/#/withdrawals');
     const row = (id: string) => page.getByRole('row').filter({ has: page.getByTitle(id, { exact: true }) });
+    // No record reads as LEVEL_0 (as the AML hold reads it); a stored level shows as stored.
     await row(first.withdrawal.id)
-      .getByText(/^KYC none · today/)
+      .getByText(/^KYC LEVEL_0 · today/)
+      .waitFor();
+    await row(second.withdrawal.id)
+      .getByText(/^KYC LEVEL_2 \(pending\) · today/)
       .waitFor();
     await row(first.withdrawal.id).getByText('Balance', { exact: false }).waitFor();
     // Shortened to its ends, whole in the title, and copied whole.

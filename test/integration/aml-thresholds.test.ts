@@ -1,6 +1,7 @@
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
+import { createUsers, type Users } from '../../src/commands/users.js';
 import { amlHooks, createAml } from '../../src/compliance/aml.js';
 import { listAmlFlags } from '../../src/compliance/aml.queries.js';
 import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
@@ -15,9 +16,10 @@ describe('AML thresholds in the write path', () => {
   let store: ReturnType<typeof createPostgresEventStore>;
   let ledger: ReturnType<typeof createLedger>;
   let aml: ReturnType<typeof createAml>;
+  let users: Users;
   let now = Date.parse('2026-04-01T08:00:00.000Z');
   const clock = () => new Date(now);
-  // EUR 2,000 at 1.08 USD per EUR: 2,160 USD, in 24 hours; every player is below the required KYC level (1).
+  // EUR 2,000 at 1.08 USD per EUR: 2,160 USD, in 24 hours; the required KYC level is 1 and a player with no record is LEVEL_0.
   const settings = amlSettingsFrom({ AML_THRESHOLD_EUR: '2000', AML_EUR_USD_RATE: '1.08' });
   beforeAll(async () => {
     db = await createTestDb('aml');
@@ -25,7 +27,8 @@ describe('AML thresholds in the write path', () => {
     await migrateAll(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
     aml = createAml({ store, pool, settings, clock });
-    ledger = createLedger({ store, pool, clock, aml: amlHooks(aml) });
+    users = createUsers({ store, pool, clock });
+    ledger = createLedger({ store, pool, clock, aml: amlHooks(aml, users) });
   });
   afterAll(async () => {
     await store.close();
@@ -113,5 +116,54 @@ describe('AML thresholds in the write path', () => {
       status: 'CLEARED',
       note: 'source of funds: salary slips checked',
     });
+  });
+
+  const player = async (name: string) => {
+    const registered = await users.register({
+      email: `${name}@example.com`,
+      username: name,
+      passwordHash: null,
+      country: 'DE',
+      referrerCode: null,
+      marketingOptIn: false,
+      registration: { ip: null, userAgent: null, country: null, referrer: null },
+      provider: 'password',
+    });
+    if (isLeft(registered)) throw new Error(JSON.stringify(registered.left));
+    return registered.right.userId;
+  };
+  /** Held: a withdrawal-review flag names it and its approval is refused; else it is approved. */
+  const isHeld = async (w: Awaited<ReturnType<typeof withdraw>>): Promise<boolean> => {
+    const review = (await flagsOf(w.userId)).some((f) => f.kind === 'withdrawal-review' && f.withdrawalId === w.id);
+    const approved = await ledger.approveWithdrawal(w.id, 77);
+    expect(isRight(approved)).toBe(!review);
+    if (review) expect(isLeft(approved) && approved.left).toEqual({ _tag: 'WithdrawalUnderReview', withdrawalId: w.id });
+    return review;
+  };
+  const setKyc = async (userId: number, level: 'LEVEL_0' | 'LEVEL_1' | 'LEVEL_2') =>
+    expect(isRight(await users.execute(userId, { type: 'SetKycLevel', data: { level } }, 77))).toBe(true);
+
+  it('when the stored KYC level is below the required one, then a withdrawal over the threshold is held; at or above, not', async () => {
+    // Registered players get ids of their own, clear of the wallet-only players 1 to 3 above.
+    await pool.query(`SELECT setval('user_id_seq', 1000)`);
+    const [unverified, verified, beyond] = [await player('kycnone'), await player('kycone'), await player('kyctwo')];
+    await setKyc(unverified, 'LEVEL_0');
+    await setKyc(verified, 'LEVEL_1');
+    await setKyc(beyond, 'LEVEL_2');
+    for (const userId of [unverified, verified, beyond]) await deposit(userId, '2500');
+    now += 48 * 3_600_000;
+    expect(await isHeld(await withdraw(unverified, '2160.01'))).toBe(true);
+    // At or above the level: no review flag, and the withdrawal can be approved at once.
+    for (const userId of [verified, beyond]) expect(await isHeld(await withdraw(userId, '2160.01'))).toBe(false);
+  });
+
+  it('when the level is read for the hold, then it is the one set last in the user stream (lowered again, held again)', async () => {
+    const userId = await player('kycdown');
+    await setKyc(userId, 'LEVEL_1');
+    await deposit(userId, '5000');
+    now += 48 * 3_600_000;
+    expect(await isHeld(await withdraw(userId, '2200'))).toBe(false);
+    await setKyc(userId, 'LEVEL_0');
+    expect(await isHeld(await withdraw(userId, '2200'))).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/commands/ledger.js';
+import { createUsers } from '../../src/commands/users.js';
 import { amlHooks, createAml } from '../../src/compliance/aml.js';
 import { amlSettingsFrom } from '../../src/compliance/aml.settings.js';
 import { createPostgresEventStore } from '../../src/infra/event-store/postgres/postgres.event-store.js';
@@ -24,7 +25,7 @@ describe('monitors: an AML flag raised is an alert of each aml-flag monitor over
     await migrateAll(pool);
     store = createPostgresEventStore({ pool, pollIntervalMs: 50 });
     const aml = createAml({ store, pool, settings: amlSettingsFrom({ AML_THRESHOLD_USD: '1000' }), clock });
-    ledger = createLedger({ store, pool, clock, aml: amlHooks(aml) });
+    ledger = createLedger({ store, pool, clock, aml: amlHooks(aml, createUsers({ store, pool })) });
     await pool.query(
       `INSERT INTO monitors (type, threshold_usd, created_by, created_at)
        VALUES ('aml-flag', NULL, 1, '2026-01-01'), ('aml-flag', '5000', 1, '2026-01-01')`,

@@ -254,6 +254,13 @@ describe('per-user server events of ledger events', () => {
     ]);
   });
 
+  it('when an admin sets the KYC level, then ProfileUpdated {kycLevel} goes to the player', () => {
+    const set = userEvent(9, 'KycLevelSet', { level: 'LEVEL_2', verificationPending: true, adminUserId: 1 });
+    expect(serverEventsOf(set, lookupsFor([]))).toEqual([
+      { name: 'ProfileUpdated', userId: 9, position: '100/50', payload: { kycLevel: 'LEVEL_2' } },
+    ]);
+  });
+
   it('when the user stream changes username, public profile keys or MFA, then ProfileUpdated patches only the public fields', () => {
     expect(serverEventsOf(userEvent(9, 'UsernameSet', { username: 'neo', adminUserId: null }), lookupsFor([]))).toEqual([
       { name: 'ProfileUpdated', userId: 9, position: '100/50', payload: { username: 'neo' } },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { KycLevel } from '../../src/domain/user/kyc.js';
 import { decide, type UserCommand } from '../../src/domain/user/user.decide.js';
 import { evolve, initialUserState } from '../../src/domain/user/user.state.js';
 import { deciderSpec } from '../support/decider.js';
@@ -154,6 +155,48 @@ describe('user decider', () => {
     const link: UserCommand = { type: 'LinkIdentity', data: { provider: 'google', subject: 'sub-2', email: 'g@b.test' } };
     expect(given(byUser(register)).when(link).thenAccepted().state).toMatchObject({
       identities: [{ provider: 'google', subject: 'sub-2', email: 'g@b.test' }],
+    });
+  });
+
+  describe('KYC level', () => {
+    const setKyc = (level: KycLevel, verificationPending?: boolean): UserCommand => ({
+      type: 'SetKycLevel',
+      data: verificationPending === undefined ? { level } : { level, verificationPending },
+    });
+
+    it("when an admin sets a player's level, then KycLevelSet names it and the admin; the state keeps it from then on", () => {
+      const state = given(byUser(register))
+        .when(setKyc('LEVEL_1'), asAdmin)
+        .then({ type: 'KycLevelSet', data: { level: 'LEVEL_1', verificationPending: false, adminUserId: ADMIN, at: AT } });
+      expect(state).toMatchObject({ kyc: { level: 'LEVEL_1', verificationPending: false, createdAt: AT, updatedAt: AT } });
+    });
+
+    it('when the same level and flag are set again, then nothing happens; a new flag alone is a change', () => {
+      given(byUser(register), byAdmin(setKyc('LEVEL_1', true)))
+        .when(setKyc('LEVEL_1'), asAdmin)
+        .thenNothing();
+      given(byUser(register), byAdmin(setKyc('LEVEL_1', true)))
+        .when(setKyc('LEVEL_1', false), asAdmin)
+        .then({ type: 'KycLevelSet', data: { level: 'LEVEL_1', verificationPending: false, adminUserId: ADMIN, at: AT } });
+    });
+
+    it('when the flag is left out, then the current one is kept; a level may be lowered', () => {
+      given(byUser(register), byAdmin(setKyc('LEVEL_3', true)))
+        .when(setKyc('LEVEL_0'), asAdmin)
+        .then({ type: 'KycLevelSet', data: { level: 'LEVEL_0', verificationPending: true, adminUserId: ADMIN, at: AT } });
+    });
+
+    it('when a registered player has no level set, then the state has no KYC record (LEVEL_0)', () => {
+      expect(given(byUser(register)).when(setKyc('LEVEL_0'), asAdmin).state).toMatchObject({ kyc: null });
+    });
+
+    it('when an admin sets their own level, then it fails SelfTarget; an unknown user fails UserNotFound', () => {
+      given(byUser(register)).when(setKyc('LEVEL_4'), { adminUserId: USER }).thenFails('SelfTarget');
+      given().when(setKyc('LEVEL_1'), asAdmin).thenFails('UserNotFound');
+    });
+
+    it('when no admin acts, then the command is a broken invariant and throws', () => {
+      expect(() => given(byUser(register)).when(setKyc('LEVEL_1'))).toThrow(/acting admin/);
     });
   });
 });

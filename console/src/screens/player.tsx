@@ -24,6 +24,7 @@ import {
 } from './users';
 import { WithdrawalGrid, withdrawalFilters } from './withdrawals';
 import { DepositLossLimits } from './deposit-loss-limits';
+import { KycForm, kycInWords, type KycRecord } from './kyc';
 
 type Figure = readonly [key: string, label: string, kind: 'usd' | 'count' | 'percent' | 'time'];
 /** The lifetime figures in plain words (the API's names, such as `ltv` or `ggr`, are on hover); money in USD. */
@@ -97,7 +98,7 @@ const Facts = ({ user }: { user: RaRecord }) => {
     ['E-mail', String(user.email ?? '—')],
     ['Country', String(user.country ?? '—')],
     ['VIP level', String(user.vipLevel ?? 0)],
-    ['KYC level', user.kyc ? String((user.kyc as { level?: unknown }).level ?? '—') : 'none on record'],
+    ['KYC level', kycInWords(user.kyc as KycRecord)],
     ['Registered', <Time at={user.createdAt as string} />],
     ['Last sign-in', <Time at={user.lastLoginAt as string | null} />],
   ];
@@ -137,6 +138,9 @@ const Summary = ({ user, settle }: { user: RaRecord; settle: () => void }) => {
         <Section title="Account">
           <Flags user={user} />
           <Facts user={user} />
+          <Allowed permission="kyc.edit">
+            <KycForm user={user} settle={settle} />
+          </Allowed>
         </Section>
         <Section title="Balances">
           <Balances user={user} />

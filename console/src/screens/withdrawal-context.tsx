@@ -5,6 +5,7 @@ import { Box, Chip, IconButton, Stack, Table, TableBody, TableCell, TableRow, Ty
 import { useGetOne, useRecordContext, type RaRecord } from 'react-admin';
 import { can } from '../authProvider';
 import { Money, Time, useSession } from '../ui';
+import { kycInWords, kycShort, type KycRecord } from './kyc';
 
 /** A long id or address shortened to its ends, whole on hover, with a button that copies it whole. */
 export const Short = ({ value, label }: { value: string | null | undefined; label: string }) => {
@@ -40,7 +41,7 @@ const ageOf = (iso: string | undefined): string => {
 
 type Player = RaRecord & {
   createdAt?: string;
-  kyc?: { level?: unknown } | null;
+  kyc?: KycRecord;
   usdBalance?: { total?: string };
   statsUsd?: { totalDeposits?: string; totalWithdraws?: string };
 };
@@ -79,7 +80,7 @@ export const PlayerContextCell = (_props: { label?: string }) => {
         <Money amount={player.statsUsd?.totalWithdraws} currency="USD" />
       </div>
       <div>
-        KYC {player.kyc?.level === undefined ? 'none' : String(player.kyc.level)} · {ageOf(player.createdAt)}
+        KYC {kycShort(player.kyc)} · {ageOf(player.createdAt)}
         {flags.length ? ` · ${flags.join(', ')}` : ''}
       </div>
     </Box>
@@ -101,7 +102,7 @@ export const PlayerContextCard = ({ userId }: { userId: unknown }) => {
     ],
     ['Deposited to date', <Money amount={player.statsUsd?.totalDeposits} currency="USD" />],
     ['Withdrawn to date', <Money amount={player.statsUsd?.totalWithdraws} currency="USD" />],
-    ['KYC level', player.kyc?.level === undefined ? 'none on record' : String(player.kyc.level)],
+    ['KYC level', kycInWords(player.kyc)],
     [
       'Account age',
       <>

@@ -1,3 +1,4 @@
+export * from './kyc.js';
 export * from './permissions.js';
 export * from './user.decide.js';
 export * from './user.errors.js';

@@ -1,6 +1,7 @@
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { UserError } from './user.errors.js';
 import type { IdentityProvider, NewUser, UserEvent } from './user.events.js';
+import type { KycLevel } from './kyc.js';
 import type { Permission, Role } from './permissions.js';
 import type { RegisteredUser, UserState } from './user.state.js';
 
@@ -16,7 +17,9 @@ export type UserCommand =
   | Readonly<{ type: 'UnbanUser'; data: Readonly<{ [k: string]: never }> }>
   | Readonly<{ type: 'EnableMfa'; data: Readonly<{ [k: string]: never }> }>
   | Readonly<{ type: 'DisableMfa'; data: Readonly<{ [k: string]: never }> }>
-  | Readonly<{ type: 'LinkIdentity'; data: Readonly<{ provider: IdentityProvider; subject: string; email: string | null }> }>;
+  | Readonly<{ type: 'LinkIdentity'; data: Readonly<{ provider: IdentityProvider; subject: string; email: string | null }> }>
+  /** `verificationPending` left out keeps the current flag (false when there is no record). */
+  | Readonly<{ type: 'SetKycLevel'; data: Readonly<{ level: KycLevel; verificationPending?: boolean }> }>;
 
 /** Who acts and when: `decide` never reads the clock. `adminUserId` is null when users act on themselves. */
 export type UserCommandMeta = Readonly<{ userId: number; now: Date; adminUserId: number | null }>;
@@ -87,6 +90,15 @@ const decideFor = (
       const { provider, subject, email } = command.data;
       if (s.identities.some((i) => i.provider === provider && i.subject === subject)) return none;
       return right([{ type: 'IdentityLinked', data: { provider, subject, email, at } }]);
+    }
+    case 'SetKycLevel': {
+      if (adminUserId === null) throw new Error('a KYC level needs the acting admin');
+      // Segregation of duties: the level decides whether the admin's own withdrawals are held for AML review.
+      if (adminUserId === s.userId) return left({ _tag: 'SelfTarget', userId: s.userId, action: 'set own KYC level' });
+      const { level } = command.data;
+      const verificationPending = command.data.verificationPending ?? s.kyc?.verificationPending ?? false;
+      if (s.kyc && s.kyc.level === level && s.kyc.verificationPending === verificationPending) return none;
+      return right([{ type: 'KycLevelSet', data: { level, verificationPending, adminUserId, at } }]);
     }
     default:
       return assertNever(command);

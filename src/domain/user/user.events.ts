@@ -1,6 +1,7 @@
+import type { KycLevel } from './kyc.js';
 import type { Permission, Role } from './permissions.js';
 
-/** The stream of one user: identity, profile, roles, permissions, bans and MFA status. Secrets never go here. */
+/** The stream of one user: identity, profile, roles, permissions, bans, MFA status and KYC level. Secrets never go here. */
 export const userStream = (userId: number): string => `user-${userId}`;
 export const userStreamUserId = (streamId: string): number | undefined => {
   const m = /^user-(\d+)$/.exec(streamId);
@@ -47,6 +48,12 @@ export type IdentityLinked = Readonly<{
   data: Readonly<{ provider: IdentityProvider; subject: string; email: string | null }> & At;
 }>;
 
+/** An admin set the player's KYC level (the provider's verdict); no personal detail of the verification is kept. */
+export type KycLevelSet = Readonly<{
+  type: 'KycLevelSet';
+  data: Readonly<{ level: KycLevel; verificationPending: boolean; adminUserId: number }> & At;
+}>;
+
 export type UserEvent =
   | UserRegistered
   | UsernameSet
@@ -59,7 +66,8 @@ export type UserEvent =
   | UserUnbanned
   | MfaEnabled
   | MfaDisabled
-  | IdentityLinked;
+  | IdentityLinked
+  | KycLevelSet;
 
 export const USER_EVENT_TYPES = [
   'UserRegistered',
@@ -74,6 +82,7 @@ export const USER_EVENT_TYPES = [
   'MfaEnabled',
   'MfaDisabled',
   'IdentityLinked',
+  'KycLevelSet',
 ] as const satisfies readonly UserEvent['type'][];
 
 export const isUserEventType = (type: string): type is UserEvent['type'] => (USER_EVENT_TYPES as readonly string[]).includes(type);

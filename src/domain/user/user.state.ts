@@ -1,4 +1,5 @@
 import type { IdentityProvider, UserEvent } from './user.events.js';
+import type { Kyc } from './kyc.js';
 import type { Permission, Role } from './permissions.js';
 
 /** `email` is the provider's e-mail of the identity (absent in snapshots written before it was kept). */
@@ -20,6 +21,8 @@ export type UserState =
       mfaEnabled: boolean;
       identities: readonly Identity[];
       profile: Readonly<Record<string, unknown>>;
+      /** Null until an admin sets a level (absent in snapshots written before it was kept): LEVEL_0. */
+      kyc?: Kyc | null;
       createdAt: string;
       updatedAt: string;
     }>;
@@ -47,6 +50,7 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
       mfaEnabled: false,
       identities: [],
       profile: {},
+      kyc: null,
       createdAt: d.at,
       updatedAt: d.at,
     };
@@ -79,6 +83,10 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
         ...s,
         identities: [...s.identities, { provider: event.data.provider, subject: event.data.subject, email: event.data.email }],
       };
+    case 'KycLevelSet': {
+      const { level, verificationPending, at } = event.data;
+      return { ...s, kyc: { level, verificationPending, createdAt: s.kyc?.createdAt ?? at, updatedAt: at } };
+    }
     default:
       return assertNever(event);
   }

@@ -26,6 +26,7 @@ const ACTIONS: Readonly<Record<StreamKind, Readonly<Record<string, EventAction>>
     UserBanned: 'user.ban',
     UserUnbanned: 'user.unban',
     MfaDisabled: 'user.disable-mfa',
+    KycLevelSet: 'user.set-kyc-level',
     RoleGranted: 'role.add',
     RoleRevoked: 'role.remove',
     PermissionGranted: 'permission.add',

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { DEFAULT_AVATAR_URL, PROFILE_DEFAULTS, vipLevelSql } from '../../domain/user/vip.js';
+import type { Kyc, KycLevel } from '../../domain/user/kyc.js';
 import type { RegisteredUser } from '../../domain/user/user.state.js';
 import { iso, type AnyRow } from '../list-page.js';
 
@@ -18,6 +19,7 @@ export type UserCore = Readonly<{
   profile: Readonly<Record<string, unknown>>;
   gamePlatformId: string | null;
   identityProviderEmail: string | null;
+  kyc: Kyc | null;
   createdAt: string;
   updatedAt: string;
 }>;
@@ -36,6 +38,7 @@ export const coreOfState = (u: RegisteredUser): UserCore => ({
   profile: u.profile,
   gamePlatformId: u.identities.find((i) => i.provider === 'steam')?.subject ?? null,
   identityProviderEmail: u.identities.find((i) => i.provider === 'google')?.email ?? null,
+  kyc: u.kyc ?? null,
   createdAt: u.createdAt,
   updatedAt: u.updatedAt,
 });
@@ -54,6 +57,15 @@ export const coreOfRow = (r: AnyRow): UserCore => ({
   profile: r.profile,
   gamePlatformId: r.game_platform_id,
   identityProviderEmail: r.identity_provider_email,
+  kyc:
+    r.kyc_level === null
+      ? null
+      : {
+          level: r.kyc_level as KycLevel,
+          verificationPending: r.kyc_verification_pending === true,
+          createdAt: (r.kyc_created_at as Date).toISOString(),
+          updatedAt: (r.kyc_updated_at as Date).toISOString(),
+        },
   createdAt: (r.created_at as Date).toISOString(),
   updatedAt: (r.updated_at as Date).toISOString(),
 });
@@ -98,7 +110,29 @@ const statsUsdOf = (x: AnyRow) => ({
   lastWageredAt: iso(x.s_last_wagered_at),
 });
 
-/** The spec's User record. No secret ever leaves: mfaSecret is always null. Notes and KYC have no store yet (empty / null). */
+/**
+ * The spec's User KYC record: the ledger keeps the level and whether a verification is pending; the personal details
+ * (names, address, date of birth, occupation, gender) stay with the KYC provider and answer null.
+ */
+export const kycRecord = (userId: number, kyc: Kyc | null) =>
+  kyc && {
+    gender: null,
+    level: kyc.level,
+    firstName: null,
+    lastName: null,
+    countryCode: null,
+    address: null,
+    postalCode: null,
+    city: null,
+    occupation: null,
+    dateOfBirth: null,
+    verificationPending: kyc.verificationPending,
+    userId,
+    createdAt: kyc.createdAt,
+    updatedAt: kyc.updatedAt,
+  };
+
+/** The spec's User record. No secret ever leaves: mfaSecret is always null. Notes have no store yet (empty). */
 export const fullUser = (c: UserCore, x: AnyRow, flags: ViewFlags) => {
   const p = { ...PROFILE_DEFAULTS, ...c.profile } as Record<string, unknown>;
   return {
@@ -126,7 +160,7 @@ export const fullUser = (c: UserCore, x: AnyRow, flags: ViewFlags) => {
     isBanned: c.isBanned,
     banReason: c.banReason,
     roles: flags.roles ? c.roles.map((role) => ({ role, userId: c.id })) : [],
-    kyc: null,
+    kyc: kycRecord(c.id, c.kyc),
     isEmailNotificationsEnabled: p.isEmailNotificationsEnabled,
     customMinAffiliateLevel: p.customMinAffiliateLevel,
     isTest: p.isTest,

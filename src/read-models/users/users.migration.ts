@@ -1,6 +1,9 @@
 import type { Migration } from '../../infra/migrate.js';
 
-/** The back office's user records; 0190 adds what the full record needs (filled from the users projection's version 2). */
+/**
+ * The back office's user records; 0190 adds what the full record needs (filled from the users projection's version 2),
+ * 0600 the KYC level (no event set one before it, so nothing is replayed).
+ */
 export const usersMigrations: readonly Migration[] = [
   {
     id: '0110_users',
@@ -45,5 +48,11 @@ export const usersMigrations: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN game_platform_id text, ADD COLUMN identity_provider_email text;
       -- GET /user/get-admins-with-roles and the role filter of /user/all.
       CREATE INDEX users_roles ON users USING gin (roles);`,
+  },
+  {
+    id: '0600_users_kyc',
+    sql: `
+      ALTER TABLE users ADD COLUMN kyc_level text, ADD COLUMN kyc_verification_pending boolean,
+        ADD COLUMN kyc_created_at timestamptz, ADD COLUMN kyc_updated_at timestamptz;`,
   },
 ];

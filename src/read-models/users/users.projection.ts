@@ -99,13 +99,29 @@ export const usersProjection: Projection = {
           if (value !== null) updates.push(update(`${column} = $2`, userId, value, at));
           break;
         }
+        case 'KycLevelSet':
+          updates.push({
+            text: `UPDATE users SET kyc_level = $2, kyc_verification_pending = $3, kyc_created_at = coalesce(kyc_created_at, $4),
+              kyc_updated_at = $4, updated_at = $4 WHERE id = $1`,
+            values: [userId, event.data.level, event.data.verificationPending, at],
+          });
+          break;
       }
     }
     // Registrations first: every later event of a user follows its registration in the stream.
     return [
       ...insertRows(
         'users',
-        users.map((u) => ({ ...u, unbanned_by: null, game_platform_id: null, identity_provider_email: null })),
+        users.map((u) => ({
+          ...u,
+          unbanned_by: null,
+          game_platform_id: null,
+          identity_provider_email: null,
+          kyc_level: null,
+          kyc_verification_pending: null,
+          kyc_created_at: null,
+          kyc_updated_at: null,
+        })),
       ),
       ...insertRows('registration_info', registrations),
       ...updates,
