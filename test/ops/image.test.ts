@@ -12,13 +12,25 @@ import { startService, type ServiceProcess } from '../support/service-process.js
 
 /**
  * What the image does, outside Docker (no Docker engine runs here): `npm run build`, then only what the Dockerfile's
- * final stage copies goes into a temporary /app, which the service user (nobody) can read but not write; DATA_DIR is
- * the only writable place. The keys tool fills DATA_DIR/keys as the compose stack's one-shot `keys` service does,
+ * final stage copies goes into a temporary /app, which the service user (nobody, see SERVICE_USER) can read but not
+ * write; DATA_DIR is the only writable place. The keys tool fills DATA_DIR/keys as the compose stack's one-shot `keys` service does,
  * and the service starts with APP_ENV=production, as in docker-compose.yml.
  */
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const NOBODY = { uid: 65534, gid: 65534 };
+/**
+ * The image's service user: nobody when the suite runs as root. A non-root user cannot switch users, so then the service
+ * runs as that user, and the application directory's folders are made read-only to it instead.
+ */
+const AS_ROOT = process.getuid?.() === 0;
+const SERVICE_USER: { uid?: number; gid?: number } = AS_ROOT ? { uid: 65534, gid: 65534 } : {};
+/** Every folder under `dir` (links not followed), deepest last. */
+const foldersUnder = (dir: string): string[] => [
+  dir,
+  ...readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => foldersUnder(join(dir, e.name))),
+];
 const SERVICE_TOKEN = 'image-test-internal-token-0123456789';
 const ADMIN = { email: 'root@example.com', username: 'rootadmin', password: 'first-admin-password-1' };
 
@@ -111,8 +123,8 @@ describe('the image, outside Docker', () => {
   let captcha: CaptchaStandIn;
   let service: ServiceProcess | undefined;
   let env: Record<string, string>;
-  const asNobody = (args: string[], extra: Record<string, string> = {}) =>
-    run(process.execPath, args.slice(1), { cwd: app, env: { ...env, ...extra }, ...NOBODY, timeout: 60_000 });
+  const asServiceUser = (args: string[], extra: Record<string, string> = {}) =>
+    run(process.execPath, args.slice(1), { cwd: app, env: { ...env, ...extra }, ...SERVICE_USER, timeout: 60_000 });
 
   beforeAll(async () => {
     await run('npm', ['run', 'build'], { cwd: ROOT, timeout: 120_000 });
@@ -135,9 +147,12 @@ describe('the image, outside Docker', () => {
     await run('cp', ['-al', join(ROOT, 'node_modules'), join(app, 'node_modules')], { cwd: ROOT, timeout: 120_000 }).catch(() =>
       cpSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), { recursive: true, verbatimSymlinks: true }),
     );
-    chmodSync(app, 0o755); // root-owned: readable, not writable, by the service user
+    // Readable, not writable, by the service user: root-owned for nobody; for this user, its folders without write access
+    // (files are hard links into the checkout's node_modules, so their modes are left alone).
+    if (AS_ROOT) chmodSync(app, 0o755);
+    else for (const folder of foldersUnder(app).reverse()) chmodSync(folder, 0o555);
     data = mkdtempSync(join(tmpdir(), 'image-data-'));
-    chownSync(data, NOBODY.uid, NOBODY.gid);
+    if (AS_ROOT) chownSync(data, SERVICE_USER.uid!, SERVICE_USER.gid!);
     pg = await startOwnPostgres();
     captcha = await startCaptchaStandIn();
     env = {
@@ -164,6 +179,7 @@ describe('the image, outside Docker', () => {
     await service?.stop();
     await captcha?.close();
     await pg?.destroy();
+    if (app && !AS_ROOT) for (const folder of foldersUnder(app)) chmodSync(folder, 0o755);
     if (app) rmSync(app, { recursive: true, force: true });
     if (data) rmSync(data, { recursive: true, force: true });
   });
@@ -185,7 +201,7 @@ describe('the image, outside Docker', () => {
   });
 
   it('when APP_ENV=production and no keys exist, then the start fails with one line naming them, and nothing is generated', async () => {
-    const failed = await asNobody(stage.cmd).then(
+    const failed = await asServiceUser(stage.cmd).then(
       () => undefined,
       (e: { code: number; stderr: string }) => e,
     );
@@ -196,15 +212,15 @@ describe('the image, outside Docker', () => {
   });
 
   it(
-    'when the keys tool ran and the service started as nobody, then sign-up, SuperAdmin sign-in, a withdrawal approval, ' +
+    'when the keys tool ran and the service started as its own non-root user, then sign-up, SuperAdmin sign-in, a withdrawal approval, ' +
       'the health check and ledger verify all work, and the application directory stays unwritten',
     async () => {
-      const keys = await asNobody(['node', 'dist/scripts/keys.js']);
+      const keys = await asServiceUser(['node', 'dist/scripts/keys.js']);
       expect(keys.stdout).toContain('key ready');
-      const again = await asNobody(['node', 'dist/scripts/keys.js']); // idempotent: a restarted init service keeps the keys
+      const again = await asServiceUser(['node', 'dist/scripts/keys.js']); // idempotent: a restarted init service keeps the keys
       expect(again.stdout).toBe(keys.stdout);
 
-      service = await startService('image', env, { command: process.execPath, args: stage.cmd.slice(1), cwd: app, ...NOBODY });
+      service = await startService('image', env, { command: process.execPath, args: stage.cmd.slice(1), cwd: app, ...SERVICE_USER });
       const pub = service.publicUrl!;
       const adm = service.adminUrl!;
       const json = { 'content-type': 'application/json' };
@@ -261,14 +277,15 @@ describe('the image, outside Docker', () => {
       expect(approve.status).toBe(201);
 
       const healthEnv = { ADMIN_PORT: new URL(adm).port, ROLES: 'public-api,admin-api,gateway,projector,scheduler' };
-      await expect(asNobody(stage.healthcheck, healthEnv)).resolves.toBeDefined();
+      await expect(asServiceUser(stage.healthcheck, healthEnv)).resolves.toBeDefined();
 
-      const verify = await asNobody(['node', 'dist/scripts/ledger.js', 'verify']);
+      const verify = await asServiceUser(['node', 'dist/scripts/ledger.js', 'verify']);
       expect(verify.stdout).toContain('seals checked');
       expect(verify.stdout).toContain('OK: no differences');
 
       expect(existsSync(join(app, '.data'))).toBe(false);
-      const write = (dir: string) => asNobody(['node', '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, '')`]);
+      const write = (dir: string) =>
+        asServiceUser(['node', '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, '')`]);
       await expect(write(join(app, 'dist'))).rejects.toMatchObject({ stderr: expect.stringContaining('EACCES') });
       await expect(write(data)).resolves.toBeDefined();
     },
