@@ -1,6 +1,7 @@
 import { looseUserId } from '../../http/filters.js';
 import { paginationFields } from '../../http/pagination.js';
 import { z } from '../../http/validate.js';
+import { InternalDeposit } from '../../http/internal.answers.js';
 
 export const DepositsQuery = z
   .object({
@@ -22,33 +23,10 @@ export const HeldDepositDecisionBody = z
   .object({ reason: text(500).openapi({ description: 'Why the admin decided so; recorded on the event and in the admin audit log' }) })
   .openapi('HeldDepositDecisionBody');
 
-const decimal = z.string().openapi({ description: 'A decimal amount in the currency', example: '30' });
-const nullableText = z.string().nullable();
-
-/** A deposit with its hold, as the back office's decision on a held deposit answers it. */
-export const HeldDepositRecord = z
-  .object({
-    id: z.string(),
-    userId: z.number().int(),
-    externalId: z.string(),
-    providerId: z.string(),
-    networkId: z.string(),
-    currencyId: z.string(),
-    amount: decimal,
-    usdAmount: decimal,
-    status: z.enum(['PENDING', 'CONFIRMED', 'COMPLETE', 'FAILED']),
-    txHash: nullableText,
-    payAddress: nullableText,
-    payMemo: nullableText,
-    transactionId: nullableText,
-    affiliateAmount: z.null(),
-    depositBonus: z.null(),
-    affiliateCodeId: z.null(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    hold: z
-      .enum(['HELD', 'RELEASED', 'RETURNED'])
-      .nullable()
-      .openapi({ description: 'HELD: completed past the deposit limit, not playable; RELEASED or RETURNED by an admin; null: never held' }),
-  })
-  .openapi('HeldDepositRecord');
+/** A deposit with its hold, as the back office's decision on a held deposit answers it: the ledger's deposit view. */
+export const HeldDepositRecord = InternalDeposit.extend({
+  hold: z
+    .enum(['HELD', 'RELEASED', 'RETURNED'])
+    .nullable()
+    .openapi({ description: 'HELD: completed past the deposit limit, not playable; RELEASED or RETURNED by an admin; null: never held' }),
+}).openapi('HeldDepositRecord');
